@@ -61,7 +61,7 @@ export const LOSS_SIZE = 8;
 export const SINK_SIZE = 8;
 
 // Tools.
-export const TOOL_SIZE = 32;
+export const TOOL_SIZE = 40;
 export const TOOL_NAME = 0; //          u32 string
 export const TOOL_FLAGS = 4; //         u32 ToolFlag bits
 export const TOOL_ACTS_ON = 8; //       i32 entity, -1: acts on no entity (always grounded)
@@ -70,6 +70,8 @@ export const TOOL_CREATES = 16; //      i32 entity created by the call, -1 none
 export const TOOL_TARGET = 20; //       i32 entity an inverse restores: creates if set, else acts_on
 export const TOOL_OPERAND_START = 24; // u32 index into Operands
 export const TOOL_OPERAND_COUNT = 28; // u32
+export const TOOL_NEW_KEY = 32; //      i32 string: the result field holding a created entity's id, -1 none
+export const TOOL_RESERVED = 36; //     u32 0
 export enum ToolFlag { ReadOnly = 1, Declared = 2 }
 
 // Edges (annotations).

@@ -22,6 +22,7 @@ export interface ToolTable {
   keyArg: string | null; // argument that names the acts_on entity
   creates: number; // entity index, -1 none
   target: number; // creates >= 0 ? creates : actsOn
+  newKey: string | null; // result field holding the created entity's id (default "id" when creates is set)
   operands: OperandTable[]; // what the host supplies for this tool's bound programs
 }
 

@@ -1,0 +1,4 @@
+import type { CAC } from "cac";
+
+// Placeholder until the owning issue lands: registers nothing, so `polar compile` is not offered.
+export function register(_cli: CAC): void {}

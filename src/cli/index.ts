@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// `polar`: one command per file in ./commands, registered here.
+import { cac } from "cac";
+import { register as check } from "./commands/check.js";
+import { register as compile } from "./commands/compile.js";
+import { register as verdict } from "./commands/verdict.js";
+import { register as audit } from "./commands/audit.js";
+import { register as lint } from "./commands/lint.js";
+import { register as evalCmd } from "./commands/eval.js";
+import { register as demo } from "./commands/demo.js";
+import { VERSION } from "../version.js";
+
+const cli = cac("polar");
+for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo]) reg(cli);
+cli.help();
+cli.version(VERSION);
+try {
+  cli.parse(process.argv, { run: false });
+  if (!cli.matchedCommand) {
+    cli.outputHelp();
+    process.exitCode = process.argv.length > 2 ? 2 : 0;
+  } else {
+    await cli.runMatchedCommand();
+  }
+} catch (err) {
+  process.stderr.write(`polar: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 2;
+}
