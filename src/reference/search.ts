@@ -1,0 +1,260 @@
+// The reverse search of docs/semantics.md, written to be read beside it: phase 1 walks the forward
+// sequence most-recent-first and lists each call's admissible edges; phase 2 is a depth-first search
+// over those lists that tracks lost entities (overlap), scores every complete sequence and keeps the
+// best one by the selection rule. Nothing is pruned, so `nodes` counts exactly the visits the doc
+// describes. This is the oracle the WebAssembly core is held to, so clarity beats speed here.
+import { FIXED_ONE, Identity, Lifecycle, MAX_CANDIDATES, Reason, Tier } from "../abi.js";
+import type { EdgeTable, OntologyTables } from "../ontology/tables.js";
+import { boundHolds } from "./bound.js";
+import type { Input, InputCall } from "./input.js";
+
+export interface Step {
+  call: number; // forward index
+  edge: number;
+  phi: number;
+  loss: number;
+}
+
+/** Everything the output record says besides `status`. */
+export interface Outcome {
+  reason: Reason;
+  complete: boolean;
+  phi: number;
+  loss: number;
+  bottleneckCall: number;
+  bottleneckEdge: number;
+  bottleneckTool: number;
+  steps: Step[]; // inverse order: u_n first
+  nodes: number;
+}
+
+/** One entry of a call's candidate list: an admissible edge and the step it would contribute. */
+interface Candidate {
+  edge: number;
+  phi: number;
+  loss: number;
+  positive: boolean; // T1-T3: has an inverse, so takes part in overlap
+  restoresUnderNewId: boolean; // identity = new
+}
+
+/** A call of M (the mutating calls) with its candidates, in walk order. */
+interface Level {
+  call: number; // forward index
+  tool: number;
+  targetEntity: number; // -1: the tool restores no entity
+  targetKey: number;
+  candidates: Candidate[];
+}
+
+function stop(reason: Reason, bottleneckCall: number, bottleneckEdge: number, bottleneckTool: number, nodes = 0): Outcome {
+  return { reason, complete: false, phi: 0, loss: 0, bottleneckCall, bottleneckEdge, bottleneckTool, steps: [], nodes };
+}
+
+export function isReadOnly(tables: OntologyTables, call: InputCall): boolean {
+  return call.tool >= 0 && tables.tools[call.tool].readOnly;
+}
+
+const isFailClosedTier = (tier: Tier): boolean => tier === Tier.T4 || tier === Tier.T5;
+
+/** "T1–T3 by the tier mask; T4 and T5 are always enabled" (Admissibility). */
+function tierEnabled(input: Input, tier: Tier): boolean {
+  if (isFailClosedTier(tier)) return true;
+  return (input.enabledTiers & (1 << (tier - 1))) !== 0;
+}
+
+/** The operand values the call's bound programs read: its slice of the operand array. */
+function callOperands(tables: OntologyTables, input: Input, call: InputCall) {
+  const count = tables.tools[call.tool].operands.length;
+  return input.operands.slice(call.operandStart, call.operandStart + count);
+}
+
+/** Admissibility of an edge for a call: live, tier enabled, call grounded, bound (if any) TRUE. */
+function admissible(tables: OntologyTables, input: Input, call: InputCall, edge: EdgeTable): boolean {
+  if (edge.lifecycle !== Lifecycle.Live) return false;
+  if (!tierEnabled(input, edge.tier)) return false;
+  if (!call.grounded) return false;
+  if (edge.program < 0) return true;
+  return boundHolds(tables, edge.program, callOperands(tables, input, call), input.now);
+}
+
+/** A T2 edge that would have been admissible but for its bound: the cause of `bound_violated`. */
+function failedBound(tables: OntologyTables, input: Input, call: InputCall, edge: EdgeTable): boolean {
+  return (
+    edge.tier === Tier.T2 &&
+    edge.lifecycle === Live &&
+    tierEnabled(input, edge.tier) &&
+    call.grounded &&
+    edge.program >= 0 &&
+    !boundHolds(tables, edge.program, callOperands(tables, input, call), input.now)
+  );
+}
+const Live = Lifecycle.Live;
+
+function edgeIndices(tables: OntologyTables, tool: number): number[] {
+  const out: number[] = [];
+  for (let e = tables.edgeOffsets[tool]; e < tables.edgeOffsets[tool + 1]; e++) out.push(e);
+  return out;
+}
+
+/** Phase 1, steps 2–3: the call's candidate list (possibly empty). */
+function candidatesOf(tables: OntologyTables, input: Input, call: InputCall): Candidate[] {
+  const edges = edgeIndices(tables, call.tool).filter((e) => admissible(tables, input, call, tables.edges[e]));
+  const failClosedEdges = edges.filter((e) => isFailClosedTier(tables.edges[e].tier));
+  const positiveEdges = edges.filter((e) => !isFailClosedTier(tables.edges[e].tier));
+
+  const failClosedStep = (e: number, phi: number): Candidate => ({
+    edge: e,
+    phi,
+    loss: tables.edges[e].lossWeight,
+    positive: false,
+    restoresUnderNewId: false,
+  });
+
+  // Step 2: an admissible T4/T5 edge decides the call on its own, with phi = 0.
+  if (input.failClosed && failClosedEdges.length > 0) return [failClosedStep(failClosedEdges[0], 0)];
+
+  // Step 3: positive edges in edge order; with fail-closed off, T4/T5 follow with phi = ONE.
+  const out: Candidate[] = positiveEdges.map((e) => ({
+    edge: e,
+    phi: tables.edges[e].phi,
+    loss: tables.edges[e].lossWeight,
+    positive: true,
+    restoresUnderNewId: tables.edges[e].identity === Identity.New,
+  }));
+  if (!input.failClosed) for (const e of failClosedEdges) out.push(failClosedStep(e, FIXED_ONE));
+  return out;
+}
+
+/** Phase 1 ("The walk"): the levels of the search, or the stop that ends the verdict early. */
+function walk(tables: OntologyTables, input: Input): Level[] | Outcome {
+  const mutating: number[] = [];
+  for (let i = 0; i < input.calls.length; i++) if (!isReadOnly(tables, input.calls[i])) mutating.push(i);
+  if (mutating.length > input.maxDepth) return stop(Reason.DepthExceeded, -1, -1, -1);
+
+  const levels: Level[] = [];
+  let totalCandidates = 0;
+  for (const i of mutating.reverse()) {
+    const call = input.calls[i];
+    // 1. A tool the ontology does not know fails closed.
+    if (call.tool === -1) return stop(Reason.UnknownTool, i, -1, -1);
+    const candidates = candidatesOf(tables, input, call);
+    // 4. No candidate: a failed T2 bound explains it if there is one.
+    if (candidates.length === 0) {
+      const edge = edgeIndices(tables, call.tool).find((e) => failedBound(tables, input, call, tables.edges[e]));
+      if (edge !== undefined) return stop(Reason.BoundViolated, i, edge, call.tool);
+      return stop(Reason.NoCandidate, i, -1, call.tool);
+    }
+    totalCandidates += candidates.length;
+    if (totalCandidates > MAX_CANDIDATES) return stop(Reason.DepthExceeded, -1, -1, -1);
+    const tool = tables.tools[call.tool];
+    levels.push({ call: i, tool: call.tool, targetEntity: tool.target, targetKey: call.targetKey, candidates });
+  }
+  return levels;
+}
+
+interface Leaf {
+  steps: Step[];
+  phi: number;
+  loss: number;
+}
+
+/** Sequence φ is the weakest step (ONE when empty); loss is the sum of the steps' losses. */
+function score(steps: Step[]): Leaf {
+  let phi = FIXED_ONE;
+  let loss = 0;
+  for (const s of steps) {
+    if (s.phi < phi) phi = s.phi;
+    loss = (loss + s.loss) | 0;
+  }
+  return { steps: steps.slice(), phi, loss };
+}
+
+/** "Selection": does leaf a beat the best so far b? Ties keep b (the earlier leaf in DFS order). */
+function beats(a: Leaf, b: Leaf, tau: number): boolean {
+  const aq = a.phi >= tau;
+  const bq = b.phi >= tau;
+  if (aq && !bq) return true;
+  if (aq && bq) return a.loss < b.loss || (a.loss === b.loss && a.phi > b.phi);
+  if (!aq && !bq) return a.phi > b.phi || (a.phi === b.phi && a.loss < b.loss);
+  return false;
+}
+
+/** Phase 2 ("Combination and overlap") and the output rules. */
+function combine(tables: OntologyTables, input: Input, levels: Level[]): Outcome {
+  let nodes = 0;
+  let best: Leaf | null = null;
+  let firstConflict: { call: number; edge: number; tool: number } | null = null;
+  let budgetStop: Outcome | null = null;
+  const chosen: Step[] = [];
+  const lostKey = (entity: number, key: number) => `${entity}:${key}`;
+
+  // Returns false once the node budget is spent, which ends the whole search.
+  function visit(depth: number, lost: ReadonlySet<string>): boolean {
+    if (depth === levels.length) {
+      const leaf = score(chosen);
+      if (best === null || beats(leaf, best, input.tau)) best = leaf;
+      return true;
+    }
+    const level = levels[depth];
+    for (const c of level.candidates) {
+      if (nodes + 1 > input.maxNodes) {
+        budgetStop = stop(Reason.DepthExceeded, level.call, -1, level.tool, nodes);
+        return false;
+      }
+      nodes++;
+      const hasTarget = level.targetEntity >= 0;
+      if (c.positive && hasTarget && lost.has(lostKey(level.targetEntity, level.targetKey))) {
+        firstConflict ??= { call: level.call, edge: c.edge, tool: level.tool };
+        continue;
+      }
+      let next = lost;
+      if (c.positive && c.restoresUnderNewId && hasTarget) {
+        next = new Set(lost).add(lostKey(level.targetEntity, level.targetKey));
+      }
+      chosen.push({ call: level.call, edge: c.edge, phi: c.phi, loss: c.loss });
+      const more = visit(depth + 1, next);
+      chosen.pop();
+      if (!more) return false;
+    }
+    return true;
+  }
+
+  visit(0, new Set());
+  if (budgetStop !== null) return budgetStop;
+  if (best === null) {
+    const conflict = firstConflict as { call: number; edge: number; tool: number } | null;
+    // Every level has a candidate, so a search without a leaf must have skipped one for a conflict.
+    if (conflict === null) throw new Error("search ended without a leaf or a conflict");
+    return stop(Reason.OverlapConflict, conflict.call, conflict.edge, conflict.tool, nodes);
+  }
+  return selected(tables, input, levels, best, nodes);
+}
+
+/** "Output": the selected π with its bottleneck and reason. */
+function selected(tables: OntologyTables, input: Input, levels: Level[], leaf: Leaf, nodes: number): Outcome {
+  const bottleneck = leaf.steps.find((s) => s.phi === leaf.phi);
+  let reason = Reason.Ok;
+  if (leaf.phi < input.tau) {
+    const tier = bottleneck === undefined ? null : tables.edges[bottleneck.edge].tier;
+    reason = tier === Tier.T4 ? Reason.IrreversiblyConsumes : tier === Tier.T5 ? Reason.ExternalSideEffect : Reason.BelowThreshold;
+  }
+  const toolOf = (call: number) => levels.find((l) => l.call === call)!.tool;
+  return {
+    reason,
+    complete: true,
+    phi: leaf.phi,
+    loss: leaf.loss,
+    bottleneckCall: bottleneck?.call ?? -1,
+    bottleneckEdge: bottleneck?.edge ?? -1,
+    bottleneckTool: bottleneck === undefined ? -1 : toolOf(bottleneck.call),
+    steps: leaf.steps,
+    nodes,
+  };
+}
+
+/** The whole verdict for a decoded input record. */
+export function search(tables: OntologyTables, input: Input): Outcome {
+  const levels = walk(tables, input);
+  if (!Array.isArray(levels)) return levels;
+  return combine(tables, input, levels);
+}
