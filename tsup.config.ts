@@ -1,0 +1,49 @@
+// Builds dist/: the runtime entries over one neutral core (index, node, browser, workerd), the compiler
+// subpath, and the CLI. Two configs with separate outDirs so neither cleans the other's output.
+// The runtime entries never import the compiler: the size test (test/package/size.test.ts) holds that.
+import { copyFile, mkdir } from "node:fs/promises";
+import { defineConfig } from "tsup";
+
+/** The release core, built by `npm run build:wasm`; runtime entries load it as a file next to them. */
+async function copyCore(): Promise<void> {
+  await mkdir("dist", { recursive: true });
+  await copyFile("build/polar-core.wasm", "dist/polar-core.wasm");
+}
+
+export default defineConfig([
+  {
+    entry: {
+      index: "src/index.ts",
+      node: "src/runtimes/node.ts",
+      browser: "src/runtimes/browser.ts",
+      workerd: "src/runtimes/workerd.ts",
+      compiler: "src/runtimes/compiler.ts",
+    },
+    outDir: "dist",
+    format: ["esm"],
+    target: "es2022",
+    // Neutral: no runtime's builtins are assumed; the Node entry's `node:` imports stay imports.
+    platform: "neutral",
+    // The Workers entry imports the core as a module (workerd refuses to compile wasm from bytes);
+    // the import stays as written so the user's bundler (wrangler) attaches dist/polar-core.wasm.
+    external: [/^node:/, /\.wasm$/],
+    splitting: true,
+    treeshake: true,
+    dts: true,
+    // The CLI config writes dist/cli at the same time: leave it alone.
+    clean: ["!cli/**"],
+    sourcemap: false,
+    onSuccess: copyCore,
+  },
+  {
+    entry: { index: "src/cli/index.ts" },
+    outDir: "dist/cli",
+    format: ["esm"],
+    target: "es2022",
+    platform: "node",
+    splitting: false,
+    dts: false,
+    clean: true,
+    sourcemap: false,
+  },
+]);
