@@ -1,0 +1,437 @@
+// The verifier: the host engine between the guard and a search backend. It turns one forward sequence
+// of tool calls plus a view of Layer B into the ABI input record (tool indices, grounding, target keys,
+// operand values), makes ONE backend run, and decodes the output record into a Verdict with names,
+// annotation ids, spans and executable inverse arguments. The search itself is docs/semantics.md.
+import {
+  ArgSource,
+  MAX_CALLS,
+  MAX_OPERANDS,
+  OperandKind,
+  OUT_B_CALL,
+  OUT_B_EDGE,
+  OUT_B_TOOL,
+  OUT_REASON,
+  OUTPUT_SIZE,
+  Reason,
+  Status,
+  Tier,
+  ValueTag,
+} from "../abi.js";
+import type { ArgMapEntry, EdgeTable, OntologyTables, OperandTable } from "../ontology/tables.js";
+import type { SearchBackend } from "./backend.js";
+import { Interner } from "./interner.js";
+import { outputBytes, readOutput, tierFlags, writeCall, writeHeader, writeOperand, type RawOutput } from "./record.js";
+import type {
+  Bottleneck,
+  ExecutedCall,
+  ReasonName,
+  StateView,
+  TierName,
+  ToolCall,
+  Verdict,
+  VerdictOptions,
+  VerdictStep,
+} from "./types.js";
+import {
+  getPath,
+  isPlainObject,
+  numberToFixed,
+  splitPath,
+  timeToFixed,
+  toSize,
+  toTagged,
+  type TaggedValue,
+} from "./values.js";
+
+export type VerifierErrorCode = "internal-error" | "malformed-call" | "bad-option" | "input-too-large";
+
+/** A typed failure of the verifier; the guard turns every one of them into a veto. */
+export class VerifierError extends Error {
+  readonly code: VerifierErrorCode;
+  readonly help: string | undefined;
+  constructor(code: VerifierErrorCode, message: string, help?: string) {
+    super(message);
+    this.name = "VerifierError";
+    this.code = code;
+    this.help = help;
+  }
+}
+
+/** Receives every Layer B read a verdict makes (the guard digests them for its audit record). `slot` is
+ * null for an existence check (grounding), whose `value` is then the boolean answer. */
+export interface ReadCollector {
+  read(entity: string, id: string, slot: string | null, value: unknown): void;
+}
+
+export interface ToolInfo {
+  known: boolean;
+  readOnly: boolean;
+  actsOn: string | null;
+  keyArg: string | null;
+  creates: string | null;
+}
+
+export interface Verifier {
+  readonly tables: OntologyTables;
+  readonly backend: SearchBackend;
+  /** The verdict for `forward` (forward order; the last call is the candidate). Throws VerifierError. */
+  verdict(forward: readonly ExecutedCall[], state: StateView, options?: VerdictOptions, reads?: ReadCollector): Verdict;
+  tool(name: string): ToolInfo;
+}
+
+export type VerifierOptions = VerdictOptions;
+
+export const REASON_NAMES: Record<Reason, ReasonName> = {
+  [Reason.Ok]: "ok",
+  [Reason.NoCandidate]: "no_candidate",
+  [Reason.ExternalSideEffect]: "external_side_effect",
+  [Reason.IrreversiblyConsumes]: "irreversibly_consumes",
+  [Reason.BoundViolated]: "bound_violated",
+  [Reason.UnknownTool]: "unknown_tool",
+  [Reason.OverlapConflict]: "overlap_conflict",
+  [Reason.DepthExceeded]: "depth_exceeded",
+  [Reason.BelowThreshold]: "below_threshold",
+};
+
+export const TIER_NAMES: Record<Tier, TierName> = { [Tier.T1]: "T1", [Tier.T2]: "T2", [Tier.T3]: "T3", [Tier.T4]: "T4", [Tier.T5]: "T5" };
+
+const DEFAULTS = {
+  tau: 0.8,
+  tiers: ["T1", "T2", "T3"] as TierName[],
+  failClosed: true,
+  maxDepth: 64,
+  maxNodes: 100_000,
+  now: 0 as string | number | Date,
+};
+
+/** One operand of a tool, with its path or slot resolved once. */
+interface OperandPlan {
+  kind: OperandKind;
+  type: OperandTable["type"];
+  slotEntity: string | null; // entity type the slot belongs to
+  slotName: string | null;
+  slotOnActsOn: boolean; // the slot belongs to the tool's acts_on entity
+  path: string[] | null;
+}
+
+/** Per tool, everything the hot path needs, resolved once at construction. */
+interface ToolPlan {
+  index: number;
+  readOnly: boolean;
+  actsOn: string | null;
+  keyArg: string | null;
+  creates: string | null;
+  newKey: string | null;
+  operands: OperandPlan[];
+}
+
+/** Per edge, the inverse-argument template with literals parsed once. */
+interface ArgPlan {
+  param: string;
+  source: ArgSource;
+  path: string[];
+  slot: string;
+  literal: unknown;
+}
+
+function planOperand(tables: OntologyTables, actsOn: number, o: OperandTable): OperandPlan {
+  const slot = o.slot >= 0 ? tables.slots[o.slot] : undefined;
+  return {
+    kind: o.kind,
+    type: o.type,
+    slotEntity: slot === undefined ? null : tables.entities[slot.entity].name,
+    slotName: slot === undefined ? null : slot.name,
+    slotOnActsOn: slot !== undefined && slot.entity === actsOn,
+    path: o.path === null ? null : splitPath(o.path),
+  };
+}
+
+function planArgs(entries: ArgMapEntry[]): ArgPlan[] {
+  return entries.map((a) => {
+    let literal: unknown = undefined;
+    if (a.source === ArgSource.Literal) {
+      try {
+        literal = JSON.parse(a.ref);
+      } catch {
+        literal = a.ref;
+      }
+    }
+    // A PreSlot ref may be written `slot` or `entity.slot`; the slot is the last part.
+    const slot = a.ref.includes(".") ? a.ref.slice(a.ref.lastIndexOf(".") + 1) : a.ref;
+    const path = a.ref === "" ? [] : splitPath(a.ref);
+    return { param: a.param, source: a.source, path, slot, literal };
+  });
+}
+
+/** A decimal in [0, 1] (τ) as fixed point, exactly. */
+function fixedTau(tau: number): number {
+  const fixed = typeof tau === "number" && tau >= 0 && tau <= 1 ? numberToFixed(tau) : null;
+  if (fixed === null) throw new VerifierError("bad-option", `tau \`${String(tau)}\` is not a number in [0, 1]`);
+  return Number(fixed);
+}
+
+function fixedNow(now: string | number | Date): bigint {
+  const fixed = timeToFixed(now);
+  if (fixed === null) throw new VerifierError("bad-option", `now \`${String(now)}\` is not a valid time`, "use an ISO-8601 string, a Date or epoch milliseconds");
+  return fixed;
+}
+
+function boundedInt(name: string, v: number, max: number): number {
+  if (!Number.isInteger(v) || v < 0 || v > max) throw new VerifierError("bad-option", `${name} \`${String(v)}\` is not an integer in [0, ${max}]`);
+  return v;
+}
+
+/** The entity id a call names through its key argument, or null when it names none. */
+function keyOf(args: Record<string, unknown>, keyArg: string | null): string | null {
+  if (keyArg === null || !Object.prototype.hasOwnProperty.call(args, keyArg)) return null;
+  const v = args[keyArg];
+  if (typeof v === "string") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** The created entity's id from an executed call's result, or null before the call ran. */
+function createdId(call: ExecutedCall, newKey: string | null): string | null {
+  if (call.result === undefined || newKey === null) return null;
+  return keyOf(isPlainObject(call.result) ? call.result : {}, newKey);
+}
+
+function checkCall(call: unknown, i: number): asserts call is ExecutedCall {
+  if (typeof call !== "object" || call === null) throw new VerifierError("malformed-call", `call ${i} is not an object`);
+  const c = call as Partial<ToolCall>;
+  if (typeof c.name !== "string") throw new VerifierError("malformed-call", `call ${i} has no string \`name\``);
+  if (!isPlainObject(c.arguments)) throw new VerifierError("malformed-call", `call ${i} (\`${c.name}\`): \`arguments\` is not a plain object`);
+}
+
+const NO_READS: ReadCollector = { read() {} };
+
+/** The output record a backend would write for a sequence beyond the depth bound: it never runs. */
+function depthExceededBytes(): DataView {
+  const view = new DataView(new ArrayBuffer(OUTPUT_SIZE));
+  view.setInt32(OUT_REASON, Reason.DepthExceeded, true);
+  view.setInt32(OUT_B_CALL, -1, true);
+  view.setInt32(OUT_B_EDGE, -1, true);
+  view.setInt32(OUT_B_TOOL, -1, true);
+  return view;
+}
+
+export function createVerifier(tables: OntologyTables, backend: SearchBackend, options: VerifierOptions = {}): Verifier {
+  const defaults = { ...DEFAULTS, ...stripUndefined(options) };
+  const interner = new Interner(tables.strings);
+  const byName = new Map<string, ToolPlan>();
+  const plans: ToolPlan[] = tables.tools.map((t, index) => {
+    const plan: ToolPlan = {
+      index,
+      readOnly: t.readOnly,
+      actsOn: t.actsOn >= 0 ? tables.entities[t.actsOn].name : null,
+      keyArg: t.keyArg,
+      creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
+      newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
+      operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
+    };
+    byName.set(t.name, plan);
+    return plan;
+  });
+  const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => (e.argMap === null ? null : planArgs(e.argMap)));
+  const scratch: TaggedValue = { tag: ValueTag.Missing, value: 0n };
+  const callPlans: (ToolPlan | undefined)[] = new Array(MAX_CALLS);
+  const callKeys: (string | null)[] = new Array(MAX_CALLS);
+
+  function tool(name: string): ToolInfo {
+    const p = byName.get(name);
+    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, creates: null };
+    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, creates: p.creates };
+  }
+
+  /** Writes operand k of call `i` (tool plan `p`) into the record. */
+  function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null, state: StateView, reads: ReadCollector): void {
+    let v: unknown;
+    if (o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize) {
+      // A bound reads slots of the call's own acts_on entity, in the current Layer B.
+      if (o.slotOnActsOn && key !== null) {
+        v = state.slot(o.slotEntity!, key, o.slotName!);
+        reads.read(o.slotEntity!, key, o.slotName!, v);
+      }
+    } else {
+      v = getPath(call.arguments, o.path!);
+    }
+    const t = o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize ? toSize(v, scratch) : toTagged(v, o.type, interner, scratch);
+    writeOperand(view, k, t.tag, t.value);
+  }
+
+  function verdict(forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions = {}, reads: ReadCollector = NO_READS): Verdict {
+    if (!Array.isArray(forward)) throw new VerifierError("malformed-call", "the forward sequence is not an array");
+    const n = forward.length;
+    if (n === 0) throw new VerifierError("malformed-call", "the forward sequence is empty", "the last call is the candidate");
+    const tau = fixedTau(opts.tau ?? defaults.tau);
+    const now = fixedNow(opts.now ?? defaults.now);
+    const maxDepth = boundedInt("maxDepth", opts.maxDepth ?? defaults.maxDepth, MAX_CALLS);
+    const maxNodes = boundedInt("maxNodes", opts.maxNodes ?? defaults.maxNodes, 0xffffffff);
+    const flags = tierFlags(opts.tiers ?? defaults.tiers, opts.failClosed ?? defaults.failClosed);
+
+    let mutating = 0;
+    for (let i = 0; i < n; i++) {
+      const call = forward[i];
+      checkCall(call, i);
+      const p = byName.get(call.name);
+      if (p === undefined || !p.readOnly) mutating++;
+    }
+    // Beyond the record's capacity the answer is already known: more mutating calls than any depth bound.
+    if (n > MAX_CALLS) {
+      if (mutating > maxDepth) return decode(forward, depthExceededBytes(), state);
+      throw new VerifierError("input-too-large", `the forward sequence has ${n} calls, more than ${MAX_CALLS}`, "drop read-only calls before asking");
+    }
+
+    interner.reset();
+    const view = backend.inputView();
+    let operandCount = 0;
+    for (let i = 0; i < n; i++) {
+      const call = forward[i];
+      const p = byName.get(call.name);
+      callPlans[i] = p;
+      if (p === undefined) {
+        callKeys[i] = null;
+        writeCall(view, i, -1, false, interner.fresh(), operandCount);
+        continue;
+      }
+      const key = keyOf(call.arguments, p.keyArg);
+      callKeys[i] = key;
+      let grounded = true;
+      if (p.actsOn !== null) {
+        grounded = key !== null && state.hasEntity(p.actsOn, key);
+        if (key !== null) reads.read(p.actsOn, key, null, grounded);
+      }
+      let targetKey: number;
+      if (p.creates !== null) {
+        const id = createdId(call, p.newKey);
+        targetKey = id === null ? interner.fresh() : interner.id(id);
+      } else {
+        targetKey = key === null ? interner.fresh() : interner.id(key);
+      }
+      writeCall(view, i, p.index, grounded, targetKey, operandCount);
+      if (operandCount + p.operands.length > MAX_OPERANDS) {
+        throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
+      }
+      for (let k = 0; k < p.operands.length; k++) {
+        writeOperandValue(view, operandCount + k, p.operands[k], call, key, state, reads);
+      }
+      operandCount += p.operands.length;
+    }
+    writeHeader(view, { nCalls: n, tau, flags, maxNodes, now, maxDepth, nOperands: operandCount });
+    const out = backend.run();
+    return decode(forward, out, state);
+  }
+
+  function decode(forward: readonly ExecutedCall[], out: DataView, state: StateView): Verdict {
+    const raw: RawOutput = readOutput(out);
+    if (raw.status !== Status.Ok) {
+      throw new VerifierError("internal-error", `the ${backend.kind} search answered status ${raw.status}`, "the input record or the loaded ontology is inconsistent");
+    }
+    const reason = REASON_NAMES[raw.reason as Reason];
+    if (reason === undefined) throw new VerifierError("internal-error", `the ${backend.kind} search answered reason ${raw.reason}`);
+    const steps: VerdictStep[] = raw.steps.map((s) => step(forward, s.call, s.edge, s.phi, s.loss, state));
+    const edge = raw.bottleneckEdge >= 0 ? tables.edges[raw.bottleneckEdge] : undefined;
+    const bottleneck: Bottleneck = {
+      call: raw.bottleneckCall,
+      tool: raw.bottleneckTool >= 0 ? tables.tools[raw.bottleneckTool].name : raw.bottleneckCall >= 0 ? (forward[raw.bottleneckCall]?.name ?? null) : null,
+      reason,
+      annotation: edge?.id ?? null,
+      line: edge?.span.line ?? null,
+      col: edge?.span.col ?? null,
+    };
+    return {
+      reason,
+      complete: raw.complete === 1,
+      phi: raw.phi,
+      loss: raw.loss,
+      steps,
+      bottleneck,
+      nodes: raw.nodes,
+      bytes: outputBytes(out),
+    };
+  }
+
+  function step(forward: readonly ExecutedCall[], callIndex: number, edgeIndex: number, phi: number, loss: number, state: StateView): VerdictStep {
+    const e: EdgeTable = tables.edges[edgeIndex];
+    const call = forward[callIndex];
+    const hasInverse = e.inverse >= 0;
+    return {
+      call: callIndex,
+      forwardTool: call.name,
+      tool: hasInverse ? tables.tools[e.inverse].name : null,
+      arguments: hasInverse ? renderArgs(argPlans[edgeIndex], call, plans[e.forward], state) : null,
+      tier: TIER_NAMES[e.tier],
+      annotation: e.id,
+      line: e.span.line,
+      col: e.span.col,
+      phi,
+      loss,
+      lossClass: e.lossClass >= 0 ? tables.lossClasses[e.lossClass].name : null,
+      sink: e.sink >= 0 ? tables.sinks[e.sink].name : null,
+    };
+  }
+
+  /** The inverse call's concrete arguments (docs/ontology-language.md, "Argument sources"). */
+  function renderArgs(argPlan: ArgPlan[] | null, call: ExecutedCall, p: ToolPlan, state: StateView): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (argPlan === null) return out;
+    const ran = call.result !== undefined;
+    for (const a of argPlan) {
+      let v: unknown;
+      switch (a.source) {
+        case ArgSource.CallArg:
+          v = getPath(call.arguments, a.path);
+          break;
+        case ArgSource.PreSlot: {
+          if (call.before !== undefined) {
+            v = getPath(call.before, [a.slot]);
+          } else {
+            const key = keyOf(call.arguments, p.keyArg);
+            v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+          }
+          break;
+        }
+        case ArgSource.Literal:
+          v = structuredClone(a.literal);
+          break;
+        case ArgSource.NewId:
+          v = ran ? (createdId(call, p.newKey) ?? undefined) : { $pending: "new.id" };
+          break;
+        case ArgSource.Result:
+          v = ran ? getPath(call.result, a.path) : { $pending: `result.${a.path.join(".")}` };
+          break;
+      }
+      if (v !== undefined) Object.defineProperty(out, a.param, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+
+  return { tables, backend, verdict, tool };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`. */
+export class JsonState implements StateView {
+  readonly now: string | undefined;
+  private readonly entities: Record<string, unknown>;
+
+  constructor(json: unknown) {
+    const root = isPlainObject(json) ? json : {};
+    this.now = typeof root.now === "string" ? root.now : undefined;
+    this.entities = isPlainObject(root.entities) ? root.entities : {};
+  }
+
+  hasEntity(entity: string, id: string): boolean {
+    return isPlainObject(getPath(this.entities, [entity, id]));
+  }
+
+  slot(entity: string, id: string, slot: string): unknown {
+    return getPath(this.entities, [entity, id, slot]);
+  }
+}
+
