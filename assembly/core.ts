@@ -153,9 +153,9 @@ function writeHead(status: i32, reason: i32, bCall: i32, bEdge: i32, bTool: i32,
   return status;
 }
 
-/** The core could not answer: status only, every other field at its neutral value. */
+/** The core could not answer: the status, every other field zero (as the reference writes it). */
 @inline function fail(status: i32): i32 {
-  return writeHead(status, Reason.Ok, -1, -1, -1, 0);
+  return writeHead(status, 0, 0, 0, 0, 0);
 }
 
 /** The search ended without a sequence: complete = 0, phi = 0, loss = 0, no steps. */
@@ -197,16 +197,22 @@ function mutatingCount(nCalls: i32): u32 {
 // ---------------------------------------------------------------------------------------------------
 // Phase 1: admissibility and candidate lists.
 
+/** T1-T3 by the tier mask; T4 and T5 are always enabled (their mask bits are not consulted). */
+@inline function tierEnabled(tier: i32, flags: u32): bool {
+  return tier >= Tier.T4 || (flags & (1 << (<u32>tier - 1))) != 0;
+}
+
 /** Live, tier enabled, call grounded, and no bound or a bound that holds. */
 function admissible(edge: i32, flags: u32, grounded: bool, operands: usize, nOps: u32, now: i64): bool {
   const rec = edgeRec(edge);
   if (!grounded || <i32>load<u8>(rec + EDGE_LIFECYCLE) != Lifecycle.Live) return false;
-  if ((flags & (1 << (<u32>load<u8>(rec + EDGE_TIER) - 1))) == 0) return false;
+  if (!tierEnabled(<i32>load<u8>(rec + EDGE_TIER), flags)) return false;
   const program = load<i32>(rec + EDGE_PROGRAM);
   return program < 0 || boundHolds(program, operands, nOps, now);
 }
 
-// Candidates listed so far across calls; may exceed MAX_CANDIDATES (only the first ones are stored).
+// Candidates listed so far across calls. The walk stops as soon as a call takes it past
+// MAX_CANDIDATES; until then only the first MAX_CANDIDATES are stored.
 let candTotal: u32 = 0;
 
 @inline function addCandidate(edge: i32, phi: i32): void {
@@ -248,8 +254,7 @@ function listCandidates(i: i32, tool: i32, flags: u32, now: i64): void {
       // Not admissible although grounded: it failed here when live, enabled and its bound not TRUE.
       const rec = edgeRec(e);
       const live = <i32>load<u8>(rec + EDGE_LIFECYCLE) == Lifecycle.Live;
-      const enabled = (flags & (1 << (Tier.T2 - 1))) != 0;
-      if (live && enabled && load<i32>(rec + EDGE_PROGRAM) >= 0) failedBound = e;
+      if (live && tierEnabled(Tier.T2, flags) && load<i32>(rec + EDGE_PROGRAM) >= 0) failedBound = e;
     }
   }
   if (!failClosed) {
@@ -408,6 +413,7 @@ export function runVerdict(): i32 {
         ? stop(Reason.BoundViolated, i, failedBound, tool, 0)
         : stop(Reason.NoCandidate, i, -1, tool, 0);
     }
+    if (candTotal > <u32>MAX_CANDIDATES) return stop(Reason.DepthExceeded, -1, -1, -1, 0);
     setI32At(LEVEL_CALL, m, i);
     setI32At(LEVEL_START, m, <i32>start);
     setI32At(LEVEL_COUNT, m, <i32>(candTotal - start));
@@ -416,6 +422,5 @@ export function runVerdict(): i32 {
     m++;
   }
   faultPoint(n, true);
-  if (candTotal > <u32>MAX_CANDIDATES) return stop(Reason.DepthExceeded, -1, -1, -1, 0);
   return search(m, load<i32>(INPUT + IN_TAU), load<u32>(INPUT + IN_MAX_NODES));
 }
