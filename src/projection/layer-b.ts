@@ -1,0 +1,163 @@
+// Layer B: typed slot assertions `slot(entity_type, entity_id) = value`, built from the environment's
+// real state and from the results of executed calls, never from what a model says. Lookups are two map
+// hits; slot records have no prototype so any key (even `__proto__`) is plain data.
+//
+// Values are JSON values and are treated as immutable: the projection never mutates a value in place
+// (rules build new objects), so clone() can share them.
+import type { StateView } from "../core/types.js";
+import { ProjectionError } from "./errors.js";
+
+/** A slot record: slot name → value. */
+export type SlotRecord = Record<string, unknown>;
+
+/** The serialized form: `{ entities: { type: { id: { slot: value } } } }`. */
+export interface LayerBJson {
+  entities: Record<string, Record<string, Record<string, unknown>>>;
+}
+
+function emptyRecord(): SlotRecord {
+  return Object.create(null) as SlotRecord;
+}
+
+export class LayerB implements StateView {
+  private readonly types = new Map<string, Map<string, SlotRecord>>();
+
+  hasEntity(entity: string, id: string): boolean {
+    return this.types.get(entity)?.has(id) ?? false;
+  }
+
+  slot(entity: string, id: string, slot: string): unknown {
+    const rec = this.types.get(entity)?.get(id);
+    // Own-property check: a record has no prototype, but be explicit for readers.
+    return rec === undefined ? undefined : rec[slot];
+  }
+
+  /** Asserts `slot(entity, id) = value`, creating the entity if needed; `undefined` retracts the slot. */
+  set(entity: string, id: string, slot: string, value: unknown): void {
+    const rec = this.record(entity, id);
+    if (value === undefined) delete rec[slot];
+    else rec[slot] = value;
+  }
+
+  /** Makes the entity exist (with no slots if it is new). */
+  ensureEntity(entity: string, id: string): void {
+    this.record(entity, id);
+  }
+
+  /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
+  replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>): void {
+    const rec = emptyRecord();
+    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = slots[k];
+    this.typeMap(entity).set(id, rec);
+  }
+
+  deleteEntity(entity: string, id: string): boolean {
+    const m = this.types.get(entity);
+    if (m === undefined) return false;
+    const had = m.delete(id);
+    if (m.size === 0) this.types.delete(entity);
+    return had;
+  }
+
+  /** A copy of the entity's slots (prototype-free), or undefined when it does not exist. */
+  entity(entity: string, id: string): Readonly<SlotRecord> | undefined {
+    const rec = this.types.get(entity)?.get(id);
+    if (rec === undefined) return undefined;
+    return Object.assign(emptyRecord(), rec);
+  }
+
+  /** Entity types present, sorted. */
+  entityTypes(): string[] {
+    return [...this.types.keys()].sort();
+  }
+
+  /** Ids of one entity type, in insertion order. */
+  ids(entity: string): string[] {
+    return [...(this.types.get(entity)?.keys() ?? [])];
+  }
+
+  /** Number of entities (of one type, or of all types). */
+  size(entity?: string): number {
+    if (entity !== undefined) return this.types.get(entity)?.size ?? 0;
+    let n = 0;
+    for (const m of this.types.values()) n += m.size;
+    return n;
+  }
+
+  /** An independent copy: records are copied, values are shared (they are immutable). */
+  clone(): LayerB {
+    const out = new LayerB();
+    for (const [type, m] of this.types) {
+      const copy = new Map<string, SlotRecord>();
+      for (const [id, rec] of m) copy.set(id, Object.assign(emptyRecord(), rec));
+      out.types.set(type, copy);
+    }
+    return out;
+  }
+
+  /** Plain JSON; types, ids and slots in sorted order so equal states serialize equally. */
+  toJSON(): LayerBJson {
+    const entities: LayerBJson["entities"] = {};
+    for (const type of this.entityTypes()) {
+      const m = this.types.get(type)!;
+      const byId: Record<string, Record<string, unknown>> = {};
+      for (const id of [...m.keys()].sort()) {
+        const rec = m.get(id)!;
+        const slots: Record<string, unknown> = {};
+        for (const k of Object.keys(rec).sort()) defineData(slots, k, rec[k]);
+        defineData(byId, id, slots);
+      }
+      defineData(entities, type, byId);
+    }
+    return { entities };
+  }
+
+  static fromJSON(json: unknown): LayerB {
+    const out = new LayerB();
+    if (!isPlainObject(json) || !isPlainObject(json.entities)) {
+      throw new ProjectionError("bad-state", "layer b json must be `{ entities: { type: { id: { slot: value } } } }`");
+    }
+    for (const type of Object.keys(json.entities)) {
+      const byId = json.entities[type];
+      if (!isPlainObject(byId)) throw new ProjectionError("bad-state", `entities of type \`${type}\` must be an object`);
+      for (const id of Object.keys(byId)) {
+        const slots = byId[id];
+        if (!isPlainObject(slots)) {
+          throw new ProjectionError("bad-state", `slots of \`${type}\` \`${id}\` must be an object`);
+        }
+        out.replaceEntity(type, id, slots);
+      }
+    }
+    return out;
+  }
+
+  private typeMap(entity: string): Map<string, SlotRecord> {
+    let m = this.types.get(entity);
+    if (m === undefined) {
+      m = new Map();
+      this.types.set(entity, m);
+    }
+    return m;
+  }
+
+  private record(entity: string, id: string): SlotRecord {
+    const m = this.typeMap(entity);
+    let rec = m.get(id);
+    if (rec === undefined) {
+      rec = emptyRecord();
+      m.set(id, rec);
+    }
+    return rec;
+  }
+}
+
+// Assignment to `__proto__` on a plain object would set the prototype; defining keeps it data.
+function defineData(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v);
+  return p === Object.prototype || p === null;
+}

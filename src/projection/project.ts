@@ -1,0 +1,227 @@
+// The interpreter of projection rules: a document → Layer B, and an executed tool call's result →
+// updates of the entities it describes.
+import { emptyContext, getKey, type EvalContext } from "./expr.js";
+import { ProjectionError } from "./errors.js";
+import { LayerB } from "./layer-b.js";
+import type { EntityRule, ProjectionRules, SourceRule } from "./rules.js";
+import type { ToolCall } from "../core/types.js";
+
+export interface ProjectDocumentOptions {
+  /** Which of the rules' `documents` this is (default `db`). */
+  document?: string;
+}
+
+/** Projects `doc` with the sources of one document of the rules into `into` (a new Layer B if absent). */
+export function projectDocument(
+  rules: ProjectionRules,
+  doc: unknown,
+  into: LayerB = new LayerB(),
+  options: ProjectDocumentOptions = {},
+): LayerB {
+  const name = options.document ?? "db";
+  const sources = rules.documents.get(name);
+  if (sources === undefined) {
+    throw new ProjectionError("bad-document", `the rules of \`${rules.domain}\` have no document \`${name}\``, {
+      help: `documents: ${[...rules.documents.keys()].join(", ") || "none"}`,
+    });
+  }
+  const ctx = emptyContext(into);
+  ctx.doc = doc;
+  for (const src of sources) projectSource(rules, src, doc, into, ctx);
+  return into;
+}
+
+function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, into: LayerB, ctx: EvalContext): void {
+  const entity = rules.entities.get(src.entity)!;
+  const visit = (container: unknown, parent: unknown, depth: number, captures: string[]): void => {
+    if (depth === src.from.length && src.single) {
+      // `single`: the path names one record, not a collection.
+      emit(container, src.from[src.from.length - 1] ?? "", parent, captures);
+      return;
+    }
+    if (depth === src.from.length) {
+      // The collection itself: every element of a list or every value of a map is a record.
+      if (Array.isArray(container)) container.forEach((rec, i) => emit(rec, i, parent, captures));
+      else if (container !== null && typeof container === "object") {
+        for (const k of Object.keys(container)) emit((container as Record<string, unknown>)[k], k, parent, captures);
+      }
+      return;
+    }
+    const seg = src.from[depth];
+    if (seg === "*") {
+      if (container === null || typeof container !== "object") return;
+      const keys = Array.isArray(container) ? container.map((_, i) => String(i)) : Object.keys(container);
+      for (const k of keys) visit(getKey(container, k), getKey(container, k), depth + 1, [...captures, k]);
+      return;
+    }
+    const next = getKey(container, seg);
+    if (next !== undefined) visit(next, container, depth + 1, captures);
+  };
+  const emit = (rec: unknown, key: unknown, parent: unknown, captures: string[]): void => {
+    ctx.self = rec;
+    ctx.key = key;
+    ctx.parent = parent;
+    ctx.captures = captures;
+    ctx.slots = undefined;
+    if (src.where !== undefined && src.where(ctx) !== true) return;
+    const id = entityId(src.id(ctx), `${src.entity} in \`${src.from.join(".") || "(document)"}\` at key \`${String(key)}\``);
+    const slots = projectRecord(entity, ctx);
+    for (const [name, ev] of src.slots) {
+      ctx.slots = slots;
+      const v = ev(ctx);
+      if (v !== undefined) slots[name] = v;
+    }
+    if (src.merge && into.hasEntity(src.entity, id)) {
+      for (const k of Object.keys(slots)) into.set(src.entity, id, k, slots[k]);
+    } else into.replaceEntity(src.entity, id, slots);
+  };
+  visit(doc, undefined, 0, []);
+}
+
+function entityId(v: unknown, where: string): string {
+  if (typeof v === "string" && v !== "") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  throw new ProjectionError("missing-id", `no entity id for ${where}: got \`${JSON.stringify(v) ?? "undefined"}\``, {
+    help: "the `id` expression must yield a non-empty string or a number",
+  });
+}
+
+/** The slots of one record under an entity rule: copied fields, then derived slots in order. */
+function projectRecord(rule: EntityRule, ctx: EvalContext): Record<string, unknown> {
+  const slots = Object.create(null) as Record<string, unknown>;
+  const rec = ctx.self;
+  if (rec !== null && typeof rec === "object" && !Array.isArray(rec)) {
+    const r = rec as Record<string, unknown>;
+    const names = rule.fields === "*" ? Object.keys(r) : rule.fields;
+    for (const f of names) {
+      if (rule.exclude.has(f)) continue;
+      const v = getKey(r, f);
+      if (v !== undefined) slots[f] = v;
+    }
+  }
+  ctx.slots = slots;
+  for (const [name, ev] of rule.slots) {
+    const v = ev(ctx);
+    if (v !== undefined) slots[name] = v;
+  }
+  return slots;
+}
+
+export interface ToolResultChange {
+  op: "upsert" | "create" | "delete";
+  entity: string;
+  id: string;
+  /** For `create`: the entity did not exist before. For `delete`: it existed. */
+  effective: boolean;
+}
+
+export interface ApplyReport {
+  tool: string;
+  /** The rules have effects for this tool. */
+  matched: boolean;
+  changes: ToolResultChange[];
+  /** Effects that could not apply, with why (e.g. the result holds no record). */
+  skipped: string[];
+}
+
+export interface ApplyOptions {
+  /** The call failed: it changed nothing, so nothing is applied. */
+  error?: boolean;
+}
+
+/** Parses a tool result: τ²-bench results are JSON text; anything that is not JSON stays a string. */
+export function parseToolResult(result: unknown): { value: unknown; text: string | undefined } {
+  if (typeof result !== "string") return { value: result, text: undefined };
+  const t = result.trim();
+  if (t === "") return { value: result, text: result };
+  const c = t[0];
+  if (c === "{" || c === "[" || c === '"' || c === "-" || (c >= "0" && c <= "9") || t === "true" || t === "false" || t === "null") {
+    try {
+      return { value: JSON.parse(t), text: result };
+    } catch {
+      // Not JSON after all (e.g. "2 GB added"): the text is the result.
+    }
+  }
+  return { value: result, text: result };
+}
+
+/** Updates Layer B with the result of an executed call, following the tool's effects in the rules. */
+export function applyToolResult(
+  rules: ProjectionRules,
+  layerB: LayerB,
+  call: ToolCall,
+  result: unknown,
+  options: ApplyOptions = {},
+): ApplyReport {
+  const effects = rules.tools.get(call.name);
+  const report: ApplyReport = { tool: call.name, matched: effects !== undefined, changes: [], skipped: [] };
+  if (effects === undefined || options.error === true) return report;
+  const { value, text } = parseToolResult(result);
+  const ctx = emptyContext(layerB);
+  ctx.args = call.arguments;
+  ctx.result = value;
+  ctx.text = text ?? (typeof value === "string" ? value : undefined);
+  ctx.tool = call.name;
+  effects.forEach((eff, n) => {
+    const base = `effect ${n} of \`${call.name}\``;
+    ctx.self = value;
+    ctx.slots = undefined;
+    ctx.before = undefined;
+    let items: unknown[] = [undefined];
+    if (eff.forEach !== undefined) {
+      const l = eff.forEach(ctx);
+      items = Array.isArray(l) ? l : l !== null && typeof l === "object" ? Object.values(l) : [];
+    }
+    items.forEach((item, i) => {
+      ctx.item = item;
+      ctx.index = eff.forEach === undefined ? undefined : i;
+      ctx.self = value;
+      ctx.slots = undefined;
+      ctx.before = undefined;
+      // `when` is checked per item, so a `forEach` can pick the items it applies to.
+      if (eff.when !== undefined && eff.when(ctx) !== true) return;
+      const rawId = eff.id(ctx);
+      if ((typeof rawId !== "string" || rawId === "") && (typeof rawId !== "number" || !Number.isFinite(rawId))) {
+        report.skipped.push(`${base}: no entity id (got \`${JSON.stringify(rawId) ?? "undefined"}\`)`);
+        return;
+      }
+      const id = String(rawId);
+      const existed = layerB.hasEntity(eff.entity, id);
+      if (eff.op === "delete") {
+        layerB.deleteEntity(eff.entity, id);
+        report.changes.push({ op: "delete", entity: eff.entity, id, effective: existed });
+        return;
+      }
+      ctx.before = layerB.entity(eff.entity, id) as Record<string, unknown> | undefined;
+      let slots: Record<string, unknown> | undefined;
+      if (eff.record !== undefined) {
+        const rec = eff.record(ctx);
+        if (rec === null || typeof rec !== "object" || Array.isArray(rec)) {
+          report.skipped.push(`${base}: \`record\` is not an object`);
+          return;
+        }
+        ctx.self = rec;
+        slots = projectRecord(rules.entities.get(eff.entity)!, ctx);
+        ctx.self = value;
+      }
+      // `set` expressions see the result as `$`; undefined leaves a slot as it was.
+      const updates: Array<[string, unknown]> = [];
+      for (const [name, ev] of eff.set) {
+        ctx.slots = slots;
+        const v = ev(ctx);
+        if (v !== undefined) updates.push([name, v]);
+      }
+      if (slots !== undefined) {
+        for (const [k, v] of updates) slots[k] = v;
+        layerB.replaceEntity(eff.entity, id, slots);
+      } else {
+        layerB.ensureEntity(eff.entity, id);
+        for (const [k, v] of updates) layerB.set(eff.entity, id, k, v);
+      }
+      report.changes.push({ op: eff.op, entity: eff.entity, id, effective: eff.op === "create" ? !existed : true });
+    });
+    ctx.item = undefined;
+    ctx.index = undefined;
+  });
+  return report;
+}

@@ -1,0 +1,255 @@
+// Projection rules: declarative JSON data shipped with a domain (ontologies/<domain>/projection.json)
+// that says how a document (τ²-bench db.json, db.toml, user_db.toml) and tool results become Layer B.
+// The format is in docs/projection.md; parseProjectionRules validates a rules document completely
+// (every problem, with a JSON pointer) and compiles its expressions once.
+import { compileExpr, type Evaluator } from "./expr.js";
+import { ProjectionError, type RuleIssue } from "./errors.js";
+
+export const PROJECTION_FORMAT = "polar-projection/1";
+
+export interface EntityRule {
+  name: string;
+  /** Record fields copied as slots of the same name: every own field (`"*"`) or the listed ones. */
+  fields: "*" | string[];
+  exclude: ReadonlySet<string>;
+  /** Derived slots, in declaration order (a slot may read earlier ones through `$slots`). */
+  slots: ReadonlyArray<readonly [string, Evaluator]>;
+}
+
+export interface SourceRule {
+  entity: string;
+  /** `from` split on dots; `*` matches every key (captured as `$1`, `$2`, …). Empty: the document. */
+  from: string[];
+  single: boolean;
+  id: Evaluator;
+  where: Evaluator | undefined;
+  /** Extra slots for records of this source (e.g. the owner's id of a nested collection). */
+  slots: ReadonlyArray<readonly [string, Evaluator]>;
+  /** Add to an entity already projected (e.g. from another document) instead of replacing it. */
+  merge: boolean;
+}
+
+export type EffectOp = "upsert" | "create" | "delete";
+
+export interface EffectRule {
+  op: EffectOp;
+  entity: string;
+  id: Evaluator;
+  /** The full record the result describes; the entity is re-projected from it (its slots replaced). */
+  record: Evaluator | undefined;
+  /** Slots set from expressions (`undefined` leaves a slot unchanged). */
+  set: ReadonlyArray<readonly [string, Evaluator]>;
+  when: Evaluator | undefined;
+  forEach: Evaluator | undefined;
+}
+
+export interface ProjectionRules {
+  readonly format: typeof PROJECTION_FORMAT;
+  readonly domain: string;
+  readonly entities: ReadonlyMap<string, EntityRule>;
+  readonly documents: ReadonlyMap<string, readonly SourceRule[]>;
+  readonly tools: ReadonlyMap<string, readonly EffectRule[]>;
+  /** The rules document as given (for hashing and display). */
+  readonly source: unknown;
+}
+
+export type ParseRulesResult = { ok: true; rules: ProjectionRules } | { ok: false; issues: RuleIssue[] };
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const escapePtr = (k: string): string => k.replace(/~/g, "~0").replace(/\//g, "~1");
+
+class Checker {
+  readonly issues: RuleIssue[] = [];
+
+  add(code: string, path: string, message: string, help?: string): void {
+    this.issues.push(help === undefined ? { code, message, path } : { code, message, path, help });
+  }
+
+  keys(o: Obj, path: string, allowed: string[]): void {
+    for (const k of Object.keys(o)) {
+      if (!allowed.includes(k)) this.add("unknown-key", `${path}/${escapePtr(k)}`, `unknown key \`${k}\``, `allowed here: ${allowed.join(", ")}`);
+    }
+  }
+
+  name(v: unknown, path: string, what: string): v is string {
+    if (typeof v === "string" && NAME.test(v)) return true;
+    this.add("bad-name", path, `${what} must be an identifier, got \`${JSON.stringify(v)}\``, "identifiers match [A-Za-z_][A-Za-z0-9_]*");
+    return false;
+  }
+
+  expr(v: unknown, path: string): Evaluator {
+    return compileExpr(v, path, this.issues);
+  }
+
+  slotMap(v: unknown, path: string): Array<readonly [string, Evaluator]> {
+    if (v === undefined) return [];
+    if (!isObj(v)) {
+      this.add("bad-type", path, "`slots` must be an object from slot name to expression");
+      return [];
+    }
+    const out: Array<readonly [string, Evaluator]> = [];
+    for (const k of Object.keys(v)) {
+      const p = `${path}/${escapePtr(k)}`;
+      if (this.name(k, p, "a slot name")) out.push([k, this.expr(v[k], p)]);
+    }
+    return out;
+  }
+}
+
+/** Validates and compiles a rules document; never throws. */
+export function safeParseProjectionRules(json: unknown): ParseRulesResult {
+  const c = new Checker();
+  if (!isObj(json)) {
+    c.add("bad-type", "", "projection rules must be a JSON object");
+    return { ok: false, issues: c.issues };
+  }
+  c.keys(json, "", ["format", "domain", "comment", "entities", "documents", "tools"]);
+  if (json.format !== PROJECTION_FORMAT) {
+    c.add("bad-format", "/format", `\`format\` must be \`${PROJECTION_FORMAT}\`, got \`${JSON.stringify(json.format)}\``);
+  }
+  if (typeof json.domain !== "string" || json.domain === "") c.add("bad-type", "/domain", "`domain` must be a non-empty string");
+
+  const entities = new Map<string, EntityRule>();
+  if (!isObj(json.entities)) c.add("bad-type", "/entities", "`entities` must be an object from entity type to entity rule");
+  else {
+    for (const name of Object.keys(json.entities)) {
+      const p = `/entities/${escapePtr(name)}`;
+      if (!c.name(name, p, "an entity type")) continue;
+      const r = parseEntity(c, json.entities[name], p, name);
+      if (r) entities.set(name, r);
+    }
+  }
+
+  const documents = new Map<string, SourceRule[]>();
+  if (json.documents !== undefined) {
+    if (!isObj(json.documents)) c.add("bad-type", "/documents", "`documents` must be an object from document name to a list of sources");
+    else {
+      for (const doc of Object.keys(json.documents)) {
+        const p = `/documents/${escapePtr(doc)}`;
+        const list = json.documents[doc];
+        if (!Array.isArray(list)) {
+          c.add("bad-type", p, `sources of document \`${doc}\` must be a list`);
+          continue;
+        }
+        documents.set(doc, list.flatMap((s, i) => parseSource(c, s, `${p}/${i}`, entities) ?? []));
+      }
+    }
+  }
+
+  const tools = new Map<string, EffectRule[]>();
+  if (json.tools !== undefined) {
+    if (!isObj(json.tools)) c.add("bad-type", "/tools", "`tools` must be an object from tool name to a list of effects");
+    else {
+      for (const tool of Object.keys(json.tools)) {
+        const p = `/tools/${escapePtr(tool)}`;
+        if (!c.name(tool, p, "a tool name")) continue;
+        const v = json.tools[tool];
+        const list = Array.isArray(v) ? v : [v];
+        tools.set(tool, list.flatMap((e, i) => parseEffect(c, e, Array.isArray(v) ? `${p}/${i}` : p, entities) ?? []));
+      }
+    }
+  }
+
+  if (c.issues.length > 0) return { ok: false, issues: c.issues };
+  return {
+    ok: true,
+    rules: { format: PROJECTION_FORMAT, domain: json.domain as string, entities, documents, tools, source: json },
+  };
+}
+
+/** Validates and compiles a rules document; throws `ProjectionError` (`invalid-rules`) listing every issue. */
+export function parseProjectionRules(json: unknown): ProjectionRules {
+  const r = safeParseProjectionRules(json);
+  if (r.ok) return r.rules;
+  const first = r.issues[0];
+  throw new ProjectionError(
+    "invalid-rules",
+    `invalid projection rules: ${first.message} at \`${first.path || "/"}\`${r.issues.length > 1 ? ` (and ${r.issues.length - 1} more)` : ""}`,
+    { issues: r.issues, help: r.issues.map((i) => `${i.path || "/"}: ${i.message}`).join("\n") },
+  );
+}
+
+function parseEntity(c: Checker, v: unknown, p: string, name: string): EntityRule | undefined {
+  if (!isObj(v)) {
+    c.add("bad-type", p, `entity rule \`${name}\` must be an object`);
+    return undefined;
+  }
+  c.keys(v, p, ["comment", "fields", "exclude", "slots"]);
+  let fields: "*" | string[] = [];
+  if (v.fields === "*") fields = "*";
+  else if (Array.isArray(v.fields) && v.fields.every((f) => typeof f === "string")) fields = v.fields as string[];
+  else if (v.fields !== undefined) c.add("bad-type", `${p}/fields`, "`fields` must be `\"*\"` or a list of field names");
+  if (Array.isArray(fields)) fields.forEach((f, i) => c.name(f, `${p}/fields/${i}`, "a field copied as a slot"));
+  let exclude: string[] = [];
+  if (Array.isArray(v.exclude) && v.exclude.every((f) => typeof f === "string")) exclude = v.exclude as string[];
+  else if (v.exclude !== undefined) c.add("bad-type", `${p}/exclude`, "`exclude` must be a list of field names");
+  const slots = c.slotMap(v.slots, `${p}/slots`);
+  return { name, fields, exclude: new Set(exclude), slots };
+}
+
+function knownEntity(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): v is string {
+  if (!c.name(v, p, "`entity`")) return false;
+  if (!entities.has(v)) {
+    c.add("unknown-entity", p, `entity type \`${v}\` is not declared in \`entities\``);
+    return false;
+  }
+  return true;
+}
+
+function parseSource(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): SourceRule | undefined {
+  if (!isObj(v)) {
+    c.add("bad-type", p, "a source must be an object");
+    return undefined;
+  }
+  c.keys(v, p, ["comment", "entity", "from", "single", "id", "where", "slots", "merge"]);
+  const okEntity = knownEntity(c, v.entity, `${p}/entity`, entities);
+  let from: string[] = [];
+  if (typeof v.from === "string") {
+    from = v.from === "" ? [] : v.from.split(".");
+    if (from.some((s) => s === "")) c.add("bad-path", `${p}/from`, `\`from\` path \`${v.from}\` has an empty segment`);
+  } else if (Array.isArray(v.from) && v.from.every((s) => typeof s === "string")) from = v.from as string[];
+  else c.add("bad-type", `${p}/from`, "`from` must be a dotted path (use `*` for every key) or a list of keys");
+  for (const k of ["single", "merge"]) {
+    if (v[k] !== undefined && typeof v[k] !== "boolean") c.add("bad-type", `${p}/${k}`, `\`${k}\` must be a boolean`);
+  }
+  if (v.id === undefined) c.add("missing-key", p, "a source needs `id` (an expression; `\"$key\"` for the map key)");
+  const id = c.expr(v.id ?? { const: "" }, `${p}/id`);
+  const where = v.where === undefined ? undefined : c.expr(v.where, `${p}/where`);
+  const slots = c.slotMap(v.slots, `${p}/slots`);
+  if (!okEntity) return undefined;
+  return { entity: v.entity as string, from, single: v.single === true, id, where, slots, merge: v.merge === true };
+}
+
+function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): EffectRule | undefined {
+  if (!isObj(v)) {
+    c.add("bad-type", p, "an effect must be an object");
+    return undefined;
+  }
+  c.keys(v, p, ["comment", "op", "entity", "id", "record", "set", "when", "forEach"]);
+  const op = v.op ?? "upsert";
+  if (op !== "upsert" && op !== "create" && op !== "delete") {
+    c.add("bad-op", `${p}/op`, `\`op\` must be \`upsert\`, \`create\` or \`delete\`, got \`${JSON.stringify(op)}\``);
+  }
+  const okEntity = knownEntity(c, v.entity, `${p}/entity`, entities);
+  if (v.id === undefined) c.add("missing-key", p, "an effect needs `id` (an expression over `$args` / `$result`)");
+  const id = c.expr(v.id ?? { const: "" }, `${p}/id`);
+  const record = v.record === undefined ? undefined : c.expr(v.record, `${p}/record`);
+  const set = c.slotMap(v.set, `${p}/set`);
+  if (op === "delete" && (record !== undefined || set.length > 0)) {
+    c.add("bad-effect", p, "a `delete` effect takes no `record` or `set`");
+  }
+  if (op !== "delete" && record === undefined && set.length === 0) {
+    c.add("bad-effect", p, `an \`${String(op)}\` effect needs \`record\` or \`set\``);
+  }
+  const when = v.when === undefined ? undefined : c.expr(v.when, `${p}/when`);
+  const forEach = v.forEach === undefined ? undefined : c.expr(v.forEach, `${p}/forEach`);
+  if (!okEntity) return undefined;
+  return { op: op as EffectOp, entity: v.entity as string, id, record, set, when, forEach };
+}
