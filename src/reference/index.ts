@@ -56,6 +56,12 @@ export function createReferenceBackend(tables: OntologyTables): SearchBackend {
   const input = new DataView(new ArrayBuffer(INPUT_SIZE));
   const output = new DataView(new ArrayBuffer(OUTPUT_SIZE));
   const clear = new Uint8Array(output.buffer);
+  // The core could not answer: the status, every other field zero.
+  function failed(status: Status): DataView {
+    clear.fill(0);
+    output.setInt32(OUT_STATUS, status, LE);
+    return output;
+  }
   return {
     kind: "reference",
     inputView: () => input,
@@ -67,15 +73,11 @@ export function createReferenceBackend(tables: OntologyTables): SearchBackend {
       } catch {
         decoded = null;
       }
-      if (decoded === null) {
-        output.setInt32(OUT_STATUS, Status.BadInput, LE);
-        return output;
-      }
+      if (decoded === null) return failed(Status.BadInput);
       try {
         writeOutcome(output, search(tables, decoded));
       } catch {
-        clear.fill(0);
-        output.setInt32(OUT_STATUS, Status.Internal, LE);
+        return failed(Status.Internal);
       }
       return output;
     },

@@ -145,10 +145,11 @@ function walk(tables: OntologyTables, input: Input): Level[] | Outcome {
       return stop(Reason.NoCandidate, i, -1, call.tool);
     }
     totalCandidates += candidates.length;
-    if (totalCandidates > MAX_CANDIDATES) return stop(Reason.DepthExceeded, -1, -1, -1);
     const tool = tables.tools[call.tool];
     levels.push({ call: i, tool: call.tool, targetEntity: tool.target, targetKey: call.targetKey, candidates });
   }
+  // The candidate bound is checked once the walk is done, so a stop found by the walk takes precedence.
+  if (totalCandidates > MAX_CANDIDATES) return stop(Reason.DepthExceeded, -1, -1, -1);
   return levels;
 }
 
