@@ -161,7 +161,7 @@ const rawToolArb: fc.Arbitrary<RawTool> = fc.record({
     fc.record({ kind: fc.constantFrom(OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.ArgValue, OperandKind.ArgSize), ref: fc.nat(15), type: fc.integer({ min: 0, max: 6 }) as fc.Arbitrary<SlotType> }),
     { maxLength: 4 },
   ),
-  edges: fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 9, arbitrary: fc.array(rawEdgeArb, { minLength: 1, maxLength: 4 }) }),
+  edges: fc.oneof({ weight: 1, arbitrary: fc.constant<RawEdge[]>([]) }, { weight: 9, arbitrary: fc.array(rawEdgeArb, { minLength: 1, maxLength: 4 }) }),
 });
 
 const rawTablesArb = fc.record({
