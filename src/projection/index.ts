@@ -13,6 +13,7 @@ export {
 export {
   projectDocument,
   applyToolResult,
+  applyAction,
   parseToolResult,
   type ProjectDocumentOptions,
   type ApplyReport,

@@ -21,6 +21,9 @@ function emptyRecord(): SlotRecord {
 
 export class LayerB implements StateView {
   private readonly types = new Map<string, Map<string, SlotRecord>>();
+  // Copy-on-write: clone() shares slot records between the two instances; a record is written in place
+  // only by the instance that owns it (created it after the last clone), otherwise copied first.
+  private owned = new WeakSet<SlotRecord>();
 
   hasEntity(entity: string, id: string): boolean {
     return this.types.get(entity)?.has(id) ?? false;
@@ -34,20 +37,26 @@ export class LayerB implements StateView {
 
   /** Asserts `slot(entity, id) = value`, creating the entity if needed; `undefined` retracts the slot. */
   set(entity: string, id: string, slot: string, value: unknown): void {
-    const rec = this.record(entity, id);
+    const rec = this.writable(entity, id);
     if (value === undefined) delete rec[slot];
     else rec[slot] = value;
   }
 
   /** Makes the entity exist (with no slots if it is new). */
   ensureEntity(entity: string, id: string): void {
-    this.record(entity, id);
+    const m = this.typeMap(entity);
+    if (!m.has(id)) {
+      const rec = emptyRecord();
+      this.owned.add(rec);
+      m.set(id, rec);
+    }
   }
 
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
   replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>): void {
     const rec = emptyRecord();
     for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = slots[k];
+    this.owned.add(rec);
     this.typeMap(entity).set(id, rec);
   }
 
@@ -84,14 +93,12 @@ export class LayerB implements StateView {
     return n;
   }
 
-  /** An independent copy: records are copied, values are shared (they are immutable). */
+  /** An independent copy. Cheap: records are shared copy-on-write, values are shared (immutable). */
   clone(): LayerB {
     const out = new LayerB();
-    for (const [type, m] of this.types) {
-      const copy = new Map<string, SlotRecord>();
-      for (const [id, rec] of m) copy.set(id, Object.assign(emptyRecord(), rec));
-      out.types.set(type, copy);
-    }
+    for (const [type, m] of this.types) out.types.set(type, new Map(m));
+    // From now on both sides share every record, so neither may write one in place.
+    this.owned = new WeakSet();
     return out;
   }
 
@@ -140,14 +147,14 @@ export class LayerB implements StateView {
     return m;
   }
 
-  private record(entity: string, id: string): SlotRecord {
+  private writable(entity: string, id: string): SlotRecord {
     const m = this.typeMap(entity);
-    let rec = m.get(id);
-    if (rec === undefined) {
-      rec = emptyRecord();
-      m.set(id, rec);
-    }
-    return rec;
+    const rec = m.get(id);
+    if (rec !== undefined && this.owned.has(rec)) return rec;
+    const own = rec === undefined ? emptyRecord() : Object.assign(emptyRecord(), rec);
+    this.owned.add(own);
+    m.set(id, own);
+    return own;
   }
 }
 

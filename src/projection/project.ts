@@ -3,7 +3,7 @@
 import { emptyContext, getKey, type EvalContext } from "./expr.js";
 import { ProjectionError } from "./errors.js";
 import { LayerB } from "./layer-b.js";
-import type { EntityRule, ProjectionRules, SourceRule } from "./rules.js";
+import type { EffectRule, EntityRule, ProjectionRules, SourceRule } from "./rules.js";
 import type { ToolCall } from "../core/types.js";
 
 export interface ProjectDocumentOptions {
@@ -153,7 +153,24 @@ export function applyToolResult(
   result: unknown,
   options: ApplyOptions = {},
 ): ApplyReport {
-  const effects = rules.tools.get(call.name);
+  return runEffects(rules, rules.tools.get(call.name), layerB, call, result, options);
+}
+
+/** Applies an environment function that is not a tool (τ²-bench `initialization_actions`) by its
+ * `actions` entry; a name with no `actions` entry falls back to a `tools` entry (with no result). */
+export function applyAction(rules: ProjectionRules, layerB: LayerB, action: ToolCall): ApplyReport {
+  const effects = rules.actions.get(action.name) ?? rules.tools.get(action.name);
+  return runEffects(rules, effects, layerB, action, undefined, {});
+}
+
+function runEffects(
+  rules: ProjectionRules,
+  effects: readonly EffectRule[] | undefined,
+  layerB: LayerB,
+  call: ToolCall,
+  result: unknown,
+  options: ApplyOptions,
+): ApplyReport {
   const report: ApplyReport = { tool: call.name, matched: effects !== undefined, changes: [], skipped: [] };
   if (effects === undefined || options.error === true) return report;
   const { value, text } = parseToolResult(result);

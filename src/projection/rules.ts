@@ -49,6 +49,8 @@ export interface ProjectionRules {
   readonly entities: ReadonlyMap<string, EntityRule>;
   readonly documents: ReadonlyMap<string, readonly SourceRule[]>;
   readonly tools: ReadonlyMap<string, readonly EffectRule[]>;
+  /** Environment functions that are not tools (τ²-bench's `initialization_actions`), by function name. */
+  readonly actions: ReadonlyMap<string, readonly EffectRule[]>;
   /** The rules document as given (for hashing and display). */
   readonly source: unknown;
 }
@@ -110,7 +112,7 @@ export function safeParseProjectionRules(json: unknown): ParseRulesResult {
     c.add("bad-type", "", "projection rules must be a JSON object");
     return { ok: false, issues: c.issues };
   }
-  c.keys(json, "", ["format", "domain", "comment", "entities", "documents", "tools"]);
+  c.keys(json, "", ["format", "domain", "comment", "entities", "documents", "tools", "actions"]);
   if (json.format !== PROJECTION_FORMAT) {
     c.add("bad-format", "/format", `\`format\` must be \`${PROJECTION_FORMAT}\`, got \`${JSON.stringify(json.format)}\``);
   }
@@ -143,24 +145,13 @@ export function safeParseProjectionRules(json: unknown): ParseRulesResult {
     }
   }
 
-  const tools = new Map<string, EffectRule[]>();
-  if (json.tools !== undefined) {
-    if (!isObj(json.tools)) c.add("bad-type", "/tools", "`tools` must be an object from tool name to a list of effects");
-    else {
-      for (const tool of Object.keys(json.tools)) {
-        const p = `/tools/${escapePtr(tool)}`;
-        if (!c.name(tool, p, "a tool name")) continue;
-        const v = json.tools[tool];
-        const list = Array.isArray(v) ? v : [v];
-        tools.set(tool, list.flatMap((e, i) => parseEffect(c, e, Array.isArray(v) ? `${p}/${i}` : p, entities) ?? []));
-      }
-    }
-  }
+  const tools = parseEffectTable(c, json.tools, "tools", entities);
+  const actions = parseEffectTable(c, json.actions, "actions", entities);
 
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return {
     ok: true,
-    rules: { format: PROJECTION_FORMAT, domain: json.domain as string, entities, documents, tools, source: json },
+    rules: { format: PROJECTION_FORMAT, domain: json.domain as string, entities, documents, tools, actions, source: json },
   };
 }
 
@@ -174,6 +165,23 @@ export function parseProjectionRules(json: unknown): ProjectionRules {
     `invalid projection rules: ${first.message} at \`${first.path || "/"}\`${r.issues.length > 1 ? ` (and ${r.issues.length - 1} more)` : ""}`,
     { issues: r.issues, help: r.issues.map((i) => `${i.path || "/"}: ${i.message}`).join("\n") },
   );
+}
+
+function parseEffectTable(c: Checker, v: unknown, key: string, entities: Map<string, EntityRule>): Map<string, EffectRule[]> {
+  const out = new Map<string, EffectRule[]>();
+  if (v === undefined) return out;
+  if (!isObj(v)) {
+    c.add("bad-type", `/${key}`, `\`${key}\` must be an object from name to a list of effects`);
+    return out;
+  }
+  for (const name of Object.keys(v)) {
+    const p = `/${key}/${escapePtr(name)}`;
+    if (!c.name(name, p, key === "tools" ? "a tool name" : "an action name")) continue;
+    const e = v[name];
+    const list = Array.isArray(e) ? e : [e];
+    out.set(name, list.flatMap((x, i) => parseEffect(c, x, Array.isArray(e) ? `${p}/${i}` : p, entities) ?? []));
+  }
+  return out;
 }
 
 function parseEntity(c: Checker, v: unknown, p: string, name: string): EntityRule | undefined {
