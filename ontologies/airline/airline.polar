@@ -1,0 +1,153 @@
+% τ²-bench airline: Layer A reversibility ontology.
+%
+% Authored from ../shared/tau2/tools/airline.json (the tool manifest: what each tool mutates, creates,
+% charges and checks) and domains/airline/policy.md, following the paper's authoring table (Appendix
+% C.5: first matching row wins — exact inverse T1, bounded self-undo T2, compensation with a named
+% residue T3, non-replenishable consumption T4, external surface T5). Weights follow the paper's φ
+% buckets (Table 8): T2 w = 0.99; T3 w = 0.90 with a low (0.05 → φ 0.855) or high (0.10 → φ 0.81)
+% loss class. docs/ontologies.md has the per-tool table and the reasons. τ²-bench's clock is fixed at
+% 2024-05-15T15:00:00 (policy.md, and every booking's created_at).
+%
+% No T1: no airline tool exactly undoes another one (paper, Appendix C.1). Re-booking after a
+% cancellation allocates a fresh reservation id, so it is a compensation with identity = new.
+
+% ---------------------------------------------------------------------------------------------------
+% Layer B vocabulary (ontologies/airline/projection.json produces these slots)
+
+slot_definition(user, membership, string).
+slot_definition(user, payment_methods, object).
+
+slot_definition(reservation, user_id, string).
+slot_definition(reservation, origin, string).
+slot_definition(reservation, destination, string).
+slot_definition(reservation, flight_type, string).
+slot_definition(reservation, cabin, string).
+slot_definition(reservation, flights, list).          % as stored: flight_number, date, price, origin, destination
+slot_definition(reservation, flight_refs, list).      % [{flight_number, date}]: τ²-bench's FlightInfo argument
+slot_definition(reservation, passengers, list).
+slot_definition(reservation, payment_history, list).
+slot_definition(reservation, created_at, datetime).
+slot_definition(reservation, total_baggages, number).
+slot_definition(reservation, nonfree_baggages, number).
+slot_definition(reservation, insurance, string).
+slot_definition(reservation, status, string).         % null until cancelled (the db has no status field)
+slot_definition(reservation, flown, bool).            % some segment's flight-date is `landed` or `flying`
+
+% ---------------------------------------------------------------------------------------------------
+% Residues (loss classes) and sinks
+
+% Fares re-priced at the flight-date's current price: update_reservation_flights keeps the old price
+% only for an unchanged segment in an unchanged cabin (manifest `fees`); re-booking prices everything
+% anew. The paper's named example (Appendix C.5). High band.
+loss_class_definition(rebooking_price_diff, weight = 0.10).
+% A cancellation records refunds as negative payments, but gift-card balances and certificates are not
+% restored and seats are not released (manifest, cancel_reservation `fees`); a certificate's remainder
+% is forfeited (policy: "The remaining amount of a travel certificate is not refundable"). High band.
+loss_class_definition(refund_not_restored, weight = 0.10).
+% $50 per added non-free bag, never refunded when bags are decreased (manifest, update_reservation_baggages
+% `fees`; policy: "The user can add but not remove checked bags"). Small next to a fare: low band.
+loss_class_definition(baggage_fee, weight = 0.05).
+% A money-like travel certificate issued with no revoke tool, from a pool of three ids (manifest,
+% send_certificate `id_generation`, `notes`).
+loss_class_definition(compensation_issued, weight = 0.10).
+
+sink_definition(email, external = true).          % the user is told of the certificate (manifest: external)
+sink_definition(human_handoff, external = true).  % the conversation ends with a human agent
+
+% ---------------------------------------------------------------------------------------------------
+% Tools
+
+tool(book_reservation, acts_on = user, key = user_id, creates = reservation, new_key = reservation_id).
+tool(cancel_reservation, acts_on = reservation, key = reservation_id).
+tool(update_reservation_baggages, acts_on = reservation, key = reservation_id).
+tool(update_reservation_flights, acts_on = reservation, key = reservation_id).
+tool(update_reservation_passengers, acts_on = reservation, key = reservation_id).
+tool(send_certificate, acts_on = user, key = user_id).
+tool(transfer_to_human_agents).
+
+% Manifest kind `read` or `pure`: no state change, no annotation.
+read_only(calculate, get_reservation_details, get_user_details, list_all_airports,
+          search_direct_flight, search_onestop_flight, get_flight_status).
+
+% ---------------------------------------------------------------------------------------------------
+% book_reservation — T3: cancelling the new reservation compensates the booking. Policy allows a full
+% refund for a booking made within the last 24 h, which a just-made booking always is; the residue is
+% what cancel_reservation does not give back in the db (gift-card balances, certificates, seats).
+compensates(cancel_reservation, book_reservation, reservation.status, refund_not_restored, 0.90,
+    id = "airline.book.cancel",
+    args = { reservation_id: new.id }).
+
+% cancel_reservation — T3 with identity = new: no tool restores status `cancelled` (manifest notes);
+% the compensation is booking the same itinerary again, which allocates a new id (manifest
+% id_generation) at current fares, paid with the original payment methods (payment_history entries are
+% τ²-bench's {payment_id, amount} shape). An earlier edit's inverse on the old id is then ungrounded:
+% the search reports overlap_conflict (docs/semantics.md).
+compensates(book_reservation, cancel_reservation, reservation.status, rebooking_price_diff, 0.90,
+    id = "airline.cancel.rebook",
+    identity = new,
+    args = { user_id: reservation.user_id,
+             origin: reservation.origin,
+             destination: reservation.destination,
+             flight_type: reservation.flight_type,
+             cabin: reservation.cabin,
+             flights: reservation.flight_refs,
+             passengers: reservation.passengers,
+             payment_methods: reservation.payment_history,
+             total_baggages: reservation.total_baggages,
+             nonfree_baggages: reservation.nonfree_baggages,
+             insurance: reservation.insurance }).
+
+% update_reservation_baggages — T2: calling it again with the old counts is an exact undo while the
+% number of non-free bags is unchanged (the fee is 50 × max(0, new − old) non-free bags, so only then
+% is nothing charged in either direction) and the reservation is live.
+bounded_reversibility(update_reservation_baggages,
+    reservation.status != "cancelled" and call.nonfree_baggages == reservation.nonfree_baggages,
+    none, 0.99,
+    id = "airline.baggages.self",
+    args = { reservation_id: call.reservation_id,
+             total_baggages: reservation.total_baggages,
+             nonfree_baggages: reservation.nonfree_baggages,
+             payment_id: call.payment_id }).
+% ... otherwise T3: the same call restores the counts, but a paid bag's fee is never refunded.
+compensates(update_reservation_baggages, update_reservation_baggages, reservation.nonfree_baggages,
+    baggage_fee, 0.90,
+    id = "airline.baggages.fee",
+    args = { reservation_id: call.reservation_id,
+             total_baggages: reservation.total_baggages,
+             nonfree_baggages: reservation.nonfree_baggages,
+             payment_id: call.payment_id }).
+
+% update_reservation_flights — T2: restoring the old itinerary and cabin with the same tool works while
+% policy would let the agent make that call: basic-economy flights cannot be modified, a cabin cannot
+% change once a segment has flown, and a cancelled reservation is not modified (policy.md, "Modify
+% flight"; the API checks none of it). Segments re-priced at current fares are the named residue.
+bounded_reversibility(update_reservation_flights,
+    reservation.cabin != "basic_economy" and reservation.status != "cancelled"
+        and reservation.flown == false,
+    rebooking_price_diff, 0.99,
+    id = "airline.flights.self",
+    args = { reservation_id: call.reservation_id,
+             cabin: reservation.cabin,
+             flights: reservation.flight_refs,
+             payment_id: call.payment_id }).
+
+% update_reservation_passengers — T2: the passenger list is replaced wholesale (manifest), so writing the
+% old list back is exact; the count cannot change (checked in code), and a cancelled reservation is not
+% edited.
+bounded_reversibility(update_reservation_passengers,
+    reservation.status != "cancelled",
+    none, 0.99,
+    id = "airline.passengers.self",
+    args = { reservation_id: call.reservation_id,
+             passengers: reservation.passengers }).
+
+% send_certificate — T5 (email) first: the manifest marks it external and the paper's table files it
+% under user-intent tools with sink `email`; that edge decides the verdict. T4 records what it consumes:
+% a money-like certificate with no revoke tool, from a pool of three ids ("Too many certificates").
+external_side_effect(send_certificate, email, 1.0, id = "airline.certificate.email").
+irreversibly_consumes(send_certificate, user.payment_methods, compensation_issued, 1.0,
+    id = "airline.certificate.consumed").
+
+% transfer_to_human_agents — T5: no db change, but the conversation is handed to a human and ends
+% (manifest: external, "irreversible handoff").
+external_side_effect(transfer_to_human_agents, human_handoff, 1.0, id = "airline.transfer").
