@@ -327,13 +327,17 @@ function operandsSection(t: OntologyTables, pool: StringPool): Uint8Array {
       const at = i++ * OPERAND_SIZE;
       const bySlot = o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize;
       out.u32(at + OPERAND_KIND, o.kind, "operand kind");
-      if (bySlot) out.u32(at + OPERAND_REF, o.slot, "operand slot");
+      if (bySlot || (o.path === null && !isArgKind(o.kind))) out.u32(at + OPERAND_REF, o.slot, "operand slot");
       else if (o.path !== null) out.u32(at + OPERAND_REF, pool.id(o.path), "operand path");
       else throw new BlobError("unencodable", `operand of tool \`${tool.name}\` reads an argument but has no path`);
       out.u32(at + OPERAND_TYPE, o.type, "operand type");
     }
   }
   return out.bytes;
+}
+
+function isArgKind(kind: OperandKind): boolean {
+  return kind === OperandKind.ArgValue || kind === OperandKind.ArgSize;
 }
 
 function programsSection(t: OntologyTables): Uint8Array {
