@@ -27,6 +27,7 @@ export default defineConfig([
     // The Workers entry imports the core as a module (workerd refuses to compile wasm from bytes);
     // the import stays as written so the user's bundler (wrangler) attaches dist/polar-core.wasm.
     external: [/^node:/, /\.wasm$/],
+    removeNodeProtocol: false,
     splitting: true,
     treeshake: true,
     dts: true,

@@ -1,0 +1,4 @@
+// `polar-guard/compiler`: the ontology compiler and the blob encoder. Kept out of every runtime entry so
+// a guard that only loads precompiled blobs never ships the compiler.
+export { compile, formatDiagnostic } from "../compiler/index.js";
+export { encodeBlob, decodeBlob, safeDecodeBlob, blobInfo, blobDigestHex, BlobError } from "../blob/index.js";

@@ -1,0 +1,129 @@
+// The one loader every runtime entry shares. A runtime differs only in how it obtains two things: the
+// WebAssembly core (a file in Node, a streamed fetch in browsers, an imported module in Workers) and
+// the compiled ontology blob (a file, a URL, or bytes the user imported). Everything after that (blob
+// validation, the backend, the verifier, the guard) is the same code in every runtime, so the same
+// inputs give the same verdict bytes everywhere.
+import { decodeBlob } from "../blob/index.js";
+import type { SearchBackend } from "../core/backend.js";
+import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
+import type { CoreInstance } from "../core/wasm.js";
+import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
+import type { OntologyTables } from "../ontology/tables.js";
+
+/** Bytes of a compiled ontology (`polar compile`), e.g. a Workers Data module's ArrayBuffer. */
+export type BlobSource = ArrayBuffer | ArrayBufferView;
+
+/** Where the core comes from: a compiled module (Workers), bytes, a fetch Response, or a URL. */
+export type WasmSource = WebAssembly.Module | BufferSource | Response | PromiseLike<Response> | URL | string;
+
+/** Exactly one of `blob`, `ontologyPath` (Node) or `ontologyUrl` (fetched) names the compiled ontology. */
+export interface OntologySource {
+  blob?: BlobSource;
+  ontologyPath?: string | URL;
+  ontologyUrl?: string | URL;
+}
+
+/** The core to run on: a ready instance, or a source for a new one; default: the packaged core. */
+export interface CoreInput {
+  core?: CoreInstance;
+  wasm?: WasmSource;
+}
+
+export type LoadVerifierOptions = OntologySource & CoreInput & { verifier?: VerifierOptions };
+export type LoadGuardOptions = OntologySource & CoreInput & Omit<GuardOptions, "ontology" | "backend" | "core">;
+
+export type RuntimeErrorCode =
+  | "ontology-missing"
+  | "ontology-ambiguous"
+  | "ontology-unreadable"
+  | "core-unavailable"
+  | "unsupported-source";
+
+/** A failure to obtain the core or the ontology in this runtime; blob and core errors keep their own types. */
+export class RuntimeError extends Error {
+  override readonly name = "RuntimeError";
+  readonly code: RuntimeErrorCode;
+  readonly help: string | undefined;
+  constructor(code: RuntimeErrorCode, message: string, help?: string) {
+    super(message);
+    this.code = code;
+    this.help = help;
+  }
+}
+
+/** What a runtime entry supplies: how to get the core and the ontology bytes there. */
+export interface Platform {
+  readonly name: "node" | "browser" | "workerd" | "default";
+  core(wasm: WasmSource | undefined): Promise<CoreInstance>;
+  /** Reads `ontologyPath` / `ontologyUrl`; `blob` never reaches the platform. */
+  ontology(input: OntologySource): Promise<Uint8Array>;
+}
+
+/** A loaded ontology on a core: the validated tables and a backend holding the blob. */
+export interface LoadedOntology {
+  blob: Uint8Array;
+  tables: OntologyTables;
+  backend: SearchBackend;
+}
+
+export function toBytes(source: BlobSource): Uint8Array {
+  if (source instanceof Uint8Array) return source;
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  throw new RuntimeError("unsupported-source", "the ontology `blob` is not an ArrayBuffer or a typed array");
+}
+
+async function ontologyBytes(platform: Platform, input: OntologySource): Promise<Uint8Array> {
+  const given = [input.blob, input.ontologyPath, input.ontologyUrl].filter((v) => v !== undefined).length;
+  if (given === 0) {
+    throw new RuntimeError(
+      "ontology-missing",
+      "no ontology given",
+      "pass `blob` (the bytes of a compiled ontology), `ontologyPath` (Node) or `ontologyUrl`",
+    );
+  }
+  if (given > 1) {
+    throw new RuntimeError("ontology-ambiguous", "more than one ontology given: pass one of `blob`, `ontologyPath`, `ontologyUrl`");
+  }
+  return input.blob !== undefined ? toBytes(input.blob) : platform.ontology(input);
+}
+
+/** Validates the blob on the host first (a corrupt blob never reaches the core), then loads it. */
+export async function loadOntology(platform: Platform, options: OntologySource & CoreInput): Promise<LoadedOntology> {
+  const [core, blob] = await Promise.all([
+    options.core ?? platform.core(options.wasm),
+    ontologyBytes(platform, options),
+  ]);
+  const tables = decodeBlob(blob);
+  return { blob, tables, backend: core.load(blob) };
+}
+
+export async function loadVerifierOn(platform: Platform, options: LoadVerifierOptions): Promise<Verifier> {
+  const { tables, backend } = await loadOntology(platform, options);
+  return createVerifier(tables, backend, options.verifier);
+}
+
+/** The guard decodes and validates the blob itself; the backend is a factory over the same core so
+ * the guard can reload the blob after a trap. */
+export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
+  const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, ...guardOptions } = options;
+  const [core, blob] = await Promise.all([
+    options.core ?? platform.core(options.wasm),
+    ontologyBytes(platform, options),
+  ]);
+  const backend: BackendFactory = (_tables, loaded) => core.load(loaded ?? blob);
+  return createGuard({ ...guardOptions, ontology: blob, backend });
+}
+
+/** Fetches the core or the ontology, refusing a non-2xx answer with the status in the message. */
+export async function fetchOk(url: string | URL, what: "core" | "ontology"): Promise<Response> {
+  const code: RuntimeErrorCode = what === "core" ? "core-unavailable" : "ontology-unreadable";
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (err) {
+    throw new RuntimeError(code, `cannot fetch the ${what} at \`${String(url)}\`: ${(err as Error).message}`);
+  }
+  if (!res.ok) throw new RuntimeError(code, `cannot fetch the ${what} at \`${String(url)}\`: HTTP ${res.status}`);
+  return res;
+}

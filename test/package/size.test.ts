@@ -1,0 +1,78 @@
+// Size ceilings: the core .wasm and the runtime bundle a browser or Worker user ships (no compiler).
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { describe, expect, it } from "vitest";
+import { DIST, REPO, requireDist } from "../runtimes/helpers/paths.js";
+
+const KiB = 1024;
+const CORE_CEILING = 16 * KiB;
+const BUNDLE_GZIP_CEILING = 40 * KiB;
+
+/** Bundles one entry as a user's bundler would (minified, ESM), with the core left as a file. */
+async function bundle(entry: string, conditions: string[]) {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    conditions,
+    write: false,
+    metafile: true,
+    external: ["*.wasm"],
+    logLevel: "silent",
+  });
+  const code = result.outputFiles[0].contents;
+  return { bytes: code.length, gzip: gzipSync(code, { level: 9 }).length, inputs: Object.keys(result.metafile.inputs) };
+}
+
+describe("size ceilings", () => {
+  it("core .wasm is at most 16 KiB", () => {
+    requireDist();
+    const size = statSync(join(DIST, "polar-core.wasm")).size;
+    expect(size).toBe(statSync(join(REPO, "build/polar-core.wasm")).size);
+    console.log(`core wasm: ${size} bytes`);
+    expect(size).toBeLessThanOrEqual(CORE_CEILING);
+  });
+
+  it("the built browser bundle is at most 40 KiB gzip", async () => {
+    requireDist();
+    const b = await bundle(join(DIST, "browser.js"), ["browser"]);
+    console.log(`browser bundle (dist): ${b.bytes} bytes minified, ${b.gzip} bytes gzip`);
+    expect(b.gzip).toBeLessThanOrEqual(BUNDLE_GZIP_CEILING);
+    expect(b.inputs.some((p) => p.endsWith("dist/compiler.js"))).toBe(false);
+  });
+
+  it("the built Workers bundle is at most 40 KiB gzip", async () => {
+    requireDist();
+    const b = await bundle(join(DIST, "workerd.js"), ["workerd", "worker"]);
+    console.log(`workerd bundle (dist): ${b.bytes} bytes minified, ${b.gzip} bytes gzip`);
+    expect(b.gzip).toBeLessThanOrEqual(BUNDLE_GZIP_CEILING);
+  });
+
+  it("no runtime entry reaches the compiler (source graph)", async () => {
+    for (const entry of ["index", "runtimes/browser", "runtimes/workerd", "runtimes/node"]) {
+      const result = await build({
+        entryPoints: [join(REPO, `src/${entry}.ts`)],
+        bundle: true,
+        format: "esm",
+        platform: entry.endsWith("node") ? "node" : "browser",
+        write: false,
+        metafile: true,
+        external: ["*.wasm"],
+        logLevel: "silent",
+      });
+      const inputs = Object.keys(result.metafile.inputs);
+      expect(inputs.filter((p) => p.startsWith("src/compiler/")), entry).toEqual([]);
+      expect(inputs.filter((p) => p.startsWith("src/cli/")), entry).toEqual([]);
+    }
+  });
+
+  it("the compiler subpath is built apart", () => {
+    requireDist();
+    const text = readFileSync(join(DIST, "browser.js"), "utf8");
+    expect(text).not.toMatch(/from "\.\/compiler\.js"/);
+  });
+});
