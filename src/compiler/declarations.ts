@@ -1,0 +1,186 @@
+// Pass 1: the declarations (slots and their entities, loss classes, sinks, tools), in source order.
+// Annotations may refer to declarations anywhere in the file, so they are checked in pass 2.
+import { SlotType } from "../abi.js";
+import type { Expr, Node, Statement } from "./ast.js";
+import { didYouMean, type Context } from "./context.js";
+import { q } from "./diagnostics.js";
+import { Model, type ToolDecl } from "./model.js";
+import { readBool, readDotted, readIdent, readLossWeight } from "./read.js";
+import { argValue, type Bound } from "./signatures.js";
+
+export const SLOT_TYPES: ReadonlyMap<string, SlotType> = new Map([
+  ["string", SlotType.String], ["number", SlotType.Number], ["bool", SlotType.Bool],
+  ["datetime", SlotType.Datetime], ["date", SlotType.Date], ["list", SlotType.List], ["object", SlotType.Object],
+]);
+
+/** Words that mean something else inside bounds and argument sources. */
+const RESERVED = new Set(["call", "new", "result", "now", "true", "false", "null", "and", "or", "not", "in"]);
+
+export const NONE_LOSS = "none";
+
+export class Declarations {
+  private readonly pendingTools: { decl: ToolDecl; bound: Bound }[] = [];
+
+  constructor(private readonly ctx: Context, readonly model: Model) {
+    model.lossClasses.set(NONE_LOSS, { name: NONE_LOSS, weight: 0, index: 0, node: null });
+  }
+
+  declare(stmt: Statement, bound: Bound): void {
+    switch (stmt.name) {
+      case "slot_definition": return this.slot(bound);
+      case "loss_class_definition": return this.lossClass(bound);
+      case "sink_definition": return this.sink(bound);
+      case "tool": return this.tool(bound);
+      case "read_only": return this.readOnly(bound);
+      default: return;
+    }
+  }
+
+  /** Resolves what declarations may name in any order: the entities of `tool(...)` options. */
+  finish(): void {
+    for (const { decl, bound } of this.pendingTools) this.resolveTool(decl, bound);
+  }
+
+  private slot(b: Bound): void {
+    const entityExpr = argValue(b, "entity");
+    const slotExpr = argValue(b, "slot");
+    const typeExpr = argValue(b, "type");
+    const entity = readIdent(this.ctx, entityExpr, "an entity name");
+    const slot = readIdent(this.ctx, slotExpr, "a slot name");
+    const typeName = readIdent(this.ctx, typeExpr, "a slot type");
+    if (entity !== null && this.reserved(entity, entityExpr!)) return;
+    if (slot !== null && this.reserved(slot, slotExpr!)) return;
+    const type = typeName === null ? undefined : SLOT_TYPES.get(typeName);
+    if (typeName !== null && type === undefined) {
+      this.ctx.report("unknown-slot-type", `unknown slot type ${q(typeName)}`, typeExpr!,
+        didYouMean(typeName, SLOT_TYPES.keys(), "slot types are string, number, bool, datetime, date, list and object"));
+    }
+    if (entity === null || slot === null || type === undefined) return;
+    const key = `${entity}.${slot}`;
+    if (this.model.slots.has(key)) {
+      this.duplicate(`slot \`${key}\``, slotExpr!);
+      return;
+    }
+    const m = this.model;
+    let ent = m.entities.get(entity);
+    if (ent === undefined) {
+      ent = { name: entity, index: m.entities.size, node: entityExpr! };
+      m.entities.set(entity, ent);
+    }
+    m.slots.set(key, { name: slot, entity: ent.index, type, index: m.slots.size, node: slotExpr! });
+  }
+
+  private lossClass(b: Bound): void {
+    const nameExpr = argValue(b, "name");
+    const name = readIdent(this.ctx, nameExpr, "a loss class name");
+    const weight = readLossWeight(this.ctx, argValue(b, "weight"));
+    if (name === null) return;
+    if (this.model.lossClasses.has(name)) {
+      this.duplicate(`loss class ${q(name)}`, nameExpr!, name === NONE_LOSS ? "`none` (weight 0) is predeclared" : undefined);
+      return;
+    }
+    // Declared even when its weight is wrong, so its uses do not report it unknown as well.
+    const m = this.model;
+    m.lossClasses.set(name, { name, weight: weight ?? 0, index: m.lossClasses.size, node: nameExpr! });
+  }
+
+  private sink(b: Bound): void {
+    const nameExpr = argValue(b, "name");
+    const name = readIdent(this.ctx, nameExpr, "a sink name");
+    const externalExpr = argValue(b, "external");
+    const external = externalExpr === undefined ? true : readBool(this.ctx, externalExpr, "`external`");
+    if (name === null) return;
+    if (this.model.sinks.has(name)) {
+      this.duplicate(`sink ${q(name)}`, nameExpr!);
+      return;
+    }
+    const m = this.model;
+    m.sinks.set(name, { name, external: external ?? true, index: m.sinks.size, node: nameExpr! });
+  }
+
+  private tool(b: Bound): void {
+    const nameExpr = argValue(b, "name");
+    const name = readIdent(this.ctx, nameExpr, "a tool name");
+    if (name === null) return;
+    const decl = this.addTool(name, nameExpr!, false);
+    if (decl !== null) this.pendingTools.push({ decl, bound: b });
+  }
+
+  private readOnly(b: Bound): void {
+    for (const arg of b.positional) {
+      const name = readIdent(this.ctx, arg.value, "a tool name");
+      if (name !== null) this.addTool(name, arg.value, true);
+    }
+  }
+
+  private addTool(name: string, node: Node, readOnly: boolean): ToolDecl | null {
+    const m = this.model;
+    if (m.tools.has(name)) {
+      this.duplicate(`tool ${q(name)}`, node, "a tool is declared once, either with `tool(...)` or in `read_only(...)`");
+      return null;
+    }
+    if (m.tools.size >= this.ctx.limits.tools) {
+      if (m.tools.size === this.ctx.limits.tools) {
+        this.ctx.report("limit-exceeded", `more than ${this.ctx.limits.tools} tools`, node);
+      }
+      m.tools.set(name, this.newTool(name, -1, node, readOnly)); // counted, so the report is made once
+      return null;
+    }
+    const decl = this.newTool(name, m.tools.size, node, readOnly);
+    m.tools.set(name, decl);
+    return decl;
+  }
+
+  private newTool(name: string, index: number, node: Node, readOnly: boolean): ToolDecl {
+    return {
+      name, index, readOnly, actsOn: -1, keyArg: null, creates: -1, newKey: null, node,
+      operands: [], operandIndex: new Map(), untypedArgs: new Set(),
+    };
+  }
+
+  private resolveTool(decl: ToolDecl, b: Bound): void {
+    const actsOnExpr = argValue(b, "acts_on");
+    const createsExpr = argValue(b, "creates");
+    const keyExpr = argValue(b, "key");
+    const newKeyExpr = argValue(b, "new_key");
+    decl.actsOn = this.entityRef(actsOnExpr);
+    decl.creates = this.entityRef(createsExpr);
+    const key = readDotted(this.ctx, keyExpr, "the argument naming the entity");
+    const newKey = readDotted(this.ctx, newKeyExpr, "the result field holding the new id");
+    if (keyExpr !== undefined && actsOnExpr === undefined) {
+      this.ctx.report("invalid-option", "`key` needs `acts_on`: it names the argument identifying that entity", keyExpr);
+    }
+    if (newKeyExpr !== undefined && createsExpr === undefined) {
+      this.ctx.report("invalid-option", "`new_key` needs `creates`: it names the result field holding the new id", newKeyExpr);
+    }
+    // Conventions: a tool acting on `order` names it by `order_id`; a created entity's id is `id`.
+    if (decl.actsOn >= 0) decl.keyArg = key ?? `${readIdentQuiet(actsOnExpr)}_id`;
+    if (decl.creates >= 0) decl.newKey = newKey ?? "id";
+  }
+
+  private entityRef(e: Expr | undefined): number {
+    const name = readIdent(this.ctx, e, "an entity name");
+    if (name === null) return -1;
+    const ent = this.model.entities.get(name);
+    if (ent === undefined) {
+      this.ctx.report("unknown-entity", `unknown entity ${q(name)}`, e!,
+        didYouMean(name, this.model.entities.keys(), "an entity is declared by its slots: `slot_definition(entity, slot, type).`"));
+      return -1;
+    }
+    return ent.index;
+  }
+
+  private reserved(name: string, node: Node): boolean {
+    if (!RESERVED.has(name)) return false;
+    this.ctx.report("reserved-name", `${q(name)} is reserved`, node);
+    return true;
+  }
+
+  private duplicate(what: string, node: Node, help?: string): void {
+    this.ctx.report("duplicate-declaration", `${what} is declared twice`, node, help);
+  }
+}
+
+function readIdentQuiet(e: Expr | undefined): string {
+  return e !== undefined && e.kind === "ident" ? e.name : "";
+}
