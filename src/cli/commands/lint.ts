@@ -1,4 +1,81 @@
 import type { CAC } from "cac";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { decodeBlob } from "../../blob/index.js";
+import { compile, formatDiagnostic } from "../../compiler/index.js";
+import { lintOntology, parseManifest, type LintReport, type ToolSide } from "../../lint/index.js";
+import type { OntologyTables } from "../../ontology/tables.js";
 
-// Placeholder until the owning issue lands: registers nothing, so `polar lint` is not offered.
-export function register(_cli: CAC): void {}
+// `polar lint --ontology FILE --tools MANIFEST`: tools the manifest has and the ontology does not (and
+// the reverse), and tools the two classify differently. Exit 0 when clean (warnings allowed), 1 when a
+// finding is an error, 2 when an input cannot be read.
+
+interface LintFlags {
+  ontology?: string;
+  tools?: string;
+  side?: string;
+  json?: boolean;
+}
+
+class UsageError extends Error {}
+
+function readOntology(file: string): OntologyTables {
+  const bytes = readFileSync(file);
+  if (file.endsWith(".blob")) return decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const text = bytes.toString("utf8");
+  const r = compile(text, { name: basename(file) });
+  if (!r.ok) {
+    const shown = r.diagnostics.filter((d) => d.severity === "error").map((d) => formatDiagnostic(d, text, file));
+    throw new UsageError(`\`${file}\` does not compile\n${shown.join("\n")}`);
+  }
+  return r.tables;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new UsageError(`cannot read \`${file}\` as JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function sideFlag(v: string | undefined): ToolSide | undefined {
+  if (v === undefined || v === "all") return undefined;
+  if (v === "agent" || v === "user") return v;
+  throw new UsageError(`\`--side\` is \`agent\`, \`user\` or \`all\`, got \`${v}\``);
+}
+
+function printText(report: LintReport, ontology: string, tools: string): void {
+  for (const f of report.findings) process.stdout.write(`${f.severity}[${f.code}]: ${f.message}\n`);
+  const clean = report.errors === 0 ? "clean" : "not clean";
+  process.stdout.write(
+    `lint ${basename(ontology)} against ${basename(tools)}: ${report.checked} tools checked, ` +
+      `${report.errors} error${report.errors === 1 ? "" : "s"}, ${report.warnings} warning${report.warnings === 1 ? "" : "s"} (${clean})\n`,
+  );
+}
+
+export function register(cli: CAC): void {
+  cli
+    .command("lint", "Check an ontology against a τ²-bench tool manifest (tools JSON, tool_defs or results file)")
+    .option("--ontology <file>", "ontology source (.polar) or compiled blob (.blob)")
+    .option("--tools <file>", "tool manifest: tools/<domain>.json, a tool_defs block, or a results file")
+    .option("--side <side>", "manifest tools to check: agent, user or all (default all)")
+    .option("--json", "print the report as JSON")
+    .action((flags: LintFlags) => {
+      try {
+        if (!flags.ontology || !flags.tools) throw new UsageError("`polar lint` needs `--ontology FILE` and `--tools MANIFEST`");
+        const side = sideFlag(flags.side);
+        const tables = readOntology(flags.ontology);
+        const manifest = parseManifest(readJson(flags.tools));
+        const report = lintOntology(tables, manifest, { side });
+        if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report }, null, 2) + "\n");
+        else printText(report, flags.ontology, flags.tools);
+        process.exitCode = report.errors > 0 ? 1 : 0;
+      } catch (err) {
+        const e = err as Error & { code?: string; help?: string };
+        const code = e.code ? `[${e.code}]` : "";
+        process.stderr.write(`polar lint${code}: ${e.message}\n${e.help ? `  help: ${e.help}\n` : ""}`);
+        process.exitCode = 2;
+      }
+    });
+}
