@@ -93,7 +93,8 @@ export function armTrap(afterCalls: i32): void {
   trapAt = afterCalls;
 }
 
-/** Traps once, when an armed verdict's walk has looked at `trapAt` calls (or at its end, if fewer). */
+/** Traps once, when an armed verdict's walk has looked at `trapAt` calls, or, for a verdict that ends
+ * sooner, while it writes its output record (atEnd): every armed verdict traps part-way. */
 @inline function faultPoint(walked: i32, atEnd: bool): void {
   if (trapAt >= 0 && (walked >= trapAt || atEnd)) {
     trapAt = -1;
@@ -141,6 +142,7 @@ export function armTrap(afterCalls: i32): void {
 
 function writeHead(status: i32, reason: i32, bCall: i32, bEdge: i32, bTool: i32, nodes: u32): i32 {
   store<i32>(OUTPUT + OUT_STATUS, status);
+  faultPoint(0, true);
   store<i32>(OUTPUT + OUT_REASON, reason);
   store<i32>(OUTPUT + OUT_COMPLETE, 0);
   store<i32>(OUTPUT + OUT_PHI, 0);
@@ -421,6 +423,5 @@ export function runVerdict(): i32 {
     setI32At(LEVEL_KEY, m, load<i32>(callRec(i) + CALL_TARGET_KEY));
     m++;
   }
-  faultPoint(n, true);
   return search(m, load<i32>(INPUT + IN_TAU), load<u32>(INPUT + IN_MAX_NODES));
 }

@@ -2,7 +2,7 @@
 // just the header and the sections the WebAssembly core reads, the core builds (compiled on demand
 // when a source is newer than build/), and a runner that writes one input record and reads the output.
 import { execSync } from "node:child_process";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -87,9 +87,34 @@ function isFresh(): boolean {
   });
 }
 
+const LOCK = join(ROOT, "build/.core-build-lock");
+
+/** Rebuilds the cores when a source is newer. Test files run in parallel workers, so one builds
+ * under a lock directory while the others wait for it. */
+function ensureBuilt(): void {
+  const deadline = Date.now() + 300_000;
+  while (!isFresh()) {
+    mkdirSync(join(ROOT, "build"), { recursive: true });
+    let mine = false;
+    try {
+      mkdirSync(LOCK);
+      mine = true;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`core build lock held too long: remove ${LOCK}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+      continue;
+    }
+    try {
+      if (!isFresh()) execSync("npm run build:wasm", { cwd: ROOT, stdio: "pipe" });
+    } finally {
+      if (mine) rmdirSync(LOCK);
+    }
+  }
+}
+
 /** The bytes of a core build, rebuilding all three first when a source is newer. */
 export function wasmBytes(build: Build): Uint8Array<ArrayBuffer> {
-  if (!isFresh()) execSync("npm run build:wasm", { cwd: ROOT, stdio: "pipe" });
+  ensureBuilt();
   return new Uint8Array(readFileSync(join(ROOT, FILES[build])));
 }
 

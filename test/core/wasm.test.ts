@@ -1,0 +1,218 @@
+// The host binding: instantiation from every source kind, the ABI handshake, blob loading and memory
+// growth, bad blobs and bad input records answered with a status (never a trap), stale backends.
+import binaryen from "binaryen";
+import { describe, expect, it } from "vitest";
+import {
+  ABI_VERSION,
+  BLOB_HEADER_SIZE,
+  EDGE_PROGRAM,
+  EDGE_SIZE,
+  INPUT_SIZE,
+  IN_OPERANDS,
+  MAX_CALLS,
+  MAX_OPERANDS,
+  OUTPUT_SIZE,
+  OUT_STATUS,
+  Reason,
+  SECTION_ENTRY_SIZE,
+  Section,
+  Status,
+  Tier,
+} from "../../src/abi.js";
+import { outputBytes, readOutput, tierFlags, writeCall, writeHeader, writeOperand } from "../../src/core/record.js";
+import { CoreError, instantiateCore, instantiateCoreSync, type CoreInstance } from "../../src/core/wasm.js";
+import { createReferenceBackend } from "../../src/reference/index.js";
+import { coreModule, encodeCoreBlob, newCore, num, run, TablesBuilder, wasmBytes } from "./fixtures.js";
+
+function small() {
+  const b = new TablesBuilder();
+  const t1 = b.tool("set_address", { actsOn: 0 });
+  b.edge(t1, { tier: Tier.T1, weight: 950000 });
+  const t2 = b.tool("with_operands", { actsOn: 0, operands: 2 });
+  b.edge(t2, { tier: Tier.T3, weight: 900000, lossWeight: 100000 });
+  return { tables: b.build(), t1, t2 };
+}
+const s = small();
+const blob = encodeCoreBlob(s.tables);
+
+function fakeCore(body: string): Uint8Array<ArrayBuffer> {
+  const m = binaryen.parseText(`(module (memory (export "memory") 1) ${body})`);
+  const bytes = m.emitBinary();
+  m.dispose();
+  return new Uint8Array(bytes);
+}
+
+function codeOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(CoreError);
+    return (e as CoreError).code;
+  }
+  return undefined;
+}
+
+async function asyncCodeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(CoreError);
+    return (e as CoreError).code;
+  }
+  return undefined;
+}
+
+function expectWorks(core: CoreInstance): void {
+  const out = run(core.load(blob), [{ tool: s.t1 }]);
+  expect(out).toMatchObject({ status: Status.Ok, reason: Reason.Ok, phi: 950000 });
+}
+
+describe("instantiation and the ABI handshake", () => {
+  it("exports the host's ABI version", () => {
+    expect(newCore().exports.abi_version()).toBe(ABI_VERSION);
+  });
+
+  it("instantiates from a module, bytes, a Response and a promised Response", async () => {
+    const bytes = wasmBytes("release");
+    expectWorks(await instantiateCore(coreModule("release")));
+    expectWorks(await instantiateCore(bytes));
+    expectWorks(await instantiateCore(bytes.buffer));
+    expectWorks(await instantiateCore(new Response(bytes, { headers: { "content-type": "application/wasm" } })));
+    expectWorks(await instantiateCore(Promise.resolve(new Response(bytes))));
+    expectWorks(instantiateCoreSync(bytes));
+  });
+
+  it("refuses a module with another ABI version", async () => {
+    const other = fakeCore(
+      `(func (export "abi_version") (result i32) i32.const ${ABI_VERSION + 1})
+       (func (export "input_ptr") (result i32) i32.const 0)
+       (func (export "output_ptr") (result i32) i32.const 0)
+       (func (export "blob_ptr") (result i32) i32.const 0)
+       (func (export "load") (param i32 i32) (result i32) i32.const 0)
+       (func (export "verdict") (result i32) i32.const 0)`,
+    );
+    expect(codeOf(() => instantiateCoreSync(other))).toBe("core-abi-mismatch");
+    expect(await asyncCodeOf(instantiateCore(other))).toBe("core-abi-mismatch");
+  });
+
+  it("refuses a module that is not a core", () => {
+    expect(codeOf(() => instantiateCoreSync(fakeCore(`(func (export "abi_version") (result i32) i32.const 1)`)))).toBe(
+      "core-missing-export",
+    );
+  });
+});
+
+describe("memory and loading", () => {
+  it("lays out input, output and blob without overlap; the blob is 8-aligned", () => {
+    const ex = newCore().exports;
+    const input = ex.input_ptr();
+    const output = ex.output_ptr();
+    const blobAt = ex.blob_ptr();
+    expect(input + INPUT_SIZE <= output || output + OUTPUT_SIZE <= input).toBe(true);
+    expect(blobAt).toBeGreaterThanOrEqual(Math.max(input + INPUT_SIZE, output + OUTPUT_SIZE));
+    expect(blobAt % 8).toBe(0);
+  });
+
+  it("the records are views into the core's memory, cached across verdicts", () => {
+    const core = newCore();
+    const backend = core.load(blob);
+    const view = backend.inputView();
+    expect(view.buffer).toBe(core.exports.memory.buffer);
+    expect(view.byteOffset).toBe(core.exports.input_ptr());
+    run(backend, [{ tool: s.t1 }]);
+    expect(backend.inputView()).toBe(view);
+    expect(backend.run().byteOffset).toBe(core.exports.output_ptr());
+  });
+
+  it("verdict before load answers not_loaded", () => {
+    const ex = newCore().exports;
+    expect(ex.verdict()).toBe(Status.NotLoaded);
+    expect(new DataView(ex.memory.buffer).getInt32(ex.output_ptr() + OUT_STATUS, true)).toBe(Status.NotLoaded);
+  });
+
+  it("a second load replaces the blob and retires the earlier backend", () => {
+    const core = newCore();
+    const first = core.load(blob);
+    const second = core.load(blob);
+    expect(codeOf(() => first.run())).toBe("core-stale-backend");
+    expect(run(second, [{ tool: s.t1 }]).reason).toBe(Reason.Ok);
+  });
+});
+
+describe("bad blobs are refused with core-bad-blob and leave the core unloaded", () => {
+  const corrupt = (edit: (v: DataView, bytes: Uint8Array) => void): Uint8Array => {
+    const bytes = blob.slice();
+    edit(new DataView(bytes.buffer), bytes);
+    return bytes;
+  };
+  const sectionEntry = (v: DataView, id: number): number => {
+    for (let i = 0; ; i++) {
+      const at = BLOB_HEADER_SIZE + i * SECTION_ENTRY_SIZE;
+      if (v.getUint32(at, true) === id) return at;
+    }
+  };
+  const cases: [string, Uint8Array][] = [
+    ["bad magic", corrupt((v) => v.setUint32(0, 0x12345678, true))],
+    ["other ABI version", corrupt((v) => v.setUint16(4, ABI_VERSION + 1, true))],
+    ["truncated", blob.slice(0, blob.length - 8)],
+    ["shorter than a header", blob.slice(0, 40)],
+    ["section past the end", corrupt((v) => v.setUint32(sectionEntry(v, Section.Edges) + 8, 1 << 20, true))],
+    ["missing section", corrupt((v) => v.setUint32(sectionEntry(v, Section.Code), 99, true))],
+    ["edge program out of range", corrupt((v) => {
+      const edges = v.getUint32(sectionEntry(v, Section.Edges) + 4, true);
+      v.setInt32(edges + EDGE_PROGRAM, 5, true);
+    })],
+    ["edge tier out of range", corrupt((v) => v.setUint8(v.getUint32(sectionEntry(v, Section.Edges) + 4, true) + EDGE_SIZE, 9))],
+    ["CSR rows decreasing", corrupt((v) => v.setUint32(v.getUint32(sectionEntry(v, Section.EdgeOffsets) + 4, true) + 4, 7, true))],
+  ];
+  for (const [name, bytes] of cases) {
+    it(name, () => {
+      const core = newCore();
+      core.load(blob);
+      expect(codeOf(() => core.load(bytes))).toBe("core-bad-blob");
+      expect(core.exports.verdict()).toBe(Status.NotLoaded);
+    });
+  }
+});
+
+describe("bad input records answer bad_input, never trap", () => {
+  const core = newCore("debug");
+  const backend = core.load(blob);
+  const reference = createReferenceBackend(s.tables);
+
+  function badInput(name: string, write: (v: DataView) => void): void {
+    it(name, () => {
+      for (const b of [backend, reference]) {
+        const v = b.inputView();
+        writeHeader(v, { nCalls: 1, tau: 800000, flags: tierFlags(["T1", "T2", "T3"], true), maxNodes: 1000, now: 0n, maxDepth: 64, nOperands: 2 });
+        writeCall(v, 0, s.t2, true, 0, 0);
+        writeOperand(v, 0, 3, 1n);
+        writeOperand(v, 1, 3, 2n);
+        write(v);
+        expect(readOutput(b.run()).status).toBe(Status.BadInput);
+      }
+      expect(outputBytes(backend.run())).toEqual(outputBytes(reference.run()));
+      // The instance keeps serving.
+      expect(run(backend, [{ tool: s.t1 }]).reason).toBe(Reason.Ok);
+    });
+  }
+
+  badInput("nCalls > MAX_CALLS", (v) => writeHeader(v, { nCalls: MAX_CALLS + 1, tau: 0, flags: 31, maxNodes: 1, now: 0n, maxDepth: 999, nOperands: 2 }));
+  badInput("nOperands > MAX_OPERANDS", (v) => v.setUint32(28, MAX_OPERANDS + 1, true));
+  badInput("tool index = tool count", (v) => writeCall(v, 0, s.tables.tools.length, true, 0, 0));
+  badInput("tool index -2", (v) => writeCall(v, 0, -2, true, 0, 0));
+  badInput("operands past the operand count", (v) => writeCall(v, 0, s.t2, true, 0, 1));
+  badInput("operand start near 2^32", (v) => writeCall(v, 0, s.t2, true, 0, 0xffffffff));
+  badInput("operand tag out of range", (v) => v.setInt32(IN_OPERANDS + 16, 5, true));
+  badInput("negative operand tag", (v) => v.setInt32(IN_OPERANDS, -1, true));
+
+  it("a valid record with the same fields is fine", () => {
+    expect(run(backend, [{ tool: s.t2, operands: [num(1), num(2)] }]).status).toBe(Status.Ok);
+  });
+});
+
+describe("size", () => {
+  it("the release core stays well under 16 KiB", () => {
+    expect(wasmBytes("release").length).toBeLessThan(16 * 1024);
+  });
+});
