@@ -15,7 +15,8 @@ export const FIXED_ONE = 1000000;
 
 // ---------------------------------------------------------------------------------------------------
 // Blob: header, then a section table, then sections. All section offsets are from the blob start and
-// 8-byte aligned. The digest covers every byte after the digest field.
+// 8-byte aligned. The digest covers every byte of the blob except the digest field itself (so the
+// source hash is covered too): SHA-256 of bytes [0, HDR_BLOB_DIGEST) followed by [BLOB_DIGEST_FROM, total_len).
 export const BLOB_MAGIC = 0x4f524c50; // "PLRO" read as a little-endian u32
 export const BLOB_FORMAT_VERSION = 1;
 export const BLOB_HEADER_SIZE = 96;
@@ -25,7 +26,7 @@ export const HDR_FORMAT_VERSION = 6; // u16
 export const HDR_TOTAL_LEN = 8; //     u32 whole blob length in bytes
 export const HDR_SECTION_COUNT = 12; // u32
 export const HDR_SOURCE_SHA256 = 16; // 32 bytes: SHA-256 of the ontology source text (UTF-8)
-export const HDR_BLOB_DIGEST = 48; //  32 bytes: SHA-256 of bytes [BLOB_DIGEST_FROM, total_len)
+export const HDR_BLOB_DIGEST = 48; //  32 bytes: SHA-256 of [0, 48) ++ [BLOB_DIGEST_FROM, total_len)
 export const BLOB_DIGEST_FROM = 80;
 export const HDR_COMPILER_VERSION = 80; // u32 string index
 export const HDR_FLAGS = 84; //        u32 reserved, 0
