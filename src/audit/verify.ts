@@ -1,0 +1,215 @@
+// Replaying a decision log: every record is re-derived from the record alone (its call, forward
+// sequence, recorded Layer B reads, user messages, model answers and configuration) against the
+// ontology named by its hash, and every derived field is compared with what the record says.
+import type { StateView } from "../core/types.js";
+import { createVerifier, type Verifier } from "../core/verifier.js";
+import { blobDigestHex, decodeBlob } from "../blob/index.js";
+import type { OntologyTables } from "../ontology/tables.js";
+import { createReferenceBackend } from "../reference/index.js";
+import { canonicalJson } from "../projection/canonical.js";
+import { ENGINE_VERSION } from "../version.js";
+import { DEFAULT_CONSENT_DETECTOR_ID, defaultConsentDetector, type ConsentDetector } from "../policies/consent.js";
+import { BUILTIN_POLICIES } from "../policies/index.js";
+import type { DecisionPolicy } from "../policies/types.js";
+import type { TargetState } from "../policies/classifier.js";
+import { configHash, resolveConfig, tauFixed, type EffectiveConfig } from "../guard/config.js";
+import { DECISION_FORMAT, type Decision } from "../guard/decision.js";
+import { describeError } from "../guard/errors.js";
+import { evaluate, type ModelAnswers } from "../guard/evaluate.js";
+import type { BackendFactory } from "../guard/guard.js";
+import { ReplayView, readsDigest, type Read } from "../guard/reads.js";
+import { splitJsonl } from "./jsonl.js";
+
+export interface Mismatch {
+  /** 1-based line number in the log. */
+  line: number;
+  field: string;
+  expected: unknown; // what the replay derived
+  actual: unknown; // what the record says
+}
+
+export interface VerifyOptions {
+  /** Ontologies by hash (blobDigestHex): blob bytes, or decoded tables. A blob's hash is checked. */
+  ontologies: Record<string, Uint8Array | OntologyTables> | Array<Uint8Array>;
+  /** Default: the TypeScript reference backend. */
+  backend?: BackendFactory;
+  /** Custom policies by name (veto, escalate and advisory are built in). */
+  policies?: Record<string, DecisionPolicy>;
+  /** Custom consent detectors by id (the default detector is built in). */
+  consentDetectors?: Record<string, ConsentDetector>;
+  /** Refuse records written by another engine version (default true). */
+  strictEngineVersion?: boolean;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  /** Records read. */
+  total: number;
+  /** Records re-derived with every field equal. */
+  verified: number;
+  mismatches: Mismatch[];
+  /** Records that failed closed because the backend itself failed (e.g. a trap): the replay cannot
+   * reproduce a transient fault, so they are listed, not counted as mismatches. They never approve. */
+  transient: number[];
+}
+
+interface Engine {
+  tables: OntologyTables;
+  verifier: Verifier;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function same(a: unknown, b: unknown): boolean {
+  try {
+    return canonicalJson(a ?? null) === canonicalJson(b ?? null);
+  } catch {
+    return false;
+  }
+}
+
+/** Compared one by one so a report names exactly what differs. */
+const DERIVED_FIELDS = [
+  "route", "approved", "admissible", "reason", "detail", "verdict", "targets", "classification", "message",
+  "refusal", "question", "consent", "reads", "stateDigest",
+] as const;
+
+export function verifyAuditLog(input: string | Iterable<string>, options: VerifyOptions): VerifyReport {
+  const lines = typeof input === "string" ? splitJsonl(input) : [...input].map((text, i) => ({ line: i + 1, text })).filter((l) => l.text.trim() !== "");
+  const factory: BackendFactory = options.backend ?? ((t) => createReferenceBackend(t));
+  const sources = new Map<string, { tables: OntologyTables; blob: Uint8Array | null }>();
+  const addBlob = (blob: Uint8Array): void => {
+    sources.set(blobDigestHex(blob), { tables: decodeBlob(blob), blob });
+  };
+  if (Array.isArray(options.ontologies)) {
+    for (const b of options.ontologies) addBlob(b);
+  } else {
+    for (const [hash, o] of Object.entries(options.ontologies)) {
+      if (o instanceof Uint8Array) {
+        const digest = blobDigestHex(o);
+        if (digest !== hash) throw new Error(`ontology given for hash \`${hash}\` has hash \`${digest}\``);
+        addBlob(o);
+      } else {
+        sources.set(hash, { tables: o, blob: null });
+      }
+    }
+  }
+  const engines = new Map<string, Engine>();
+  const engineFor = (hash: string): Engine | null => {
+    let e = engines.get(hash);
+    if (e === undefined) {
+      const src = sources.get(hash);
+      if (src === undefined) return null;
+      e = { tables: src.tables, verifier: createVerifier(src.tables, factory(src.tables, src.blob)) };
+      engines.set(hash, e);
+    }
+    return e;
+  };
+
+  const mismatches: Mismatch[] = [];
+  const transient: number[] = [];
+  let verified = 0;
+  for (const { line, text } of lines) {
+    const found: Mismatch[] = [];
+    const miss = (field: string, expected: unknown, actual: unknown): void => {
+      found.push({ line, field, expected, actual });
+    };
+    let rec: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (!isRecord(parsed)) throw new Error("not an object");
+      rec = parsed;
+    } catch (e) {
+      mismatches.push({ line, field: "json", expected: "a decision record", actual: describeError(e) });
+      continue;
+    }
+    try {
+      if (rec.format !== DECISION_FORMAT) miss("format", DECISION_FORMAT, rec.format);
+      replay(rec as unknown as Decision, miss, transient, line);
+    } catch (e) {
+      miss("record", "a replayable decision record", describeError(e));
+    }
+    if (found.length === 0) verified++;
+    mismatches.push(...found);
+  }
+  return { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient };
+
+  function replay(rec: Decision, miss: (f: string, e: unknown, a: unknown) => void, transientLines: number[], line: number): void {
+    if ((options.strictEngineVersion ?? true) && rec.engineVersion !== ENGINE_VERSION) miss("engineVersion", ENGINE_VERSION, rec.engineVersion);
+    const engine = engineFor(String(rec.ontologyHash));
+    if (engine === null) {
+      miss("ontologyHash", "an ontology given to the verifier", rec.ontologyHash);
+      return;
+    }
+    // The configuration must be one the guard could have run with, and hash to the recorded hash.
+    const c = rec.config as EffectiveConfig;
+    const config = resolveConfig({ ...c, env: undefined });
+    if (!same(config, c)) miss("config", config, c);
+    const hash = configHash(config);
+    if (hash !== rec.configHash) miss("configHash", hash, rec.configHash);
+    if (rec.scope !== config.scope) miss("scope", config.scope, rec.scope);
+    if (rec.policy !== config.policy) miss("policy", config.policy, rec.policy);
+    const policy = (BUILTIN_POLICIES as Record<string, DecisionPolicy>)[config.policy] ?? options.policies?.[config.policy];
+    if (policy === undefined) {
+      miss("policy", "a known policy", config.policy);
+      return;
+    }
+    const detector = config.consentDetector === DEFAULT_CONSENT_DETECTOR_ID ? defaultConsentDetector : options.consentDetectors?.[config.consentDetector];
+    if (detector === undefined) {
+      miss("consentDetector", "a known consent detector", config.consentDetector);
+      return;
+    }
+    // Recorded digests must match the recorded reads (an edited value shows up here).
+    const reads = (Array.isArray(rec.reads) ? rec.reads : []) as Read[];
+    if (readsDigest(reads) !== rec.stateDigest) miss("stateDigest", readsDigest(reads), rec.stateDigest);
+    const targets = Array.isArray(rec.targets) ? rec.targets : null;
+    targets?.forEach((t, i) => {
+      if (readsDigest(t.reads) !== t.stateDigest) miss(`targets[${i}].stateDigest`, readsDigest(t.reads), t.stateDigest);
+    });
+    const model: ModelAnswers = {
+      classification: rec.classification ?? null,
+      targets: targets === null ? null : targets.map((t): TargetState => ({ label: t.label, assertions: t.assertions })),
+      error: rec.reason === "internal_error" && typeof rec.detail === "string" && rec.detail.startsWith("model: ") ? rec.detail : null,
+    };
+    const view = new ReplayView(reads);
+    const targetViews: ReplayView[] = [];
+    const ev = evaluate({
+      tables: engine.tables,
+      verifier: engine.verifier,
+      config,
+      policy,
+      detector,
+      call: rec.call,
+      forward: Array.isArray(rec.forward) ? rec.forward : [],
+      state: view as StateView,
+      userMessages: Array.isArray(rec.userMessages) ? rec.userMessages : [],
+      model,
+      targetView: (i) => {
+        const v = new ReplayView(targets?.[i]?.reads ?? []);
+        targetViews.push(v);
+        return v;
+      },
+    });
+    if (ev.backendFailed) {
+      // The replay's own backend failed: rebuild it for the next record and report this one.
+      engines.delete(String(rec.ontologyHash));
+      miss("backend", "a working backend", ev.detail);
+      return;
+    }
+    const transientFault = rec.reason === "internal_error" && model.error === null && ev.reason !== "internal_error";
+    if (transientFault) {
+      // A backend fault at decision time: the record must fail closed; nothing more can be re-derived.
+      if (rec.approved && rec.route !== "AdvisoryPassthrough") miss("route", "Vetoed (internal_error)", rec.route);
+      transientLines.push(line);
+      return;
+    }
+    const unrecorded = [view, ...targetViews].flatMap((v) => v.unrecorded);
+    if (unrecorded.length > 0) miss("reads", "every value the verdict reads", `missing: ${unrecorded.slice(0, 5).join("; ")}`);
+    const derived = ev as unknown as Record<string, unknown>;
+    const recorded = rec as unknown as Record<string, unknown>;
+    for (const f of DERIVED_FIELDS) if (!same(derived[f], recorded[f])) miss(f, derived[f], recorded[f]);
+    if (rec.tau !== tauFixed(config)) miss("tau", tauFixed(config), rec.tau);
+  }
+}

@@ -1,0 +1,120 @@
+// Tool calls come from a model: anything may arrive. A call is first copied into plain JSON (so the
+// decision record holds exactly what was judged, and later mutation by the caller changes nothing),
+// then checked. Values that are not JSON become `{ "$nonjson": kind }` markers in the copy, and the
+// check reads only the copy, so the audit replay re-derives the same problem from the record alone.
+import type { ExecutedCall, ToolCall } from "../core/types.js";
+
+export const NON_JSON = "$nonjson";
+const MAX_DEPTH = 64;
+const MAX_NODES = 100_000;
+
+function define(obj: Record<string, unknown>, key: string, value: unknown): void {
+  // `__proto__` and friends stay plain data keys.
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function kindOf(v: unknown): string {
+  if (v === undefined) return "undefined";
+  if (typeof v === "number") return "non-finite number";
+  if (typeof v === "object" && v !== null) return `object of class ${(v as object).constructor?.name ?? "unknown"}`;
+  return typeof v;
+}
+
+/** A JSON-only deep copy; what is not JSON is replaced by a `{ "$nonjson": kind }` marker. */
+export function jsonSafe(value: unknown): unknown {
+  let nodes = 0;
+  const stack = new Set<object>();
+  const walk = (v: unknown, depth: number): unknown => {
+    if (++nodes > MAX_NODES) return { [NON_JSON]: "too large" };
+    if (v === null || typeof v === "string" || typeof v === "boolean") return v;
+    if (typeof v === "number") return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : { [NON_JSON]: kindOf(v) };
+    if (typeof v !== "object") return { [NON_JSON]: kindOf(v) };
+    if (depth >= MAX_DEPTH) return { [NON_JSON]: "too deep" };
+    if (stack.has(v)) return { [NON_JSON]: "cycle" };
+    stack.add(v);
+    let out: unknown;
+    try {
+      if (Array.isArray(v)) {
+        const arr: unknown[] = [];
+        for (let i = 0; i < v.length; i++) arr.push(i in v ? walk(v[i], depth + 1) : { [NON_JSON]: "array hole" });
+        out = arr;
+      } else {
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) {
+          out = { [NON_JSON]: kindOf(v) };
+        } else {
+          const obj: Record<string, unknown> = {};
+          for (const k of Object.keys(v)) define(obj, k, walk((v as Record<string, unknown>)[k], depth + 1));
+          out = obj;
+        }
+      }
+    } catch {
+      // A getter that throws, a revoked proxy: not data.
+      out = { [NON_JSON]: "unreadable" };
+    }
+    stack.delete(v);
+    return out;
+  };
+  return walk(value, 0);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The first non-JSON marker inside a JSON-safe value, as `path (kind)`, or null. */
+function firstMarker(v: unknown, path: string): string | null {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const p = firstMarker(v[i], `${path}[${i}]`);
+      if (p !== null) return p;
+    }
+    return null;
+  }
+  if (!isPlainObject(v)) return null;
+  if (Object.prototype.hasOwnProperty.call(v, NON_JSON)) return `${path} (${String(v[NON_JSON])})`;
+  for (const k of Object.keys(v)) {
+    const p = firstMarker(v[k], `${path}.${k}`);
+    if (p !== null) return p;
+  }
+  return null;
+}
+
+export type CallCheck = { ok: true; call: ToolCall } | { ok: false; problem: string };
+
+/** Checks a JSON-safe copy of a call: an object with a non-empty string `name` and a plain-object
+ * `arguments` holding only JSON. */
+export function checkCallShape(safe: unknown, what = "the call"): CallCheck {
+  if (!isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return { ok: false, problem: `${what} is not an object` };
+  if (typeof safe.name !== "string" || safe.name === "") return { ok: false, problem: `${what} has no tool name (\`name\` is not a non-empty string)` };
+  const args = safe.arguments;
+  if (!isPlainObject(args) || Object.prototype.hasOwnProperty.call(args, NON_JSON)) {
+    return { ok: false, problem: `${what} (\`${safe.name}\`): \`arguments\` is not a plain object` };
+  }
+  const marker = firstMarker(args, "arguments");
+  if (marker !== null) return { ok: false, problem: `${what} (\`${safe.name}\`): \`${marker.split(" ")[0]}\` is not JSON ${marker.slice(marker.indexOf(" ") + 1)}` };
+  return { ok: true, call: { name: safe.name, arguments: args } };
+}
+
+/** An executed call as the forward sequence records it: name, arguments, and result/before if known. */
+export function safeExecuted(raw: unknown): unknown {
+  const safe = jsonSafe(raw);
+  if (!isPlainObject(safe)) return safe;
+  const out: Record<string, unknown> = { name: safe.name, arguments: safe.arguments };
+  if (safe.result !== undefined) out.result = safe.result;
+  if (safe.before !== undefined) out.before = safe.before;
+  return out;
+}
+
+export function checkExecuted(safe: unknown, i: number): { ok: true; call: ExecutedCall } | { ok: false; problem: string } {
+  const c = checkCallShape(safe, `forward call ${i}`);
+  if (!c.ok) return c;
+  const s = safe as Record<string, unknown>;
+  const call: ExecutedCall = { name: c.call.name, arguments: c.call.arguments };
+  if (s.result !== undefined) call.result = s.result;
+  if (s.before !== undefined) {
+    if (!isPlainObject(s.before)) return { ok: false, problem: `forward call ${i}: \`before\` is not a plain object` };
+    call.before = s.before;
+  }
+  return { ok: true, call };
+}

@@ -1,0 +1,144 @@
+// The guard's configuration: defaults, ablation switches from an injectable environment reader, and
+// the canonical, hashable record of the effective configuration that every decision carries.
+//
+// Precedence: an explicit config field wins over the environment; the environment only fills fields
+// the config leaves unset. Code that states a value means it; the environment is for flipping an
+// ablation without a code change (the paper's POLAR_ABLATION_TIERS / POLAR_DISABLE_FAIL_CLOSED).
+import { MAX_CALLS } from "../abi.js";
+import { numberToFixed, timeToFixed } from "../core/values.js";
+import type { TierName } from "../core/types.js";
+import { canonicalJson } from "../projection/canonical.js";
+import { sha256Hex } from "../util/sha256.js";
+import { GuardError } from "./errors.js";
+
+export type EnvReader = (name: string) => string | undefined;
+export type Scope = "turn" | "session";
+
+/** The part of the configuration that decides verdicts; recorded in every decision and hashed. */
+export interface EffectiveConfig {
+  tau: number;
+  tiers: TierName[];
+  failClosed: boolean;
+  now: string | number;
+  maxDepth: number;
+  maxNodes: number;
+  scope: Scope;
+  policy: string;
+  consentDetector: string;
+  requestClassifier: string | null;
+  intentParser: string | null;
+}
+
+export const DEFAULT_TAU = 0.8;
+export const DEFAULT_TIERS: readonly TierName[] = ["T1", "T2", "T3"];
+export const DEFAULT_MAX_DEPTH = 64;
+export const DEFAULT_MAX_NODES = 100_000;
+/** τ²-bench's fixed clock; a guard with no `now` uses it so verdicts never depend on the wall clock. */
+export const DEFAULT_NOW = "2024-05-15T15:00:00";
+
+const TIER_ORDER: readonly TierName[] = ["T1", "T2", "T3", "T4", "T5"];
+
+export function parseTiers(text: string, where: string): TierName[] {
+  const names = text.split(",").map((s) => s.trim().toUpperCase()).filter((s) => s !== "");
+  for (const n of names) {
+    if (!TIER_ORDER.includes(n as TierName)) {
+      throw new GuardError("invalid-config", `${where}: unknown tier \`${n}\``, "tiers are T1, T2, T3, T4, T5, comma separated");
+    }
+  }
+  return normalizeTiers(names as TierName[]);
+}
+
+function normalizeTiers(tiers: readonly TierName[]): TierName[] {
+  return TIER_ORDER.filter((t) => tiers.includes(t));
+}
+
+function parseFlag(text: string, where: string): boolean {
+  const t = text.trim().toLowerCase();
+  if (t === "1" || t === "true" || t === "yes" || t === "on") return true;
+  if (t === "0" || t === "false" || t === "no" || t === "off" || t === "") return false;
+  throw new GuardError("invalid-config", `${where}: \`${text}\` is not a boolean`, "use 1 or 0");
+}
+
+export interface VerdictSettings {
+  tau?: number;
+  tiers?: TierName[];
+  failClosed?: boolean;
+  now?: string | number | Date;
+  maxDepth?: number;
+  maxNodes?: number;
+}
+
+export interface ResolveInput extends VerdictSettings {
+  scope: Scope;
+  policy: string;
+  consentDetector: string;
+  requestClassifier: string | null;
+  intentParser: string | null;
+  env?: EnvReader;
+}
+
+function checkTau(tau: unknown): number {
+  if (typeof tau !== "number" || !(tau >= 0 && tau <= 1) || numberToFixed(tau) === null) {
+    throw new GuardError("invalid-config", `tau \`${String(tau)}\` is not a number in [0, 1]`);
+  }
+  return tau;
+}
+
+function checkInt(name: string, v: unknown, max: number): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > max) {
+    throw new GuardError("invalid-config", `${name} \`${String(v)}\` is not an integer in [0, ${max}]`);
+  }
+  return v;
+}
+
+function checkNow(now: unknown): string | number {
+  const value = now instanceof Date ? (Number.isNaN(now.getTime()) ? null : now.toISOString()) : now;
+  if ((typeof value !== "string" && typeof value !== "number") || timeToFixed(value) === null) {
+    throw new GuardError("invalid-config", `now \`${String(now)}\` is not a valid time`, "use an ISO-8601 string, a Date or epoch milliseconds");
+  }
+  return value;
+}
+
+/** The effective configuration: config fields, then the environment, then defaults. */
+export function resolveConfig(input: ResolveInput): EffectiveConfig {
+  const env: EnvReader = input.env ?? (() => undefined);
+  let tiers: TierName[];
+  if (input.tiers !== undefined) {
+    if (!Array.isArray(input.tiers)) throw new GuardError("invalid-config", "tiers must be an array of tier names");
+    tiers = parseTiers(input.tiers.join(","), "config.tiers");
+  } else {
+    const fromEnv = env("POLAR_ABLATION_TIERS");
+    tiers = fromEnv !== undefined && fromEnv.trim() !== "" ? parseTiers(fromEnv, "POLAR_ABLATION_TIERS") : [...DEFAULT_TIERS];
+  }
+  let failClosed: boolean;
+  if (input.failClosed !== undefined) {
+    if (typeof input.failClosed !== "boolean") throw new GuardError("invalid-config", "failClosed must be a boolean");
+    failClosed = input.failClosed;
+  } else {
+    const fromEnv = env("POLAR_DISABLE_FAIL_CLOSED");
+    failClosed = fromEnv === undefined ? true : !parseFlag(fromEnv, "POLAR_DISABLE_FAIL_CLOSED");
+  }
+  return {
+    tau: checkTau(input.tau ?? DEFAULT_TAU),
+    tiers,
+    failClosed,
+    now: checkNow(input.now ?? DEFAULT_NOW),
+    maxDepth: checkInt("maxDepth", input.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_CALLS),
+    maxNodes: checkInt("maxNodes", input.maxNodes ?? DEFAULT_MAX_NODES, 0xffffffff),
+    scope: input.scope,
+    policy: input.policy,
+    consentDetector: input.consentDetector,
+    requestClassifier: input.requestClassifier,
+    intentParser: input.intentParser,
+  };
+}
+
+/** SHA-256 of the canonical JSON of the effective configuration. */
+export function configHash(config: EffectiveConfig): string {
+  return sha256Hex(canonicalJson(config));
+}
+
+/** τ as fixed point (it passed checkTau, so it converts). */
+export function tauFixed(config: EffectiveConfig): number {
+  return Number(numberToFixed(config.tau));
+}

@@ -1,0 +1,103 @@
+// The Layer B values a decision read, and the views that record and replay them. The guard wraps the
+// state in a RecordingView for each check, so whatever the verifier (or the guard's own grounding
+// check) reads is captured; the audit replay answers the same questions from the record alone.
+import type { StateView } from "../core/types.js";
+import { canonicalJson } from "../projection/canonical.js";
+import { sha256Hex } from "../util/sha256.js";
+import type { SlotAssertion } from "../policies/classifier.js";
+
+/** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
+ * slot, `[entity, id, slot]` for a slot that was not asserted. */
+export type Read = [string, string, string | null, unknown?];
+
+function keyOf(entity: string, id: string, slot: string | null): string {
+  return `${entity}\u0000${id}\u0000${slot ?? ""}\u0000${slot === null ? "?" : "."}`;
+}
+
+export class RecordingView implements StateView {
+  private readonly seen = new Map<string, Read>();
+  constructor(private readonly base: StateView) {}
+
+  hasEntity(entity: string, id: string): boolean {
+    const exists = this.base.hasEntity(entity, id) === true;
+    const k = keyOf(entity, id, null);
+    if (!this.seen.has(k)) this.seen.set(k, [entity, id, null, exists]);
+    return exists;
+  }
+
+  slot(entity: string, id: string, slot: string): unknown {
+    const v = this.base.slot(entity, id, slot);
+    const k = keyOf(entity, id, slot);
+    if (!this.seen.has(k)) this.seen.set(k, v === undefined ? [entity, id, slot] : [entity, id, slot, v]);
+    return v;
+  }
+
+  /** The reads in canonical order (entity, id, existence before slots, slot name). */
+  reads(): Read[] {
+    return sortReads([...this.seen.values()]);
+  }
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortReads(reads: Read[]): Read[] {
+  return reads.sort((x, y) =>
+    compareStrings(x[0], y[0]) || compareStrings(x[1], y[1]) || (x[2] === null ? (y[2] === null ? 0 : -1) : y[2] === null ? 1 : compareStrings(x[2], y[2])),
+  );
+}
+
+/** SHA-256 over the canonical JSON of the sorted reads: the decision's Layer B digest. */
+export function readsDigest(reads: readonly Read[]): string {
+  return sha256Hex(canonicalJson(reads));
+}
+
+/** Answers reads from a record; a read the record does not hold is noted (the replay reports it). */
+export class ReplayView implements StateView {
+  private readonly entities = new Map<string, boolean>();
+  private readonly slots = new Map<string, unknown>();
+  readonly unrecorded: string[] = [];
+
+  constructor(reads: readonly Read[]) {
+    for (const r of reads) {
+      if (r[2] === null) this.entities.set(keyOf(r[0], r[1], null), r[3] === true);
+      else this.slots.set(keyOf(r[0], r[1], r[2]), r.length > 3 ? r[3] : undefined);
+    }
+  }
+
+  hasEntity(entity: string, id: string): boolean {
+    const k = keyOf(entity, id, null);
+    const v = this.entities.get(k);
+    if (v === undefined) this.unrecorded.push(`exists ${entity} ${id}`);
+    return v === true;
+  }
+
+  slot(entity: string, id: string, slot: string): unknown {
+    const k = keyOf(entity, id, slot);
+    if (!this.slots.has(k)) this.unrecorded.push(`${entity} ${id} ${slot}`);
+    return this.slots.get(k);
+  }
+}
+
+/** A candidate target state laid over Layer B (the intent parser's proposals). */
+export class OverlayView implements StateView {
+  private readonly entities = new Set<string>();
+  private readonly slots = new Map<string, unknown>();
+
+  constructor(private readonly base: StateView, assertions: readonly SlotAssertion[]) {
+    for (const a of assertions) {
+      this.entities.add(keyOf(a.entity, a.id, null));
+      this.slots.set(keyOf(a.entity, a.id, a.slot), a.value);
+    }
+  }
+
+  hasEntity(entity: string, id: string): boolean {
+    return this.entities.has(keyOf(entity, id, null)) || this.base.hasEntity(entity, id);
+  }
+
+  slot(entity: string, id: string, slot: string): unknown {
+    const k = keyOf(entity, id, slot);
+    return this.slots.has(k) ? this.slots.get(k) : this.base.slot(entity, id, slot);
+  }
+}

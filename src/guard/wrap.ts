@@ -1,0 +1,54 @@
+// wrapTools: put a guard in front of a plain map of tool functions, so integrating an agent is a
+// configuration change. Each wrapped function checks first; a call that may not run returns
+// `{ polar: route, message }` (the refusal or the consent question) instead of running; a call that
+// runs has its result observed (Layer B and, in session scope, the forward sequence).
+import type { Route } from "../policies/types.js";
+import type { Decision } from "./decision.js";
+import type { CheckContext, Guard } from "./guard.js";
+
+export type ToolFunction = (args: Record<string, unknown>) => Promise<unknown>;
+
+/** What a wrapped tool returns instead of running. */
+export interface GuardRefusal {
+  polar: Route;
+  message: string;
+  reason: Decision["reason"];
+  seq: number;
+}
+
+export interface WrapOptions {
+  /** The conversation as it is when a call arrives (user messages for consent; turn-scope calls). */
+  context?: () => CheckContext;
+  /** Sees every decision (logging, metrics, UI). */
+  onDecision?: (decision: Decision) => void;
+}
+
+export function isGuardRefusal(x: unknown): x is GuardRefusal {
+  return typeof x === "object" && x !== null && typeof (x as GuardRefusal).polar === "string" && typeof (x as GuardRefusal).message === "string";
+}
+
+export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, tools: T, options: WrapOptions = {}): T {
+  const out: Record<string, ToolFunction> = {};
+  for (const name of Object.keys(tools)) {
+    const run = tools[name];
+    out[name] = async (args: Record<string, unknown>): Promise<unknown> => {
+      const call = { name, arguments: args };
+      const decision = await guard.checkAsync(call, options.context?.());
+      options.onDecision?.(decision);
+      if (!decision.approved) {
+        return { polar: decision.route, message: decision.message ?? "", reason: decision.reason, seq: decision.seq } satisfies GuardRefusal;
+      }
+      let result: unknown;
+      try {
+        result = await run(args);
+      } catch (e) {
+        // The tool failed: nothing is assumed to have changed, so nothing is recorded.
+        guard.observe(call, undefined, { failed: true });
+        throw e;
+      }
+      guard.observe(call, result);
+      return result;
+    };
+  }
+  return out as T;
+}

@@ -1,0 +1,245 @@
+import { describe, expect, it } from "vitest";
+import { blobDigestHex } from "../../src/blob/index.js";
+import { createGuard, GuardError, readsDigest, safeCreateGuard, type Guard, type GuardOptions } from "../../src/guard/index.js";
+import type { DecisionPolicy } from "../../src/policies/index.js";
+import { ENGINE_VERSION } from "../../src/version.js";
+import { createMemorySink } from "../../src/audit/index.js";
+import { airline, airlineState, NOW, referenceFactory, wasmFactory } from "./helpers.js";
+
+function guard(over: Partial<GuardOptions> = {}): Guard {
+  return createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW }, ...over });
+}
+
+const flights = { name: "update_reservation_flights", arguments: { reservation_id: "R1", flights: [{ flight_number: "HAT099", date: "2024-05-21" }] } };
+const cabin = { name: "update_reservation_cabin", arguments: { reservation_id: "R1", cabin: "business" } };
+const certificate = { name: "send_certificate", arguments: { user_id: "mia", amount: 50 } };
+const voucher = { name: "apply_voucher", arguments: { voucher_id: "V1" } };
+
+describe("guard.check routes", () => {
+  it("passes read-only calls without a search", () => {
+    const d = guard().check({ name: "get_reservation_details", arguments: { reservation_id: "R1" } });
+    expect(d).toMatchObject({ route: "Approved", approved: true, admissible: true, reason: "read_only", verdict: null, reads: [] });
+  });
+
+  it("approves a reversible call with an executable inverse (π with concrete arguments)", () => {
+    const g = guard();
+    const d = g.check(flights);
+    expect(d.route).toBe("Approved");
+    expect(d.reason).toBe("ok");
+    expect(d.verdict?.phi).toBe(990000);
+    expect(d.verdict?.steps[0]).toMatchObject({
+      tool: "update_reservation_flights",
+      annotation: "air.flights",
+      arguments: { reservation_id: "R1", flights: [{ flight_number: "HAT001", date: "2024-05-20" }] },
+    });
+    expect(d.ontologyHash).toBe(blobDigestHex(airline.blob));
+    expect(d.engineVersion).toBe(ENGINE_VERSION);
+    expect(d.stateDigest).toBe(readsDigest(d.reads));
+    expect(d.reads).toContainEqual(["reservation", "R1", null, true]);
+    expect(d.reads).toContainEqual(["reservation", "R1", "status", "confirmed"]);
+    expect(d.configHash).toMatch(/^[0-9a-f]{64}$/u);
+    expect(d.seq).toBe(1);
+    expect(g.check(flights).seq).toBe(2);
+  });
+
+  it("vetoes below τ with a refusal naming the reason and the bottleneck", () => {
+    const d = guard().check(cabin);
+    expect(d).toMatchObject({ route: "Vetoed", approved: false, reason: "below_threshold" });
+    expect(d.verdict?.phi).toBe(700000);
+    expect(d.message).toContain("below_threshold");
+    expect(d.message).toContain("air.cabin");
+    expect(d.refusal).toBe(d.message);
+    // τ is configurable
+    expect(guard({ config: { now: NOW, tau: 0.6 } }).check(cabin).route).toBe("Approved");
+  });
+
+  it("vetoes a bound that does not hold (departure in the past)", () => {
+    const d = guard().check({ name: "update_reservation_flights", arguments: { reservation_id: "R2", flights: [] } });
+    expect(d).toMatchObject({ route: "Vetoed", reason: "bound_violated" });
+  });
+
+  it("vetoes fail-closed tiers (external sink, consumed resource)", () => {
+    expect(guard().check(certificate)).toMatchObject({ route: "Vetoed", reason: "external_side_effect" });
+    expect(guard().check(voucher)).toMatchObject({ route: "Vetoed", reason: "irreversibly_consumes" });
+  });
+
+  it("escalates with a sink-aware question, and approves on consent (English and Korean)", () => {
+    const g = guard({ policy: "escalate" });
+    const q = g.check(certificate, { userMessages: ["Send me a certificate"] });
+    expect(q).toMatchObject({ route: "ConsentEscalated", approved: false });
+    expect(q.question).toBe("`send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)");
+    const v = g.check(voucher, { userMessages: ["use my voucher"] });
+    expect(v.question).toContain("irreversibly consumes `voucher.balance` (loss: `voucher_value`)");
+    const c = g.check(cabin, {});
+    expect(c.question).toBe("`update_reservation_cabin` cannot be safely undone by me (reason `below_threshold`). Do you confirm? (yes/no)");
+    const yes = g.check(certificate, { userMessages: ["Send me a certificate", "Do you confirm?", "yes, go ahead"] });
+    expect(yes).toMatchObject({ route: "ConsentApproved", approved: true, admissible: false, reason: "external_side_effect" });
+    expect(yes.consent).toMatchObject({ consent: true, evidence: "yes" });
+    expect(g.check(certificate, { userMessages: ["네, 진행해 주세요"] }).route).toBe("ConsentApproved");
+    expect(g.check(certificate, { userMessages: ["네, 진행하지 마세요"] }).route).toBe("ConsentEscalated");
+    expect(g.check(certificate, { userMessages: ["yes", "a", "b", "c"] }).route).toBe("ConsentEscalated");
+    expect(g.check(flights, { userMessages: [] }).route).toBe("Approved");
+  });
+
+  it("advisory never blocks and records what the verdict was", () => {
+    const g = guard({ policy: "advisory" });
+    expect(g.check(certificate)).toMatchObject({ route: "AdvisoryPassthrough", approved: true, admissible: false, reason: "external_side_effect", message: null });
+    expect(g.check(flights)).toMatchObject({ route: "Approved", admissible: true });
+    expect(g.check({ name: "nuke", arguments: {} })).toMatchObject({ route: "AdvisoryPassthrough", reason: "unknown_tool" });
+  });
+
+  it("accepts a custom policy but never lets it approve what the guard could not judge", () => {
+    const yesMan: DecisionPolicy = { name: "yes-man", decide: () => ({ route: "Approved", message: null, consent: null }) };
+    const g = guard({ policy: yesMan });
+    expect(g.check(flights).route).toBe("Approved");
+    const d = g.check(certificate);
+    expect(d).toMatchObject({ route: "Vetoed", approved: false });
+    expect(d.detail).toContain("yes-man");
+    const consenting: DecisionPolicy = { name: "always-consent", decide: () => ({ route: "ConsentApproved", message: null, consent: null }) };
+    expect(guard({ policy: consenting }).check({ name: "nuke", arguments: {} }).route).toBe("Vetoed");
+    const broken: DecisionPolicy = { name: "broken", decide: () => { throw new Error("boom"); } };
+    expect(guard({ policy: broken }).check(certificate)).toMatchObject({ route: "Vetoed", reason: "internal_error" });
+  });
+
+  it("logs every decision to the sink", () => {
+    const sink = createMemorySink();
+    const g = guard({ config: { now: NOW, log: sink } });
+    g.check(flights);
+    g.check(certificate);
+    expect(sink.records.map((r) => r.route)).toEqual(["Approved", "Vetoed"]);
+    expect(sink.lines()[0].startsWith("{")).toBe(true);
+  });
+});
+
+describe("fail closed", () => {
+  const bad: Array<[string, unknown]> = [
+    ["null call", null],
+    ["a string", "cancel_reservation"],
+    ["name not a string", { name: 42, arguments: {} }],
+    ["empty name", { name: "", arguments: {} }],
+    ["arguments an array", { name: "cancel_reservation", arguments: ["R1"] }],
+    ["arguments missing", { name: "cancel_reservation" }],
+    ["a function argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", cb: () => 1 } }],
+    ["a Date argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", at: new Date(0) } }],
+    ["NaN argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", n: NaN } }],
+    ["a bigint", { name: "cancel_reservation", arguments: { reservation_id: 1n } }],
+    ["key argument not a string", { name: "cancel_reservation", arguments: { reservation_id: { $ne: null } } }],
+    ["key argument missing", { name: "cancel_reservation", arguments: {} }],
+  ];
+  for (const policy of ["veto", "escalate"] as const) {
+    for (const [what, call] of bad) {
+      it(`${policy}: a malformed call (${what}) is vetoed`, () => {
+        const d = guard({ policy }).check(call, { userMessages: ["yes, go ahead"] });
+        expect(d).toMatchObject({ route: "Vetoed", approved: false, reason: "malformed_call" });
+        expect(typeof d.detail).toBe("string");
+        expect(() => JSON.stringify(d)).not.toThrow();
+      });
+    }
+  }
+
+  it("a cyclic argument is malformed, not a crash", () => {
+    const args: Record<string, unknown> = { reservation_id: "R1" };
+    args.self = args;
+    expect(guard().check({ name: "cancel_reservation", arguments: args }).reason).toBe("malformed_call");
+  });
+
+  it("`__proto__` keys stay data and pollute nothing", () => {
+    const call = JSON.parse('{"name":"cancel_reservation","arguments":{"reservation_id":"R1","__proto__":{"polluted":true}}}');
+    const d = guard().check(call);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(d.route).toBe("Approved");
+  });
+
+  it("unknown tools are vetoed, even with consent", () => {
+    expect(guard().check({ name: "delete_everything", arguments: {} })).toMatchObject({ route: "Vetoed", reason: "unknown_tool" });
+    expect(guard({ policy: "escalate" }).check({ name: "delete_everything", arguments: {} }, { userMessages: ["yes"] })).toMatchObject({ route: "Vetoed", reason: "unknown_tool" });
+  });
+
+  it("a missing entity is vetoed with reason missing_entity", () => {
+    const d = guard({ policy: "escalate" }).check({ name: "cancel_reservation", arguments: { reservation_id: "NOPE" } }, { userMessages: ["yes"] });
+    expect(d).toMatchObject({ route: "Vetoed", reason: "missing_entity" });
+    expect(d.reads).toEqual([["reservation", "NOPE", null, false]]);
+  });
+
+  it("a corrupt blob: createGuard throws a typed error (safeCreateGuard returns it)", () => {
+    const corrupt = airline.blob.slice();
+    corrupt[corrupt.length - 3] ^= 0xff;
+    expect(() => guard({ ontology: corrupt })).toThrow(GuardError);
+    try {
+      guard({ ontology: corrupt });
+    } catch (e) {
+      expect((e as GuardError).code).toBe("invalid-ontology");
+    }
+    const r = safeCreateGuard({ ontology: airline.blob.slice(0, 50), state: airlineState() });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.code).toBe("invalid-ontology");
+  });
+
+  it("misuse is a typed error", () => {
+    const codes = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as GuardError).code;
+      }
+      return "no error";
+    };
+    expect(codes(() => guard({ policy: "lenient" as never }))).toBe("invalid-config");
+    expect(codes(() => guard({ scope: "forever" as never }))).toBe("invalid-config");
+    expect(codes(() => guard({ state: {} as never }))).toBe("invalid-state");
+    expect(codes(() => guard({ backend: 42 as never }))).toBe("invalid-backend");
+    expect(codes(() => guard({ config: { tau: 2 } }))).toBe("invalid-config");
+    expect(codes(() => guard({ config: { now: "yesterday" } }))).toBe("invalid-config");
+    expect(codes(() => guard().observe({ name: 1 } as never, {}))).toBe("invalid-call");
+  });
+
+  it("a state view that throws is an internal error, not an approval", () => {
+    const state = { hasEntity: () => { throw new Error("db down"); }, slot: () => undefined };
+    expect(guard({ state }).check(flights)).toMatchObject({ route: "Vetoed", reason: "internal_error" });
+  });
+
+  it("a backend that throws fails closed, and the guard rebuilds it from the factory", () => {
+    let built = 0;
+    const g = guard({
+      backend: (t, b) => {
+        built++;
+        const real = referenceFactory(t, b);
+        if (built === 1) return { kind: "reference", inputView: () => real.inputView(), run: () => { throw new Error("boom"); } };
+        return real;
+      },
+    });
+    expect(g.check(flights)).toMatchObject({ route: "Vetoed", reason: "internal_error" });
+    expect(built).toBe(2);
+    expect(g.check(flights)).toMatchObject({ route: "Approved", reason: "ok" });
+  });
+});
+
+describe("ablation and configuration", () => {
+  it("reads POLAR_ABLATION_TIERS / POLAR_DISABLE_FAIL_CLOSED through the env reader; config wins", () => {
+    const env = (vars: Record<string, string>) => (name: string) => vars[name];
+    const t13 = guard({ config: { now: NOW, env: env({ POLAR_ABLATION_TIERS: "T1,T3" }) } });
+    expect(t13.config.tiers).toEqual(["T1", "T3"]);
+    expect(t13.check(flights).reason).toBe("no_candidate");
+    const open = guard({ config: { now: NOW, env: env({ POLAR_DISABLE_FAIL_CLOSED: "1" }) } });
+    expect(open.config.failClosed).toBe(false);
+    expect(open.check(certificate).route).toBe("Approved");
+    const explicit = guard({ config: { now: NOW, tiers: ["T1", "T2", "T3"], failClosed: true, env: env({ POLAR_ABLATION_TIERS: "T1", POLAR_DISABLE_FAIL_CLOSED: "1" }) } });
+    expect(explicit.check(flights).route).toBe("Approved");
+    expect(explicit.check(certificate).route).toBe("Vetoed");
+    expect(() => guard({ config: { env: env({ POLAR_ABLATION_TIERS: "T9" }) } })).toThrow(GuardError);
+    expect(t13.configHash).not.toBe(guard().configHash);
+    expect(guard().configHash).toBe(guard().configHash);
+  });
+});
+
+describe("wasm and reference backends", () => {
+  it("give identical decisions", () => {
+    const calls = [flights, cabin, certificate, voucher, { name: "cancel_reservation", arguments: { reservation_id: "R1" } },
+      { name: "book_reservation", arguments: { user_id: "mia" } }, { name: "update_reservation_flights", arguments: { reservation_id: "R2" } }];
+    for (const policy of ["veto", "escalate", "advisory"] as const) {
+      const a = guard({ policy, backend: referenceFactory });
+      const b = guard({ policy, backend: wasmFactory });
+      for (const c of calls) expect(b.check(c, { userMessages: ["ok"] })).toEqual(a.check(c, { userMessages: ["ok"] }));
+    }
+  });
+});
