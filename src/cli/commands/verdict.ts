@@ -1,4 +1,159 @@
+// `polar verdict --ontology FILE --state STATE.json --call CALL.json`: one verdict from the command line,
+// explained in plain text (or the Verdict as JSON with --json). Exit 0 with a verdict, 1 on bad input.
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
+import { decodeBlob } from "../../blob/index.js";
+import { compile } from "../../compiler/index.js";
+import type { SearchBackend } from "../../core/backend.js";
+import { explainVerdict } from "../../core/explain.js";
+import type { ExecutedCall, TierName, Verdict, VerdictOptions } from "../../core/types.js";
+import { createVerifier, JsonState } from "../../core/verifier.js";
+import { instantiateCoreSync } from "../../core/wasm.js";
+import type { OntologyTables } from "../../ontology/tables.js";
+import { createReferenceBackend } from "../../reference/index.js";
+import { baseName, printDiagnostics } from "./check.js";
 
-// Placeholder until the owning issue lands: registers nothing, so `polar verdict` is not offered.
-export function register(_cli: CAC): void {}
+interface Flags {
+  ontology?: string;
+  state?: string;
+  call?: string;
+  earlier?: string;
+  tau?: string | number;
+  now?: string;
+  tiers?: string;
+  failClosed?: boolean;
+  backend?: string;
+  json?: boolean;
+}
+
+/** A user-facing failure: printed as `error[code]: message`, exit 1. */
+class UsageError extends Error {
+  constructor(readonly code: string, message: string, readonly help?: string) {
+    super(message);
+  }
+}
+
+// dist/cli/ (built CLI), dist/, then src/cli/commands/ run from source.
+const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+function readJson(path: string, what: string): unknown {
+  const text = readText(path, what);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError("bad-json", `the ${what} \`${path}\` is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function loadOntology(path: string): { tables: OntologyTables; blob: Uint8Array; source?: string } {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw new UsageError("unreadable-file", `cannot read the ontology \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (path.endsWith(".blob")) {
+    try {
+      return { tables: decodeBlob(bytes), blob: bytes };
+    } catch (err) {
+      throw new UsageError("bad-blob", `the blob \`${path}\` is refused: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const result = compile(bytes, { name: baseName(path) });
+  if (!result.ok) {
+    printDiagnostics(result.diagnostics, bytes, path);
+    throw new UsageError("ontology-errors", `the ontology \`${path}\` has errors`);
+  }
+  return { tables: result.tables, blob: result.blob, source: new TextDecoder().decode(bytes) };
+}
+
+function wasmBackend(blob: Uint8Array): SearchBackend {
+  for (const rel of CORE_FILES) {
+    const url = new URL(rel, import.meta.url);
+    const file = fileURLToPath(url);
+    if (existsSync(file)) return instantiateCoreSync(readFileSync(file)).load(blob);
+  }
+  throw new UsageError("core-unavailable", "the core `polar-core.wasm` was not found", "run `npm run build:wasm`, or pass `--backend reference`");
+}
+
+function parseTiers(text: string): TierName[] {
+  const tiers = text.split(",").map((t) => t.trim().toUpperCase()).filter((t) => t !== "");
+  for (const t of tiers) {
+    if (!/^T[1-5]$/.test(t)) throw new UsageError("bad-option", `unknown tier \`${t}\``, "tiers are T1, T2, T3 (T4 and T5 are always on)");
+  }
+  return tiers as TierName[];
+}
+
+function parseTau(v: string | number): number {
+  const tau = typeof v === "number" ? v : Number(v);
+  if (!Number.isFinite(tau) || tau < 0 || tau > 1) throw new UsageError("bad-option", `--tau \`${String(v)}\` is not a number in [0, 1]`);
+  return tau;
+}
+
+function asCalls(v: unknown, path: string): ExecutedCall[] {
+  if (!Array.isArray(v)) throw new UsageError("bad-json", `\`${path}\` must hold a JSON array of calls`);
+  return v as ExecutedCall[];
+}
+
+function toJson(v: Verdict): string {
+  return JSON.stringify({ ...v, bytes: Buffer.from(v.bytes).toString("hex") }, null, 2);
+}
+
+export function runVerdict(flags: Flags): string {
+  if (!flags.ontology || !flags.state || !flags.call) {
+    throw new UsageError("missing-option", "`--ontology`, `--state` and `--call` are required");
+  }
+  const ontology = loadOntology(flags.ontology);
+  const stateJson = readJson(flags.state, "state");
+  const state = new JsonState(stateJson);
+  const candidate = readJson(flags.call, "call") as ExecutedCall;
+  const earlier = flags.earlier ? asCalls(readJson(flags.earlier, "earlier calls"), flags.earlier) : [];
+  const backendName = flags.backend ?? "wasm";
+  if (backendName !== "wasm" && backendName !== "reference") {
+    throw new UsageError("bad-option", `unknown backend \`${backendName}\``, "use `wasm` or `reference`");
+  }
+  const backend = backendName === "wasm" ? wasmBackend(ontology.blob) : createReferenceBackend(ontology.tables);
+  const options: VerdictOptions = { failClosed: flags.failClosed !== false };
+  if (flags.tau !== undefined) options.tau = parseTau(flags.tau);
+  const now = flags.now ?? state.now;
+  if (now !== undefined) options.now = now;
+  if (flags.tiers !== undefined) options.tiers = parseTiers(String(flags.tiers));
+  const verdict = createVerifier(ontology.tables, backend).verdict([...earlier, candidate], state, options);
+  return flags.json ? toJson(verdict) : explainVerdict(verdict, ontology.source);
+}
+
+export function register(cli: CAC): void {
+  cli
+    .command("verdict", "Explain the reversibility verdict for a call against a state")
+    .option("--ontology <file>", "Ontology source (.polar) or compiled blob (.blob)")
+    .option("--state <file>", "Layer B as JSON: { now?, entities: { entity: { id: { slot: value } } } }")
+    .option("--call <file>", "The candidate call as JSON: { name, arguments }")
+    .option("--earlier <file>", "Earlier calls of the sequence as a JSON array, forward order")
+    .option("--tau <number>", "Threshold τ in [0, 1] (default 0.8)")
+    .option("--now <iso>", "Session time (default: the state's `now`, else the epoch)")
+    .option("--tiers <list>", "Enabled positive tiers, e.g. T1,T3 (default T1,T2,T3)")
+    .option("--no-fail-closed", "Score T4/T5 steps 1 instead of 0 (ablation)")
+    .option("--backend <name>", "wasm (default) or reference")
+    .option("--json", "Print the Verdict as JSON (bytes as hex)")
+    .example("polar verdict --ontology shop.polar --state state.json --call call.json")
+    .action((flags: Flags) => {
+      try {
+        process.stdout.write(runVerdict(flags) + "\n");
+      } catch (err) {
+        const code = err instanceof UsageError ? err.code : (err as { code?: string }).code ?? "error";
+        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
+        const help = (err as { help?: string }).help;
+        if (help) process.stderr.write(`  help: ${help}\n`);
+        process.exitCode = 1;
+      }
+    });
+}
