@@ -20,11 +20,15 @@ export interface ReplayCheckContext {
   turnCalls: ExecutedCall[];
 }
 
-/** The part of a guard replay drives. `observe` is told about every executed call (session scope keeps
- * its forward sequence from it); replay itself keeps Layer B up to date, so `observe` must not. */
+/** The part of a guard replay drives. `observe` is told about every executed call of a guarded
+ * requestor (session scope keeps its forward sequence from it). With `updatesState` the guard applies
+ * the result to its Layer B itself (src/guard's observe with `config.projection`) and returns what it
+ * changed; otherwise replay applies it. Calls of other requestors (telecom's user-side tools) are
+ * applied by replay and never shown to the guard. */
 export interface ReplayGuard<D = unknown> {
   check(call: ToolCall, context: ReplayCheckContext): D;
-  observe?(call: ExecutedCall, info: { error: boolean; requestor: string }): void;
+  observe?(call: ToolCall, content: string, info: { error: boolean; requestor: string }): ApplyReport | null | void;
+  readonly updatesState?: boolean;
 }
 
 export type ReplayGuardFactory<D = unknown> = (state: LayerB, scope: ReplayScope) => ReplayGuard<D>;
@@ -159,13 +163,16 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
       let projection: ApplyReport | null = null;
       const ran = c.result !== null && !c.result.error;
       if (c.result !== null) {
-        const executed: ExecutedCall = { ...call, result: parseToolResult(c.result.content).value };
+        const { content, error } = c.result;
+        const guarded = requestors.includes(c.call.requestor);
         states.forEach((st, i) => {
-          const r = applyToolResult(options.rules, st, call, c.result!.content, { error: c.result!.error });
+          const g = guards[i];
+          let r: ApplyReport | null = null;
+          if (guarded && g.observe) r = g.observe(call, content, { error, requestor: c.call.requestor }) ?? null;
+          if (!(guarded && g.updatesState === true)) r = applyToolResult(options.rules, st, call, content, { error });
           if (i === 0) projection = ran ? r : null;
-          guards[i].observe?.(executed, { error: c.result!.error, requestor: c.call.requestor });
         });
-        if (ran && c.call.requestor === "assistant") turnCalls.push(executed);
+        if (ran && guarded) turnCalls.push({ ...call, result: parseToolResult(content).value });
       }
       yield {
         callIndex: ci,
