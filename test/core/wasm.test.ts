@@ -1,6 +1,5 @@
 // The host binding: instantiation from every source kind, the ABI handshake, blob loading and memory
 // growth, bad blobs and bad input records answered with a status (never a trap), stale backends.
-import binaryen from "binaryen";
 import { describe, expect, it } from "vitest";
 import {
   ABI_VERSION,
@@ -35,11 +34,36 @@ function small() {
 const s = small();
 const blob = encodeCoreBlob(s.tables);
 
-function fakeCore(body: string): Uint8Array<ArrayBuffer> {
-  const m = binaryen.parseText(`(module (memory (export "memory") 1) ${body})`);
-  const bytes = m.emitBinary();
-  m.dispose();
-  return new Uint8Array(bytes);
+/** A hand-assembled module exporting `memory` and functions that each return a constant:
+ * `[name, arity (0 or 2), result]`. Enough to impersonate a core in the handshake. */
+function fakeCore(functions: [string, 0 | 2, number][]): Uint8Array<ArrayBuffer> {
+  const sleb = (n: number): number[] => {
+    const out: number[] = [];
+    for (;;) {
+      const byte = n & 0x7f;
+      n >>= 7;
+      const done = (n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0);
+      out.push(done ? byte : byte | 0x80);
+      if (done) return out;
+    }
+  };
+  const name = (s: string): number[] => [s.length, ...new TextEncoder().encode(s)];
+  const section = (id: number, items: number[][]): number[] => {
+    const body = [items.length, ...items.flat()];
+    return [id, body.length, ...body];
+  };
+  const types = [[0x60, 0x00, 0x01, 0x7f], [0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f]];
+  const funcs = functions.map(([, arity]) => [arity === 0 ? 0 : 1]);
+  const memory = [[0x00, 0x01]];
+  const exports = [[...name("memory"), 0x02, 0], ...functions.map(([n], i) => [...name(n), 0x00, i])];
+  const code = functions.map(([, , result]) => {
+    const body = [0x00, 0x41, ...sleb(result), 0x0b];
+    return [body.length, ...body];
+  });
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, types), ...section(3, funcs), ...section(5, memory), ...section(7, exports), ...section(10, code),
+  ]);
 }
 
 function codeOf(f: () => unknown): string | undefined {
@@ -83,22 +107,21 @@ describe("instantiation and the ABI handshake", () => {
   });
 
   it("refuses a module with another ABI version", async () => {
-    const other = fakeCore(
-      `(func (export "abi_version") (result i32) i32.const ${ABI_VERSION + 1})
-       (func (export "input_ptr") (result i32) i32.const 0)
-       (func (export "output_ptr") (result i32) i32.const 0)
-       (func (export "blob_ptr") (result i32) i32.const 0)
-       (func (export "load") (param i32 i32) (result i32) i32.const 0)
-       (func (export "verdict") (result i32) i32.const 0)`,
-    );
+    const other = fakeCore([
+      ["abi_version", 0, ABI_VERSION + 1],
+      ["input_ptr", 0, 0],
+      ["output_ptr", 0, 0],
+      ["blob_ptr", 0, 0],
+      ["load", 2, 0],
+      ["verdict", 0, 0],
+    ]);
+    expect(new WebAssembly.Instance(new WebAssembly.Module(other)).exports.abi_version).toBeTypeOf("function");
     expect(codeOf(() => instantiateCoreSync(other))).toBe("core-abi-mismatch");
     expect(await asyncCodeOf(instantiateCore(other))).toBe("core-abi-mismatch");
   });
 
   it("refuses a module that is not a core", () => {
-    expect(codeOf(() => instantiateCoreSync(fakeCore(`(func (export "abi_version") (result i32) i32.const 1)`)))).toBe(
-      "core-missing-export",
-    );
+    expect(codeOf(() => instantiateCoreSync(fakeCore([["abi_version", 0, ABI_VERSION]])))).toBe("core-missing-export");
   });
 });
 
