@@ -234,8 +234,6 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   });
   const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => (e.argMap === null ? null : planArgs(e.argMap)));
   const scratch: TaggedValue = { tag: ValueTag.Missing, value: 0n };
-  const callPlans: (ToolPlan | undefined)[] = new Array(MAX_CALLS);
-  const callKeys: (string | null)[] = new Array(MAX_CALLS);
 
   function tool(name: string): ToolInfo {
     const p = byName.get(name);
@@ -243,7 +241,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, creates: p.creates };
   }
 
-  /** Writes operand k of call `i` (tool plan `p`) into the record. */
+  /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. */
   function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null, state: StateView, reads: ReadCollector): void {
     let v: unknown;
     if (o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize) {
@@ -288,14 +286,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     for (let i = 0; i < n; i++) {
       const call = forward[i];
       const p = byName.get(call.name);
-      callPlans[i] = p;
       if (p === undefined) {
-        callKeys[i] = null;
         writeCall(view, i, -1, false, interner.fresh(), operandCount);
         continue;
       }
       const key = keyOf(call.arguments, p.keyArg);
-      callKeys[i] = key;
       let grounded = true;
       if (p.actsOn !== null) {
         grounded = key !== null && state.hasEntity(p.actsOn, key);
