@@ -8,7 +8,6 @@ import {
   ARGMAP_ENTRY_SIZE,
   ARGMAP_SIZE,
   ArgSource,
-  BLOB_DIGEST_FROM,
   CONST_SIZE,
   EDGE_ARGMAP,
   EDGE_COL,
@@ -76,13 +75,12 @@ import type {
   SlotTable,
   ToolTable,
 } from "../ontology/tables.js";
-import { sha256 } from "../util/sha256.js";
 import { BlobError, type BlobErrorCode } from "./errors.js";
-import { LE, readHeader, readSectionTable, type SectionRef, viewOf } from "./layout.js";
+import { blobDigest, LE, readHeader, readSectionTable, type SectionRef, viewOf } from "./layout.js";
 import { checkProgram, type ProgramCheck } from "./program.js";
 
 export interface DecodeOptions {
-  /** Check the header's SHA-256 over bytes [BLOB_DIGEST_FROM, total). Default true. */
+  /** Check the header's digest (SHA-256 of every byte but the digest field). Default true. */
   verifyDigest?: boolean;
 }
 
@@ -146,7 +144,7 @@ export function safeDecodeBlob(bytes: Uint8Array, options: DecodeOptions = {}): 
 }
 
 export function checkDigest(bytes: Uint8Array, total: number, stored: Uint8Array): void {
-  const actual = sha256(bytes.subarray(BLOB_DIGEST_FROM, total));
+  const actual = blobDigest(bytes, total);
   for (let i = 0; i < 32; i++) {
     if (actual[i] !== stored[i]) throw digestMismatch();
   }

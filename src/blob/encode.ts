@@ -5,7 +5,6 @@ import {
   ABI_VERSION,
   ARGMAP_ENTRY_SIZE,
   ARGMAP_SIZE,
-  BLOB_DIGEST_FROM,
   BLOB_FORMAT_VERSION,
   BLOB_MAGIC,
   CONST_SIZE,
@@ -63,10 +62,9 @@ import {
   BLOB_HEADER_SIZE,
 } from "../abi.js";
 import type { OntologyTables } from "../ontology/tables.js";
-import { sha256 } from "../util/sha256.js";
 import { decodeBlob } from "./decode.js";
 import { BlobError } from "./errors.js";
-import { FIRST_SECTION_OFFSET, LE, align } from "./layout.js";
+import { FIRST_SECTION_OFFSET, LE, align, blobDigest } from "./layout.js";
 
 export interface EncodeOptions {
   /** Run the loader over the result and throw its BlobError if it refuses it. Default true; tests turn
@@ -108,7 +106,7 @@ export function encodeBlob(tables: OntologyTables, options: EncodeOptions = {}):
 
 /** Rewrites the header digest of a blob in place (tests use it to make a structural edit the only fault). */
 export function sealBlob(bytes: Uint8Array): Uint8Array {
-  bytes.set(sha256(bytes.subarray(BLOB_DIGEST_FROM)), HDR_BLOB_DIGEST);
+  bytes.set(blobDigest(bytes, bytes.length), HDR_BLOB_DIGEST);
   return bytes;
 }
 

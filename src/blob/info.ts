@@ -1,7 +1,6 @@
 // What `polar inspect` shows about a blob: its versions, hashes, section sizes and record counts, and
 // whether it passes validation. Readable even for a blob the loader refuses, as long as it has a header.
 import {
-  BLOB_DIGEST_FROM,
   EDGE_SIZE,
   ENTITY_SIZE,
   LOSS_SIZE,
@@ -16,7 +15,7 @@ import {
 import { sha256, toHex } from "../util/sha256.js";
 import { digestMismatch, safeDecodeBlob } from "./decode.js";
 import type { BlobError } from "./errors.js";
-import { readHeader, readSectionTable, sectionName, type SectionRef } from "./layout.js";
+import { blobDigest, readHeader, readSectionTable, sectionName, type SectionRef } from "./layout.js";
 
 export interface BlobInfo {
   abiVersion: number;
@@ -24,7 +23,7 @@ export interface BlobInfo {
   totalLength: number;
   /** SHA-256 of the whole blob: the ontology hash recorded in audit records (= `sha256sum FILE`). */
   blobSha256: string;
-  /** The header's digest of bytes [BLOB_DIGEST_FROM, total), and whether it matches. */
+  /** The header's digest (every byte but its own field), and whether it matches. */
   storedDigest: string;
   digestOk: boolean;
   sourceSha256: string;
@@ -61,7 +60,7 @@ export function blobDigestHex(bytes: Uint8Array): string {
  * any other problem is reported in `error`, with whatever could still be read. */
 export function blobInfo(bytes: Uint8Array): BlobInfo {
   const header = readHeader(bytes);
-  const digest = sha256(bytes.subarray(BLOB_DIGEST_FROM, header.totalLength));
+  const digest = blobDigest(bytes, header.totalLength);
   const stored = toHex(header.storedDigest);
   // Structure is checked even when the digest fails, so a damaged blob still shows what it holds.
   const decoded = safeDecodeBlob(bytes, { verifyDigest: false });

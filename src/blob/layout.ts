@@ -2,6 +2,7 @@
 // alignment, and the header and section table read without interpreting any section.
 import {
   ABI_VERSION,
+  BLOB_DIGEST_FROM,
   BLOB_FORMAT_VERSION,
   BLOB_HEADER_SIZE,
   BLOB_MAGIC,
@@ -19,6 +20,7 @@ import {
   SECTION_ENTRY_SIZE,
   Section,
 } from "../abi.js";
+import { sha256 } from "../util/sha256.js";
 import { BlobError } from "./errors.js";
 
 export const LE = true;
@@ -33,6 +35,14 @@ export function align(n: number): number {
 export function sectionName(id: number): string {
   const name = (Section as unknown as Record<number, string | undefined>)[id];
   return name === undefined ? `#${id}` : name;
+}
+
+/** The header digest: SHA-256 of every byte of [0, total) except the digest field itself. */
+export function blobDigest(bytes: Uint8Array, total: number): Uint8Array {
+  const covered = new Uint8Array(total - (BLOB_DIGEST_FROM - HDR_BLOB_DIGEST));
+  covered.set(bytes.subarray(0, HDR_BLOB_DIGEST));
+  covered.set(bytes.subarray(BLOB_DIGEST_FROM, total), HDR_BLOB_DIGEST);
+  return sha256(covered);
 }
 
 export function viewOf(bytes: Uint8Array): DataView {
