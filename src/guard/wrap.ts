@@ -6,7 +6,7 @@ import type { Route } from "../policies/types.js";
 import type { Decision } from "./decision.js";
 import type { CheckContext, Guard } from "./guard.js";
 
-export type ToolFunction = (args: Record<string, unknown>) => Promise<unknown>;
+export type ToolFunction = (args: Record<string, unknown>) => Promise<unknown> | unknown;
 
 /** What a wrapped tool returns instead of running. */
 export interface GuardRefusal {
@@ -27,7 +27,10 @@ export function isGuardRefusal(x: unknown): x is GuardRefusal {
   return typeof x === "object" && x !== null && typeof (x as GuardRefusal).polar === "string" && typeof (x as GuardRefusal).message === "string";
 }
 
-export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, tools: T, options: WrapOptions = {}): T {
+/** The same keys; each function may now also resolve to a GuardRefusal instead of running. */
+export type WrappedTools<T> = { [K in keyof T]: (args: Record<string, unknown>) => Promise<unknown> };
+
+export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, tools: T, options: WrapOptions = {}): WrappedTools<T> {
   const out: Record<string, ToolFunction> = {};
   for (const name of Object.keys(tools)) {
     const run = tools[name];
@@ -50,5 +53,5 @@ export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, 
       return result;
     };
   }
-  return out as T;
+  return out as WrappedTools<T>;
 }
