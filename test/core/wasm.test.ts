@@ -6,12 +6,14 @@ import {
   BLOB_HEADER_SIZE,
   EDGE_PROGRAM,
   EDGE_SIZE,
+  Identity,
   INPUT_SIZE,
   IN_OPERANDS,
   MAX_CALLS,
   MAX_OPERANDS,
   OUTPUT_SIZE,
   OUT_STATUS,
+  Op,
   Reason,
   SECTION_ENTRY_SIZE,
   Section,
@@ -237,5 +239,48 @@ describe("bad input records answer bad_input, never trap", () => {
 describe("size", () => {
   it("the release core stays well under 16 KiB", () => {
     expect(wasmBytes("release").length).toBeLessThan(16 * 1024);
+  });
+});
+
+describe("random input records never trap", () => {
+  it("2 000 seeded records: a status, and the same bytes as the reference", () => {
+    const b = new TablesBuilder();
+    const tools = [
+      b.tool("t1", { actsOn: 0 }),
+      b.tool("t2", { actsOn: 1, operands: 2 }),
+      b.tool("ro", { readOnly: true }),
+      b.tool("new", { creates: 1 }),
+    ];
+    b.edge(tools[0], { tier: Tier.T1, weight: 950000 });
+    b.edge(tools[0], { tier: Tier.T5 });
+    b.edge(tools[1], { tier: Tier.T2, lossWeight: 100000, program: b.program([[Op.Operand, 1], [Op.Operand, 0], [Op.Lt]]) });
+    b.edge(tools[3], { tier: Tier.T1, identity: Identity.New });
+    b.edge(tools[3], { tier: Tier.T3, weight: 900000, lossWeight: 200000 });
+    const tables = b.build();
+    const wasm = newCore("debug").load(encodeCoreBlob(tables));
+    const reference = createReferenceBackend(tables);
+    let seed = 12345;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const statuses = new Set<number>();
+    for (let k = 0; k < 2000; k++) {
+      const nCalls = next(10) === 0 ? MAX_CALLS + next(3) : next(8);
+      const nOperands = next(12) === 0 ? MAX_OPERANDS + next(2) : next(16);
+      const calls = Array.from({ length: Math.min(nCalls, MAX_CALLS) }, () => [next(7) - 2, next(3), next(4), next(20) === 0 ? 0xffffffff : next(18)]);
+      const operands = Array.from({ length: Math.min(nOperands, MAX_OPERANDS) }, () => [next(40) === 0 ? 6 : next(5), BigInt(next(200)) - 100n]);
+      const header = { nCalls, tau: next(3) * 500000, flags: next(2) ? 31 : next(512), maxNodes: next(30), now: 0n, maxDepth: next(10), nOperands };
+      const outputs = [wasm, reference].map((be) => {
+        const v = be.inputView();
+        writeHeader(v, header);
+        calls.forEach(([tool, grounded, key, start], i) => writeCall(v, i, tool, grounded, key, start));
+        operands.forEach(([tag, value], i) => writeOperand(v, i, tag as number, value as bigint));
+        return outputBytes(be.run());
+      });
+      expect(outputs[0]).toEqual(outputs[1]);
+      statuses.add(new DataView(outputs[0].buffer).getInt32(OUT_STATUS, true));
+    }
+    expect([...statuses].sort()).toEqual([Status.Ok, Status.BadInput]);
   });
 });
