@@ -1,4 +1,318 @@
+// `polar demo [--data DIR]`: the guard on real τ²-bench agent runs. With no arguments it replays the
+// built-in sample (samples/tau2-airline: two real airline sessions and the part of the airline db they
+// touch) through the airline ontology, in advisory mode (the session is what it was), and prints per
+// tool call what the guard would have said: route, φ, bottleneck and the inverse sequence π.
+// `--data DIR` takes a folder laid out like τ²-bench's data/tau2 (domains/, results/) instead.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
+import { blobDigestHex, decodeBlob } from "../../blob/index.js";
+import { compile } from "../../compiler/index.js";
+import { fixedToDecimal } from "../../core/explain.js";
+import { instantiateCoreSync } from "../../core/wasm.js";
+import type { BackendFactory, Decision, OntologyInput } from "../../guard/index.js";
+import { parseProjectionRules, type ProjectionRules } from "../../projection/index.js";
+import { createReferenceBackend } from "../../reference/index.js";
+import { advisoryGuardFactory } from "../../tau2/guard.js";
+import { projectAll, replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
+import { readTau2Data } from "../../tau2/data.js";
+import type { Trajectory } from "../../tau2/adapter.js";
 
-// Placeholder until the owning issue lands: registers nothing, so `polar demo` is not offered.
-export function register(_cli: CAC): void {}
+interface Flags {
+  data?: string;
+  domain?: string;
+  task?: string;
+  limit?: string | number;
+  scope?: string;
+  backend?: string;
+  json?: boolean;
+}
+
+class DemoError extends Error {
+  constructor(readonly code: string, message: string, readonly help?: string) {
+    super(message);
+  }
+}
+
+export const SAMPLE_DIR = "samples/tau2-airline";
+
+/** The package root: the nearest folder above this module with polar-guard's package.json (works from
+ * src/cli/commands when run from source and from dist/cli when installed). */
+export function packageRoot(from: string = fileURLToPath(import.meta.url)): string {
+  let dir = dirname(from);
+  for (;;) {
+    const pj = join(dir, "package.json");
+    if (existsSync(pj)) {
+      try {
+        if ((JSON.parse(readFileSync(pj, "utf8")) as { name?: string }).name === "polar-guard") return dir;
+      } catch {
+        // Not ours; keep walking up.
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new DemoError("no-package-root", "cannot find the polar-guard package folder above the CLI");
+    dir = up;
+  }
+}
+
+/** The domain's compiled ontology: the shipped blob, or (when it is refused, e.g. stale after a format
+ * change in a development checkout) the ontology source compiled now. `note` says which. */
+export function loadDomainOntology(root: string, domain: string): { ontology: OntologyInput; note: string; source: string | null } {
+  const dir = join(root, "ontologies", domain);
+  const blobPath = join(dir, `${domain}.blob`);
+  const srcPath = join(dir, `${domain}.polar`);
+  const source = existsSync(srcPath) ? readFileSync(srcPath, "utf8") : null;
+  let refused = "";
+  if (existsSync(blobPath)) {
+    const blob = new Uint8Array(readFileSync(blobPath));
+    try {
+      return { ontology: { tables: decodeBlob(blob), hash: blobDigestHex(blob), blob }, note: `ontologies/${domain}/${domain}.blob`, source };
+    } catch (err) {
+      refused = `the shipped blob is refused (${err instanceof Error ? err.message : String(err)}); `;
+    }
+  }
+  if (source === null) {
+    throw new DemoError("no-ontology", `no ontology for domain \`${domain}\` in \`${dir}\``, `expected ${domain}.blob or ${domain}.polar`);
+  }
+  const result = compile(source, { name: `${domain}.polar` });
+  if (!result.ok) {
+    throw new DemoError("ontology-errors", `the ontology \`ontologies/${domain}/${domain}.polar\` has errors`, "run `polar check` on it");
+  }
+  return {
+    ontology: { tables: result.tables, hash: blobDigestHex(result.blob), blob: result.blob },
+    note: `${refused}compiled from ontologies/${domain}/${domain}.polar`,
+    source,
+  };
+}
+
+export function loadDomainRules(root: string, domain: string): ProjectionRules {
+  const path = join(root, "ontologies", domain, "projection.json");
+  if (!existsSync(path)) throw new DemoError("no-projection", `no projection rules for domain \`${domain}\``, `expected ${path}`);
+  return parseProjectionRules(JSON.parse(readFileSync(path, "utf8")));
+}
+
+function coreBackend(root: string, wanted: string): { factory: BackendFactory; name: string } {
+  if (wanted !== "wasm" && wanted !== "reference" && wanted !== "auto") {
+    throw new DemoError("bad-option", `--backend \`${wanted}\` is not wasm, reference or auto`);
+  }
+  if (wanted !== "reference") {
+    for (const rel of ["dist/polar-core.wasm", "build/polar-core.wasm"]) {
+      const file = join(root, rel);
+      if (existsSync(file)) {
+        const module = new WebAssembly.Module(readFileSync(file));
+        return {
+          // A fresh instance per guard: each guard loads its own blob into its own core.
+          factory: (tables, blob) => (blob ? instantiateCoreSync(module).load(blob) : createReferenceBackend(tables)),
+          name: `wasm (${rel})`,
+        };
+      }
+    }
+    if (wanted === "wasm") throw new DemoError("core-unavailable", "the core `polar-core.wasm` was not found", "run `npm run build:wasm`, or pass `--backend reference`");
+  }
+  return { factory: (tables) => createReferenceBackend(tables), name: wanted === "auto" ? "reference (no wasm core built)" : "reference" };
+}
+
+function parseScopes(v: string | undefined): ReplayScope[] {
+  if (v === undefined || v === "both") return ["turn", "session"];
+  if (v === "turn" || v === "session") return [v];
+  throw new DemoError("bad-option", `--scope \`${v}\` is not turn, session or both`);
+}
+
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+function compactArgs(args: Record<string, unknown> | null): string {
+  if (args === null) return "";
+  return Object.entries(args)
+    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+}
+
+/** π as text: `tool(args) ; ⊥T5` (most recent call's inverse first). */
+export function inverseText(d: Decision): string {
+  const steps = d.verdict?.steps ?? [];
+  if (d.reason === "read_only") return "";
+  if (steps.length === 0) return d.verdict?.complete ? "(nothing to undo)" : "none";
+  return steps.map((s) => (s.tool === null ? `⊥ ${s.tier} ${s.forwardTool}` : `${s.tool}(${clip(compactArgs(s.arguments), 70)})`)).join(" ; ");
+}
+
+export function bottleneckText(d: Decision): string {
+  const b = d.verdict?.bottleneck;
+  if (!b || b.call < 0) return d.verdict === null && d.reason !== "read_only" && d.reason !== "ok" ? d.reason : "";
+  return `${b.tool ?? "?"}${b.annotation ? ` [${b.annotation}]` : ""}`;
+}
+
+export function phiText(d: Decision): string {
+  return d.verdict === null ? "-" : fixedToDecimal(d.verdict.phi);
+}
+
+interface Row {
+  n: string;
+  call: string;
+  ran: string;
+  scope: string;
+  route: string;
+  reason: string;
+  phi: string;
+  bottleneck: string;
+  inverse: string;
+}
+
+const HEAD: Row = { n: "#", call: "tool call", ran: "result", scope: "scope", route: "route", reason: "reason", phi: "φ", bottleneck: "bottleneck", inverse: "inverse sequence π" };
+
+function rowsFor(rec: ReplayRecord<Decision>, scopes: ReplayScope[]): Row[] {
+  const call = `${rec.call.name}(${clip(compactArgs(rec.call.arguments), 40)})`;
+  const ran = rec.result === null ? "no result" : rec.errored ? "error" : "ran";
+  const decided = scopes.filter((s) => rec.decisions[s] !== undefined);
+  if (decided.length === 0) return [{ n: String(rec.callIndex + 1), call, ran, scope: "-", route: `(${rec.call.requestor}'s call)`, reason: "", phi: "", bottleneck: "", inverse: "" }];
+  const first = rec.decisions[decided[0]]!;
+  if (first.reason === "read_only") {
+    return [{ n: String(rec.callIndex + 1), call, ran, scope: "-", route: first.route, reason: "read_only", phi: "", bottleneck: "", inverse: "" }];
+  }
+  return decided.map((s, i) => {
+    const d = rec.decisions[s]!;
+    return {
+      n: i === 0 ? String(rec.callIndex + 1) : "",
+      call: i === 0 ? call : "",
+      ran: i === 0 ? ran : "",
+      scope: s,
+      route: d.route,
+      reason: d.reason,
+      phi: phiText(d),
+      bottleneck: bottleneckText(d),
+      inverse: inverseText(d),
+    };
+  });
+}
+
+function formatTable(rows: Row[]): string {
+  const keys = Object.keys(HEAD) as (keyof Row)[];
+  const all = [HEAD, ...rows];
+  const width = (k: keyof Row): number => Math.max(...all.map((r) => [...r[k]].length));
+  const widths = keys.map(width);
+  const line = (r: Row): string =>
+    keys.map((k, i) => (i === keys.length - 1 ? r[k] : r[k] + " ".repeat(widths[i] - [...r[k]].length))).join("  ").trimEnd();
+  return [line(HEAD), keys.map((_, i) => "─".repeat(i === keys.length - 1 ? Math.max(widths[i], 18) : widths[i])).join("  "), ...rows.map(line)].join("\n");
+}
+
+function header(t: Trajectory): string {
+  const file = t.source.file ? t.source.file.split(/[\\/]/).pop() : "(results)";
+  return `τ²-bench ${t.domain ?? "?"} · task ${t.taskId} · trial ${t.trial} · agent ${t.model ?? "?"} · reward ${t.reward ?? "?"} · ${t.messages.length} messages\n  from ${file}`;
+}
+
+export interface DemoOptions {
+  data?: string;
+  domain?: string;
+  task?: string;
+  limit?: number;
+  scopes?: ReplayScope[];
+  backend?: string;
+  json?: boolean;
+  out: (text: string) => void;
+}
+
+export function runDemo(options: DemoOptions): void {
+  const root = packageRoot();
+  const usingSample = options.data === undefined;
+  const dataDir = options.data ?? join(root, SAMPLE_DIR);
+  const domain = options.domain ?? "airline";
+  const scopes = options.scopes ?? ["turn", "session"];
+  const data = readTau2Data(dataDir);
+  if (!data.domainNames.includes(domain)) {
+    throw new DemoError("no-domain", `\`${dataDir}\` has no domain \`${domain}\``, `domains: ${data.domainNames.join(", ") || "none"}`);
+  }
+  const { ontology, note } = loadDomainOntology(root, domain);
+  const rules = loadDomainRules(root, domain);
+  const backend = coreBackend(root, options.backend ?? "auto");
+  const dom = data.domain(domain);
+  let trajectories = data.resultsFiles().flatMap((f) => data.readResultsFile(f)).filter((t) => t.domain === domain);
+  if (options.task !== undefined) trajectories = trajectories.filter((t) => t.taskId === options.task);
+  const limit = options.limit ?? (usingSample ? Infinity : 3);
+  trajectories = trajectories.slice(0, limit);
+  if (trajectories.length === 0) {
+    throw new DemoError("no-trajectories", `no ${domain} trajectories${options.task !== undefined ? ` for task \`${options.task}\`` : ""} in \`${join(dataDir, "results")}\``);
+  }
+  const base = projectAll(rules, dom.documents);
+  const guard = advisoryGuardFactory({ ontology, rules, backend: backend.factory });
+  if (!options.json) {
+    const shown = usingSample ? `built-in sample ${SAMPLE_DIR} (τ²-bench, MIT: see its LICENSE)` : relative(process.cwd(), dataDir) || ".";
+    options.out(
+      [
+        `polar demo: the guard on real τ²-bench agent runs, advisory (every call ran as it did; this is what the guard would have said)`,
+        `  data      ${shown}`,
+        `  ontology  ${note}`,
+        `  state     Layer B from domains/${domain}/ (${base.size()} entities) + every executed call's result`,
+        `  backend   ${backend.name}; τ = 0.80; now = 2024-05-15T15:00:00`,
+        "",
+      ].join("\n") + "\n",
+    );
+  }
+  for (const t of trajectories) {
+    const { initial, records } = replayAll(t, { rules, documents: dom.documents, base, guard, scopes });
+    if (options.json) {
+      for (const r of records) {
+        options.out(JSON.stringify({
+          task: t.taskId, trial: t.trial, model: t.model, call: r.call, errored: r.errored,
+          decisions: Object.fromEntries(Object.entries(r.decisions).map(([s, d]) => [s, { route: d.route, reason: d.reason, phi: d.verdict?.phi ?? null, bottleneck: d.verdict?.bottleneck ?? null, steps: d.verdict?.steps ?? [] }])),
+        }));
+      }
+      continue;
+    }
+    const rows: Row[] = [];
+    let lastUser = "";
+    const lines: string[] = [header(t)];
+    for (const w of initial.unsupported) lines.push(`  note: ${w}`);
+    for (const r of records) rows.push(...rowsFor(r, scopes));
+    lines.push("", formatTable(rows));
+    const writes = records.filter((r) => {
+      const d = r.decisions[scopes[0]];
+      return d !== undefined && d.reason !== "read_only";
+    });
+    const flagged = writes.filter((r) => scopes.some((s) => r.decisions[s] && !r.decisions[s]!.admissible));
+    lines.push("", `  ${records.length} tool calls, ${writes.length} mutating; the guard would have stopped ${flagged.length} of them under veto (τ = 0.80).`);
+    for (const r of flagged) {
+      const u = r.userMessagesBefore[r.userMessagesBefore.length - 1] ?? "";
+      if (u !== lastUser && u !== "") lines.push(`    #${r.callIndex + 1} ${r.call.name}: last user message: "${clip(u.replace(/\s+/g, " "), 110)}"`);
+      lastUser = u;
+    }
+    options.out(lines.join("\n") + "\n");
+  }
+}
+
+export function register(cli: CAC): void {
+  cli
+    .command("demo", "Replay real τ²-bench agent runs through the guard (advisory) and show each verdict")
+    .option("--data <dir>", "a τ²-bench data folder (domains/, results/); default: the built-in airline sample")
+    .option("--domain <name>", "domain to replay (default airline)")
+    .option("--task <id>", "only this task id")
+    .option("--limit <n>", "at most n trajectories (default: all of the sample, 3 with --data)")
+    .option("--scope <scope>", "turn, session or both (default both)")
+    .option("--backend <name>", "wasm, reference or auto (default auto: wasm when built)")
+    .option("--json", "one JSON line per tool call")
+    .example("polar demo")
+    .example("polar demo --data ../tau2-bench/data/tau2 --task 35")
+    .action((flags: Flags) => {
+      try {
+        const limit = flags.limit === undefined ? undefined : Number(flags.limit);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new DemoError("bad-option", `--limit \`${String(flags.limit)}\` is not a positive integer`);
+        runDemo({
+          data: flags.data,
+          domain: flags.domain,
+          task: flags.task === undefined ? undefined : String(flags.task),
+          limit,
+          scopes: parseScopes(flags.scope),
+          backend: flags.backend,
+          json: flags.json === true,
+          out: (s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`),
+        });
+      } catch (err) {
+        const code = err instanceof DemoError ? err.code : (err as { code?: string }).code ?? "demo-failed";
+        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
+        const help = (err as { help?: string }).help;
+        if (help) process.stderr.write(`  help: ${help}\n`);
+        process.exitCode = 1;
+      }
+    });
+}
