@@ -93,3 +93,13 @@ inverse_of(rename_restore, rename, order.note, 0.9, id = "t1.rename.second", arg
 
 % A tool that acts on no entity is always grounded.
 inverse_of(unping, ping, order.note, 0.8, id = "t1.ping", args = { payload: [1, 2] }).
+
+% A provisional fail-closed edge does not fail a call; a provisional stronger edge does not lift it.
+tool(purge_cache, acts_on = order, key = order_id).
+tool(restore_cache, acts_on = order, key = order_id).
+irreversibly_consumes(purge_cache, order.total, card_fee, 1.0, id = "t4.purge.provisional", status = provisional).
+inverse_of(restore_cache, purge_cache, order.note, 0.9, id = "t1.purge", args = { order_id: call.order_id }).
+tool(relabel, acts_on = order, key = order_id).
+tool(relabel_back, acts_on = order, key = order_id).
+inverse_of(relabel_back, relabel, order.note, 0.99, id = "t1.relabel.provisional", status = provisional).
+inverse_of(relabel_back, relabel, order.note, 0.85, id = "t1.relabel.live", args = { order_id: call.order_id }).
