@@ -3,11 +3,11 @@
 // per-step phi computed once here (docs/semantics.md), its options and, for T2, its compiled bound.
 import { Identity, Lifecycle, Tier } from "../abi.js";
 import type { ArgMapEntry, ProgramTable } from "../ontology/tables.js";
-import type { Expr, Statement } from "./ast.js";
+import { describe, type Expr, type Statement } from "./ast.js";
 import { compileArgMap } from "./argmap.js";
 import { compileBound, type ConstantPool } from "./bounds.js";
 import { didYouMean, type Context } from "./context.js";
-import { q } from "./diagnostics.js";
+import { DIAGNOSTIC_CODES, q } from "./diagnostics.js";
 import { compensatedPhi } from "./fixed.js";
 import type { EdgeDecl, Model, ToolDecl } from "./model.js";
 import { readIdent, readString, readWeight } from "./read.js";
@@ -43,7 +43,7 @@ export class Annotations {
     const weight = readWeight(this.ctx, argValue(b, "w"));
     const options = this.options(b, tier, forward);
     const program = tier === Tier.T2 && forward !== null ? this.bound(forward, argValue(b, "bound")) : null;
-    if (this.ctx.diags.count !== before || forward === null || weight === null || options === null) return;
+    if (!b.ok || this.ctx.diags.count !== before || forward === null || weight === null || options === null) return;
     if (this.model.edges.length >= this.ctx.limits.edges) {
       if (!this.overLimit) this.ctx.report("limit-exceeded", `more than ${this.ctx.limits.edges} annotations`, stmt);
       this.overLimit = true;
@@ -181,13 +181,13 @@ export class Annotations {
   private choice<T>(e: Expr | undefined, values: ReadonlyMap<string, T>, fallback: T,
     code: "invalid-lifecycle" | "invalid-identity", what: string): T {
     if (e === undefined) return fallback;
-    const name = e.kind === "ident" ? e.name : null;
-    const v = name === null ? undefined : values.get(name);
-    if (v === undefined) {
-      this.ctx.report(code, `${name === null ? "a non-name" : q(name)} is not ${what}`, e);
+    if (e.kind !== "ident") {
+      this.ctx.report(code, `expected ${what}, found ${describe(e)}`, e, `${DIAGNOSTIC_CODES[code]}, written as names, not strings`);
       return fallback;
     }
-    return v;
+    const v = values.get(e.name);
+    if (v === undefined) this.ctx.report(code, `${q(e.name)} is not ${what}`, e);
+    return v ?? fallback;
   }
 
   /** `identity = new` says the inverse leaves a replacement under a new id: only meaningful for a

@@ -30,6 +30,11 @@ const SLOT_OF_KIND: Partial<Record<Kind, SlotType>> = {
 const CMP_OP: Record<string, Op> = { "==": Op.Eq, "!=": Op.Ne, "<": Op.Lt, "<=": Op.Le, ">": Op.Gt, ">=": Op.Ge };
 const SECONDS: Record<string, number> = { minutes: 60, hours: 3600, days: 86400 };
 
+/** A declared slot's kind; "unknown" for a slot whose declared type was itself an error. */
+function kindOfSlot(type: SlotType): Kind {
+  return KIND_OF_SLOT[type] ?? "unknown";
+}
+
 function isNumeric(k: Kind): boolean {
   return k === "number" || k === "datetime" || k === "date";
 }
@@ -64,7 +69,7 @@ export function compileBound(
   const c = new BoundCompiler(ctx, model, constants, tool);
   const before = ctx.diags.count;
   const ty = c.expr(e);
-  if (ctx.diags.count === before) c.condition(ty, e, "a bound must be a condition, found");
+  if (ctx.diags.count === before) c.condition(ty, e, "a bound must be a condition, found", "bad-bound-expression");
   if (ctx.diags.count === before && c.code.length > ctx.limits.programInstructions) {
     ctx.report("limit-exceeded", `bound compiles to ${c.code.length} instructions, more than ${ctx.limits.programInstructions}`, e);
   }
@@ -132,10 +137,10 @@ class BoundCompiler {
   }
 
   /** Checks that a finished expression is a condition (an untyped argument becomes a bool). */
-  condition(t: Ty, e: Node, message: string): void {
+  condition(t: Ty, e: Node, message: string, code: "bad-bound-expression" | "bound-type-mismatch" = "bound-type-mismatch"): void {
     if (t.arg >= 0) this.settle(t.arg, "bool", e);
     else if (t.kind !== "bool" && t.kind !== "unknown") {
-      this.ctx.report("bad-bound-expression", `${message} a ${t.kind} value`, e, "a bound is true or false: compare values with `==`, `<`, `in`, ...");
+      this.ctx.report(code, `${message} a ${t.kind} value`, e, "a bound is true or false: compare values with `==`, `<`, `in`, ...");
     }
   }
 
@@ -161,7 +166,7 @@ class BoundCompiler {
     }
     const slot = this.slotRef(e);
     if (slot === null) return UNKNOWN;
-    const kind = KIND_OF_SLOT[slot.type];
+    const kind = kindOfSlot(slot.type);
     if (kind === "list" || kind === "object") {
       return this.report("bound-type-mismatch", e, `${kind} slot \`${e.parts.join(".")}\` has no single value`, "use `size(...)` for its length");
     }
@@ -237,8 +242,9 @@ class BoundCompiler {
     if (ref.parts[0] === "call") return this.argument(ref, ref.parts.slice(1).join("."), OperandKind.ArgSize);
     const slot = this.slotRef(ref);
     if (slot === null) return UNKNOWN;
-    if (slot.type !== SlotType.List && slot.type !== SlotType.Object) {
-      return this.report("bound-type-mismatch", ref, `\`size\` needs a list or an object, \`${ref.parts.join(".")}\` is a ${KIND_OF_SLOT[slot.type]}`);
+    const kind = kindOfSlot(slot.type);
+    if (kind !== "list" && kind !== "object" && kind !== "unknown") {
+      return this.report("bound-type-mismatch", ref, `\`size\` needs a list or an object, \`${ref.parts.join(".")}\` is a ${kind}`);
     }
     this.emit(Op.Operand, this.operand(OperandKind.SlotSize, slot.index, null, slot.type), 1);
     return NUMBER;

@@ -13,6 +13,9 @@ export const SLOT_TYPES: ReadonlyMap<string, SlotType> = new Map([
   ["datetime", SlotType.Datetime], ["date", SlotType.Date], ["list", SlotType.List], ["object", SlotType.Object],
 ]);
 
+/** The type of a slot whose declared type was wrong (compilation fails; checking goes on). */
+export const UNTYPED_SLOT = -1 as SlotType;
+
 /** Words that mean something else inside bounds and argument sources. */
 const RESERVED = new Set(["call", "new", "result", "now", "true", "false", "null", "and", "or", "not", "in"]);
 
@@ -45,6 +48,7 @@ export class Declarations {
     const entityExpr = argValue(b, "entity");
     const slotExpr = argValue(b, "slot");
     const typeExpr = argValue(b, "type");
+    if (this.keyword(entityExpr) || this.keyword(slotExpr)) return;
     const entity = readIdent(this.ctx, entityExpr, "an entity name");
     const slot = readIdent(this.ctx, slotExpr, "a slot name");
     const typeName = readIdent(this.ctx, typeExpr, "a slot type");
@@ -55,7 +59,7 @@ export class Declarations {
       this.ctx.report("unknown-slot-type", `unknown slot type ${q(typeName)}`, typeExpr!,
         didYouMean(typeName, SLOT_TYPES.keys(), "slot types are string, number, bool, datetime, date, list and object"));
     }
-    if (entity === null || slot === null || type === undefined) return;
+    if (entity === null || slot === null || typeName === null) return;
     const key = `${entity}.${slot}`;
     if (this.model.slots.has(key)) {
       this.duplicate(`slot \`${key}\``, slotExpr!);
@@ -67,7 +71,8 @@ export class Declarations {
       ent = { name: entity, index: m.entities.size, node: entityExpr! };
       m.entities.set(entity, ent);
     }
-    m.slots.set(key, { name: slot, entity: ent.index, type, index: m.slots.size, node: slotExpr! });
+    // A slot with an unknown type is still declared, so its uses are not reported unknown as well.
+    m.slots.set(key, { name: slot, entity: ent.index, type: type ?? UNTYPED_SLOT, index: m.slots.size, node: slotExpr! });
   }
 
   private lossClass(b: Bound): void {
@@ -168,6 +173,13 @@ export class Declarations {
       return -1;
     }
     return ent.index;
+  }
+
+  /** `now`, `true`, `false` and `null` parse as values, not names: reserved as well. */
+  private keyword(e: Expr | undefined): boolean {
+    if (e === undefined || (e.kind !== "now" && e.kind !== "bool" && e.kind !== "null")) return false;
+    const word = e.kind === "now" ? "now" : e.kind === "null" ? "null" : String(e.value);
+    return this.reserved(word, e);
   }
 
   private reserved(name: string, node: Node): boolean {

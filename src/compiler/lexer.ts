@@ -24,9 +24,13 @@ export function lex(src: SourceText, diags: DiagnosticList): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   let lineStart = true;
+  // The token after unexpected characters is marked bad: the parser then does not pile a second error
+  // for the same mistake onto that statement.
+  let afterJunk = false;
   const push = (kind: TokenKind, t: string, start: number, end: number, parts: string[] = [], bad = false) => {
-    tokens.push({ kind, text: t, parts, start, end, lineStart, bad });
+    tokens.push({ kind, text: t, parts, start, end, lineStart, bad: bad || afterJunk });
     lineStart = false;
+    afterJunk = false;
   };
   while (i < text.length) {
     const c = text.charCodeAt(i);
@@ -71,6 +75,7 @@ export function lex(src: SourceText, diags: DiagnosticList): Token[] {
     const run = text.slice(i, end);
     const what = [...run].length === 1 ? "character" : "characters";
     diags.push(makeDiagnostic("syntax-error", `unexpected ${what} ${q(run)}`, src.span(i, end)));
+    afterJunk = true;
     i = end;
   }
   tokens.push({ kind: "eof", text: "", parts: [], start: text.length, end: text.length, lineStart: true, bad: false });

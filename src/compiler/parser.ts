@@ -3,6 +3,7 @@
 import type { Arg, Attribute, BinaryOp, Expr, ObjectEntry, Statement } from "./ast.js";
 import { makeDiagnostic, q, type DiagnosticList } from "./diagnostics.js";
 import type { Token } from "./lexer.js";
+import type { Span } from "../ontology/tables.js";
 import type { SourceText } from "./source.js";
 
 class Abort extends Error {}
@@ -56,7 +57,7 @@ class Parser {
     this.expectPunct("(");
     const args = this.isPunct(")") ? [] : this.args();
     this.expectPunct(")");
-    const dot = this.expectPunct(".", "`.` at the end of the statement");
+    const dot = this.statementEnd();
     return {
       name: name.text,
       nameStart: name.start,
@@ -66,6 +67,22 @@ class Parser {
       start: attributes.length > 0 ? attributes[0].start : name.start,
       end: dot.end,
     };
+  }
+
+  /** The closing `.`. When it is missing and the next line starts a statement (or the file ends), the
+   * statement is kept: one error, and nothing it declares goes missing for later statements. */
+  private statementEnd(): Token {
+    const t = this.peek();
+    if (t.kind === "punct" && t.text === ".") return this.next();
+    if (t.kind === "eof" || (t.lineStart && this.startsStatement(t))) {
+      const prev = this.tokens[this.pos - 1];
+      if (!this.statementHasLexError()) {
+        this.diags.push(makeDiagnostic("syntax-error", `expected \`.\` at the end of the statement, found ${this.found(t)}`,
+          this.src.point(prev.end)));
+      }
+      return { ...prev, start: prev.end, end: prev.end };
+    }
+    return this.expectPunct(".", "`.` at the end of the statement");
   }
 
   private attribute(): Attribute {
@@ -321,9 +338,20 @@ class Parser {
   /** Reports a syntax error (unless a lexical error already explains this statement) and aborts it. */
   private fail(start: number, end: number, message: string): never {
     if (!this.statementHasLexError()) {
-      this.diags.push(makeDiagnostic("syntax-error", message, this.src.span(start, Math.max(end, start + 1))));
+      this.diags.push(makeDiagnostic("syntax-error", message, this.errorSpan(start, end)));
     }
     throw new Abort();
+  }
+
+  /** Where to point: at the offending token, or, when that token opens the next line, just after the
+   * last token of this statement, where the missing piece belongs. */
+  private errorSpan(start: number, end: number): Span {
+    const t = this.peek();
+    const prev = this.tokens[this.pos - 1];
+    if (t.start === start && t.lineStart && prev !== undefined && this.pos > this.stmtBegin) {
+      return this.src.point(prev.end);
+    }
+    return this.src.span(start, Math.max(end, start + 1));
   }
 
   private statementHasLexError(): boolean {

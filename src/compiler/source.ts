@@ -28,6 +28,12 @@ export class SourceText {
     return { line: lo + 1, col: at - this.lineStarts[lo] + 1 };
   }
 
+  /** A one-character span at `offset` that stays on its line (for "something is missing here"). */
+  point(offset: number): Span {
+    const a = this.position(offset);
+    return { line: a.line, col: a.col, endLine: a.line, endCol: a.col + 1 };
+  }
+
   /** The span of offsets [start, end): end is exclusive, so `endCol` is one past the last character. */
   span(start: number, end: number): Span {
     const a = this.position(start);
