@@ -170,6 +170,11 @@ describe("polar lint (command)", () => {
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/14 tools checked, 0 errors, 0 warnings \(clean\)/);
 
+    // A compiled blob lints like its source; telecom's agent side alone is clean too.
+    const blob = run("--ontology", join(ROOT, "ontologies", "telecom", "telecom.blob"), "--tools", join(TAU2_DIR, "tools", "telecom.json"), "--side", "agent");
+    expect(blob.status, blob.stderr).toBe(0);
+    expect(blob.stdout).toMatch(/13 tools checked, 0 errors, 0 warnings \(clean\)/);
+
     const dir = mkdtempSync(join(tmpdir(), "polar-lint-"));
     const excerpt = join(dir, "excerpt.json");
     writeFileSync(excerpt, JSON.stringify([{ name: "book_reservation", kind: "write" }, { name: "new_tool", kind: "write" }]));
@@ -189,5 +194,7 @@ describe("polar lint (command)", () => {
     const bad = run("--ontology", ontologyPath("airline"), "--tools", noDefs);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/no-tool-definitions/);
+    expect(run("--ontology", ontologyPath("airline")).status).toBe(2);
+    expect(run("--ontology", ontologyPath("airline"), "--tools", excerpt, "--side", "both").status).toBe(2);
   });
 });
