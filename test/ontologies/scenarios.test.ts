@@ -1,10 +1,13 @@
 // Verdicts of the τ²-bench ontologies on real database records, through the verifier on the reference
 // backend (and the WebAssembly core when built; both must answer the same bytes). The φ values are the
 // paper's buckets (Table 8): T1 1.0, T2 0.99, T3 0.855 (low loss) / 0.81 (high loss), T4/T5 0.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ExecutedCall, Verdict } from "../../src/core/types.js";
-import { applyToolResult, type LayerB } from "../../src/projection/index.js";
-import { rulesOf, stateOf, verifiersOf, type Domain } from "./helpers.js";
+import { applyToolResult, parseTomlDocument, type LayerB } from "../../src/projection/index.js";
+import { initialState, normalizeTask } from "../../src/tau2/index.js";
+import { TAU2_DIR, rulesOf, stateOf, verifiersOf, type Domain } from "./helpers.js";
 
 const ONE = 1_000_000;
 
@@ -256,5 +259,42 @@ describe("telecom (now = 2025-02-25T12:08:00)", () => {
     expect(v.steps.map((x) => x.tool)).toEqual(["toggle_roaming", "toggle_data", "toggle_airplane_mode"]);
     expect(v.phi).toBe(855_000);
     expect(v.loss).toBe(50_000);
+  });
+});
+
+describe("telecom task initial states (initialization actions through the projection's `actions`)", () => {
+  const base = join(TAU2_DIR, "domains", "telecom");
+  const documents = {
+    db: parseTomlDocument(readFileSync(join(base, "db.toml"), "utf8")),
+    user_db: parseTomlDocument(readFileSync(join(base, "user_db.toml"), "utf8")),
+  };
+  const tasks = (JSON.parse(readFileSync(join(base, "tasks.json"), "utf8")) as unknown[]).map(normalizeTask);
+
+  it("applies every initialization action of every task", () => {
+    const unsupported = new Set<string>();
+    for (const t of tasks) for (const u of initialState(rulesOf("telecom"), documents, t).report.unsupported) unsupported.add(u);
+    expect([...unsupported]).toEqual([]);
+  });
+
+  it("a line suspended for an overdue bill: the payment request is grounded (T5), resuming is compensable", () => {
+    const task = tasks.find((t) => t.initialState?.initializationActions.some((a) => a.funcName === "suspend_line_for_overdue_bill"))!;
+    const action = task.initialState!.initializationActions.find((a) => a.funcName === "suspend_line_for_overdue_bill")!;
+    const { state } = initialState(rulesOf("telecom"), documents, task);
+    const { customer_id, line_id, new_bill_id } = action.arguments as Record<string, string>;
+    expect(state.slot("bill", new_bill_id, "status")).toBe("Overdue");
+    expect(state.slot("line", line_id, "status")).toBe("Suspended");
+    const request = verdict("telecom", [call("send_payment_request", { customer_id, bill_id: new_bill_id })], state);
+    expect([request.reason, request.steps[0].sink]).toEqual(["external_side_effect", "customer_notice"]);
+    const resume = verdict("telecom", [call("resume_line", { customer_id, line_id })], state);
+    expect([resume.reason, resume.phi, resume.steps[0].tool]).toEqual(["ok", 855_000, "suspend_line"]);
+  });
+
+  it("a permission removed at start makes granting it back irreversible (bound_violated)", () => {
+    const task = tasks.find((t) => t.initialState?.initializationActions.some((a) => a.funcName === "remove_app_permission"))!;
+    const action = task.initialState!.initializationActions.find((a) => a.funcName === "remove_app_permission")!;
+    const { app_name, permission } = action.arguments as Record<string, string>;
+    const { state } = initialState(rulesOf("telecom"), documents, task);
+    expect(state.slot("app", app_name, permission)).toBe(false);
+    expect(verdict("telecom", [call("grant_app_permission", { app_name, permission })], state).reason).toBe("bound_violated");
   });
 });
