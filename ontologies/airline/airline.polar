@@ -6,7 +6,7 @@
 % residue T3, non-replenishable consumption T4, external surface T5). Weights follow the paper's φ
 % buckets (Table 8): T2 w = 0.99; T3 w = 0.90 with a low (0.05 → φ 0.855) or high (0.10 → φ 0.81)
 % loss class. docs/ontologies.md has the per-tool table and the reasons. τ²-bench's clock is fixed at
-% 2024-05-15T15:00:00 (policy.md, and every booking's created_at).
+% 2024-05-15T15:00:00 (policy.md; book_reservation stamps it as created_at).
 %
 % No T1: no airline tool exactly undoes another one (paper, Appendix C.1). Re-booking after a
 % cancellation allocates a fresh reservation id, so it is a compensation with identity = new.

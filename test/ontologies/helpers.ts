@@ -19,7 +19,7 @@ export const ONTOLOGIES = join(ROOT, "ontologies");
 export type Domain = "airline" | "retail" | "telecom";
 export const DOMAINS: Domain[] = ["airline", "retail", "telecom"];
 
-/** τ²-bench's fixed clocks (domains/<d>/policy.md; airline bookings carry it as created_at). */
+/** τ²-bench's fixed clocks (domains/<d>/policy.md; airline's book_reservation stamps it as created_at). */
 export const NOW: Record<Domain, string> = {
   airline: "2024-05-15T15:00:00",
   retail: "2024-05-15T15:00:00",
