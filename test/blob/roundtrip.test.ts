@@ -63,6 +63,15 @@ describe("encodeBlob / decodeBlob round trip", () => {
     expect(decoded.strings).toEqual(["polar-guard/test", "test.polar"]);
   });
 
+  it("reads a blob that sits inside a larger buffer", () => {
+    const bytes = encodeBlob(sampleTables());
+    const big = new Uint8Array(bytes.length + 24);
+    big.set(bytes, 16);
+    const inner = big.subarray(16, 16 + bytes.length);
+    expect(decodeBlob(inner)).toEqual(decodeBlob(bytes));
+    expect(blobDigestHex(inner)).toBe(blobDigestHex(bytes));
+  });
+
   it("returns copies, not views into the blob", () => {
     const bytes = encodeBlob(sampleTables());
     const decoded = decodeBlob(bytes);
