@@ -49,8 +49,8 @@ export type VerifierErrorCode = "internal-error" | "malformed-call" | "bad-optio
 export class VerifierError extends Error {
   readonly code: VerifierErrorCode;
   readonly help: string | undefined;
-  constructor(code: VerifierErrorCode, message: string, help?: string) {
-    super(message);
+  constructor(code: VerifierErrorCode, message: string, help?: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = "VerifierError";
     this.code = code;
     this.help = help;
@@ -313,6 +313,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       operandCount += p.operands.length;
     }
     writeHeader(view, { nCalls: n, tau, flags, maxNodes, now, maxDepth, nOperands: operandCount });
+    // A trap propagates as the backend's own typed error (CoreError `core-trap`): the caller must
+    // rebuild the backend, and the guard does.
     const out = backend.run();
     return decode(forward, out, state);
   }

@@ -94,6 +94,10 @@ describe("verifier", () => {
     output.setInt32(OUT_STATUS, Status.Internal, true);
     const broken: SearchBackend = { kind: "wasm", inputView: () => new DataView(new ArrayBuffer(INPUT_SIZE)), run: () => output };
     expect(errorOf(() => createVerifier(tables, broken).verdict([note("o1")], STATE)).code).toBe("internal-error");
+    // A trap is the backend's own typed error and passes through unchanged.
+    const trap = new Error("the core trapped");
+    const trapping: SearchBackend = { ...broken, run: () => { throw trap; } };
+    expect(() => createVerifier(tables, trapping).verdict([note("o1")], STATE)).toThrow(trap);
   });
 
   it("answers depth_exceeded without the backend beyond the record's capacity", () => {
