@@ -74,6 +74,7 @@ const OPERATORS: Record<string, { optional?: string[]; required?: string[] }> = 
   values: {},
   get: {},
   assoc: { required: ["keys", "value"] },
+  object: {},
   append: { required: ["value"] },
   without: { required: ["value"] },
   entity: { required: ["id"], optional: ["slot"] },
@@ -285,7 +286,9 @@ function assocIn(base: unknown, keys: unknown[], value: unknown, depth: number):
 }
 
 function define(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  // Plain assignment is much faster; only `__proto__` needs defining to stay an own data property.
+  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
 function toNumber(v: unknown): number | undefined {
@@ -446,6 +449,22 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         const ks = keys.map((k) => k(c));
         if (ks.some((k) => k === undefined)) return undefined;
         return assocIn(base(c), ks, value(c), 0);
+      };
+    }
+    case "object": {
+      const spec = o.object;
+      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
+        issue(issues, `${at}/object`, "`object` must map field names to expressions");
+        return missing;
+      }
+      const fields = Object.keys(spec).map((k) => [k, compileExpr((spec as Record<string, unknown>)[k], `${at}/object/${k}`, issues)] as const);
+      return (c) => {
+        const out: Record<string, unknown> = {};
+        for (const [k, ev] of fields) {
+          const v = ev(c);
+          if (v !== undefined) define(out, k, v);
+        }
+        return out;
       };
     }
     case "append":

@@ -60,6 +60,13 @@ export class LayerB implements StateView {
     this.typeMap(entity).set(id, rec);
   }
 
+  /** replaceEntity without the copy: `slots` must be a fresh prototype-free record that the caller
+   * hands over and never touches again (the projection's own records). */
+  adoptEntity(entity: string, id: string, slots: SlotRecord): void {
+    this.owned.add(slots);
+    this.typeMap(entity).set(id, slots);
+  }
+
   deleteEntity(entity: string, id: string): boolean {
     const m = this.types.get(entity);
     if (m === undefined) return false;

@@ -73,7 +73,7 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
     }
     if (src.merge && into.hasEntity(src.entity, id)) {
       for (const k of Object.keys(slots)) into.set(src.entity, id, k, slots[k]);
-    } else into.replaceEntity(src.entity, id, slots);
+    } else into.adoptEntity(src.entity, id, slots);
   };
   visit(doc, undefined, 0, []);
 }

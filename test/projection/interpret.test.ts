@@ -72,6 +72,8 @@ describe("expressions", () => {
     ["get with a number key", { get: ["nums", 0] }, 4],
     ["assoc", { assoc: "obj", keys: ["c", "d"], value: { const: 1 } }, { b: 1, a: 2, c: { d: 1 } }],
     ["assoc into a list", { assoc: "nums", keys: [1], value: { const: 0 } }, [4, 0, 9]],
+    ["object", { object: { a: "name", b: { size: "nums" }, c: "nope" } }, { a: "n", b: 3 }],
+    ["object per item", { map: "list", to: { object: { day: "$item.d" } } }, [{ day: "2024-05-03" }, { day: "2024-05-01" }, { day: null }]],
     ["append", { append: "nums", value: { const: 1 } }, [4, 2, 9, 1]],
     ["append to missing", { append: "none", value: { const: 1 } }, [1]],
     ["without", { without: "list", value: { const: { d: null, a: 1 } } }, [{ d: "2024-05-03", a: 5 }, { d: "2024-05-01", a: 7 }]],

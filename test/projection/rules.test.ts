@@ -77,6 +77,7 @@ describe("parseProjectionRules", () => {
     ["template not a string", base({ entities: { t: { slots: { a: { template: 1 } } } } }), "bad-expression", "/entities/t/slots/a/template"],
     ["switch without object cases", base({ entities: { t: { slots: { a: { switch: "x", cases: [] } } } } }), "bad-expression", "/entities/t/slots/a/cases"],
     ["actions not a map", base({ actions: 1 }), "bad-type", "/actions"],
+    ["object not a map", base({ entities: { t: { slots: { a: { object: ["x"] } } } } }), "bad-expression", "/entities/t/slots/a/object"],
   ])("reports %s", (_name, json, code, path) => {
     const found = issues(json);
     expect(found.some((i) => i.code === code && i.path === path), JSON.stringify(found)).toBe(true);
