@@ -80,16 +80,39 @@ export function compileBound(
   return { ok: true, program: { code: c.code, maxStack: c.maxStack } };
 }
 
-/** Tree depth, measured without recursion so a pathological chain cannot overflow the stack. */
+/** Nesting depth, measured without recursion. A chain `a and b and c` (or `a + b - c`) is compiled by a
+ * loop, not by recursion, so it counts as one level however long it is. */
 function depthOf(root: Expr): number {
   let max = 0;
   const stack: [Expr, number][] = [[root, 1]];
   while (stack.length > 0) {
     const [e, d] = stack.pop()!;
     if (d > max) max = d;
-    for (const child of childrenOf(e)) stack.push([child, d + 1]);
+    for (const child of childrenOf(e)) {
+      const sameChain = e.kind === "binary" && child === e.left && child.kind === "binary" && chainFamily(child.op) === chainFamily(e.op);
+      stack.push([child, sameChain ? d : d + 1]);
+    }
   }
   return max;
+}
+
+/** Operators whose left-leaning chains are compiled iteratively; null for the others. */
+function chainFamily(op: BinaryOp): string | null {
+  if (op === "and" || op === "or") return op;
+  if (op === "+" || op === "-") return "sum";
+  return null;
+}
+
+/** The left spine of a chain: `((a op b) op c)` is a, then [(op, b), (op, c)]. */
+function spine(e: Expr & { kind: "binary" }): { first: Expr; rest: { op: BinaryOp; right: Expr }[] } {
+  const family = chainFamily(e.op);
+  const rest: { op: BinaryOp; right: Expr }[] = [];
+  let cur: Expr = e;
+  while (cur.kind === "binary" && chainFamily(cur.op) === family) {
+    rest.push({ op: cur.op, right: cur.right });
+    cur = cur.left;
+  }
+  return { first: cur, rest: rest.reverse() };
 }
 
 function childrenOf(e: Expr): Expr[] {
@@ -276,21 +299,35 @@ class BoundCompiler {
   // ---- operators ----------------------------------------------------------------------------------
 
   private binary(e: Expr & { kind: "binary" }): Ty {
+    if (e.op === "and" || e.op === "or") return this.logicChain(e, e.op);
+    if (e.op === "+" || e.op === "-") return this.sumChain(e);
     const l = this.expr(e.left);
     const r = this.expr(e.right);
-    switch (e.op) {
-      case "and": case "or":
-        this.condition(l, e.left, `\`${e.op}\` needs conditions, found`);
-        this.condition(r, e.right, `\`${e.op}\` needs conditions, found`);
-        this.emit(e.op === "and" ? Op.And : Op.Or, 0, -1);
-        return BOOL;
-      case "+": case "-":
-        return this.arithmetic(e, e.op, l, r);
-      default:
-        this.compare(e, e.op, l, r);
-        this.emit(CMP_OP[e.op], 0, -1);
-        return BOOL;
+    this.compare(e, e.op, l, r);
+    this.emit(CMP_OP[e.op], 0, -1);
+    return BOOL;
+  }
+
+  /** `a and b and c`: a, b, And, c, And (a loop over the chain, so its length costs no stack). */
+  private logicChain(e: Expr & { kind: "binary" }, op: "and" | "or"): Ty {
+    const { first, rest } = spine(e);
+    const message = `\`${op}\` needs conditions, found`;
+    this.condition(this.expr(first), first, message);
+    for (const link of rest) {
+      this.condition(this.expr(link.right), link.right, message);
+      this.emit(op === "and" ? Op.And : Op.Or, 0, -1);
     }
+    return BOOL;
+  }
+
+  private sumChain(e: Expr & { kind: "binary" }): Ty {
+    const { first, rest } = spine(e);
+    let acc = this.expr(first);
+    for (const link of rest) {
+      const r = this.expr(link.right);
+      acc = this.arithmetic({ start: first.start, end: link.right.end }, link.op as "+" | "-", acc, r);
+    }
+    return acc;
   }
 
   private not(e: Expr & { kind: "not" }): Ty {
