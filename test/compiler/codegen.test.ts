@@ -132,7 +132,7 @@ compensates(cancel_order, update_order, order.total, fee, 0.9, id = "other").
       "T1.place_order.cancel_order.order.status", "mine", "T4.cancel_order.order.total",
       "T2.update_order.update_order", "other", "T5.notify.email",
     ]);
-    expect(edgeById(t, "mine").span).toEqual({ line: 19, col: 1, endLine: 19, endCol: 85 });
+    expect(edgeById(t, "mine").span).toEqual({ line: 19, col: 1, endLine: 19, endCol: 75 });
     expect(edgeById(t, "T1.place_order.cancel_order.order.status").span).toEqual({ line: 15, col: 1, endLine: 15, endCol: 56 });
   });
 
