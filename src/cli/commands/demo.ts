@@ -294,6 +294,11 @@ export function register(cli: CAC): void {
     .example("polar demo")
     .example("polar demo --data ../tau2-bench/data/tau2 --task 35")
     .action((flags: Flags) => {
+      // `polar demo | head`: a closed pipe ends the output quietly.
+      process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+        if (err.code === "EPIPE") process.exit(0);
+        throw err;
+      });
       try {
         const limit = flags.limit === undefined ? undefined : Number(flags.limit);
         if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new DemoError("bad-option", `--limit \`${String(flags.limit)}\` is not a positive integer`);
