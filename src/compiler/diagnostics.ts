@@ -95,6 +95,17 @@ export class DiagnosticList {
 
   constructor(private readonly cap: number) {}
 
+  /** True once further diagnostics are only counted: callers may skip building them. */
+  get full(): boolean {
+    return this.items.length >= this.cap;
+  }
+
+  /** Counts a diagnostic that would not be kept anyway. */
+  drop(): void {
+    this.count++;
+    this.dropped++;
+  }
+
   push(d: Diagnostic): void {
     this.count++;
     if (this.items.length < this.cap) this.items.push(d);

@@ -9,14 +9,14 @@ export type TokenKind = "ident" | "path" | "number" | "string" | "punct" | "eof"
 export interface Token {
   kind: TokenKind;
   text: string; // identifier / path / number text as written, punctuation itself, decoded string value
-  parts: string[]; // path parts (ident: [text])
+  parts: string[]; // path parts; empty for every other kind
   start: number; // offsets into the source text, end exclusive
   end: number;
   lineStart: boolean; // first token on its line (error recovery resynchronises on these)
   bad: boolean; // a lexical error was reported inside this token
 }
 
-const PUNCT2 = ["==", "!=", "<=", ">="];
+const NO_PARTS: string[] = [];
 const PUNCT1 = "(),.={}[]:@<>+-";
 
 export function lex(src: SourceText, diags: DiagnosticList): Token[] {
@@ -27,7 +27,7 @@ export function lex(src: SourceText, diags: DiagnosticList): Token[] {
   // The token after unexpected characters is marked bad: the parser then does not pile a second error
   // for the same mistake onto that statement.
   let afterJunk = false;
-  const push = (kind: TokenKind, t: string, start: number, end: number, parts: string[] = [], bad = false) => {
+  const push = (kind: TokenKind, t: string, start: number, end: number, parts: string[] = NO_PARTS, bad = false) => {
     tokens.push({ kind, text: t, parts, start, end, lineStart, bad: bad || afterJunk });
     lineStart = false;
     afterJunk = false;
@@ -43,8 +43,8 @@ export function lex(src: SourceText, diags: DiagnosticList): Token[] {
     if (isIdentStart(c)) {
       const end = scanName(text, i);
       const word = text.slice(i, end);
-      const parts = word.split(".");
-      push(parts.length > 1 ? "path" : "ident", word, i, end, parts);
+      if (word.includes(".")) push("path", word, i, end, word.split("."));
+      else push("ident", word, i, end);
       i = end;
       continue;
     }
@@ -60,9 +60,8 @@ export function lex(src: SourceText, diags: DiagnosticList): Token[] {
       i = s.end;
       continue;
     }
-    const two = text.slice(i, i + 2);
-    if (PUNCT2.includes(two)) {
-      push("punct", two, i, i + 2);
+    if (text.charCodeAt(i + 1) === 61 /* = */ && (c === 61 || c === 33 || c === 60 || c === 62)) { // == != <= >=
+      push("punct", text.slice(i, i + 2), i, i + 2);
       i += 2;
       continue;
     }

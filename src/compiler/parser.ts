@@ -6,7 +6,9 @@ import type { Token } from "./lexer.js";
 import type { Span } from "../ontology/tables.js";
 import type { SourceText } from "./source.js";
 
-class Abort extends Error {}
+/** Thrown to abandon a statement. Not an Error: capturing a stack trace per syntax error would make a
+ * file full of errors slow to reject. */
+const ABORT = Object.freeze({ abort: true });
 
 const CMP_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 
@@ -41,7 +43,7 @@ class Parser {
       try {
         out.push(this.statement());
       } catch (e) {
-        if (!(e instanceof Abort)) throw e;
+        if (e !== ABORT) throw e;
         this.recover(begin);
       }
     }
@@ -278,7 +280,7 @@ class Parser {
       const t = this.peek();
       this.diags.push(makeDiagnostic("limit-exceeded",
         `expression nested deeper than ${this.options.maxDepth} levels`, this.src.span(t.start, t.end)));
-      throw new Abort();
+      throw ABORT;
     }
     this.depth++;
     try {
@@ -337,10 +339,11 @@ class Parser {
 
   /** Reports a syntax error (unless a lexical error already explains this statement) and aborts it. */
   private fail(start: number, end: number, message: string): never {
-    if (!this.statementHasLexError()) {
+    if (this.diags.full) this.diags.drop();
+    else if (!this.statementHasLexError()) {
       this.diags.push(makeDiagnostic("syntax-error", message, this.errorSpan(start, end)));
     }
-    throw new Abort();
+    throw ABORT;
   }
 
   /** Where to point: at the offending token, or, when that token opens the next line, just after the
