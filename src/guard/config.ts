@@ -138,7 +138,14 @@ export function configHash(config: EffectiveConfig): string {
   return sha256Hex(canonicalJson(config));
 }
 
-/** τ as fixed point (it passed checkTau, so it converts). */
+const tauCache = new WeakMap<EffectiveConfig, number>();
+
+/** τ as fixed point (it passed checkTau, so it converts); cached per (frozen) configuration. */
 export function tauFixed(config: EffectiveConfig): number {
-  return Number(numberToFixed(config.tau));
+  let t = tauCache.get(config);
+  if (t === undefined) {
+    t = Number(numberToFixed(config.tau));
+    tauCache.set(config, t);
+  }
+  return t;
 }

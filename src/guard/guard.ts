@@ -96,6 +96,9 @@ export interface Guard {
 
 export type SafeGuardResult = { ok: true; guard: Guard } | { ok: false; error: GuardError };
 
+/** Checked-but-not-yet-observed calls whose `before` snapshot is kept. */
+const MAX_PENDING = 256;
+
 interface Engine {
   verifier: Verifier;
 }
@@ -260,7 +263,12 @@ export function createGuard(options: GuardOptions): Guard {
       if (checked.ok) {
         try {
           const before = snapshot(checked.call);
-          if (before !== undefined) pending.set(callKey(call), before);
+          if (before !== undefined) {
+            // Approved calls that are never observed (advisory logging, a dropped tool run) must not
+            // grow this map without bound: keep the most recent ones.
+            if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
+            pending.set(JSON.stringify(call), before);
+          }
         } catch {
           // A StateView that throws here already made the decision fail closed above.
         }

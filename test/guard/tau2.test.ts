@@ -1,0 +1,59 @@
+// The guard on the real τ²-bench ontologies (ontologies/<domain>/) and Layer B projected from the
+// real db.json (POLAR_TAU2_DIR, default ../shared/tau2 from the repo root).
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { createGuard } from "../../src/guard/index.js";
+import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
+import { parseProjectionRules, projectDocument } from "../../src/projection/index.js";
+import { NOW, referenceFactory, wasmFactory } from "./helpers.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const tau2 = process.env.POLAR_TAU2_DIR ?? resolve(root, "../shared/tau2");
+
+function domain(name: "airline" | "retail") {
+  const blob = new Uint8Array(readFileSync(join(root, "ontologies", name, `${name}.blob`)));
+  const rules = parseProjectionRules(JSON.parse(readFileSync(join(root, "ontologies", name, "projection.json"), "utf8")));
+  const db = JSON.parse(readFileSync(join(tau2, "domains", name, "db.json"), "utf8"));
+  return { blob, rules, state: projectDocument(rules, db), db };
+}
+
+for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFactory]] as const) {
+  describe(`τ²-bench ontologies (${label})`, () => {
+    it("airline: update a reservation's flights, then cancel it → overlap_conflict (session scope)", () => {
+      const { blob, rules, state, db } = domain("airline");
+      const sink = createMemorySink();
+      const g = createGuard({ ontology: blob, backend: factory, state, scope: "session", config: { now: NOW, projection: rules, log: sink } });
+      const res = db.reservations["4WQ150"];
+      const update = {
+        name: "update_reservation_flights",
+        arguments: { reservation_id: "4WQ150", cabin: "business", flights: [{ flight_number: "HAT170", date: "2024-05-22" }, { flight_number: "HAT022", date: "2024-05-27" }], payment_id: "gift_card_3576581" },
+      };
+      const first = g.check(update);
+      expect(first).toMatchObject({ route: "Approved", reason: "ok" });
+      expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "4WQ150", flights: [{ flight_number: "HAT170", date: "2024-05-22" }, { flight_number: "HAT022", date: "2024-05-26" }] } });
+      // The tool returns the updated reservation as JSON text (τ²-bench's shape).
+      g.observe(update, JSON.stringify({ ...res, flights: [res.flights[0], { ...res.flights[1], date: "2024-05-27" }] }));
+      const cancel = g.check({ name: "cancel_reservation", arguments: { reservation_id: "4WQ150" } });
+      expect(cancel).toMatchObject({ route: "Vetoed", reason: "overlap_conflict" });
+      expect(cancel.forward).toHaveLength(1);
+      g.checkpoint();
+      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "4WQ150" } }).reason).toBe("ok");
+      expect(verifyAuditLog(sink.lines(), { ontologies: [blob] }).mismatches).toEqual([]);
+    });
+
+    it("retail: a pending-order cancel escalates with a question about the consumed resource", () => {
+      const { blob, rules, state, db } = domain("retail");
+      const pending = Object.values(db.orders as Record<string, { order_id: string; status: string }>).find((o) => o.status === "pending")!;
+      const g = createGuard({ ontology: blob, backend: factory, state, scope: "session", policy: "escalate", config: { now: NOW, projection: rules } });
+      const d = g.check({ name: "cancel_pending_order", arguments: { order_id: pending.order_id, reason: "no longer needed" } }, { userMessages: ["Cancel my order please?"] });
+      expect(d).toMatchObject({ route: "ConsentEscalated", reason: "irreversibly_consumes" });
+      expect(d.question).toContain("irreversibly consumes `order.status`");
+      const yes = g.check({ name: "cancel_pending_order", arguments: { order_id: pending.order_id, reason: "no longer needed" } }, { userMessages: ["Cancel my order please?", "Do you confirm?", "Yes, confirmed."] });
+      expect(yes.route).toBe("ConsentApproved");
+      const ret = g.check({ name: "return_delivered_order_items", arguments: { order_id: "#W0000000", item_ids: [], payment_method_id: "x" } });
+      expect(ret.reason).toBe("missing_entity");
+    });
+  });
+}
