@@ -110,20 +110,23 @@ inverse_of(pay_fine, refund_fine, member.fines, 1.0,
 % An email change is put back by setting the old email again, as long as the account is open and had an
 % email at all. `member.email` in `args` is the slot's value *before* the call.
 bounded_reversibility(update_member_email,
-    member.status != "closed" and member.email != null and member.verified == true,
+    member.status != "closed" and member.email != null and member.verified == true
+      and member.joined_on >= date("2000-01-01"),
     none, 0.99,
     id = "library.email.self",
     args = { member_id: call.member_id, email: member.email }).
 
 % A shipping address can be set back until the parcel leaves: only pending or processing orders, not
 % gift-wrapped ones (the label is printed on the wrap), at most 20 items per parcel, and only within a
-% day of ordering. Every comparison operator, `in`, `not`, `size` and time arithmetic appear here.
+% day of ordering, and the new address must fit a label (at most 4 lines). Every comparison operator,
+% `in`, `not`, `size` (of a slot and of an argument) and time arithmetic appear here.
 bounded_reversibility(update_shipping_address,
     order.status in ["pending", "processing"]
       and not order.gift_wrapped
       and size(order.items) <= 20
       and size(order.items) > 0
       and order.total >= 0
+      and size(call.address.lines) <= 4
       and now - order.placed_at < hours(24)
       and (order.placed_at > datetime("2024-01-01T00:00:00Z") or order.status == "pending"),
     none, 0.99,
