@@ -75,7 +75,7 @@ describe("conformance corpus across runtimes", () => {
       config,
       ['name = "polar-conformance"', 'main = "conformance-worker.mjs"', 'compatibility_date = "2025-01-01"', ""].join("\n"),
     );
-    const worker = await startWorker(config);
+    const worker = await startWorker(config, join(pkg.root, "worker-bundle"));
     try {
       const res = await worker.fetch("/");
       const body = (await res.json()) as { ok: boolean; results?: CaseResult[]; error?: string };

@@ -1,0 +1,251 @@
+// One guard session per Durable Object: its Layer B, its forward sequence and its decision log live
+// here and nowhere else. Storage holds the creation request and a journal of every operation; an
+// evicted object rebuilds its guard by replaying the journal (the guard is deterministic), and the
+// decision log is stored as it was written.
+import { DurableObject } from "cloudflare:workers";
+import {
+  LayerB,
+  GuardError,
+  ProjectionError,
+  RuntimeError,
+  loadCore,
+  loadGuard,
+  parseProjectionRules,
+  projectDocument,
+  type CoreInstance,
+  type Decision,
+  type Guard,
+  type GuardConfig,
+  type PolicyName,
+  type Scope,
+  type ToolCall,
+} from "polar-guard";
+import { DOMAINS } from "./domains.js";
+import { HttpError, isObject } from "./http.js";
+
+export interface Env {
+  SESSIONS: DurableObjectNamespace<GuardSession>;
+}
+
+/** What the Worker hands the object: a status and a JSON body; the object never throws across RPC. */
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+interface Meta {
+  domain: string;
+  document: unknown;
+  state: unknown;
+  policy: PolicyName;
+  scope: Scope;
+  config: Record<string, unknown>;
+}
+
+type Op =
+  | { op: "check"; call: ToolCall; context: Record<string, unknown> | undefined }
+  | { op: "observe"; call: ToolCall; result: unknown; failed: boolean }
+  | { op: "checkpoint" };
+
+const POLICIES: readonly string[] = ["veto", "escalate", "advisory"];
+const SCOPES: readonly string[] = ["turn", "session"];
+/** Verdict settings a client may choose; everything else (projection, log, models) is the Worker's. */
+const CONFIG_KEYS: readonly string[] = ["tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes"];
+
+// One core per domain per isolate: a core holds one ontology, and guards on it share its backend.
+const cores = new Map<string, Promise<CoreInstance>>();
+function coreFor(domain: string): Promise<CoreInstance> {
+  let core = cores.get(domain);
+  if (core === undefined) {
+    core = loadCore();
+    cores.set(domain, core);
+  }
+  return core;
+}
+
+const MAX_BATCH = 100;
+const pad = (n: number): string => String(n).padStart(10, "0");
+
+function parseMeta(body: Record<string, unknown>): Meta {
+  const domain = body.domain;
+  if (typeof domain !== "string" || !Object.prototype.hasOwnProperty.call(DOMAINS, domain)) {
+    throw new HttpError(400, "unknown-domain", `unknown domain \`${String(domain)}\`: one of ${Object.keys(DOMAINS).join(", ")}`);
+  }
+  const policy = body.policy ?? "veto";
+  if (typeof policy !== "string" || !POLICIES.includes(policy)) {
+    throw new HttpError(400, "bad-policy", `unknown policy \`${String(policy)}\`: one of ${POLICIES.join(", ")}`);
+  }
+  const scope = body.scope ?? "session";
+  if (typeof scope !== "string" || !SCOPES.includes(scope)) {
+    throw new HttpError(400, "bad-scope", `unknown scope \`${String(scope)}\`: one of ${SCOPES.join(", ")}`);
+  }
+  const config = body.config ?? {};
+  if (!isObject(config)) throw new HttpError(400, "bad-config", "`config` must be an object");
+  const unknown = Object.keys(config).filter((k) => !CONFIG_KEYS.includes(k));
+  if (unknown.length > 0) throw new HttpError(400, "bad-config", `unknown config key \`${unknown[0]}\`: one of ${CONFIG_KEYS.join(", ")}`);
+  if (body.document !== undefined && body.state !== undefined) {
+    throw new HttpError(400, "bad-state", "give the initial state as `document` (projected) or `state` (layer b json), not both");
+  }
+  return { domain, document: body.document, state: body.state, policy: policy as PolicyName, scope: scope as Scope, config };
+}
+
+function parseCall(value: unknown, what: string): ToolCall {
+  if (!isObject(value) || typeof value.name !== "string" || value.name === "" || !isObject(value.arguments)) {
+    throw new HttpError(400, "bad-call", `\`${what}\` must be \`{ "name": string, "arguments": object }\``);
+  }
+  return { name: value.name, arguments: value.arguments };
+}
+
+function parseContext(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new HttpError(400, "bad-context", "`context` must be an object");
+  const { userMessages, turnCalls } = value;
+  if (userMessages !== undefined && (!Array.isArray(userMessages) || !userMessages.every((m) => typeof m === "string"))) {
+    throw new HttpError(400, "bad-context", "`context.userMessages` must be an array of strings");
+  }
+  if (turnCalls !== undefined) {
+    if (!Array.isArray(turnCalls)) throw new HttpError(400, "bad-context", "`context.turnCalls` must be an array of calls");
+    turnCalls.forEach((c, i) => parseCall(c, `context.turnCalls[${i}]`));
+  }
+  return { userMessages, turnCalls };
+}
+
+function parseOp(kind: string, body: Record<string, unknown>, at: string): Op {
+  if (kind === "check") return { op: "check", call: parseCall(body.call, `${at}call`), context: parseContext(body.context) };
+  if (kind === "checkpoint") return { op: "checkpoint" };
+  if (kind !== "observe") throw new HttpError(400, "bad-batch", `\`${at}op\` must be check, observe or checkpoint`);
+  const call = parseCall(body.call, `${at}call`);
+  if (!("result" in body)) throw new HttpError(400, "bad-result", `\`${at}result\` is missing (use null for a call without one)`);
+  if (body.failed !== undefined && typeof body.failed !== "boolean") throw new HttpError(400, "bad-result", `\`${at}failed\` must be a boolean`);
+  return { op: "observe", call, result: body.result, failed: body.failed === true };
+}
+
+/** Library errors caused by what the client sent (a bad state document, a bad setting). */
+function clientError(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (err instanceof GuardError || err instanceof ProjectionError || err instanceof RuntimeError) {
+    return new HttpError(400, err.code, err.message);
+  }
+  return null;
+}
+
+export class GuardSession extends DurableObject<Env> {
+  private meta: Meta | null = null;
+  private guard: Guard | null = null;
+  private journal = 0;
+  private pendingLog: Decision[] = [];
+
+  /** Runs one operation and turns every failure into a reply: RPC never throws to the Worker. */
+  private async reply(run: () => Promise<Reply>): Promise<Reply> {
+    try {
+      return await run();
+    } catch (err) {
+      const known = clientError(err);
+      if (known !== null) return { status: known.status, body: { error: { code: known.code, message: known.message } } };
+      const message = err instanceof Error ? err.message : String(err);
+      return { status: 500, body: { error: { code: "internal-error", message } } };
+    }
+  }
+
+  async create(body: Record<string, unknown>): Promise<Reply> {
+    return this.reply(async () => {
+      if ((await this.ctx.storage.get("meta")) !== undefined) throw new HttpError(409, "session-exists", "the session already exists");
+      const meta = parseMeta(body);
+      const guard = await this.build(meta);
+      await this.ctx.storage.put("meta", meta);
+      this.meta = meta;
+      this.guard = guard;
+      return {
+        status: 201,
+        body: { domain: meta.domain, policy: guard.policy, scope: guard.scope, ontologyHash: guard.ontologyHash, configHash: guard.configHash },
+      };
+    });
+  }
+
+  async check(body: Record<string, unknown>): Promise<Reply> {
+    return this.reply(async () => ({ status: 200, body: (await this.run([parseOp("check", body, "")]))[0] }));
+  }
+
+  async observe(body: Record<string, unknown>): Promise<Reply> {
+    return this.reply(async () => ({ status: 200, body: (await this.run([parseOp("observe", body, "")]))[0] }));
+  }
+
+  async checkpoint(): Promise<Reply> {
+    return this.reply(async () => ({ status: 200, body: (await this.run([{ op: "checkpoint" }]))[0] }));
+  }
+
+  /** Several operations in order, e.g. the calls of one assistant message: all are validated before
+   * any runs, so a bad one refuses the whole batch. */
+  async batch(body: Record<string, unknown>): Promise<Reply> {
+    return this.reply(async () => {
+      const ops = body.ops;
+      if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_BATCH) {
+        throw new HttpError(400, "bad-batch", `\`ops\` must be an array of 1 to ${MAX_BATCH} operations`);
+      }
+      const parsed = ops.map((op, i) => {
+        if (!isObject(op) || typeof op.op !== "string") throw new HttpError(400, "bad-batch", `\`ops[${i}].op\` must be check, observe or checkpoint`);
+        return parseOp(op.op, op, `ops[${i}].`);
+      });
+      return { status: 200, body: { results: await this.run(parsed) } };
+    });
+  }
+
+  async log(): Promise<Reply> {
+    return this.reply(async () => {
+      await this.ready();
+      const entries = await this.ctx.storage.list<Decision>({ prefix: "log:" });
+      return { status: 200, body: { decisions: [...entries.values()] } };
+    });
+  }
+
+  async state(): Promise<Reply> {
+    return this.reply(async () => {
+      const guard = await this.ready();
+      return { status: 200, body: { state: (guard.state as LayerB).toJSON(), sequence: guard.sequence() } };
+    });
+  }
+
+  private async build(meta: Meta): Promise<Guard> {
+    const domain = DOMAINS[meta.domain];
+    const projection = parseProjectionRules(domain.projection);
+    const state = meta.document !== undefined ? projectDocument(projection, meta.document) : LayerB.fromJSON(meta.state ?? { entities: {} });
+    const config = { ...meta.config, projection, log: { append: (d: Decision) => this.pendingLog.push(d) } } as GuardConfig;
+    return loadGuard({ blob: domain.blob, core: await coreFor(meta.domain), state, policy: meta.policy, scope: meta.scope, config });
+  }
+
+  /** The session's guard, rebuilt from storage after an eviction. */
+  private async ready(): Promise<Guard> {
+    if (this.guard !== null) return this.guard;
+    const meta = await this.ctx.storage.get<Meta>("meta");
+    if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
+    const guard = await this.build(meta);
+    const ops = await this.ctx.storage.list<Op>({ prefix: "op:" });
+    for (const op of ops.values()) {
+      if (op.op === "check") guard.check(op.call, op.context as never);
+      else if (op.op === "observe") guard.observe(op.call, op.result, { failed: op.failed });
+      else guard.checkpoint();
+    }
+    this.pendingLog = []; // replayed decisions are already in the stored log
+    this.meta = meta;
+    this.journal = ops.size;
+    this.guard = guard;
+    return guard;
+  }
+
+  /** Runs validated operations, then journals them and logs their decisions in one write. */
+  private async run(ops: Op[]): Promise<unknown[]> {
+    const guard = await this.ready();
+    const results = ops.map((op) => {
+      if (op.op === "check") return { decision: guard.check(op.call, op.context as never) };
+      if (op.op === "observe") return { report: guard.observe(op.call, op.result, { failed: op.failed }) };
+      guard.checkpoint();
+      return { ok: true };
+    });
+    const entries: Record<string, unknown> = {};
+    for (const op of ops) entries[`op:${pad(this.journal++)}`] = op;
+    for (const d of this.pendingLog) entries[`log:${pad(d.seq)}`] = d;
+    this.pendingLog = [];
+    await this.ctx.storage.put(entries);
+    return results;
+  }
+}

@@ -1,0 +1,202 @@
+// The Worker example (examples/worker) under workerd: sessions in Durable Objects, verdicts equal to
+// Node's for the same inputs, no state crossing sessions, and bad requests answered 4xx with JSON.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionPlan, type Op, type SessionPlan } from "./fixtures/airline-sessions.js";
+import { DIST, REPO, artefactDir, requireDist } from "./helpers/paths.js";
+import { startWorker, type LocalWorker } from "./helpers/workerd.js";
+
+const SESSIONS = 50;
+const CALLS = 100;
+
+type Api = typeof import("../../src/index.js");
+let api: Api;
+let worker: LocalWorker;
+
+beforeAll(async () => {
+  requireDist();
+  api = (await import(pathToFileURL(join(DIST, "node.js")).href)) as Api;
+  worker = await startWorker(join(REPO, "examples/worker/wrangler.toml"), join(await artefactDir("worker-example"), "bundle"));
+  // What a deploy uploads: the Worker, the core as a compiled wasm module, the ontology as data.
+  expect(worker.modules.some((m) => m.endsWith("polar-core.wasm"))).toBe(true);
+  expect(worker.modules.some((m) => m.endsWith("airline.blob"))).toBe(true);
+});
+
+afterAll(async () => {
+  await worker?.dispose();
+});
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await worker.fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function get(path: string): Promise<{ status: number; body: any }> {
+  const res = await worker.fetch(path);
+  return { status: res.status, body: await res.json() };
+}
+
+/** The same session run in Node with the built package: the decisions the Worker must reproduce. */
+async function nodeDecisions(plan: SessionPlan): Promise<unknown[]> {
+  const projection = api.parseProjectionRules(JSON.parse(readFileSync(join(REPO, "ontologies/airline/projection.json"), "utf8")));
+  const guard = await api.loadGuard({
+    ontologyPath: join(REPO, "ontologies/airline/airline.blob"),
+    state: api.projectDocument(projection, plan.create.document),
+    policy: plan.create.policy as "veto",
+    scope: plan.create.scope as "session",
+    config: { ...plan.create.config, projection },
+  });
+  const out: unknown[] = [];
+  for (const op of plan.ops) {
+    if (op.op === "check") out.push(JSON.parse(JSON.stringify(guard.check(op.call, op.context))));
+    else if (op.op === "observe") guard.observe(op.call, op.result, { failed: op.failed });
+    else guard.checkpoint();
+  }
+  return out;
+}
+
+/** Each operation as its own request: what an agent loop does call by call. */
+async function sendOne(session: string, op: Op): Promise<unknown> {
+  const path = `/sessions/${session}/${op.op}`;
+  const r = op.op === "check"
+    ? await post(path, { call: op.call, context: op.context })
+    : op.op === "observe" ? await post(path, { call: op.call, result: op.result, failed: op.failed }) : await post(path, {});
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body;
+}
+
+/** A session's first SINGLE checks go one request each, the rest in batches of BATCH operations (the
+ * calls of one assistant message); both paths must give Node's decisions. */
+const SINGLE = 10;
+const BATCH = 10;
+
+async function runInWorker(plan: SessionPlan): Promise<{ session: string; decisions: unknown[] }> {
+  const created = await post("/sessions", plan.create);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const session = created.body.session as string;
+  const results: unknown[] = [];
+  let checks = 0;
+  let i = 0;
+  for (; i < plan.ops.length && checks < SINGLE; i++) {
+    results.push(await sendOne(session, plan.ops[i]));
+    if (plan.ops[i].op === "check") checks++;
+  }
+  for (; i < plan.ops.length; i += BATCH) {
+    const r = await post(`/sessions/${session}/batch`, { ops: plan.ops.slice(i, i + BATCH) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    results.push(...r.body.results);
+  }
+  const decisions = results.filter((r): r is { decision: unknown } => (r as { decision?: unknown }).decision !== undefined).map((r) => r.decision);
+  return { session, decisions };
+}
+
+describe("Worker example under workerd", () => {
+  it("serves its domains", async () => {
+    const r = await get("/");
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ service: "polar-guard", domains: ["airline"] });
+  });
+
+  it(`${SESSIONS} concurrent sessions × ${CALLS} calls: decisions equal Node's, logs and state stay per session`, async () => {
+    const plans = Array.from({ length: SESSIONS }, (_, k) => sessionPlan(k, SESSIONS, CALLS));
+    const started = Date.now();
+    const runs = await Promise.all(plans.map((p) => runInWorker(p)));
+    const elapsed = Date.now() - started;
+    const ops = plans.reduce((n, p) => n + p.ops.length, 0);
+    console.log(`workerd: ${SESSIONS} concurrent sessions, ${ops} operations (${SESSIONS * CALLS} checks) in ${elapsed} ms`);
+
+    const routes = new Set<string>();
+    for (let k = 0; k < SESSIONS; k++) {
+      const expected = await nodeDecisions(plans[k]);
+      expect(runs[k].decisions.length).toBe(CALLS);
+      expect(runs[k].decisions, `session ${k}`).toEqual(expected);
+      for (const d of expected as { route: string }[]) routes.add(d.route);
+
+      // The stored log is this session's decisions, in order, and nothing else.
+      const log = await get(`/sessions/${runs[k].session}/log`);
+      expect(log.status).toBe(200);
+      expect(log.body.decisions).toEqual(expected);
+
+      // Layer B holds only this session's users and reservations.
+      const state = await get(`/sessions/${runs[k].session}/state`);
+      const ids = Object.keys(state.body.state.entities.reservation ?? {});
+      expect(ids.length).toBeGreaterThan(0);
+      expect(ids.every((id) => id.endsWith(`_s${k}`)), `session ${k} reservations`).toBe(true);
+    }
+    // The run exercises more than one kind of decision.
+    expect(routes.size).toBeGreaterThanOrEqual(3);
+  });
+
+  describe("bad requests get a 4xx with a JSON error, never a 5xx or an approval", () => {
+    let session: string;
+    beforeAll(async () => {
+      const created = await post("/sessions", sessionPlan(0, SESSIONS, 1).create);
+      expect(created.status).toBe(201);
+      session = created.body.session;
+    });
+
+    const cases: [string, () => Promise<{ status: number; body: any }>, number, string][] = [
+      ["invalid json", () => post("/sessions", "{nope"), 400, "bad-json"],
+      ["a body that is not an object", () => post("/sessions", [1, 2]), 400, "bad-body"],
+      ["an unknown domain", () => post("/sessions", { domain: "casino" }), 400, "unknown-domain"],
+      ["an unknown policy", () => post("/sessions", { domain: "airline", policy: "yolo" }), 400, "bad-policy"],
+      ["an unknown scope", () => post("/sessions", { domain: "airline", scope: "forever" }), 400, "bad-scope"],
+      ["tau out of range", () => post("/sessions", { domain: "airline", config: { tau: 7 } }), 400, "invalid-config"],
+      ["an unknown config key", () => post("/sessions", { domain: "airline", config: { projection: {} } }), 400, "bad-config"],
+      ["a malformed state", () => post("/sessions", { domain: "airline", state: "everything" }), 400, "bad-state"],
+      ["a wrong method", () => get("/sessions"), 405, "method-not-allowed"],
+      ["an unknown route", () => get("/admin"), 404, "not-found"],
+      ["a malformed session id", () => post("/sessions/../../check", { call: { name: "x", arguments: {} } }), 404, "not-found"],
+      ["a session id that is not a uuid", () => post("/sessions/abc/check", { call: { name: "x", arguments: {} } }), 400, "bad-session-id"],
+      ["an unknown session", () => post(`/sessions/${crypto.randomUUID()}/check`, { call: { name: "cancel_reservation", arguments: {} } }), 404, "unknown-session"],
+    ];
+    for (const [what, send, status, code] of cases) {
+      it(what, async () => {
+        const r = await send();
+        expect(r.status).toBe(status);
+        expect(r.body.error).toMatchObject({ code });
+        expect(typeof r.body.error.message).toBe("string");
+        expect(r.body.decision).toBeUndefined();
+      });
+    }
+
+    const sessionCases: [string, (s: string) => Promise<{ status: number; body: any }>, number, string][] = [
+      ["a check without a call", (s) => post(`/sessions/${s}/check`, {}), 400, "bad-call"],
+      ["a call whose arguments are not an object", (s) => post(`/sessions/${s}/check`, { call: { name: "cancel_reservation", arguments: ["ABC"] } }), 400, "bad-call"],
+      ["a call without a name", (s) => post(`/sessions/${s}/check`, { call: { arguments: {} } }), 400, "bad-call"],
+      ["bad context", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: {} }, context: { userMessages: [1] } }), 400, "bad-context"],
+      ["a non-json content type", (s) => post(`/sessions/${s}/check`, "call=x", { "content-type": "text/plain" }), 415, "unsupported-media-type"],
+      ["a body over 1 MiB", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: { blob: "x".repeat(1_100_000) } } }), 413, "body-too-large"],
+      ["a batch with a bad operation (nothing runs)", (s) => post(`/sessions/${s}/batch`, { ops: [{ op: "check", call: { name: "cancel_reservation", arguments: {} } }, { op: "drop" }] }), 400, "bad-batch"],
+      ["an empty batch", (s) => post(`/sessions/${s}/batch`, { ops: [] }), 400, "bad-batch"],
+      ["an observe without a result", (s) => post(`/sessions/${s}/observe`, { call: { name: "cancel_reservation", arguments: { reservation_id: "X" } } }), 400, "bad-result"],
+      ["a second create of the same session", () => post("/sessions/00000000-0000-0000-0000-000000000000/check", { call: { name: "x", arguments: {} } }), 404, "unknown-session"],
+    ];
+    for (const [what, send, status, code] of sessionCases) {
+      it(what, async () => {
+        const r = await send(session);
+        expect(r.status).toBe(status);
+        expect(r.body.error).toMatchObject({ code });
+        expect(r.body.decision).toBeUndefined();
+      });
+    }
+
+    it("none of them reached the session's log", async () => {
+      const log = await get(`/sessions/${session}/log`);
+      expect(log.status).toBe(200);
+      expect(log.body.decisions).toEqual([]);
+    });
+
+    it("an unknown tool is a valid request the guard refuses (200, not approved)", async () => {
+      const r = await post(`/sessions/${session}/check`, { call: { name: "drop_database", arguments: {} } });
+      expect(r.status).toBe(200);
+      expect(r.body.decision).toMatchObject({ approved: false, reason: "unknown_tool" });
+    });
+  });
+});
