@@ -36,7 +36,18 @@ export function jsonSafe(value: unknown): unknown {
     try {
       if (Array.isArray(v)) {
         const arr: unknown[] = [];
-        for (let i = 0; i < v.length; i++) arr.push(i in v ? walk(v[i], depth + 1) : { [NON_JSON]: "array hole" });
+        for (let i = 0; i < v.length; i++) {
+          // A hole costs a node too: `length` alone can claim 2^32 - 1 elements that hold nothing.
+          if (nodes >= MAX_NODES) {
+            arr.push({ [NON_JSON]: "too large" });
+            break;
+          }
+          if (i in v) arr.push(walk(v[i], depth + 1));
+          else {
+            nodes++;
+            arr.push({ [NON_JSON]: "array hole" });
+          }
+        }
         out = arr;
       } else {
         const proto = Object.getPrototypeOf(v);
