@@ -88,6 +88,34 @@ async function ontologyBytes(platform: Platform, input: OntologySource): Promise
   return input.blob !== undefined ? toBytes(input.blob) : platform.ontology(input);
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The backend each core currently serves. A core holds one blob, and a load replaces it (earlier
+ * backends then refuse to run), so guards that share a core and an ontology share its backend. */
+const served = new WeakMap<CoreInstance, { blob: Uint8Array; backend: SearchBackend }>();
+
+/** A backend factory over a shared core. The first call reuses the core's backend when it holds the
+ * same blob; a later call (the guard rebuilding after a failed search) reloads the blob, unless
+ * another guard already did so since this one's backend was made. */
+export function sharedBackend(core: CoreInstance, blob: Uint8Array): BackendFactory {
+  let mine: SearchBackend | null = null;
+  return () => {
+    const current = served.get(core);
+    if (current !== undefined && current.backend !== mine && sameBytes(current.blob, blob)) {
+      mine = current.backend;
+    } else {
+      mine = core.load(blob);
+      served.set(core, { blob, backend: mine });
+    }
+    return mine;
+  };
+}
+
 /** Validates the blob on the host first (a corrupt blob never reaches the core), then loads it. */
 export async function loadOntology(platform: Platform, options: OntologySource & CoreInput): Promise<LoadedOntology> {
   const [core, blob] = await Promise.all([
@@ -95,7 +123,7 @@ export async function loadOntology(platform: Platform, options: OntologySource &
     ontologyBytes(platform, options),
   ]);
   const tables = decodeBlob(blob);
-  return { blob, tables, backend: core.load(blob) };
+  return { blob, tables, backend: sharedBackend(core, blob)(tables, blob) };
 }
 
 export async function loadVerifierOn(platform: Platform, options: LoadVerifierOptions): Promise<Verifier> {
@@ -103,16 +131,15 @@ export async function loadVerifierOn(platform: Platform, options: LoadVerifierOp
   return createVerifier(tables, backend, options.verifier);
 }
 
-/** The guard decodes and validates the blob itself; the backend is a factory over the same core so
- * the guard can reload the blob after a trap. */
+/** The guard decodes and validates the blob itself; its backend factory shares the core (see
+ * sharedBackend), so many guards, e.g. one per session, can run on one core. */
 export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
   const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, ...guardOptions } = options;
   const [core, blob] = await Promise.all([
     options.core ?? platform.core(options.wasm),
     ontologyBytes(platform, options),
   ]);
-  const backend: BackendFactory = (_tables, loaded) => core.load(loaded ?? blob);
-  return createGuard({ ...guardOptions, ontology: blob, backend });
+  return createGuard({ ...guardOptions, ontology: blob, backend: sharedBackend(core, blob) });
 }
 
 /** Fetches the core or the ontology, refusing a non-2xx answer with the status in the message. */

@@ -14,10 +14,11 @@ const RUNTIME_API = [
   "BUILTIN_POLICIES", "BlobError", "CoreError", "DECISION_FORMAT", "DEFAULT_NOW", "DEFAULT_TAU",
   "ENGINE_VERSION", "GuardError", "LayerB", "ProjectionError", "RuntimeError", "VERSION", "VerifierError",
   "advisoryPolicy", "applyAction", "applyToolResult", "blobDigestHex", "blobInfo", "canonicalJson",
-  "createGuard", "createVerifier", "decodeBlob", "defaultConsentDetector", "detectConsent", "digestHex",
+  "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
+  "defaultConsentDetector", "detectConsent", "digestHex",
   "escalatePolicy", "explainVerdict", "instantiateCore", "instantiateCoreSync", "isGuardError",
   "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "projectDocument",
-  "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "vetoPolicy", "wrapTools",
+  "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "verifyAuditLog", "vetoPolicy", "wrapTools",
 ];
 const COMPILER_API = [
   "BlobError", "blobDigestHex", "blobInfo", "compile", "decodeBlob", "encodeBlob", "formatDiagnostic", "safeDecodeBlob",
