@@ -448,7 +448,10 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       return (c) => {
         const ks = keys.map((k) => k(c));
         if (ks.some((k) => k === undefined)) return undefined;
-        return assocIn(base(c), ks, value(c), 0);
+        const v = value(c);
+        // No value asserts nothing (as in `object`): an `undefined` inside a record is not JSON.
+        if (v === undefined) return base(c);
+        return assocIn(base(c), ks, v, 0);
       };
     }
     case "object": {

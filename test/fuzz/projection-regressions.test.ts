@@ -1,0 +1,31 @@
+// Failures the projection fuzz target found (test/fuzz/targets/projection.ts), kept as fixed cases.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { applyToolResult, canonicalJson, parseProjectionRules, projectDocument } from "../../src/projection/index.js";
+
+const airline = parseProjectionRules(JSON.parse(readFileSync(new URL("../../ontologies/airline/projection.json", import.meta.url), "utf8")));
+
+const reservation = {
+  reservation_id: "RES001", user_id: "ada_lee_1", origin: "JFK", destination: "SFO", flight_type: "one_way", cabin: "economy",
+  flights: [{ origin: "JFK", destination: "SFO", flight_number: "HAT100", date: "2024-05-20", price: 180 }],
+  passengers: [{ first_name: "Ada", last_name: "Lee", dob: "1990-01-01" }],
+  payment_history: [{ payment_id: "credit_card_1", amount: 180 }],
+  created_at: "2024-05-14T10:00:00", total_baggages: 0, nonfree_baggages: 0, insurance: "no",
+};
+
+describe("assoc with a missing value", () => {
+  it("a flight without `flight_number` in a tool result leaves Layer B plain JSON", () => {
+    const lb = projectDocument(airline, { flights: {}, users: {}, reservations: { RES001: reservation } });
+    const damaged = { ...reservation, status: "cancelled", flights: [{ origin: "JFK", destination: "SFO", date: "2024-05-20", price: 180 }] };
+    applyToolResult(airline, lb, { name: "cancel_reservation", arguments: { reservation_id: "RES001" } }, JSON.stringify(damaged));
+    expect(() => canonicalJson(lb.toJSON())).not.toThrow();
+    expect(lb.slot("reservation", "RES001", "flight_refs")).toEqual([{ date: "2024-05-20" }]);
+  });
+
+  it("the same record in a document", () => {
+    const doc = { flights: {}, users: {}, reservations: { RES001: { ...reservation, flights: [{ date: "2024-05-20" }, { flight_number: "HAT100" }] } } };
+    const lb = projectDocument(airline, doc);
+    expect(() => canonicalJson(lb.toJSON())).not.toThrow();
+    expect(lb.slot("reservation", "RES001", "flight_refs")).toEqual([{ date: "2024-05-20" }, { flight_number: "HAT100" }]);
+  });
+});
