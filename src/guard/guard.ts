@@ -193,7 +193,7 @@ export function createGuard(options: GuardOptions): Guard {
   let seq = 0;
   let executed: ExecutedCall[] = [];
   /** `before` snapshots taken when a mutating call was checked, by call, until observe() uses them. */
-  const pending = new Map<string, Record<string, unknown>>();
+  const pending = new Map<string, { before: Record<string, unknown> | undefined; route: Decision["route"] }>();
   const slotsByEntity = new Map<string, string[]>();
   for (const s of tables.slots) {
     const e = tables.entities[s.entity].name;
@@ -261,17 +261,16 @@ export function createGuard(options: GuardOptions): Guard {
     if (decision.approved && ev.reason !== "read_only") {
       const checked = checkCallShape(call);
       if (checked.ok) {
+        let before: Record<string, unknown> | undefined;
         try {
-          const before = snapshot(checked.call);
-          if (before !== undefined) {
-            // Approved calls that are never observed (advisory logging, a dropped tool run) must not
-            // grow this map without bound: keep the most recent ones.
-            if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
-            pending.set(JSON.stringify(call), before);
-          }
+          before = snapshot(checked.call);
         } catch {
           // A StateView that throws here already made the decision fail closed above.
         }
+        // Approved calls that are never observed (advisory logging, a dropped tool run) must not grow
+        // this map without bound: keep the most recent ones.
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
+        pending.set(JSON.stringify(call), { before, route: decision.route });
       }
     }
     cfg.log?.append(decision);
@@ -333,13 +332,19 @@ export function createGuard(options: GuardOptions): Guard {
     const checked = checkCallShape(jsonSafe(call));
     if (!checked.ok) throw new GuardError("invalid-call", `observe: ${checked.problem}`);
     const key = callKey(call);
-    const before = pending.get(key) ?? snapshot(checked.call);
+    const checkedAs = pending.get(key);
+    const before = checkedAs !== undefined ? checkedAs.before : snapshot(checked.call);
     pending.delete(key);
     if (opts.failed === true) return { applied: null, sequenceLength: executed.length };
     let applied: ApplyReport | null = null;
     if (cfg.projection !== undefined) applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
     const info = engine.verifier.tool(checked.call.name);
-    if (scope === "session" && !info.readOnly) {
+    if (scope === "session" && checkedAs?.route === "ConsentApproved") {
+      // The user consented to a step that cannot be undone: the sequence up to it is committed, so the
+      // session's forward sequence restarts after it (later calls are not held to an undo path the
+      // user already gave up).
+      executed = [];
+    } else if (scope === "session" && !info.readOnly) {
       const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments };
       const parsed = jsonSafe(parseToolResult(result).value);
       if (parsed !== undefined) entry.result = parsed;

@@ -59,21 +59,24 @@ export function refusalText(input: PolicyInput): string {
   return `I can't run \`${name}\`: it cannot be safely undone (reason \`${input.reason}\`${score}${bottleneckText(input)}).`;
 }
 
-/** The deterministic, sink-aware consent question of the Escalate policy. */
+/** The deterministic, sink-aware consent question of the Escalate policy. The sink or resource is the
+ * bottleneck's, which in a multi-call sequence may belong to an earlier call than the candidate. */
 export function consentQuestion(input: PolicyInput): string {
   const name = toolName(input);
   const v = input.verdict;
   const edge = edgeById(input.tables, v?.bottleneck.annotation ?? null);
+  const culprit = v?.bottleneck.tool ?? name;
+  const lead = culprit === name ? `\`${name}\`` : `Running \`${name}\` after the earlier \`${culprit}\`: \`${culprit}\``;
   if (v !== null && v.bottleneck.reason === "external_side_effect" && edge !== undefined && edge.sink >= 0) {
     const sink = input.tables.sinks[edge.sink];
     const where = sink.external ? "the external sink" : "the sink";
-    return `\`${name}\` sends its effect to ${where} \`${sink.name}\`, which cannot be recalled once sent. Do you confirm? (yes/no)`;
+    return `${lead} sends its effect to ${where} \`${sink.name}\`, which cannot be recalled once sent. Do you confirm? (yes/no)`;
   }
   if (v !== null && v.bottleneck.reason === "irreversibly_consumes" && edge !== undefined) {
     const slot = edge.slot >= 0 ? input.tables.slots[edge.slot] : undefined;
     const resource = slot === undefined ? "a resource" : `\`${input.tables.entities[slot.entity].name}.${slot.name}\``;
     const loss = edge.lossClass >= 0 ? ` (loss: \`${input.tables.lossClasses[edge.lossClass].name}\`)` : "";
-    return `\`${name}\` irreversibly consumes ${resource}${loss}, which cannot be restored. Do you confirm? (yes/no)`;
+    return `${lead} irreversibly consumes ${resource}${loss}, which cannot be restored. Do you confirm? (yes/no)`;
   }
   return `\`${name}\` cannot be safely undone by me (reason \`${input.reason}\`). Do you confirm? (yes/no)`;
 }

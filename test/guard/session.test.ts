@@ -69,6 +69,25 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
   });
 }
 
+describe("consent in a session", () => {
+  it("a consented irreversible call commits the session; a question names an earlier culprit", () => {
+    const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope: "session", policy: "escalate", config: { now: NOW } });
+    expect(g.check(updateFlights).route).toBe("Approved");
+    g.observe(updateFlights, { ok: true });
+    const certificate = { name: "send_certificate", arguments: { user_id: "mia" } };
+    expect(g.check(certificate, { userMessages: ["yes, send it"] }).route).toBe("ConsentApproved");
+    g.observe(certificate, "sent");
+    expect(g.sequence()).toEqual([]);
+    expect(g.check(updateFlights).forward).toEqual([]);
+
+    const turn = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), policy: "escalate", config: { now: NOW } });
+    const q = turn.check(updateFlights, { turnCalls: [certificate] });
+    expect(q.question).toBe(
+      "Running `update_reservation_flights` after the earlier `send_certificate`: `send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)",
+    );
+  });
+});
+
 describe("a forced core trap", () => {
   it("vetoes with internal_error, then the guard keeps serving correct verdicts", () => {
     const core = faultCore();
@@ -142,7 +161,8 @@ describe("wrapTools", () => {
     expect(await tools.get_reservation_details({ reservation_id: "R1" })).toMatchObject({ status: "confirmed" });
     expect(ran).toEqual(["update", "certificate"]);
     expect(decisions.map((d) => d.route)).toEqual(["Approved", "ConsentEscalated", "ConsentEscalated", "ConsentApproved", "Approved"]);
-    expect(g.sequence().map((c) => c.name)).toEqual(["update_reservation_flights", "send_certificate"]);
+    // The consented certificate committed the session: the forward sequence restarted after it.
+    expect(g.sequence()).toEqual([]);
   });
 
   it("a tool that throws is not observed", async () => {
