@@ -11,7 +11,7 @@ import { DIAGNOSTIC_CODES, q } from "./diagnostics.js";
 import { compensatedPhi } from "./fixed.js";
 import type { EdgeDecl, Model, ToolDecl } from "./model.js";
 import { readIdent, readString, readWeight } from "./read.js";
-import { argValue, type Bound } from "./signatures.js";
+import { argValue, type BoundArgs } from "./signatures.js";
 
 const LIFECYCLES: ReadonlyMap<string, Lifecycle> = new Map([
   ["live", Lifecycle.Live], ["provisional", Lifecycle.Provisional],
@@ -34,7 +34,7 @@ export class Annotations {
   ) {}
 
   /** Checks one annotation; adds its edge when it has no error. */
-  annotate(stmt: Statement, b: Bound, tier: Tier): void {
+  annotate(stmt: Statement, b: BoundArgs, tier: Tier): void {
     const before = this.ctx.diags.count;
     const { forward, inverse } = this.tools(b, tier);
     const slot = tier === Tier.T1 || tier === Tier.T3 || tier === Tier.T4 ? this.slot(argValue(b, "slot")) : -1;
@@ -75,7 +75,7 @@ export class Annotations {
 
   /** T1/T3 `(a, b)`: a undoes b, so b is the forward tool. T2/T4/T5 `(a)`: a is the forward tool and,
    * for T2, also its own inverse. */
-  private tools(b: Bound, tier: Tier): { forward: ToolDecl | null; inverse: ToolDecl | null } {
+  private tools(b: BoundArgs, tier: Tier): { forward: ToolDecl | null; inverse: ToolDecl | null } {
     const a = this.tool(argValue(b, "a"), "a");
     if (tier === Tier.T1 || tier === Tier.T3) return { forward: this.tool(argValue(b, "b"), "b"), inverse: a };
     if (tier === Tier.T2) return { forward: a, inverse: a };
@@ -150,7 +150,7 @@ export class Annotations {
     return compileBound(this.ctx, this.model, this.constants, forward, e).program;
   }
 
-  private options(b: Bound, tier: Tier, forward: ToolDecl | null):
+  private options(b: BoundArgs, tier: Tier, forward: ToolDecl | null):
     { id: string | null; lifecycle: Lifecycle; identity: Identity; argMap: ArgMapEntry[] | null } | null {
     const before = this.ctx.diags.count;
     const id = this.id(argValue(b, "id"));

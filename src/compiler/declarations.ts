@@ -6,7 +6,7 @@ import { didYouMean, type Context } from "./context.js";
 import { q } from "./diagnostics.js";
 import { Model, type ToolDecl } from "./model.js";
 import { readBool, readDotted, readIdent, readLossWeight } from "./read.js";
-import { argValue, type Bound } from "./signatures.js";
+import { argValue, type BoundArgs } from "./signatures.js";
 
 export const SLOT_TYPES: ReadonlyMap<string, SlotType> = new Map([
   ["string", SlotType.String], ["number", SlotType.Number], ["bool", SlotType.Bool],
@@ -22,13 +22,13 @@ const RESERVED = new Set(["call", "new", "result", "now", "true", "false", "null
 export const NONE_LOSS = "none";
 
 export class Declarations {
-  private readonly pendingTools: { decl: ToolDecl; bound: Bound }[] = [];
+  private readonly pendingTools: { decl: ToolDecl; bound: BoundArgs }[] = [];
 
   constructor(private readonly ctx: Context, readonly model: Model) {
     model.lossClasses.set(NONE_LOSS, { name: NONE_LOSS, weight: 0, index: 0, node: null });
   }
 
-  declare(stmt: Statement, bound: Bound): void {
+  declare(stmt: Statement, bound: BoundArgs): void {
     switch (stmt.name) {
       case "slot_definition": return this.slot(bound);
       case "loss_class_definition": return this.lossClass(bound);
@@ -44,7 +44,7 @@ export class Declarations {
     for (const { decl, bound } of this.pendingTools) this.resolveTool(decl, bound);
   }
 
-  private slot(b: Bound): void {
+  private slot(b: BoundArgs): void {
     const entityExpr = argValue(b, "entity");
     const slotExpr = argValue(b, "slot");
     const typeExpr = argValue(b, "type");
@@ -75,7 +75,7 @@ export class Declarations {
     m.slots.set(key, { name: slot, entity: ent.index, type: type ?? UNTYPED_SLOT, index: m.slots.size, node: slotExpr! });
   }
 
-  private lossClass(b: Bound): void {
+  private lossClass(b: BoundArgs): void {
     const nameExpr = argValue(b, "name");
     const name = readIdent(this.ctx, nameExpr, "a loss class name");
     const weight = readLossWeight(this.ctx, argValue(b, "weight"));
@@ -89,7 +89,7 @@ export class Declarations {
     m.lossClasses.set(name, { name, weight: weight ?? 0, index: m.lossClasses.size, node: nameExpr! });
   }
 
-  private sink(b: Bound): void {
+  private sink(b: BoundArgs): void {
     const nameExpr = argValue(b, "name");
     const name = readIdent(this.ctx, nameExpr, "a sink name");
     const externalExpr = argValue(b, "external");
@@ -103,7 +103,7 @@ export class Declarations {
     m.sinks.set(name, { name, external: external ?? true, index: m.sinks.size, node: nameExpr! });
   }
 
-  private tool(b: Bound): void {
+  private tool(b: BoundArgs): void {
     const nameExpr = argValue(b, "name");
     const name = readIdent(this.ctx, nameExpr, "a tool name");
     if (name === null) return;
@@ -111,7 +111,7 @@ export class Declarations {
     if (decl !== null) this.pendingTools.push({ decl, bound: b });
   }
 
-  private readOnly(b: Bound): void {
+  private readOnly(b: BoundArgs): void {
     for (const arg of b.positional) {
       const name = readIdent(this.ctx, arg.value, "a tool name");
       if (name !== null) this.addTool(name, arg.value, true);
@@ -143,7 +143,7 @@ export class Declarations {
     };
   }
 
-  private resolveTool(decl: ToolDecl, b: Bound): void {
+  private resolveTool(decl: ToolDecl, b: BoundArgs): void {
     const actsOnExpr = argValue(b, "acts_on");
     const createsExpr = argValue(b, "creates");
     const keyExpr = argValue(b, "key");

@@ -15,11 +15,6 @@ export function parseFixed(text: string, negative = false): FixedResult {
   return { ok: true, value: negative ? -scaled : scaled };
 }
 
-/** The fixed value scaled by an integer factor (durations: seconds per unit). */
-export function scaleFixed(value: bigint, factor: number): bigint {
-  return value * BigInt(factor);
-}
-
 export const I64_MIN = -(1n << 63n);
 export const I64_MAX = (1n << 63n) - 1n;
 

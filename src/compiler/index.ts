@@ -18,7 +18,7 @@ import { resolveLimits, type CompileLimits } from "./limits.js";
 import { Model } from "./model.js";
 import { parse } from "./parser.js";
 import { checkRelations } from "./relations.js";
-import { CONSTRUCT_NAMES, SIGNATURES, bindArgs, type Bound } from "./signatures.js";
+import { CONSTRUCT_NAMES, SIGNATURES, bindArgs, type BoundArgs } from "./signatures.js";
 import type { Statement } from "./ast.js";
 import { SourceText, decodeUtf8, stripBom } from "./source.js";
 import type { Tier } from "../abi.js";
@@ -75,7 +75,7 @@ function check(text: string, sourceSha256: Uint8Array, name: string, limits: Com
   return tables;
 }
 
-interface PendingAnnotation { stmt: Statement; bound: Bound; tier: Tier }
+interface PendingAnnotation { stmt: Statement; bound: BoundArgs; tier: Tier }
 
 /** Pass 1 over all statements: declarations are recorded, annotations kept for pass 2. */
 function declareAll(ctx: Context, model: Model, statements: Statement[]): PendingAnnotation[] {
@@ -137,8 +137,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function readSource(source: string | Uint8Array, limits: CompileLimits, diags: DiagnosticList): { text: string; sha256: Uint8Array } | null {
   const origin = { line: 1, col: 1, endLine: 1, endCol: 1 };
   // A UTF-16 code unit is at least one UTF-8 byte: a string longer than the limit is too large unseen.
-  const tooLong = typeof source === "string" ? source.length > limits.sourceBytes : source.length > limits.sourceBytes;
-  if (tooLong) {
+  if (source.length > limits.sourceBytes) {
     diags.push(makeDiagnostic("source-too-large", `the source is larger than ${limits.sourceBytes} bytes`, origin));
     return null;
   }

@@ -37,15 +37,15 @@ export const SIGNATURES: ReadonlyMap<string, Signature> = new Map<string, Signat
 
 export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set(SIGNATURES.keys());
 
-export interface Bound {
+export interface BoundArgs {
   args: Map<string, Arg>;
   positional: Arg[]; // variadic constructs
   ok: boolean; // false: an arity or naming error was reported
 }
 
 /** Binds a statement's arguments (and `@id(...)` attributes) to the construct's parameters. */
-export function bindArgs(ctx: Context, stmt: Statement, sig: Signature): Bound {
-  const out: Bound = { args: new Map(), positional: [], ok: true };
+export function bindArgs(ctx: Context, stmt: Statement, sig: Signature): BoundArgs {
+  const out: BoundArgs = { args: new Map(), positional: [], ok: true };
   const fail = (...r: Parameters<Context["report"]>) => { ctx.report(...r); out.ok = false; };
   const positionalNames = [...sig.params, ...(sig.optionalParams ?? [])];
   const named = new Set([...positionalNames, ...sig.options]);
@@ -80,7 +80,7 @@ export function bindArgs(ctx: Context, stmt: Statement, sig: Signature): Bound {
 }
 
 function bindAttributes(
-  stmt: Statement, sig: Signature, out: Bound,
+  stmt: Statement, sig: Signature, out: BoundArgs,
   fail: (...r: Parameters<Context["report"]>) => void,
 ): void {
   for (const attr of stmt.attributes) {
@@ -117,6 +117,6 @@ function optionsHelp(sig: Signature): string {
 }
 
 /** The argument's expression, if given. */
-export function argValue(b: Bound, name: string): Expr | undefined {
+export function argValue(b: BoundArgs, name: string): Expr | undefined {
   return b.args.get(name)?.value;
 }
