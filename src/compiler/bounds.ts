@@ -68,6 +68,7 @@ export function compileBound(
   }
   const c = new BoundCompiler(ctx, model, constants, tool);
   const before = ctx.diags.count;
+  const operandsBefore = tool.operands.length;
   const ty = c.expr(e);
   if (ctx.diags.count === before) c.condition(ty, e, "a bound must be a condition, found", "bad-bound-expression");
   if (ctx.diags.count === before && c.code.length > ctx.limits.programInstructions) {
@@ -75,6 +76,10 @@ export function compileBound(
   }
   if (ctx.diags.count === before && c.maxStack > MAX_STACK) {
     ctx.report("limit-exceeded", `bound needs a stack of ${c.maxStack} values, more than ${MAX_STACK}`, e);
+  }
+  const maxOperands = ctx.limits.operandsPerTool;
+  if (operandsBefore <= maxOperands && tool.operands.length > maxOperands) {
+    ctx.report("limit-exceeded", `\`${tool.name}\`'s bounds read more than ${maxOperands} slots and arguments`, e);
   }
   if (ctx.diags.count !== before) return { ok: false, program: null };
   return { ok: true, program: { code: c.code, maxStack: c.maxStack } };
