@@ -1,0 +1,21 @@
+// Typed failures of `polar eval`: a stable code, a one-line message, an optional help text.
+export type EvalErrorCode =
+  | "bad-option"
+  | "bad-data"
+  | "bad-results"
+  | "no-results"
+  | "no-such-file"
+  | "no-trajectories"
+  | "core-unavailable"
+  | "write-failed";
+
+export class EvalError extends Error {
+  constructor(
+    readonly code: EvalErrorCode,
+    message: string,
+    readonly help?: string,
+  ) {
+    super(message);
+    this.name = "EvalError";
+  }
+}
