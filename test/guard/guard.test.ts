@@ -4,7 +4,7 @@ import { createGuard, GuardError, readsDigest, safeCreateGuard, type Guard, type
 import type { DecisionPolicy } from "../../src/policies/index.js";
 import { ENGINE_VERSION } from "../../src/version.js";
 import { createMemorySink } from "../../src/audit/index.js";
-import { airline, airlineState, NOW, referenceFactory, wasmFactory } from "./helpers.js";
+import { airline, airlineRules, airlineState, NOW, referenceFactory, wasmFactory } from "./helpers.js";
 
 function guard(over: Partial<GuardOptions> = {}): Guard {
   return createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW }, ...over });
@@ -99,6 +99,27 @@ describe("guard.check routes", () => {
     expect(guard({ policy: consenting }).check({ name: "nuke", arguments: {} }).route).toBe("Vetoed");
     const broken: DecisionPolicy = { name: "broken", decide: () => { throw new Error("boom"); } };
     expect(guard({ policy: broken }).check(certificate)).toMatchObject({ route: "Vetoed", reason: "internal_error" });
+  });
+
+  it("records the last three user messages and the detector's answer; checkAsync agrees with check", async () => {
+    const g = guard({ policy: "escalate" });
+    const d = g.check(certificate, { userMessages: ["hi", "send me a certificate", "what is it?", "yes"] });
+    expect(d.userMessages).toEqual(["send me a certificate", "what is it?", "yes"]);
+    expect(d.consent).toEqual({ consent: true, message: 2, evidence: "yes" });
+    const a = await g.checkAsync(certificate, { userMessages: ["yes"] });
+    const b = g.check(certificate, { userMessages: ["yes"] });
+    expect({ ...a, seq: 0 }).toEqual({ ...b, seq: 0 });
+  });
+
+  it("observe applies projection rules to Layer B and reports what changed", () => {
+    const state = airlineState();
+    const g = guard({ state, config: { now: NOW, projection: airlineRules } });
+    const call = { name: "update_reservation_cabin", arguments: { reservation_id: "R1", cabin: "business" } };
+    const report = g.observe(call, JSON.stringify({ ...state.entity("reservation", "R1"), cabin: "business" }));
+    expect(report.applied?.changes).toEqual([{ op: "upsert", entity: "reservation", id: "R1", effective: true }]);
+    expect(state.slot("reservation", "R1", "cabin")).toBe("business");
+    expect(g.observe(call, "boom", { failed: true }).applied).toBeNull();
+    expect(() => guard({ state: { hasEntity: () => true, slot: () => undefined }, config: { projection: airlineRules } })).toThrow(GuardError);
   });
 
   it("logs every decision to the sink", () => {
