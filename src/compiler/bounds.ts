@@ -343,14 +343,17 @@ class BoundCompiler {
 
   /** `x in [a, b]` is `x == a or x == b`; `not in` is its negation. */
   private membership(e: Expr & { kind: "in" }): Ty {
+    // The subject is compiled (and checked) once; its code is repeated before each item.
+    const from = this.code.length;
+    const subject = this.expr(e.subject);
+    const subjectCode = this.code.slice(from);
     e.items.forEach((item, i) => {
+      if (i > 0) this.replay(subjectCode);
       if (!isLiteral(item)) {
         this.bad(item, `${describe(item)} in an \`in\` list`, "an `in` list holds literals: strings, numbers, `true`, `false`, `null`");
         return;
       }
-      const subject = this.expr(e.subject);
-      const value = this.expr(item);
-      this.compare(item, "==", subject, value);
+      this.compare(item, "==", subject, this.expr(item));
       this.emit(Op.Eq, 0, -1);
       if (i > 0) this.emit(Op.Or, 0, -1);
     });
@@ -412,6 +415,15 @@ class BoundCompiler {
 
   // ---- emission -----------------------------------------------------------------------------------
 
+  /** Emits already compiled instructions again, keeping the stack accounting right. */
+  private replay(words: number[]): void {
+    for (const w of words) {
+      const op = (w & 0xff) as Op;
+      const delta = op === Op.Const || op === Op.Operand || op === Op.Now ? 1 : op === Op.Not ? 0 : -1;
+      this.emit(op, w >>> 8, delta);
+    }
+  }
+
   private emit(op: Op, arg: number, stackDelta: number): void {
     this.code.push((op | (arg << 8)) >>> 0);
     this.depth += stackDelta;
@@ -424,8 +436,8 @@ class BoundCompiler {
 
   private report(code: "bad-bound-expression" | "bound-type-mismatch" | "too-many-decimals" | "number-out-of-range",
     e: Node, message: string, help?: string): Ty {
+    // The program is dropped after any diagnostic, so nothing is emitted for the bad part.
     this.ctx.report(code, message, e, help);
-    this.emit(Op.Const, 0, 1); // keeps the stack shape so checking can go on
     return UNKNOWN;
   }
 }
