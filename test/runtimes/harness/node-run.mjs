@@ -10,13 +10,23 @@ const [corpus] = process.argv.slice(2);
 const cases = readdirSync(join(corpus, "cases"))
   .filter((f) => f.endsWith(".json"))
   .sort()
-  .map((f) => JSON.parse(readFileSync(join(corpus, "cases", f), "utf8")));
+  .map((file) => ({ file, ...JSON.parse(readFileSync(join(corpus, "cases", file), "utf8")) }));
+// A case names an ontology file in ./ontologies or carries the source inline (as the corpus runner reads it).
 const ontologies = {};
-for (const name of new Set(cases.map((c) => c.ontology))) {
-  const result = compile(readFileSync(join(corpus, "ontologies", name), "utf8"), { name });
-  if (!result.ok) throw new Error(`ontology ${name} does not compile: ${JSON.stringify(result.diagnostics[0])}`);
-  ontologies[name] = Buffer.from(result.blob).toString("base64");
+function ontologyKey(c) {
+  const inline = !/^[\w.-]+\.polar$/.test(c.ontology);
+  const key = inline ? `${c.name}.polar` : c.ontology;
+  if (!(key in ontologies)) {
+    const source = inline ? c.ontology : readFileSync(join(corpus, "ontologies", c.ontology), "utf8");
+    const result = compile(source, { name: key });
+    if (!result.ok) throw new Error(`ontology ${key} does not compile: ${JSON.stringify(result.diagnostics[0])}`);
+    ontologies[key] = Buffer.from(result.blob).toString("base64");
+  }
+  return key;
 }
-const input = { ontologies, cases: cases.map(({ name, ontology, state, forward, options }) => ({ name, ontology, state, forward, options })) };
+const input = {
+  ontologies,
+  cases: cases.map((c) => ({ name: c.file.replace(/\.json$/, ""), ontology: ontologyKey(c), state: c.state, forward: c.forward, options: c.options })),
+};
 writeFileSync("input.json", JSON.stringify(input));
 process.stdout.write(JSON.stringify(await runConformance(input)));
