@@ -1,0 +1,31 @@
+// One cold-start sample in a fresh Node process: import the library, instantiate the core, load the
+// compiled airline ontology, and answer the first verdict (then the first guard.check). Prints one JSON
+// line. performance.now() counts from the process's time origin, so `boot` is Node's own start-up.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = process.argv[2] ?? ".";
+const libPath = process.argv[3] ?? "./cold-lib.mjs";
+
+const t0 = performance.now();
+const lib = (await import(libPath)) as typeof import("./lib.js");
+const t1 = performance.now();
+const core = await lib.instantiateCore(readFileSync(join(root, "build", "polar-core.wasm")));
+const t2 = performance.now();
+const blob = new Uint8Array(readFileSync(join(root, "ontologies", "airline", "airline.blob")));
+const tables = lib.decodeBlob(blob);
+const backend = core.load(blob);
+const verifier = lib.createVerifier(tables, backend, { now: "2024-05-15T15:00:00" });
+const t3 = performance.now();
+// A small Layer B: the one reservation the call names.
+const state = new lib.LayerB();
+for (const [slot, value] of Object.entries({ user_id: "u1", cabin: "economy", status: null, flown: false, nonfree_baggages: 1, total_baggages: 1 })) state.set("reservation", "R1", slot, value);
+const call = { name: "update_reservation_baggages", arguments: { reservation_id: "R1", total_baggages: 2, nonfree_baggages: 1, payment_id: "credit_card_1" } };
+const v = verifier.verdict([call], state);
+const t4 = performance.now();
+const guard = lib.createGuard({ ontology: blob, backend: () => backend, state, policy: "veto", config: { now: "2024-05-15T15:00:00" } });
+const d = guard.check(call);
+const t5 = performance.now();
+process.stdout.write(
+  `${JSON.stringify({ boot: t0, import: t1 - t0, instantiate: t2 - t1, load: t3 - t2, firstVerdict: t4 - t3, toFirstVerdict: t4 - t0, firstCheck: t5 - t4, reason: v.reason, route: d.route })}\n`,
+);

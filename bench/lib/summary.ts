@@ -1,0 +1,133 @@
+// The headline numbers and the targets (issue 6), computed from the raw results of one run.
+import type { Figure } from "./stats.js";
+
+export interface Results {
+  format: string;
+  date: string;
+  command: string;
+  quick: boolean;
+  commit: string | null;
+  machine: Record<string, unknown>;
+  data: Record<string, unknown>;
+  method: Record<string, unknown>;
+  results: Record<string, unknown>[];
+  failures: string[];
+  summary: Summary | Record<string, never>;
+}
+
+export interface Row {
+  name: string;
+  figure: Figure;
+}
+
+export interface Target {
+  target: string;
+  measured: string;
+  met: boolean | null; // null: not measured in this run
+}
+
+export interface Summary {
+  single: Row[];
+  sequences: Array<{ name: string; byLength: Record<string, number> }>;
+  targets: Target[];
+  ratios: Record<string, number | null>;
+}
+
+type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export function byId(r: Results, id: string): Any | undefined {
+  return r.results.find((x) => x.id === id) as Any | undefined;
+}
+
+export function fig(r: Results, id: string, history: string, n: number): Figure | undefined {
+  return byId(r, id)?.figures?.[history]?.[String(n)] as Figure | undefined;
+}
+
+function ns(x: number | undefined): string {
+  if (x === undefined || !Number.isFinite(x)) return "–";
+  if (x < 1000) return `${x.toFixed(0)} ns`;
+  if (x < 1e6) return `${(x / 1000).toFixed(x < 1e4 ? 2 : 1)} µs`;
+  return `${(x / 1e6).toFixed(x < 1e7 ? 2 : 1)} ms`;
+}
+
+export const formatNs = ns;
+
+function ratio(a: number | undefined, b: number | undefined): number | null {
+  return a !== undefined && b !== undefined && b > 0 ? a / b : null;
+}
+
+function spread(values: Array<number | undefined>): number | null {
+  const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  if (v.length < 2) return null;
+  return Math.max(...v) / Math.min(...v);
+}
+
+export function summarizeResults(r: Results): Summary {
+  const single: Row[] = [];
+  const add = (name: string, f: Figure | undefined) => f && single.push({ name, figure: f });
+  add("wasm core (record write + search)", fig(r, "core-wasm", "mixed", 1));
+  add("TS reference core (record write + search)", fig(r, "core-reference", "mixed", 1));
+  add("verifier, wasm (end to end)", fig(r, "verifier-wasm", "mixed", 1));
+  add("verifier, TS reference (end to end)", fig(r, "verifier-reference", "mixed", 1));
+  add("guard.check, wasm (end to end)", fig(r, "guard-wasm", "mixed", 1));
+  add("guard.check, TS reference (end to end)", fig(r, "guard-reference", "mixed", 1));
+  add("Cedar-wasm statefulIsAuthorized (requests prebuilt)", fig(r, "cedar", "mixed", 1));
+  add("Cedar-wasm incl. building the context from Layer B", byId(r, "cedar")?.withContext?.mixed?.["1"]);
+
+  const sequences: Summary["sequences"] = [];
+  for (const [id, label] of [["core-wasm", "wasm core"], ["core-reference", "TS reference core"], ["verifier-wasm", "verifier, wasm"], ["guard-wasm", "guard.check, wasm"], ["cedar", "Cedar-wasm (n authorizations)"]]) {
+    const figs = byId(r, id)?.figures?.mixed as Record<string, Figure> | undefined;
+    if (figs) sequences.push({ name: label, byLength: Object.fromEntries(Object.entries(figs).map(([n, f]) => [n, f.p50])) });
+  }
+
+  const core1 = fig(r, "core-wasm", "mixed", 1);
+  const ref1 = fig(r, "core-reference", "mixed", 1);
+  const core16 = fig(r, "core-wasm", "mixed", 16);
+  const ref16 = fig(r, "core-reference", "mixed", 16);
+  const ver1 = fig(r, "verifier-wasm", "mixed", 1);
+  const guard1 = fig(r, "guard-wasm", "mixed", 1);
+  const cedar1 = fig(r, "cedar", "mixed", 1);
+  const scaleTools = [10, 100, 1000, 10000].map((t) => byId(r, `scale-tools-${t}`));
+  const scaleSlots = [1000, 100_000, 1_000_000].map((s) => byId(r, `scale-slots-${s}`));
+  const cold = byId(r, "cold-node");
+  const layerb = byId(r, "layerb");
+  const memory = byId(r, "memory");
+  const ratios = {
+    cedarOverCore: ratio(cedar1?.p50, core1?.p50),
+    cedarOverVerifier: ratio(cedar1?.p50, ver1?.p50),
+    cedarOverGuard: ratio(cedar1?.p50, guard1?.p50),
+    referenceOverWasmCore1: ratio(ref1?.p50, core1?.p50),
+    referenceOverWasmCore16: ratio(ref16?.p50, core16?.p50),
+    toolsSpreadCore: spread(scaleTools.map((x) => x?.figures?.core?.p50)),
+    toolsSpreadVerifier: spread(scaleTools.map((x) => x?.figures?.verifier?.p50)),
+    slotsSpreadVerifier: spread(scaleSlots.map((x) => x?.figures?.verifier?.p50)),
+    slotsSpreadGuard: spread(scaleSlots.map((x) => x?.figures?.guard?.p50)),
+    seq64OverSeq1CoreMixed: ratio(fig(r, "core-wasm", "mixed", 64)?.p50, core1?.p50),
+    seq64OverSeq1CoreSingleEdge: ratio(fig(r, "core-wasm", "single-edge", 64)?.p50, fig(r, "core-wasm", "single-edge", 1)?.p50),
+  };
+  const t = (target: string, measured: string, met: boolean | null): Target => ({ target, measured, met });
+  const le = (x: number | undefined | null, limit: number): boolean | null => (x === undefined || x === null ? null : x <= limit);
+  const ge = (x: number | undefined | null, limit: number): boolean | null => (x === undefined || x === null ? null : x >= limit);
+  const x = (v: number | null) => (v === null ? "–" : `${v.toFixed(1)}×`);
+  const observe = layerb?.figures?.observe as Figure | undefined;
+  const project = layerb?.figures?.project as Figure | undefined;
+  const parse = layerb?.figures?.parse as Figure | undefined;
+  const targets: Target[] = [
+    t("core verdict, one call: p50 ≤ 0.5 µs", ns(core1?.p50), le(core1?.p50, 500)),
+    t("guard.check end to end: p50 ≤ 2 µs", ns(guard1?.p50), le(guard1?.p50, 2000)),
+    t("guard.check end to end: p99 ≤ 10 µs", ns(guard1?.p99), le(guard1?.p99, 10_000)),
+    t("≥ 20× faster than pre-parsed Cedar-wasm (verifier end to end vs Cedar, one call)", x(ratios.cedarOverVerifier), ge(ratios.cedarOverVerifier, 20)),
+    t("≥ 20× faster than pre-parsed Cedar-wasm (guard.check vs Cedar, one call)", x(ratios.cedarOverGuard), ge(ratios.cedarOverGuard, 20)),
+    t("wasm core ≥ 1.5× faster than the TS reference (one call)", x(ratios.referenceOverWasmCore1), ge(ratios.referenceOverWasmCore1, 1.5)),
+    t("wasm core ≥ 1.5× faster than the TS reference (16 calls)", x(ratios.referenceOverWasmCore16), ge(ratios.referenceOverWasmCore16, 1.5)),
+    t("flat in ontology size (verifier p50, 10 → 10,000 tools: max/min ≤ 1.5)", x(ratios.toolsSpreadVerifier), le(ratios.toolsSpreadVerifier, 1.5)),
+    t("flat in state size (verifier p50, 1k → 1M slots: max/min ≤ 1.5)", x(ratios.slotsSpreadVerifier), le(ratios.slotsSpreadVerifier, 1.5)),
+    t("at most linear in sequence length (core p50 64 calls / 1 call ≤ 64, mixed history)", x(ratios.seq64OverSeq1CoreMixed), le(ratios.seq64OverSeq1CoreMixed, 64)),
+    t("at most linear in sequence length (core p50 64 calls / 1 call ≤ 64, single-edge history)", x(ratios.seq64OverSeq1CoreSingleEdge), le(ratios.seq64OverSeq1CoreSingleEdge, 64)),
+    t("cold start to first verdict in Node ≤ 2 ms (median)", cold ? `${Number(cold.median.toFirstVerdict).toFixed(2)} ms` : "–", le(cold?.median?.toFirstVerdict, 2)),
+    t("airline projection ≤ 150 ms (projection p50; JSON.parse apart)", project ? `${ns(project.p50)} (parse ${ns(parse?.p50)})` : "–", le(project?.p50, 150e6)),
+    t("observe of one tool result ≤ 20 µs (p50)", ns(observe?.p50), le(observe?.p50, 20_000)),
+    t("memory flat after 1M verdicts (no wasm page growth, heap growth < 1 MB)", memory ? `${memory.pagesGrowth} pages, ${Number(memory.heapGrowthMB).toFixed(2)} MB over ${memory.verdicts} verdicts` : "–", memory ? memory.pagesGrowth === 0 && memory.heapGrowthMB < 1 : null),
+  ];
+  return { single, sequences, targets, ratios };
+}
