@@ -193,7 +193,7 @@ export function createGuard(options: GuardOptions): Guard {
   let seq = 0;
   let executed: ExecutedCall[] = [];
   /** `before` snapshots taken when a mutating call was checked, by call, until observe() uses them. */
-  const pending = new Map<string, { before: Record<string, unknown> | undefined; route: Decision["route"] }>();
+  const pending = new Map<string, { before: Record<string, unknown> | undefined; route: Decision["route"]; admissible: boolean }>();
   const slotsByEntity = new Map<string, string[]>();
   for (const s of tables.slots) {
     const e = tables.entities[s.entity].name;
@@ -270,7 +270,7 @@ export function createGuard(options: GuardOptions): Guard {
         // Approved calls that are never observed (advisory logging, a dropped tool run) must not grow
         // this map without bound: keep the most recent ones.
         if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
-        pending.set(JSON.stringify(call), { before, route: decision.route });
+        pending.set(JSON.stringify(call), { before, route: decision.route, admissible: decision.admissible });
       }
     }
     cfg.log?.append(decision);
@@ -339,10 +339,11 @@ export function createGuard(options: GuardOptions): Guard {
     let applied: ApplyReport | null = null;
     if (cfg.projection !== undefined) applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
     const info = engine.verifier.tool(checked.call.name);
-    if (scope === "session" && checkedAs?.route === "ConsentApproved") {
-      // The user consented to a step that cannot be undone: the sequence up to it is committed, so the
-      // session's forward sequence restarts after it (later calls are not held to an undo path the
-      // user already gave up).
+    if (scope === "session" && checkedAs !== undefined && !checkedAs.admissible) {
+      // A call the search did not admit ran anyway (the user consented, or advisory mode let it
+      // through): the sequence up to it can no longer be undone as a whole, so it is committed and the
+      // session's forward sequence restarts after it. Otherwise one irreversible step would hold every
+      // later call to an undo path that was already given up, and every later verdict would be 0.
       executed = [];
     } else if (scope === "session" && !info.readOnly) {
       const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments };

@@ -88,6 +88,25 @@ describe("consent in a session", () => {
   });
 });
 
+describe("an inadmissible call that ran anyway", () => {
+  it("advisory: an irreversible call that passed through commits the session, later calls are judged on their own", () => {
+    const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope: "session", policy: "advisory", config: { now: NOW } });
+    const certificate = { name: "send_certificate", arguments: { user_id: "mia" } };
+    const sent = g.check(certificate);
+    expect(sent).toMatchObject({ route: "AdvisoryPassthrough", admissible: false, reason: "external_side_effect" });
+    g.observe(certificate, "sent");
+    // Without the barrier the email would sit in every later forward sequence and pin φ at 0.
+    expect(g.sequence()).toEqual([]);
+    const next = g.check(updateFlights);
+    expect(next).toMatchObject({ route: "Approved", admissible: true });
+    expect(next.forward).toEqual([]);
+    g.observe(updateFlights, { ok: true });
+    // An admitted call still joins the sequence, so a later cancel conflicts with it.
+    expect(g.sequence()).toHaveLength(1);
+    expect(g.check(cancel).reason).toBe("overlap_conflict");
+  });
+});
+
 describe("a forced core trap", () => {
   it("vetoes with internal_error, then the guard keeps serving correct verdicts", () => {
     const core = faultCore();
