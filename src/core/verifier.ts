@@ -97,7 +97,7 @@ export const TIER_NAMES: Record<Tier, TierName> = { [Tier.T1]: "T1", [Tier.T2]: 
 
 const DEFAULTS = {
   tau: 0.8,
-  tiers: ["T1", "T2", "T3"] as TierName[],
+  tiers: Object.freeze(["T1", "T2", "T3"]) as TierName[],
   failClosed: true,
   maxDepth: 64,
   maxNodes: 100_000,
@@ -235,6 +235,42 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => (e.argMap === null ? null : planArgs(e.argMap)));
   const scratch: TaggedValue = { tag: ValueTag.Missing, value: 0n };
 
+  // Converting τ and now (regular expressions, BigInt) and the tier list was most of a verdict's host
+  // time, and callers pass the same values every time: the last conversion is kept. Only immutable
+  // inputs are reused (numbers, strings, frozen tier arrays); a Date or a plain array is converted anew.
+  let lastTau: number | null = null;
+  let lastTauFixed = 0;
+  let lastNow: string | number | null = null;
+  let lastNowFixed = 0n;
+  let lastTiers: readonly TierName[] | null = null;
+  let lastFailClosed = true;
+  let lastFlags = 0;
+  function tauOf(t: number): number {
+    if (t !== lastTau) {
+      lastTauFixed = fixedTau(t);
+      lastTau = t;
+    }
+    return lastTauFixed;
+  }
+  function nowOf(t: string | number | Date): bigint {
+    if (typeof t === "object") return fixedNow(t);
+    if (t !== lastNow) {
+      lastNowFixed = fixedNow(t);
+      lastNow = t;
+    }
+    return lastNowFixed;
+  }
+  function flagsOf(tiers: readonly TierName[], failClosed: boolean): number {
+    if (tiers === lastTiers && failClosed === lastFailClosed) return lastFlags;
+    const flags = tierFlags(tiers, failClosed);
+    if (Object.isFrozen(tiers)) {
+      lastTiers = tiers;
+      lastFailClosed = failClosed;
+      lastFlags = flags;
+    }
+    return flags;
+  }
+
   function tool(name: string): ToolInfo {
     const p = byName.get(name);
     if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, creates: null };
@@ -261,11 +297,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     if (!Array.isArray(forward)) throw new VerifierError("malformed-call", "the forward sequence is not an array");
     const n = forward.length;
     if (n === 0) throw new VerifierError("malformed-call", "the forward sequence is empty", "the last call is the candidate");
-    const tau = fixedTau(opts.tau ?? defaults.tau);
-    const now = fixedNow(opts.now ?? defaults.now);
+    const tau = tauOf(opts.tau ?? defaults.tau);
+    const now = nowOf(opts.now ?? defaults.now);
     const maxDepth = boundedInt("maxDepth", opts.maxDepth ?? defaults.maxDepth, MAX_CALLS);
     const maxNodes = boundedInt("maxNodes", opts.maxNodes ?? defaults.maxNodes, 0xffffffff);
-    const flags = tierFlags(opts.tiers ?? defaults.tiers, opts.failClosed ?? defaults.failClosed);
+    const flags = flagsOf(opts.tiers ?? defaults.tiers, opts.failClosed ?? defaults.failClosed);
 
     let mutating = 0;
     for (let i = 0; i < n; i++) {
@@ -398,7 +434,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
           v = ran ? getPath(call.result, a.path) : { $pending: `result.${a.path.join(".")}` };
           break;
       }
-      if (v !== undefined) Object.defineProperty(out, a.param, { value: v, enumerable: true, writable: true, configurable: true });
+      if (v === undefined) continue;
+      // Plain assignment is much faster; only `__proto__` would not create a data property that way.
+      if (a.param === "__proto__") Object.defineProperty(out, a.param, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[a.param] = v;
     }
     return out;
   }
