@@ -12,8 +12,9 @@ import { parseIsoTime } from "./time.js";
 
 /** Static types of bound values. Numbers, datetimes and dates are all Numbers at run time. */
 type Kind = "string" | "number" | "datetime" | "date" | "bool" | "null" | "list" | "object" | "unknown";
-/** A value's type, and the argument operand it comes straight from when that operand is still untyped. */
-interface Ty { kind: Kind; arg: number }
+/** A value's type; `arg` is the argument operand it comes straight from while that operand is untyped,
+ * `path` the argument it comes from once typed (for messages). */
+interface Ty { kind: Kind; arg: number; path?: string }
 
 const UNKNOWN: Ty = { kind: "unknown", arg: -1 };
 const BOOL: Ty = { kind: "bool", arg: -1 };
@@ -240,7 +241,8 @@ class BoundCompiler {
       return NUMBER;
     }
     this.emit(Op.Operand, index, 1);
-    return this.tool.untypedArgs.has(index) ? { kind: "unknown", arg: index } : { kind: KIND_OF_SLOT[this.tool.operands[index].type], arg: -1 };
+    if (this.tool.untypedArgs.has(index)) return { kind: "unknown", arg: index };
+    return { kind: KIND_OF_SLOT[this.tool.operands[index].type], arg: -1, path };
   }
 
   private operand(kind: OperandKind, slot: number, path: string | null, type: SlotType): number {
@@ -387,6 +389,14 @@ class BoundCompiler {
     if (l.arg >= 0 && r.arg < 0) this.settle(l.arg, settledKind(r.kind, ordering), e);
     if (r.arg >= 0 && l.arg < 0) this.settle(r.arg, settledKind(l.kind, ordering), e);
     if (l.arg >= 0 || r.arg >= 0 || l.kind === "unknown" || r.kind === "unknown") return;
+    const typedArg = l.path ?? r.path;
+    const kindsDiffer = family(l.kind) !== family(r.kind) && l.kind !== "null" && r.kind !== "null";
+    if (typedArg !== undefined && kindsDiffer) {
+      const [mine, other] = l.path !== undefined ? [l.kind, r.kind] : [r.kind, l.kind];
+      this.report("bound-type-mismatch", e, `\`call.${typedArg}\` is used as a ${mine} and as a ${other}`,
+        "a call argument has one type in all of its tool's bounds, fixed by its first use");
+      return;
+    }
     if (ordering) {
       if (!isNumeric(l.kind) || !isNumeric(r.kind)) {
         const what = l.kind === r.kind ? `two ${l.kind} values` : `a ${l.kind} and a ${r.kind}`;
