@@ -57,8 +57,13 @@ export function parseFixed(text: string): bigint | null {
 /** A finite JS number as fixed point, from its shortest decimal form (0.1 → 100000 exactly). */
 export function numberToFixed(n: number): bigint | null {
   if (!Number.isFinite(n)) return null;
+  // Integers (counts, ids, prices in whole units) are the common case: scaling them is exact, and
+  // below 2^53 / 10^6 the product always fits an i64. Same result as the decimal path, without it.
+  if (Number.isInteger(n) && n <= MAX_FAST_INT && n >= -MAX_FAST_INT) return BigInt(n) * ONE;
   return parseFixed(String(n));
 }
+
+const MAX_FAST_INT = 9_007_199_254;
 
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
