@@ -1,4 +1,149 @@
+// `polar eval tau2 --data DIR [--results FILE...] --out DIR`: the offline evaluation of the guard on
+// real τ²-bench agent runs (src/eval). Writes tau2-eval.json, tau2-eval.md and a self-contained
+// tau2-eval.html into --out, with a progress bar on a terminal.
 import type { CAC } from "cac";
+import cliProgress from "cli-progress";
+import { ALL } from "../../eval/analyze.js";
+import { EvalError } from "../../eval/errors.js";
+import { pct } from "../../eval/format.js";
+import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } from "../../eval/tau2.js";
+import { writeReports, type WrittenReport } from "../../eval/write.js";
+import type { ReplayScope } from "../../tau2/replay.js";
+import { packageRoot } from "./demo.js";
 
-// Placeholder until the owning issue lands: registers nothing, so `polar eval` is not offered.
-export function register(_cli: CAC): void {}
+interface Flags {
+  data?: string;
+  results?: string | string[] | number;
+  out?: string;
+  scope?: string;
+  tau?: string | number;
+  resamples?: string | number;
+  seed?: string | number;
+  backend?: string;
+  progress?: boolean;
+}
+
+export interface EvalTau2Options {
+  data: string;
+  results?: string[];
+  out: string;
+  scopes?: ReplayScope[];
+  tau?: number;
+  resamples?: number;
+  seed?: number;
+  backend?: string;
+  /** Show a progress bar (on stderr when it is a terminal). */
+  progress?: boolean;
+}
+
+function parseScopes(v: string | undefined): ReplayScope[] {
+  if (v === undefined || v === "both") return ["turn", "session"];
+  if (v === "turn" || v === "session") return [v];
+  throw new EvalError("bad-option", `--scope \`${v}\` is not turn, session or both`);
+}
+
+function parseNumber(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || !check(n)) throw new EvalError("bad-option", `--${name} \`${String(v)}\` is not ${what}`);
+  return n;
+}
+
+/** The command's work without the CLI: run, write the files, return the report and the paths. */
+export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; files: WrittenReport } {
+  const bar =
+    options.progress === false
+      ? null
+      : new cliProgress.SingleBar(
+          { format: "polar eval tau2 [{bar}] {value}/{total} runs | {label}", hideCursor: true, clearOnComplete: true, stream: process.stderr },
+          cliProgress.Presets.shades_classic,
+        );
+  try {
+    const report = runTau2Eval({
+      data: options.data,
+      results: options.results,
+      scopes: options.scopes,
+      tau: options.tau,
+      resamples: options.resamples,
+      seed: options.seed,
+      backend: options.backend,
+      root: packageRoot(),
+      onStart: (total) => bar?.start(total, 0, { label: "" }),
+      onProgress: (done, label) => bar?.update(done, { label }),
+    });
+    bar?.stop();
+    return { report, files: writeReports(report, options.out) };
+  } finally {
+    bar?.stop();
+  }
+}
+
+/** Two lines per scope: what POLAR-veto stops overall. */
+export function headline(report: Tau2EvalReport): string[] {
+  const lines: string[] = [];
+  for (const scope of report.meta.scopes) {
+    const cell = report.scopes[scope]?.labeled.find((c) => c.domain === ALL && c.model === ALL);
+    if (cell === undefined) continue;
+    for (const id of ["polar-veto", "polar-escalate"] as const) {
+      const p = cell.policies[id];
+      lines.push(
+        `  ${scope.padEnd(7)} ${id.padEnd(14)} stops ${pct(p.unauthorizedStopped.share)} of ${p.unauthorizedStopped.n} unauthorized and ${pct(p.authorizedStopped.share)} of ${p.authorizedStopped.n} authorized effective writes`,
+      );
+    }
+  }
+  return lines;
+}
+
+export function register(cli: CAC): void {
+  cli
+    .command("eval <suite> [...results]", "Evaluate the guard offline on real agent runs (suite: tau2)")
+    .option("--data <dir>", "a τ²-bench data folder laid out like data/tau2 (domains/, results/)")
+    .option("--results <file>", "a results file (repeatable; also as extra arguments); default every file in <data>/results")
+    .option("--out <dir>", "folder for tau2-eval.json, tau2-eval.md and tau2-eval.html")
+    .option("--scope <scope>", "turn, session or both (default both)")
+    .option("--tau <tau>", "the main threshold τ (default 0.80)")
+    .option("--resamples <n>", `bootstrap resamples of tasks (default ${DEFAULT_RESAMPLES})`)
+    .option("--seed <n>", `bootstrap seed (default ${DEFAULT_SEED})`)
+    .option("--backend <name>", "reference, wasm or auto (default reference; every backend gives the same verdicts)")
+    .option("--no-progress", "no progress bar")
+    .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
+    .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
+    .action((suite: string, extra: string[], flags: Flags) => {
+      try {
+        if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suite is `tau2`: `polar eval tau2 --data DIR --out DIR`");
+        if (typeof flags.data !== "string" || flags.data === "") throw new EvalError("bad-option", "missing `--data DIR`", "a folder laid out like τ²-bench's data/tau2");
+        if (typeof flags.out !== "string" || flags.out === "") throw new EvalError("bad-option", "missing `--out DIR`");
+        const given = flags.results === undefined ? [] : (Array.isArray(flags.results) ? flags.results : [flags.results]).map(String);
+        const results = [...given, ...extra.map(String)];
+        const { report, files } = evalTau2({
+          data: flags.data,
+          results: results.length > 0 ? results : undefined,
+          out: flags.out,
+          scopes: parseScopes(flags.scope),
+          tau: parseNumber("tau", flags.tau, (n) => n >= 0 && n <= 1, "a number in [0, 1]"),
+          resamples: parseNumber("resamples", flags.resamples, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000, "an integer in [1, 1000000]"),
+          seed: parseNumber("seed", flags.seed, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, "an integer in [0, 2^32)"),
+          backend: flags.backend,
+          progress: flags.progress !== false,
+        });
+        const writes = report.inventory.reduce((n, i) => n + i.writes, 0);
+        const runs = report.inventory.reduce((n, i) => n + i.trajectories, 0);
+        process.stdout.write(
+          [
+            `polar eval tau2: ${runs} runs, ${writes} agent write calls, domains ${report.meta.domains.join(", ")}`,
+            ...headline(report),
+            `  wrote ${files.json}`,
+            `        ${files.markdown}`,
+            `        ${files.html}`,
+            "",
+          ].join("\n"),
+        );
+      } catch (err) {
+        const code = err instanceof EvalError ? err.code : (err as { code?: string }).code ?? "eval-failed";
+        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
+        const help = (err as { help?: string }).help;
+        if (help) process.stderr.write(`  help: ${help}\n`);
+        process.exitCode = err instanceof EvalError && err.code === "bad-option" ? 2 : 1;
+      }
+    });
+}

@@ -1,0 +1,31 @@
+// Writes the three report files of `polar eval tau2` into one folder. Node only.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { reportBlocks } from "./document.js";
+import { EvalError } from "./errors.js";
+import { renderHtml } from "./report-html.js";
+import { renderMarkdown } from "./report-md.js";
+import type { Tau2EvalReport } from "./tau2.js";
+
+export const REPORT_FILES = { json: "tau2-eval.json", markdown: "tau2-eval.md", html: "tau2-eval.html" } as const;
+
+export interface WrittenReport {
+  json: string;
+  markdown: string;
+  html: string;
+}
+
+export function writeReports(report: Tau2EvalReport, outDir: string): WrittenReport {
+  const dir = resolve(outDir);
+  const blocks = reportBlocks(report);
+  const paths = { json: join(dir, REPORT_FILES.json), markdown: join(dir, REPORT_FILES.markdown), html: join(dir, REPORT_FILES.html) };
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(paths.json, `${JSON.stringify(report, null, 1)}\n`);
+    writeFileSync(paths.markdown, renderMarkdown(blocks));
+    writeFileSync(paths.html, renderHtml(blocks, "polar eval tau2"));
+  } catch (e) {
+    throw new EvalError("write-failed", `cannot write the report into \`${dir}\`: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return paths;
+}
