@@ -435,8 +435,9 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
           break;
       }
       if (v === undefined) continue;
-      // Plain assignment is much faster; only `__proto__` would not create a data property that way.
-      if (a.param === "__proto__") Object.defineProperty(out, a.param, { value: v, enumerable: true, writable: true, configurable: true });
+      // Plain assignment is much faster; names Object.prototype has (`__proto__`, …) are defined so
+      // they stay plain data keys.
+      if (a.param in Object.prototype) Object.defineProperty(out, a.param, { value: v, enumerable: true, writable: true, configurable: true });
       else out[a.param] = v;
     }
     return out;
