@@ -1,0 +1,22 @@
+// The fuzz targets (test/fuzz/targets) with fixed seeds and a few thousand cases each, so every CI run
+// checks the same cases; `npm run fuzz` runs the same properties for ≥ 1,000,000 cases.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CI_SEED } from "./support.js";
+import { TARGETS } from "./targets/index.js";
+
+describe("fuzz targets (fixed seed)", () => {
+  it("are the five of the issue", () => {
+    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent"]);
+  });
+
+  for (const t of TARGETS) {
+    it(`${t.name}: ${t.claim}`, () => {
+      const details = fc.check(t.property(), { seed: CI_SEED, numRuns: t.ciRuns });
+      if (details.failed) {
+        throw new Error(`${t.name} failed after ${details.numRuns} cases (seed ${CI_SEED}, path ${details.counterexamplePath}): ${String(details.errorInstance)}\ncounterexample: ${fc.stringify(details.counterexample).slice(0, 2000)}`);
+      }
+      expect(details.numRuns).toBe(t.ciRuns);
+    });
+  }
+});

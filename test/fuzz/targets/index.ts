@@ -1,0 +1,9 @@
+// Every fuzz target, in the order `npm run fuzz` runs them.
+import type { FuzzTarget } from "../support.js";
+import { blobTarget } from "./blob.js";
+import { compilerTarget } from "./compiler.js";
+import { consentTarget } from "./consent.js";
+import { guardArgsTarget } from "./guard-args.js";
+import { projectionTarget } from "./projection.js";
+
+export const TARGETS: readonly FuzzTarget[] = [compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget];
