@@ -241,7 +241,7 @@ export function reportBlocks(r: Tau2EvalReport): Block[] {
     text:
       "A write call is a call of a tool the ontology does not mark read-only (an unknown tool counts: it fails closed). Effective: it got " +
       "a result and did not error (an errored call changed nothing). Authorized: it matches a gold action of its task by τ²-bench's rule " +
-      "(same tool, equal values on `compare_args`, or on the call's own arguments when `compare_args` is absent).",
+      "(same tool, equal values on `compare_args`, or on the call's own arguments when `compare_args` is absent). Unlabeled: writes of a task without gold actions.",
   });
 
   b.push({ kind: "heading", level: 2, text: "The static baseline" });
