@@ -31,9 +31,14 @@ export const DEFAULT_LIMITS: Readonly<CompileLimits> = Object.freeze({
   diagnostics: 1000,
 });
 
-/** The defaults overridden by `partial`, with every value clamped to what the ABI can hold. */
+/** The defaults overridden by `partial` (a value that is not a non-negative integer keeps its default),
+ * with the program length clamped to what the core accepts. */
 export function resolveLimits(partial: Partial<CompileLimits> | undefined): CompileLimits {
-  const limits: CompileLimits = { ...DEFAULT_LIMITS, ...(partial ?? {}) };
+  const limits: CompileLimits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof CompileLimits)[]) {
+    const v = partial?.[key];
+    if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) limits[key] = v;
+  }
   limits.programInstructions = Math.min(limits.programInstructions, MAX_PROGRAM_LEN);
   return limits;
 }

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compile } from "../../src/compiler/index.js";
+import { compile, DEFAULT_LIMITS } from "../../src/compiler/index.js";
+import { resolveLimits } from "../../src/compiler/limits.js";
 import { codesOf, REPO } from "./helpers.js";
 
 const EXAMPLE = readFileSync(join(REPO, "ontologies", "example", "library.polar"), "utf8");
@@ -141,5 +142,12 @@ describe("bad input", () => {
   it("never throws on the example with a slice cut out", () => {
     fc.assert(fc.property(fc.nat(EXAMPLE.length), fc.nat(40), (at, len) => answers(EXAMPLE.slice(0, at) + EXAMPLE.slice(at + len))),
       { numRuns: 300, seed: 3 });
+  });
+});
+
+describe("limits", () => {
+  it("ignores limit values that are not non-negative integers and never exceeds the core's program cap", () => {
+    const r = resolveLimits({ tools: Number.NaN, edges: -1, strings: 1.5, programInstructions: 1e9, sourceBytes: 10 });
+    expect(r).toEqual({ ...DEFAULT_LIMITS, sourceBytes: 10 });
   });
 });
