@@ -8,17 +8,20 @@ import { sessionPlan, type Op, type SessionPlan } from "./fixtures/airline-sessi
 import { DIST, REPO, artefactDir, requireDist } from "./helpers/paths.js";
 import { startWorker, type LocalWorker } from "./helpers/workerd.js";
 
+const CONFIG = join(REPO, "examples/worker/wrangler.toml");
 const SESSIONS = 50;
 const CALLS = 100;
 
 type Api = typeof import("../../src/index.js");
 let api: Api;
 let worker: LocalWorker;
+let bundleDir: string;
 
 beforeAll(async () => {
   requireDist();
   api = (await import(pathToFileURL(join(DIST, "node.js")).href)) as Api;
-  worker = await startWorker(join(REPO, "examples/worker/wrangler.toml"), join(await artefactDir("worker-example"), "bundle"));
+  bundleDir = join(await artefactDir("worker-example"), "bundle");
+  worker = await startWorker(CONFIG, bundleDir);
   // What a deploy uploads: the Worker, the core as a compiled wasm module, the ontology as data.
   expect(worker.modules.some((m) => m.endsWith("polar-core.wasm"))).toBe(true);
   expect(worker.modules.some((m) => m.endsWith("airline.blob"))).toBe(true);
@@ -43,10 +46,13 @@ async function get(path: string): Promise<{ status: number; body: any }> {
 }
 
 /** The same session run in Node with the built package: the decisions the Worker must reproduce. */
+let nodeCore: Promise<Awaited<ReturnType<Api["loadCore"]>>> | undefined;
 async function nodeDecisions(plan: SessionPlan): Promise<unknown[]> {
   const projection = api.parseProjectionRules(JSON.parse(readFileSync(join(REPO, "ontologies/airline/projection.json"), "utf8")));
+  nodeCore ??= api.loadCore();
   const guard = await api.loadGuard({
     ontologyPath: join(REPO, "ontologies/airline/airline.blob"),
+    core: await nodeCore,
     state: api.projectDocument(projection, plan.create.document),
     policy: plan.create.policy as "veto",
     scope: plan.create.scope as "session",
@@ -59,6 +65,11 @@ async function nodeDecisions(plan: SessionPlan): Promise<unknown[]> {
     else guard.checkpoint();
   }
   return out;
+}
+
+/** Equal as JSON; compared as text first (fast), structurally only to report a difference. */
+function sameJson(actual: unknown, expected: unknown, what: string): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual, what).toEqual(expected);
 }
 
 /** Each operation as its own request: what an agent loop does call by call. */
@@ -112,25 +123,57 @@ describe("Worker example under workerd", () => {
     console.log(`workerd: ${SESSIONS} concurrent sessions, ${ops} operations (${SESSIONS * CALLS} checks) in ${elapsed} ms`);
 
     const routes = new Set<string>();
+    const verifyStart = Date.now();
+    const stored = await Promise.all(
+      runs.map(async (run) => ({ log: await get(`/sessions/${run.session}/log`), state: await get(`/sessions/${run.session}/state`) })),
+    );
     for (let k = 0; k < SESSIONS; k++) {
       const expected = await nodeDecisions(plans[k]);
       expect(runs[k].decisions.length).toBe(CALLS);
-      expect(runs[k].decisions, `session ${k}`).toEqual(expected);
+      sameJson(runs[k].decisions, expected, `session ${k}`);
       for (const d of expected as { route: string }[]) routes.add(d.route);
 
       // The stored log is this session's decisions, in order, and nothing else.
-      const log = await get(`/sessions/${runs[k].session}/log`);
-      expect(log.status).toBe(200);
-      expect(log.body.decisions).toEqual(expected);
+      expect(stored[k].log.status).toBe(200);
+      sameJson(stored[k].log.body.decisions, expected, `session ${k} log`);
 
       // Layer B holds only this session's users and reservations.
-      const state = await get(`/sessions/${runs[k].session}/state`);
-      const ids = Object.keys(state.body.state.entities.reservation ?? {});
+      const ids = Object.keys(stored[k].state.body.state.entities.reservation ?? {});
       expect(ids.length).toBeGreaterThan(0);
       expect(ids.every((id) => id.endsWith(`_s${k}`)), `session ${k} reservations`).toBe(true);
     }
+    console.log(`node replay and per-session checks: ${Date.now() - verifyStart} ms`);
     // The run exercises more than one kind of decision.
     expect(routes.size).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+
+  it("a session survives a restart of workerd: its guard is rebuilt from the stored journal", async () => {
+    const persist = join(await artefactDir("worker-example"), `state-${Date.now()}`);
+    const plan = sessionPlan(7, SESSIONS, 40);
+    const half = plan.ops.findIndex((_, i) => plan.ops.slice(0, i).filter((o) => o.op === "check").length === 20);
+    const expected = await nodeDecisions(plan);
+    const first = await startWorker(CONFIG, bundleDir, { reuseBundle: true, persist });
+    let session: string;
+    const decisions: unknown[] = [];
+    try {
+      const created = await first.fetch("/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(plan.create) });
+      session = ((await created.json()) as { session: string }).session;
+      const r = await first.fetch(`/sessions/${session}/batch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ops: plan.ops.slice(0, half) }) });
+      decisions.push(...((await r.json()) as { results: { decision?: unknown }[] }).results.filter((x) => x.decision).map((x) => x.decision));
+    } finally {
+      await first.dispose();
+    }
+    const second = await startWorker(CONFIG, bundleDir, { reuseBundle: true, persist });
+    try {
+      const r = await second.fetch(`/sessions/${session}/batch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ops: plan.ops.slice(half) }) });
+      expect(r.status).toBe(200);
+      decisions.push(...((await r.json()) as { results: { decision?: unknown }[] }).results.filter((x) => x.decision).map((x) => x.decision));
+      expect(decisions).toEqual(expected);
+      const log = (await (await second.fetch(`/sessions/${session}/log`)).json()) as { decisions: unknown[] };
+      expect(log.decisions).toEqual(expected);
+    } finally {
+      await second.dispose();
+    }
   });
 
   describe("bad requests get a 4xx with a JSON error, never a 5xx or an approval", () => {

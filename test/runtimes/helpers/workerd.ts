@@ -44,8 +44,17 @@ export async function bundleWorker(config: string, outdir: string): Promise<stri
   return readdirSync(outdir).filter((f) => !f.endsWith(".map") && f !== "README.md");
 }
 
-export async function startWorker(config: string, outdir: string): Promise<LocalWorker> {
-  const modules = await bundleWorker(config, outdir);
+export interface StartOptions {
+  /** Serve the bundle already in `outdir` instead of bundling again. */
+  reuseBundle?: boolean;
+  /** Keep Durable Object storage in this folder, so a later start finds it (a restart). */
+  persist?: string;
+}
+
+export async function startWorker(config: string, outdir: string, options: StartOptions = {}): Promise<LocalWorker> {
+  const modules = options.reuseBundle
+    ? readdirSync(outdir).filter((f) => !f.endsWith(".map") && f !== "README.md")
+    : await bundleWorker(config, outdir);
   const toml = parse(readFileSync(config, "utf8")) as unknown as WranglerToml;
   const durableObjects = Object.fromEntries(
     (toml.durable_objects?.bindings ?? []).map((b) => [b.name, { className: b.class_name, useSQLite: true }]),
@@ -62,6 +71,7 @@ export async function startWorker(config: string, outdir: string): Promise<Local
     compatibilityDate: toml.compatibility_date,
     compatibilityFlags: toml.compatibility_flags ?? [],
     durableObjects,
+    ...(options.persist === undefined ? {} : { durableObjectsPersist: options.persist }),
     host: "127.0.0.1",
     port: 0,
     cf: false,
@@ -70,7 +80,9 @@ export async function startWorker(config: string, outdir: string): Promise<Local
   return {
     url,
     modules,
-    fetch: (path, init) => fetch(url + path, init),
+    // Miniflare's own client to its workerd (the way its docs test Workers): a connection it manages,
+    // rather than Node's global fetch pool racing workerd's keep-alive closes under load.
+    fetch: (path, init) => mf.dispatchFetch(url + path, init as never) as unknown as Promise<Response>,
     dispose: () => mf.dispose(),
   };
 }
