@@ -12,6 +12,7 @@ export type CoreErrorCode =
   | "core-missing-export"
   | "core-bad-blob"
   | "core-out-of-memory"
+  | "core-bad-options"
   | "core-stale-backend"
   | "core-trap";
 
@@ -50,6 +51,16 @@ export interface CoreInstance {
 }
 
 export type CoreSource = WebAssembly.Module | BufferSource | Response | PromiseLike<Response>;
+
+export interface CoreOptions {
+  /** Most 64 KiB pages the core's memory may grow to when a blob is loaded (default
+   * DEFAULT_MAX_MEMORY_PAGES, 64 MiB; at most 65536, the wasm32 ceiling). A larger blob is refused
+   * with `core-out-of-memory` before anything is copied. */
+  maxMemoryPages?: number;
+}
+
+export const DEFAULT_MAX_MEMORY_PAGES = 1024;
+const WASM32_MAX_PAGES = 65536;
 
 const PAGE = 65536;
 const FUNCTIONS = ["abi_version", "input_ptr", "output_ptr", "blob_ptr", "load", "verdict"] as const;
@@ -95,8 +106,21 @@ function checkAbi(ex: CoreExports): void {
   }
 }
 
-/** Grows memory so that [0, end) is addressable. */
-function ensureMemory(memory: WebAssembly.Memory, end: number): void {
+function maxPagesOf(options: CoreOptions | undefined): number {
+  const max = options?.maxMemoryPages ?? DEFAULT_MAX_MEMORY_PAGES;
+  if (!Number.isInteger(max) || max < 1 || max > WASM32_MAX_PAGES) {
+    throw new CoreError("core-bad-options", `maxMemoryPages \`${String(max)}\` is not an integer in [1, ${WASM32_MAX_PAGES}]`);
+  }
+  return max;
+}
+
+/** Grows memory so that [0, end) is addressable, within `maxPages`. */
+function ensureMemory(memory: WebAssembly.Memory, end: number, maxPages: number): void {
+  const pages = Math.ceil(end / PAGE);
+  if (pages > maxPages) {
+    throw new CoreError("core-out-of-memory", `the blob needs \`${pages}\` pages of core memory, more than the limit \`${maxPages}\``,
+      "raise `maxMemoryPages` when instantiating the core, or split the ontology");
+  }
   const have = memory.buffer.byteLength;
   if (end <= have) return;
   try {
@@ -106,7 +130,8 @@ function ensureMemory(memory: WebAssembly.Memory, end: number): void {
   }
 }
 
-function createInstance(instance: WebAssembly.Instance): CoreInstance {
+function createInstance(instance: WebAssembly.Instance, options?: CoreOptions): CoreInstance {
+  const maxPages = maxPagesOf(options);
   const ex = coreExports(instance);
   checkAbi(ex);
   const inputPtr = ex.input_ptr();
@@ -115,7 +140,7 @@ function createInstance(instance: WebAssembly.Instance): CoreInstance {
 
   function load(blob: Uint8Array): SearchBackend {
     const ptr = ex.blob_ptr();
-    ensureMemory(ex.memory, ptr + blob.byteLength);
+    ensureMemory(ex.memory, ptr + blob.byteLength, maxPages);
     new Uint8Array(ex.memory.buffer, ptr, blob.byteLength).set(blob);
     const status = ex.load(ptr, blob.byteLength);
     generation++;
@@ -183,7 +208,8 @@ async function instantiateResponse(response: Response): Promise<WebAssembly.Inst
 }
 
 /** Instantiates the core from a compiled module, its bytes, or a fetch Response (browsers). */
-export async function instantiateCore(source: CoreSource): Promise<CoreInstance> {
+export async function instantiateCore(source: CoreSource, options?: CoreOptions): Promise<CoreInstance> {
+  maxPagesOf(options); // refuse bad options before compiling anything
   let instance: WebAssembly.Instance;
   if (source instanceof WebAssembly.Module) {
     instance = await WebAssembly.instantiate(source, IMPORTS);
@@ -194,12 +220,13 @@ export async function instantiateCore(source: CoreSource): Promise<CoreInstance>
   } else {
     instance = await instantiateResponse(source);
   }
-  return createInstance(instance);
+  return createInstance(instance, options);
 }
 
 /** Synchronous instantiation: what workerd uses with an imported module (it refuses to compile bytes
  * at run time), and handy in Node for small modules. */
-export function instantiateCoreSync(module: WebAssembly.Module | BufferSource): CoreInstance {
+export function instantiateCoreSync(module: WebAssembly.Module | BufferSource, options?: CoreOptions): CoreInstance {
+  maxPagesOf(options);
   const compiled = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
-  return createInstance(new WebAssembly.Instance(compiled, IMPORTS));
+  return createInstance(new WebAssembly.Instance(compiled, IMPORTS), options);
 }
