@@ -151,6 +151,8 @@ export interface AblationRow {
 export interface PaperTables {
   decisions: number;
   blocked: number;
+  /** Blocked because of an earlier call of the forward sequence (its bottleneck), not the candidate. */
+  blockedByEarlier: number;
   blockedByTool: BlockedToolRow[];
   blockedByReason: ReasonRow[];
   blockedByDomain: DomainBlockRow[];
@@ -235,7 +237,8 @@ export function paperTables(rows: readonly CallRow[], scope: ReplayScope, mainTa
     return { id: v.id, label: v.label, cells };
   });
 
-  return { decisions: ds.length, blocked: blocked.length, blockedByTool, blockedByReason, blockedByDomain, admitted: admitted.length, phiBuckets, tauSweep, ablations };
+  const blockedByEarlier = blocked.filter((d) => d.out.bottleneckEarlier).length;
+  return { decisions: ds.length, blocked: blocked.length, blockedByEarlier, blockedByTool, blockedByReason, blockedByDomain, admitted: admitted.length, phiBuckets, tauSweep, ablations };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -385,6 +388,8 @@ export interface ErrorExample {
   reason: string;
   phi: string | null;
   bottleneck: string | null;
+  /** The bottleneck is an earlier call of the forward sequence. */
+  earlier: boolean;
   inverse: string;
   matched: string | null;
   lastUserMessage: string | null;
@@ -417,6 +422,7 @@ export function errorExamples(rows: readonly CallRow[], scope: ReplayScope, perT
       reason: o.reason,
       phi: o.phi === null ? null : phiDecimal(o.phi),
       bottleneck: o.bottleneckAnnotation ?? o.bottleneckTool,
+      earlier: o.bottleneckEarlier,
       inverse: o.inverse,
       matched: r.matched,
       lastUserMessage: r.lastUserMessage,

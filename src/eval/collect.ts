@@ -90,6 +90,8 @@ export interface ScopeOutcome extends VariantOutcome {
   inverse: string;
   /** Calls in the forward sequence before the candidate. */
   forward: number;
+  /** The bottleneck is one of those earlier calls, not the candidate itself. */
+  bottleneckEarlier: boolean;
   veto: Route;
   escalate: Route;
   consentEvidence: string | null;
@@ -258,6 +260,7 @@ export function collectTrajectory(
         bottleneckAnnotation: b && b.call >= 0 ? b.annotation : null,
         inverse: inverseText(d),
         forward: d.forward.length,
+        bottleneckEarlier: b !== null && b.call >= 0 && b.call < d.forward.length,
         veto: d.reason === "read_only" || d.admissible ? "Approved" : "Vetoed",
         escalate: esc.route,
         consentEvidence: esc.evidence,

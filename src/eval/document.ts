@@ -42,7 +42,7 @@ export type Block =
 
 const SCOPE_TEXT: Record<ReplayScope, string> = {
   turn: "turn scope (the forward sequence is the calls of the same assistant message)",
-  session: "session scope (the forward sequence is every executed mutating call since the start of the run)",
+  session: "session scope (the forward sequence is every executed mutating call since the last commit: an inadmissible call that ran commits)",
 };
 
 function paperBlocks(p: PaperTables, scope: ReplayScope, domains: string[], tau: number): Block[] {
@@ -53,7 +53,8 @@ function paperBlocks(p: PaperTables, scope: ReplayScope, domains: string[], tau:
     text:
       `${p.decisions} agent calls of write tools were judged; the veto policy (τ = ${tau.toFixed(2)}) would have blocked ${p.blocked} ` +
       `(${pct(p.blocked / Math.max(1, p.decisions))}). The runs were not guarded, so every call still ran: these are the calls a guarded agent ` +
-      "would have been refused, judged on the trajectory as it happened.",
+      "would have been refused, judged on the trajectory as it happened. " +
+      `${p.blockedByEarlier} of the blocks come from an earlier call of the forward sequence (the bottleneck is not the candidate itself).`,
   });
   b.push({
     kind: "table",
@@ -202,7 +203,7 @@ function errorBlocks(s: ScopeReport, scope: ReplayScope): Block[] {
       `\`${e.tool}(${compactArgs(e.arguments, 70)})\``,
       e.reason,
       e.phi ?? "–",
-      clip(`${e.bottleneck ?? ""}${e.inverse ? ` · ${e.inverse}` : ""}`, 90),
+      clip(`${e.bottleneck ?? ""}${e.earlier ? " (earlier call)" : ""}${e.inverse ? ` · ${e.inverse}` : ""}`, 90),
       clip(e.lastUserMessage ?? "", 110),
     ]),
   });

@@ -35,6 +35,7 @@ function outcome(reason: GuardReason, phi: number | null, over: Record<string, P
     bottleneckAnnotation: null,
     inverse: "",
     forward: 0,
+    bottleneckEarlier: false,
     veto: admissible ? "Approved" : "Vetoed",
     escalate: escalate ?? (admissible ? "Approved" : "ConsentEscalated"),
     consentEvidence: null,
