@@ -15,10 +15,18 @@ for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo]) reg(cli
 cli.help();
 cli.version(VERSION);
 try {
-  cli.parse(process.argv, { run: false });
-  if (!cli.matchedCommand) {
-    cli.outputHelp();
-    process.exitCode = process.argv.length > 2 ? 2 : 0;
+  const parsed = cli.parse(process.argv, { run: false });
+  // cac has already printed help or the version for -h / -v.
+  if (parsed.options.help || parsed.options.version) {
+    // nothing left to do
+  } else if (!cli.matchedCommand) {
+    const word = parsed.args[0];
+    if (word === undefined) {
+      cli.outputHelp();
+    } else {
+      process.stderr.write(`polar: unknown command \`${String(word)}\`\nhelp: run \`polar --help\` for the list of commands\n`);
+      process.exitCode = 2;
+    }
   } else {
     await cli.runMatchedCommand();
   }
