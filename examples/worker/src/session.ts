@@ -21,16 +21,10 @@ import {
   type ToolCall,
 } from "polar-guard";
 import { DOMAINS } from "./domains.js";
-import { HttpError, isObject } from "./http.js";
+import { HttpError, errorResponse, isObject, json } from "./http.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
-}
-
-/** What the Worker hands the object: a status and a JSON body; the object never throws across RPC. */
-export interface Reply {
-  status: number;
-  body: unknown;
 }
 
 interface Meta {
@@ -135,19 +129,20 @@ export class GuardSession extends DurableObject<Env> {
   private journal = 0;
   private pendingLog: Decision[] = [];
 
-  /** Runs one operation and turns every failure into a reply: RPC never throws to the Worker. */
-  private async reply(run: () => Promise<Reply>): Promise<Reply> {
+  /** Runs one operation and answers with JSON; every failure becomes an error response, so RPC never
+   * throws to the Worker. */
+  private async reply(run: () => Promise<{ status: number; body: unknown }>): Promise<Response> {
     try {
-      return await run();
+      const { status, body } = await run();
+      return json(body, status);
     } catch (err) {
       const known = clientError(err);
-      if (known !== null) return { status: known.status, body: { error: { code: known.code, message: known.message } } };
-      const message = err instanceof Error ? err.message : String(err);
-      return { status: 500, body: { error: { code: "internal-error", message } } };
+      if (known !== null) return errorResponse(known);
+      return json({ error: { code: "internal-error", message: err instanceof Error ? err.message : String(err) } }, 500);
     }
   }
 
-  async create(body: Record<string, unknown>): Promise<Reply> {
+  async create(session: string, body: Record<string, unknown>): Promise<Response> {
     return this.reply(async () => {
       if ((await this.ctx.storage.get("meta")) !== undefined) throw new HttpError(409, "session-exists", "the session already exists");
       const meta = parseMeta(body);
@@ -157,26 +152,26 @@ export class GuardSession extends DurableObject<Env> {
       this.guard = guard;
       return {
         status: 201,
-        body: { domain: meta.domain, policy: guard.policy, scope: guard.scope, ontologyHash: guard.ontologyHash, configHash: guard.configHash },
+        body: { session, domain: meta.domain, policy: guard.policy, scope: guard.scope, ontologyHash: guard.ontologyHash, configHash: guard.configHash },
       };
     });
   }
 
-  async check(body: Record<string, unknown>): Promise<Reply> {
+  async check(body: Record<string, unknown>): Promise<Response> {
     return this.reply(async () => ({ status: 200, body: (await this.run([parseOp("check", body, "")]))[0] }));
   }
 
-  async observe(body: Record<string, unknown>): Promise<Reply> {
+  async observe(body: Record<string, unknown>): Promise<Response> {
     return this.reply(async () => ({ status: 200, body: (await this.run([parseOp("observe", body, "")]))[0] }));
   }
 
-  async checkpoint(): Promise<Reply> {
+  async checkpoint(): Promise<Response> {
     return this.reply(async () => ({ status: 200, body: (await this.run([{ op: "checkpoint" }]))[0] }));
   }
 
   /** Several operations in order, e.g. the calls of one assistant message: all are validated before
    * any runs, so a bad one refuses the whole batch. */
-  async batch(body: Record<string, unknown>): Promise<Reply> {
+  async batch(body: Record<string, unknown>): Promise<Response> {
     return this.reply(async () => {
       const ops = body.ops;
       if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_BATCH) {
@@ -190,7 +185,7 @@ export class GuardSession extends DurableObject<Env> {
     });
   }
 
-  async log(): Promise<Reply> {
+  async log(): Promise<Response> {
     return this.reply(async () => {
       await this.ready();
       const entries = await this.ctx.storage.list<Decision>({ prefix: "log:" });
@@ -198,7 +193,7 @@ export class GuardSession extends DurableObject<Env> {
     });
   }
 
-  async state(): Promise<Reply> {
+  async state(): Promise<Response> {
     return this.reply(async () => {
       const guard = await this.ready();
       return { status: 200, body: { state: (guard.state as LayerB).toJSON(), sequence: guard.sequence() } };

@@ -10,7 +10,7 @@
 import { VERSION } from "polar-guard";
 import { DOMAINS } from "./domains.js";
 import { HttpError, errorResponse, json, readBody } from "./http.js";
-import type { Env, Reply } from "./session.js";
+import type { Env } from "./session.js";
 
 export { GuardSession } from "./session.js";
 
@@ -19,10 +19,6 @@ const ACTIONS: Record<string, "GET" | "POST"> = { check: "POST", observe: "POST"
 
 function allow(request: Request, method: "GET" | "POST"): void {
   if (request.method !== method) throw new HttpError(405, "method-not-allowed", `use ${method}`);
-}
-
-function answer(reply: Reply, extra?: Record<string, unknown>): Response {
-  return json(extra === undefined ? reply.body : { ...extra, ...(reply.body as object) }, reply.status);
 }
 
 async function route(request: Request, env: Env): Promise<Response> {
@@ -36,8 +32,7 @@ async function route(request: Request, env: Env): Promise<Response> {
     allow(request, "POST");
     const body = await readBody(request);
     const session = crypto.randomUUID();
-    const reply = await env.SESSIONS.get(env.SESSIONS.idFromName(session)).create(body);
-    return answer(reply, reply.status === 201 ? { session } : undefined);
+    return env.SESSIONS.get(env.SESSIONS.idFromName(session)).create(session, body);
   }
   const [, session, action] = parts;
   if (!SESSION_ID.test(session)) throw new HttpError(400, "bad-session-id", "a session id is a lower-case uuid");
@@ -46,17 +41,17 @@ async function route(request: Request, env: Env): Promise<Response> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(session));
   switch (action) {
     case "check":
-      return answer(await stub.check(await readBody(request)));
+      return stub.check(await readBody(request));
     case "observe":
-      return answer(await stub.observe(await readBody(request)));
+      return stub.observe(await readBody(request));
     case "checkpoint":
-      return answer(await stub.checkpoint());
+      return stub.checkpoint();
     case "batch":
-      return answer(await stub.batch(await readBody(request)));
+      return stub.batch(await readBody(request));
     case "log":
-      return answer(await stub.log());
+      return stub.log();
     default:
-      return answer(await stub.state());
+      return stub.state();
   }
 }
 
