@@ -101,9 +101,12 @@ const served = new WeakMap<CoreInstance, { blob: Uint8Array; backend: SearchBack
 
 /** A backend factory over a shared core. The first call reuses the core's backend when it holds the
  * same blob; a later call (the guard rebuilding after a failed search) reloads the blob, unless
- * another guard already did so since this one's backend was made. */
+ * another guard already did so since this one's backend was made. The backend handed out follows the
+ * core's current one for this blob, so one guard's reload after a trap never leaves the other guards
+ * on the core with a stale backend (which would veto their next call with `internal_error`). */
 export function sharedBackend(core: CoreInstance, blob: Uint8Array): BackendFactory {
   let mine: SearchBackend | null = null;
+  const follower = following(core, blob);
   return () => {
     const current = served.get(core);
     if (current !== undefined && current.backend !== mine && sameBytes(current.blob, blob)) {
@@ -112,7 +115,28 @@ export function sharedBackend(core: CoreInstance, blob: Uint8Array): BackendFact
       mine = core.load(blob);
       served.set(core, { blob, backend: mine });
     }
-    return mine;
+    return follower;
+  };
+}
+
+/** The core's live backend for `blob`: the served one while it holds these bytes (checked by identity
+ * of the served entry on the hot path), else a reload. */
+function following(core: CoreInstance, blob: Uint8Array): SearchBackend {
+  let entry: { blob: Uint8Array; backend: SearchBackend } | undefined;
+  const live = (): SearchBackend => {
+    const current = served.get(core);
+    if (current !== undefined && current === entry) return current.backend;
+    if (current !== undefined && sameBytes(current.blob, blob)) entry = current;
+    else {
+      entry = { blob, backend: core.load(blob) };
+      served.set(core, entry);
+    }
+    return entry.backend;
+  };
+  return {
+    kind: "wasm",
+    inputView: () => live().inputView(),
+    run: () => live().run(),
   };
 }
 
