@@ -13,7 +13,7 @@ import type { OntologyTables } from "../ontology/tables.js";
 import { defaultConsentDetector, escalatePolicy, type GuardReason, type Route } from "../policies/index.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { ProjectionRules } from "../projection/rules.js";
-import { guessFromFileName, type Trajectory } from "../tau2/adapter.js";
+import { guessFromFileName, type Tau2Task, type Trajectory } from "../tau2/adapter.js";
 import { replayTrajectory, type ReplayGuard, type ReplayGuardFactory, type ReplayScope } from "../tau2/replay.js";
 import { labelCall, type Label } from "./label.js";
 import { allVariants, type GuardVariant } from "./variants.js";
@@ -225,6 +225,16 @@ export interface TrajectoryNotes {
   unsupported: string[];
 }
 
+/** The task states its reference plan: `evaluation_criteria.actions` is a list. An empty list is a plan
+ * too (the refusal tasks: the right outcome changes nothing, so every write is unauthorized); only an
+ * absent or null list leaves the task's writes unlabeled. */
+export function hasGoldList(task: Tau2Task | null): boolean {
+  if (task === null) return false;
+  if (task.goldActions.length > 0) return true;
+  const raw = task.raw as { evaluation_criteria?: { actions?: unknown } } | null;
+  return Array.isArray(raw?.evaluation_criteria?.actions);
+}
+
 /** Replays one trajectory and returns a row per agent tool call. */
 export function collectTrajectory(
   traj: Trajectory,
@@ -243,7 +253,7 @@ export function collectTrajectory(
     const call: ToolCall = { name: rec.call.name, arguments: rec.call.arguments };
     const write = first.main.reason !== "read_only";
     const st = staticEntry(statics, call.name);
-    const labelled = write && traj.task !== null && traj.task.goldActions.length > 0;
+    const labelled = write && hasGoldList(traj.task);
     const label = labelled ? labelCall(traj.task!, call) : null;
     const strict = labelled ? labelCall(traj.task!, call, "strict") : null;
     const scopes: Partial<Record<ReplayScope, ScopeOutcome>> = {};

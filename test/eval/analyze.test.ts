@@ -18,7 +18,7 @@ import type { CallRow, ScopeOutcome, VariantOutcome } from "../../src/eval/colle
 import { staticEntry, staticTable } from "../../src/eval/collect.js";
 import { allVariants, sweepId, TAU_SWEEP, tauId } from "../../src/eval/variants.js";
 import type { GuardReason } from "../../src/policies/index.js";
-import { REPO_ROOT } from "../tau2/data-dir.js";
+import { REPO_ROOT, tau2Dir } from "../tau2/data-dir.js";
 
 const ONE = 1_000_000;
 
@@ -229,5 +229,16 @@ describe("the static tier table of the real ontologies", () => {
     expect(table("retail").get("modify_user_address")?.blocked).toBe(false);
     expect(table("telecom").get("reseat_sim_card")).toMatchObject({ blocked: true, why: "no positive annotation" });
     expect(staticEntry(airline, "no_such_tool")).toMatchObject({ known: false, blocked: true });
+  });
+});
+
+describe("write calls", () => {
+  it("the ontologies' non-read-only tools are exactly the manifests' write and transfer tools", () => {
+    for (const d of ["airline", "retail", "telecom"]) {
+      const tables = decodeBlob(new Uint8Array(readFileSync(join(REPO_ROOT, "ontologies", d, `${d}.blob`))));
+      const writes = tables.tools.filter((t) => !t.readOnly).map((t) => t.name).sort();
+      const manifest = JSON.parse(readFileSync(join(tau2Dir(), "tools", `${d}.json`), "utf8")) as { name: string; kind: string }[];
+      expect(writes, d).toEqual(manifest.filter((t) => t.kind === "write" || t.kind === "transfer").map((t) => t.name).sort());
+    }
   });
 });

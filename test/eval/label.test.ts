@@ -1,6 +1,7 @@
 // The gold-action labeler: τ²-bench's `compare_with_tool_call` rule, on hand-made actions and on
 // every gold action of the real tasks.
 import { describe, expect, it } from "vitest";
+import { hasGoldList } from "../../src/eval/collect.js";
 import { labelCall, matchesGoldAction, pyEqual } from "../../src/eval/label.js";
 import type { GoldAction, Tau2Task } from "../../src/tau2/adapter.js";
 import { readTau2Data } from "../../src/tau2/data.js";
@@ -101,5 +102,17 @@ describe("labelCall", () => {
       }
     }
     expect(n).toBeGreaterThan(500);
+  });
+});
+
+describe("hasGoldList", () => {
+  it("an empty gold list labels (every write is unauthorized); an absent one does not", () => {
+    const mk = (criteria: unknown): Tau2Task => ({ id: "t", goldActions: [], initialState: null, raw: { id: "t", evaluation_criteria: criteria } });
+    expect(hasGoldList(mk({ actions: [] }))).toBe(true);
+    expect(hasGoldList(mk({ actions: null }))).toBe(false);
+    expect(hasGoldList(mk({}))).toBe(false);
+    expect(hasGoldList(null)).toBe(false);
+    expect(hasGoldList(task([action("toggle_data", {})]))).toBe(true);
+    expect(labelCall(mk({ actions: [] }), { name: "cancel_reservation", arguments: { reservation_id: "A" } }).label).toBe("unauthorized");
   });
 });
