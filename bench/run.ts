@@ -129,13 +129,14 @@ function runJob(job: Job, a: Args, onProgress: (label: string) => void): Promise
   });
 }
 
-function runCold(samples: number): Promise<Record<string, unknown>> {
+function runCold(samples: number, trusted: boolean): Promise<Record<string, unknown>> {
   const values: Array<Record<string, number | string>> = [];
   const walls: number[] = [];
   const one = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const t0 = performance.now();
-      const child = spawn(process.execPath, [join(OUT, "cold-node.mjs"), ROOT, join(OUT, "cold-lib.mjs")], { stdio: ["ignore", "pipe", "pipe"] });
+      const args = [join(OUT, "cold-node.mjs"), ROOT, join(OUT, "cold-lib.mjs"), ...(trusted ? ["trusted"] : [])];
+      const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";
       child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -153,7 +154,8 @@ function runCold(samples: number): Promise<Record<string, unknown>> {
     for (let i = 0; i < samples; i++) await one();
     const keys = ["boot", "import", "instantiate", "load", "firstVerdict", "toFirstVerdict", "firstCheck"];
     const med = Object.fromEntries(keys.map((k) => [k, median(values.map((v) => Number(v[k])))]));
-    return { id: "cold-node", variant: "cold-node", samples: values.length, median: { ...med, processWall: median(walls) }, values, reason: values[0]?.reason, route: values[0]?.route };
+    const id = trusted ? "cold-node-trusted" : "cold-node";
+    return { id, variant: id, digestChecked: !trusted, samples: values.length, median: { ...med, processWall: median(walls) }, values, reason: values[0]?.reason, route: values[0]?.route };
   })();
 }
 
@@ -184,8 +186,9 @@ async function main(): Promise<void> {
   const coldSamples = a.quick ? 5 : 21;
   const workerdSamples = a.quick ? 2 : 5;
   const doCold = selected("cold-node", a.only);
+  const doColdTrusted = selected("cold-node-trusted", a.only);
   const doWorkerd = selected("cold-workerd", a.only);
-  const total = list.length + (doCold ? 1 : 0) + (doWorkerd ? 1 : 0);
+  const total = list.length + (doCold ? 1 : 0) + (doColdTrusted ? 1 : 0) + (doWorkerd ? 1 : 0);
   const bar = new cliProgress.SingleBar({ format: "bench [{bar}] {value}/{total} {job} {step}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
   bar.start(total, 0, { job: "", step: "" });
   const results: Record<string, unknown>[] = [];
@@ -200,10 +203,11 @@ async function main(): Promise<void> {
     }
     bar.increment();
   }
-  if (doCold) {
-    bar.update({ job: "cold-node", step: `${coldSamples} fresh processes` });
+  for (const [run, trusted] of [[doCold, false], [doColdTrusted, true]] as const) {
+    if (!run) continue;
+    bar.update({ job: trusted ? "cold-node-trusted" : "cold-node", step: `${coldSamples} fresh processes` });
     try {
-      results.push(await runCold(coldSamples));
+      results.push(await runCold(coldSamples, trusted));
     } catch (e) {
       failures.push(e instanceof Error ? e.message : String(e));
     }

@@ -102,7 +102,8 @@ export function writePlots(r: Results, dir: string): string[] {
   ].filter((s): s is Series => s !== null);
   write("sequence-length.svg", lineChart("Verdict latency vs sequence length (airline, full τ²-bench state)", "calls in the forward sequence", seq));
   const tools = [10, 100, 1000, 10000];
-  const ts = ["core", "verifier", "guard"].map((w) => scaleSeries(r, "scale-tools-", tools, "tools", w, w === "guard" ? "guard.check" : w)).filter((s): s is Series => s !== null);
+  const label = (w: string) => (w === "guard" ? "guard.check" : w === "verifierHot" ? "verifier, 8 tools called" : w === "verifier" ? "verifier, all tools called" : w);
+  const ts = ["core", "verifier", "verifierHot", "guard"].map((w) => scaleSeries(r, "scale-tools-", tools, "tools", w, label(w))).filter((s): s is Series => s !== null);
   write("ontology-size.svg", lineChart("Single-call latency vs ontology size (generated, wasm)", "tools in the ontology", ts));
   const slots = [1000, 100_000, 1_000_000];
   const ss = ["core", "verifier", "guard"].map((w) => scaleSeries(r, "scale-slots-", slots, "slots", w, w === "guard" ? "guard.check" : w)).filter((s): s is Series => s !== null);

@@ -60,11 +60,16 @@ export function resultsSection(r: Results, plots: string[]): string {
   lines.push("");
   const cold = byId(r, "cold-node");
   const wd = byId(r, "cold-workerd");
+  const trusted = byId(r, "cold-node-trusted");
   lines.push("### Cold start");
   lines.push("");
   if (cold) {
     const c = cold.median;
     lines.push(`Node (median of ${cold.samples} fresh processes, ms): Node's own boot ${num(c.boot)}, import ${num(c.import)}, instantiate ${num(c.instantiate)}, load ontology (validate + copy + verifier) ${num(c.load)}, first verdict ${num(c.firstVerdict)}; **import → first verdict ${num(c.toFirstVerdict)}**; then createGuard + first check ${num(c.firstCheck)}; whole process (spawn → exit) ${num(c.processWall, 1)}.`);
+  }
+  if (trusted) {
+    const c = trusted.median;
+    lines.push(`Node with the blob digest check off (\`decodeBlob(blob, { verifyDigest: false })\`, median of ${trusted.samples}): load ${num(c.load)}, import → first verdict ${num(c.toFirstVerdict)}.`);
   }
   if (wd?.ok) {
     const w = wd.median;

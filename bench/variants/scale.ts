@@ -51,6 +51,14 @@ function main(): void {
     consume(out.phi ^ out.nodes);
   }, p.timing);
 
+  // The same verifier with calls over only 8 tools (of the N): tells a cost that grows with N apart from
+  // cache misses over per-tool host data touched at random.
+  const hot = generateCalls(Math.min(8, p.tools), items, CALLS, 2).map((c) => [c]);
+  figures.verifierHot = measure((i) => {
+    const out = v.verdict(hot[i & (CALLS - 1)], state);
+    consume(out.phi ^ out.nodes);
+  }, p.timing);
+
   progress(`guard ${p.tools} tools, ${p.slots} slots`);
   const hash = createHash("sha256").update(r.blob).digest("hex");
   const g = guardOf({ kind: "wasm", tables: r.tables, blob: r.blob, hash, state, now: NOW, log: countingSink() });
