@@ -12,6 +12,22 @@ export class HttpError extends Error {
 }
 
 export const MAX_BODY = 1 << 20;
+/** Nesting depth of a request body. The body is passed to the session's Durable Object by RPC, whose
+ * serializer recurses: a 4000-deep array overflowed its stack (a 500). The guard itself reads no
+ * deeper than 64. */
+export const MAX_DEPTH = 256;
+
+/** Whether a parsed JSON value nests deeper than `max` (iterative, so depth costs no stack). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (d >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}
 
 export function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), {
@@ -45,5 +61,6 @@ export async function readBody(request: Request): Promise<Record<string, unknown
     throw new HttpError(400, "bad-json", "the body is not valid json");
   }
   if (!isObject(value)) throw new HttpError(400, "bad-body", "the body must be a json object");
+  if (nestsDeeper(value, MAX_DEPTH)) throw new HttpError(400, "body-too-deep", `the body nests deeper than ${MAX_DEPTH} levels`);
   return value;
 }
