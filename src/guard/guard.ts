@@ -194,6 +194,9 @@ export function createGuard(options: GuardOptions): Guard {
   let executed: ExecutedCall[] = [];
   /** `before` snapshots taken when a mutating call was checked, by call, until observe() uses them. */
   const pending = new Map<string, { before: Record<string, unknown> | undefined; route: Decision["route"]; admissible: boolean }>();
+  /** Calls that ran although this guard did not admit them (consent, advisory passthrough), by call:
+   * barriers in turn scope's `turnCalls`, as they are in session scope (see observe). */
+  const committed = new Set<string>();
   const slotsByEntity = new Map<string, string[]>();
   for (const s of tables.slots) {
     const e = tables.entities[s.entity].name;
@@ -216,10 +219,22 @@ export function createGuard(options: GuardOptions): Guard {
     return before;
   }
 
+  /** Turn scope's forward prefix: the earlier calls of the message after the last one that ran although
+   * it was not admitted (that one committed everything before it, as in session scope). */
+  function turnForward(turnCalls: readonly ToolCall[] | undefined): readonly ToolCall[] {
+    if (!Array.isArray(turnCalls)) return [];
+    if (committed.size === 0) return turnCalls;
+    for (let i = turnCalls.length - 1; i >= 0; i--) {
+      const c = turnCalls[i] as Partial<ToolCall> | null;
+      if (committed.has(callKey({ name: c?.name, arguments: c?.arguments }))) return turnCalls.slice(i + 1);
+    }
+    return turnCalls;
+  }
+
   function decide(rawCall: unknown, context: CheckContext | undefined, model: ModelAnswers): Decision {
     seq++;
     const call = jsonSafe(rawCall);
-    const forward = scope === "session" ? executed.map((c) => safeExecuted(c)) : (Array.isArray(context?.turnCalls) ? context.turnCalls : []).map((c) => safeExecuted(c));
+    const forward = scope === "session" ? executed.map((c) => safeExecuted(c)) : turnForward(context?.turnCalls).map((c) => safeExecuted(c));
     const userMessages = lastMessages(context?.userMessages);
     const ev = evaluate({ tables, verifier: engine.verifier, config, policy: policy!, detector, call, forward, state, userMessages, model });
     if (ev.backendFailed && factory !== null) {
@@ -339,6 +354,10 @@ export function createGuard(options: GuardOptions): Guard {
     let applied: ApplyReport | null = null;
     if (cfg.projection !== undefined) applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
     const info = engine.verifier.tool(checked.call.name);
+    if (checkedAs !== undefined && !checkedAs.admissible) {
+      if (committed.size >= MAX_PENDING) committed.delete(committed.values().next().value as string);
+      committed.add(key);
+    }
     if (scope === "session" && checkedAs !== undefined && !checkedAs.admissible) {
       // A call the search did not admit ran anyway (the user consented, or advisory mode let it
       // through): the sequence up to it can no longer be undone as a whole, so it is committed and the
@@ -369,6 +388,7 @@ export function createGuard(options: GuardOptions): Guard {
     checkpoint(): void {
       executed = [];
       pending.clear();
+      committed.clear();
     },
     sequence: () => executed.map((c) => ({ ...c })),
   };

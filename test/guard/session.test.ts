@@ -105,6 +105,23 @@ describe("an inadmissible call that ran anyway", () => {
     expect(g.sequence()).toHaveLength(1);
     expect(g.check(cancel).reason).toBe("overlap_conflict");
   });
+
+  it("turn scope: a passed-through irreversible call of the same message is a barrier too", () => {
+    const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope: "turn", policy: "advisory", config: { now: NOW } });
+    const certificate = { name: "send_certificate", arguments: { user_id: "mia" } };
+    // Before it ran, an earlier irreversible call of the message pins the later one at 0.
+    expect(g.check(updateFlights, { turnCalls: [certificate] })).toMatchObject({ admissible: false, reason: "external_side_effect" });
+    expect(g.check(certificate).route).toBe("AdvisoryPassthrough");
+    g.observe(certificate, "sent");
+    const next = g.check(updateFlights, { turnCalls: [{ ...certificate, result: "sent" } as never] });
+    expect(next).toMatchObject({ route: "Approved", admissible: true });
+    expect(next.forward).toEqual([]);
+    // Calls after the barrier still count.
+    const after = g.check(cancel, { turnCalls: [certificate, updateFlights] });
+    expect(after.reason).toBe("overlap_conflict");
+    g.checkpoint();
+    expect(g.check(updateFlights, { turnCalls: [certificate] }).admissible).toBe(false);
+  });
 });
 
 describe("a forced core trap", () => {
