@@ -144,7 +144,7 @@ function seeds(): string[] {
 export const compilerTarget: FuzzTarget = {
   name: "compiler",
   claim: "token soups, random bytes/text and mutated real sources compile or give diagnostics with a code and a span inside the source",
-  ciRuns: 1500,
+  ciRuns: 2000,
   property() {
     const pool = seeds();
     const mutated = fc

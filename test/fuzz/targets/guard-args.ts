@@ -297,7 +297,7 @@ export function checkArguments(guard: Guard, state: LayerB, stateJson: string, c
 export const guardArgsTarget: FuzzTarget = {
   name: "guard-args",
   claim: "hostile tool-call arguments get a decision (never an exception), approval only when the plain-JSON call is approved, no prototype pollution",
-  ciRuns: 1500,
+  ciRuns: 1200,
   property() {
     const state = airlineState();
     const stateJson = canonicalJson(state.toJSON());
