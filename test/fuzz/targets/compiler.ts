@@ -3,7 +3,7 @@
 // exception, never a slow case, never an `internal-error`, and every span inside the source.
 import fc from "fast-check";
 import { decodeBlob } from "../../../src/blob/index.js";
-import { compile, DIAGNOSTIC_CODES, type Diagnostic } from "../../../src/compiler/index.js";
+import { compile, DIAGNOSTIC_CODES, type CompileLimits, type Diagnostic } from "../../../src/compiler/index.js";
 import { caseBudgetMs, corpusSources, fail, ontologySources, withinTime, type FuzzTarget } from "../support.js";
 
 const TOKENS = [
@@ -110,8 +110,8 @@ function sourceLines(source: string | Uint8Array): string[] {
 }
 
 /** The claim of the target, for one source. Exported for the corpus regression test. */
-export function checkCompile(source: string | Uint8Array): void {
-  const r = withinTime(caseBudgetMs(2000), "compile", () => compile(source));
+export function checkCompile(source: string | Uint8Array, limits?: Partial<CompileLimits>): void {
+  const r = withinTime(caseBudgetMs(2000), "compile", () => compile(source, { limits }));
   if (r === null || typeof r !== "object" || !Array.isArray(r.diagnostics)) fail("compile returned no diagnostics list");
   if (r.ok) {
     // What it accepts must be a blob the loader accepts.
@@ -143,7 +143,7 @@ function seeds(): string[] {
 
 export const compilerTarget: FuzzTarget = {
   name: "compiler",
-  claim: "token soups, random bytes/text and mutated real sources compile or give diagnostics with a code and a span inside the source",
+  claim: "token soups, random bytes/text and mutated real sources, under default or tight limits, compile or give diagnostics with a code and a span inside the source",
   ciRuns: 2000,
   property() {
     const pool = seeds();
@@ -157,6 +157,23 @@ export const compilerTarget: FuzzTarget = {
       { arbitrary: anyUnits, weight: 1 },
       { arbitrary: printable, weight: 1 },
     );
-    return fc.property(input, (src) => checkCompile(src));
+    // Now and then tight limits, so the refusal paths (`limit-exceeded`, `source-too-large`) are fuzzed too.
+    const limits: fc.Arbitrary<Partial<CompileLimits> | undefined> = fc.option(
+      fc.record(
+        {
+          sourceBytes: fc.integer({ min: 0, max: 4000 }),
+          tools: fc.integer({ min: 0, max: 12 }),
+          edges: fc.integer({ min: 0, max: 12 }),
+          programInstructions: fc.integer({ min: 0, max: 40 }),
+          strings: fc.integer({ min: 0, max: 60 }),
+          expressionDepth: fc.integer({ min: 0, max: 8 }),
+          operandsPerTool: fc.integer({ min: 0, max: 4 }),
+          diagnostics: fc.integer({ min: 0, max: 5 }),
+        },
+        { requiredKeys: [] },
+      ),
+      { freq: 4 },
+    );
+    return fc.property(input, limits, (src, lim) => checkCompile(src, lim ?? undefined));
   },
 };
