@@ -55,6 +55,10 @@ describe("Node loader", () => {
     expect((await rejection(nodeEntry.loadGuard({ ontologyUrl: `${server.url}/ontologies/none.blob`, state: state() }))).code).toBe("ontology-unreadable");
   });
 
+  it("a core file that cannot be read is `core-unavailable`", async () => {
+    expect((await rejection(nodeEntry.loadCore(join(REPO, "build/missing.wasm")))).code).toBe("core-unavailable");
+  });
+
   it("a verifier on the packaged core gives the guard's verdict", async () => {
     const verifier = await nodeEntry.loadVerifier({ ontologyPath: AIRLINE });
     const guard = await nodeEntry.loadGuard({ ontologyPath: AIRLINE, state: state(), scope: "session" });
