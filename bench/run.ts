@@ -72,7 +72,16 @@ async function bundle(): Promise<void> {
     // Bundled CommonJS helpers need require in an ES module.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
-  await build({ ...common, sourcemap: false, entryPoints: { "cold-lib": join(ROOT, "bench", "cold", "lib.ts"), "cold-node": join(ROOT, "bench", "cold", "node.ts") }, outdir: OUT, outExtension: { ".js": ".mjs" }, external: ["./cold-lib.mjs"] });
+  await build({
+    ...common,
+    sourcemap: false,
+    splitting: true,
+    entryPoints: { "cold-lib": join(ROOT, "bench", "cold", "lib.ts"), "cold-guard": join(ROOT, "bench", "cold", "guard.ts") },
+    outdir: OUT,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "cold-chunk-[hash]",
+  });
+  await build({ ...common, sourcemap: false, entryPoints: { "cold-node": join(ROOT, "bench", "cold", "node.ts") }, outdir: OUT, outExtension: { ".js": ".mjs" } });
   await build({
     ...common,
     sourcemap: false,

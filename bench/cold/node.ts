@@ -1,11 +1,13 @@
 // One cold-start sample in a fresh Node process: import the library, instantiate the core, load the
-// compiled airline ontology, and answer the first verdict (then the first guard.check). Prints one JSON
+// compiled airline ontology, and answer the first verdict (then import the guard, create it and answer
+// the first guard.check). Prints one JSON
 // line (argv: repository root, library bundle, optional "trusted"). performance.now() counts from the process's time origin, so `boot` is Node's own start-up.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = process.argv[2] ?? ".";
 const libPath = process.argv[3] ?? "./cold-lib.mjs";
+const guardPath = libPath.replace(/cold-lib\.mjs$/, "cold-guard.mjs");
 // "trusted": skip the blob's SHA-256 check (pure JavaScript, slow before the JIT warms up); shows what
 // a native digest would leave.
 const trusted = process.argv[4] === "trusted";
@@ -26,8 +28,9 @@ for (const [slot, value] of Object.entries({ user_id: "u1", cabin: "economy", st
 const call = { name: "update_reservation_baggages", arguments: { reservation_id: "R1", total_baggages: 2, nonfree_baggages: 1, payment_id: "credit_card_1" } };
 const v = verifier.verdict([call], state);
 const t4 = performance.now();
+const { createGuard } = (await import(guardPath)) as typeof import("./guard.js");
 const ontology = trusted ? { tables, hash: "trusted", blob } : blob;
-const guard = lib.createGuard({ ontology, backend: () => backend, state, policy: "veto", config: { now: "2024-05-15T15:00:00" } });
+const guard = createGuard({ ontology, backend: () => backend, state, policy: "veto", config: { now: "2024-05-15T15:00:00" } });
 const d = guard.check(call);
 const t5 = performance.now();
 process.stdout.write(
