@@ -178,4 +178,13 @@ describe("public API", () => {
     expect(out).toContain(`polar/${JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version}`);
     expect(out).toContain("Usage:");
   });
+
+  it("`polar compile` from the package turns the shipped airline source into the shipped blob", () => {
+    const out = join(pkg.root, "airline.blob");
+    execFileSync(process.execPath, [join(pkg.pkg, "bin/polar.js"), "compile", join(pkg.pkg, "ontologies/airline/airline.polar"), "-o", out], {
+      cwd: pkg.root,
+      stdio: "pipe",
+    });
+    expect(Buffer.compare(readFileSync(out), readFileSync(join(pkg.pkg, "ontologies/airline/airline.blob")))).toBe(0);
+  });
 });
