@@ -176,6 +176,20 @@ describe("Worker example under workerd", () => {
     }
   });
 
+  it("a batch of the most operations allowed (100 checks) runs and is logged", async () => {
+    const plan = sessionPlan(11, SESSIONS, 100);
+    const checks = plan.ops.filter((o) => o.op === "check");
+    const created = await post("/sessions", plan.create);
+    const session = created.body.session as string;
+    const r = await post(`/sessions/${session}/batch`, { ops: checks });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results).toHaveLength(100);
+    const expected = await nodeDecisions({ ...plan, ops: checks });
+    sameJson(r.body.results.map((x: { decision: unknown }) => x.decision), expected, "batch");
+    sameJson((await get(`/sessions/${session}/log`)).body.decisions, expected, "batch log");
+    expect((await post(`/sessions/${session}/batch`, { ops: [...checks, checks[0]] })).status).toBe(400);
+  });
+
   describe("bad requests get a 4xx with a JSON error, never a 5xx or an approval", () => {
     let session: string;
     beforeAll(async () => {

@@ -58,6 +58,7 @@ function coreFor(domain: string): Promise<CoreInstance> {
 }
 
 const MAX_BATCH = 100;
+const PUT_LIMIT = 128;
 const pad = (n: number): string => String(n).padStart(10, "0");
 
 function parseMeta(body: Record<string, unknown>): Meta {
@@ -126,6 +127,7 @@ function clientError(err: unknown): HttpError | null {
 export class GuardSession extends DurableObject<Env> {
   private meta: Meta | null = null;
   private guard: Guard | null = null;
+  private loading: Promise<Guard> | null = null;
   private journal = 0;
   private pendingLog: Decision[] = [];
 
@@ -208,9 +210,17 @@ export class GuardSession extends DurableObject<Env> {
     return loadGuard({ blob: domain.blob, core: await coreFor(meta.domain), state, policy: meta.policy, scope: meta.scope, config });
   }
 
-  /** The session's guard, rebuilt from storage after an eviction. */
-  private async ready(): Promise<Guard> {
-    if (this.guard !== null) return this.guard;
+  /** The session's guard; after an eviction, rebuilt once even if requests arrive together. */
+  private ready(): Promise<Guard> {
+    if (this.guard !== null) return Promise.resolve(this.guard);
+    this.loading ??= this.restore().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  /** Rebuilds the guard from storage: the creation request, then every journaled operation replayed. */
+  private async restore(): Promise<Guard> {
     const meta = await this.ctx.storage.get<Meta>("meta");
     if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
     const guard = await this.build(meta);
@@ -240,7 +250,13 @@ export class GuardSession extends DurableObject<Env> {
     for (const op of ops) entries[`op:${pad(this.journal++)}`] = op;
     for (const d of this.pendingLog) entries[`log:${pad(d.seq)}`] = d;
     this.pendingLog = [];
-    await this.ctx.storage.put(entries);
+    // put() takes at most 128 pairs; puts issued together are committed together (write coalescing).
+    const keys = Object.keys(entries);
+    const puts: Promise<void>[] = [];
+    for (let i = 0; i < keys.length; i += PUT_LIMIT) {
+      puts.push(this.ctx.storage.put(Object.fromEntries(keys.slice(i, i + PUT_LIMIT).map((k) => [k, entries[k]]))));
+    }
+    await Promise.all(puts);
     return results;
   }
 }
