@@ -140,6 +140,20 @@ describe("public API", () => {
     expect(same).toBe(true);
   });
 
+  it("Node runs a guard on the shipped airline ontology, resolved through the export map", () => {
+    const out = node(`
+      import { fileURLToPath } from "node:url";
+      import { loadGuard, LayerB } from "polar-guard";
+      const ontologyPath = fileURLToPath(import.meta.resolve("polar-guard/ontologies/airline/airline.blob"));
+      const state = LayerB.fromJSON({ entities: { reservation: { R1: { status: null, cabin: "economy", flown: false } } } });
+      const guard = await loadGuard({ ontologyPath, state });
+      const ok = guard.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
+      const unknown = guard.check({ name: "drop_database", arguments: {} });
+      console.log(JSON.stringify([ok.route, ok.verdict.phi, unknown.route, unknown.reason]));
+    `);
+    expect(JSON.parse(out)).toEqual(["Approved", 810000, "Vetoed", "unknown_tool"]);
+  });
+
   it("a missing ontology is a typed error, not a crash", () => {
     const out = node(`
       import { loadGuard, RuntimeError } from "polar-guard";
