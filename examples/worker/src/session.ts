@@ -81,6 +81,9 @@ function parseMeta(body: Record<string, unknown>): Meta {
   if (body.document !== undefined && body.state !== undefined) {
     throw new HttpError(400, "bad-state", "give the initial state as `document` (projected) or `state` (layer b json), not both");
   }
+  if (body.document !== undefined && !isObject(body.document)) {
+    throw new HttpError(400, "bad-state", "`document` must be a json object (the domain's state, e.g. τ²-bench's db.json)");
+  }
   return { domain, document: body.document, state: body.state, policy: policy as PolicyName, scope: scope as Scope, config };
 }
 
