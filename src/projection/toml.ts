@@ -13,15 +13,19 @@ export function parseTomlDocument(text: string): unknown {
   return toJson(raw);
 }
 
-// TOML dates/times become strings (their TOML text form) so Layer B holds only JSON values.
-function toJson(v: unknown): unknown {
+// TOML dates/times become strings (their TOML text form) so Layer B holds only JSON values. TOML's
+// `inf` and `nan` (and integers past 2^1024) have no JSON form: the document is refused.
+function toJson(v: unknown, path = "$"): unknown {
   if (v instanceof Date) return (v as Date & { toISOString(): string }).toISOString();
-  if (Array.isArray(v)) return v.map(toJson);
+  if (Array.isArray(v)) return v.map((x, i) => toJson(x, `${path}[${i}]`));
   if (v !== null && typeof v === "object") {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: toJson((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: toJson((v as Record<string, unknown>)[k], `${path}.${k}`), enumerable: true, writable: true, configurable: true });
     return out;
   }
-  if (typeof v === "bigint") return Number(v);
-  return v;
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof n === "number" && !Number.isFinite(n)) {
+    throw new ProjectionError("bad-document", `toml value at \`${path}\` is not a finite number`, { help: "json, and so layer b, has no inf or nan" });
+  }
+  return n;
 }

@@ -29,3 +29,25 @@ describe("assoc with a missing value", () => {
     expect(lb.slot("reservation", "RES001", "flight_refs")).toEqual([{ date: "2024-05-20" }, { flight_number: "HAT100" }]);
   });
 });
+
+describe("TOML numbers without a JSON form", () => {
+  it("refuses inf, -inf and nan with a typed bad-document error naming the value", async () => {
+    const { parseTomlDocument, ProjectionError } = await import("../../src/projection/index.js");
+    for (const [text, path] of [
+      ["[[plans]]\nplan_id = \"P1\"\ndata_limit_gb = inf\n", "$.plans[0].data_limit_gb"],
+      ["x = -inf\n", "$.x"],
+      ["[a]\nb = [1, nan]\n", "$.a.b[1]"],
+    ]) {
+      let error: unknown;
+      try {
+        parseTomlDocument(text);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ProjectionError);
+      expect((error as InstanceType<typeof ProjectionError>).code).toBe("bad-document");
+      expect((error as Error).message).toBe(`toml value at \`${path}\` is not a finite number`);
+    }
+    expect(parseTomlDocument("x = 1.5\ny = 42\n")).toEqual({ x: 1.5, y: 42 });
+  });
+});
