@@ -191,7 +191,8 @@ function build(base: number, edits: readonly Edit[], assign: boolean): unknown {
     if (e.op === "set" && plainArgs) put(args as Record<string, unknown>, e.key, e.make(), assign);
     else if (e.op === "delete" && plainArgs) {
       const keys = Object.keys(args as object);
-      if (keys.length > 0) delete (args as Record<string, unknown>)[keys[e.which % keys.length]];
+      // Reflect: a hostile object may hold a non-configurable key, which `delete` would throw on.
+      if (keys.length > 0) Reflect.deleteProperty(args as object, keys[e.which % keys.length]);
     } else if (e.op === "name") c.name = e.make();
     else if (e.op === "arguments") c.arguments = e.make();
     else if (e.op === "callKey") put(c, e.key, e.make(), assign);
@@ -287,7 +288,9 @@ export function checkArguments(guard: Guard, state: LayerB, stateJson: string, c
   // anything that is not JSON must refuse the call.
   const judged = isPlain(call) ? sanitise({ name: call.name, arguments: call.arguments }) : clean;
   if (judged.changed && d.approved) fail(`a call holding non-JSON values was approved (${d.reason})`);
-  if (!judged.changed && (d.approved !== again.approved || d.reason !== again.reason)) {
+  // Equal decisions are owed only when the whole call is plain JSON: a non-JSON value in an extra key
+  // (even `$nonjson`, the guard's own marker) may make the guard refuse the raw call, never approve it.
+  if (!clean.changed && (d.approved !== again.approved || d.reason !== again.reason)) {
     fail(`a plain-JSON call and its copy got different decisions: ${d.reason} vs ${again.reason}`);
   }
   expectNoPollution("guard.check");
