@@ -7,7 +7,7 @@ import { ProjectionError } from "./errors.js";
 
 export function canonicalJson(value: unknown): string {
   const parts: string[] = [];
-  write(value, parts, "$", new Set());
+  write(value, parts, [], new Set());
   return parts.join("");
 }
 
@@ -16,13 +16,22 @@ export function digestHex(value: unknown): string {
   return sha256Hex(canonicalJson(value));
 }
 
-function notJson(path: string, what: string): ProjectionError {
+/** The `$`, `$.key`, `$[0]` path of the value being written, built only for an error (a string per
+ * value was allocated otherwise, and digests run on every guard check). */
+function pathOf(segments: readonly (string | number)[]): string {
+  let path = "$";
+  for (const s of segments) path += typeof s === "number" ? `[${s}]` : `.${s}`;
+  return path;
+}
+
+function notJson(segments: readonly (string | number)[], what: string): ProjectionError {
+  const path = pathOf(segments);
   return new ProjectionError("not-json", `value at \`${path}\` is not JSON: ${what}`, {
     help: "canonical JSON accepts null, booleans, finite numbers, strings, arrays and plain objects",
   });
 }
 
-function write(value: unknown, out: string[], path: string, stack: Set<object>): void {
+function write(value: unknown, out: string[], path: (string | number)[], stack: Set<object>): void {
   switch (typeof value) {
     case "string":
       out.push(JSON.stringify(value));
@@ -50,8 +59,10 @@ function write(value: unknown, out: string[], path: string, stack: Set<object>):
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out.push(",");
       // Holes are not JSON: refuse rather than invent null.
-      if (!(i in value)) throw notJson(`${path}[${i}]`, "array hole");
-      write(value[i], out, `${path}[${i}]`, stack);
+      path.push(i);
+      if (!(i in value)) throw notJson(path, "array hole");
+      write(value[i], out, path, stack);
+      path.pop();
     }
     out.push("]");
   } else {
@@ -65,7 +76,9 @@ function write(value: unknown, out: string[], path: string, stack: Set<object>):
       if (i > 0) out.push(",");
       const k = keys[i];
       out.push(JSON.stringify(k), ":");
-      write((value as Record<string, unknown>)[k], out, `${path}.${k}`, stack);
+      path.push(k);
+      write((value as Record<string, unknown>)[k], out, path, stack);
+      path.pop();
     }
     out.push("}");
   }
