@@ -54,9 +54,11 @@ export function sha256(data: Uint8Array): Uint8Array {
   return out;
 }
 
+const HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export function toHex(bytes: Uint8Array): string {
   let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]];
   return s;
 }
 
