@@ -5,15 +5,17 @@
 //   npm run fuzz                                   all targets, 1,000,000 cases each, seed 7
 //   npm run fuzz -- --target blob --runs 50000     one target
 //   npm run fuzz -- --max-minutes 30               stop each target after 30 minutes (counts say so)
+//   npm run fuzz -- --render                       only rewrite fuzz/RESULTS.md from the recorded runs
 //
-// Counts go to fuzz/results.json (one entry per target, merged) and fuzz/RESULTS.md (rendered from it).
+// Counts go to fuzz/results.json (the latest run per target), fuzz/history.jsonl (every run, appended)
+// and fuzz/RESULTS.md (rendered from both).
 import fc from "fast-check";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CI_SEED, REPO, type FuzzTarget } from "../test/fuzz/support.js";
 import { TARGETS } from "../test/fuzz/targets/index.js";
 
-interface Options { runs: number; seed: number; targets: string[]; maxMinutes: number; chunk: number; write: boolean }
+interface Options { runs: number; seed: number; targets: string[]; maxMinutes: number; chunk: number; write: boolean; render: boolean }
 
 function usage(message: string): never {
   process.stderr.write(`fuzz: ${message}\nusage: npm run fuzz -- [--runs N] [--seed S] [--target NAME]... [--max-minutes M] [--chunk N] [--no-write]\n`);
@@ -21,7 +23,7 @@ function usage(message: string): never {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { runs: 1_000_000, seed: CI_SEED, targets: [], maxMinutes: 0, chunk: 10_000, write: true };
+  const o: Options = { runs: 1_000_000, seed: CI_SEED, targets: [], maxMinutes: 0, chunk: 10_000, write: true, render: false };
   const int = (name: string, v: string | undefined): number => {
     const n = Number(v);
     if (v === undefined || !Number.isSafeInteger(n) || n < 0) usage(`--${name} needs a non-negative integer`);
@@ -35,6 +37,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === "--max-minutes") o.maxMinutes = int("max-minutes", argv[++i]);
     else if (a === "--chunk") o.chunk = Math.max(1, int("chunk", argv[++i]));
     else if (a === "--no-write") o.write = false;
+    else if (a === "--render") o.render = true;
     else usage(`unknown argument \`${a}\``);
   }
   const names = TARGETS.map((t) => t.name);
@@ -96,6 +99,29 @@ function runTarget(t: FuzzTarget, o: Options): TargetResult {
 const DIR = join(REPO, "fuzz");
 const JSON_FILE = join(DIR, "results.json");
 const MD_FILE = join(DIR, "RESULTS.md");
+const HISTORY_FILE = join(DIR, "history.jsonl");
+
+function readResults(): Record<string, TargetResult> {
+  return existsSync(JSON_FILE) ? JSON.parse(readFileSync(JSON_FILE, "utf8")) : {};
+}
+
+function readHistory(): TargetResult[] {
+  if (!existsSync(HISTORY_FILE)) return [];
+  return readFileSync(HISTORY_FILE, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as TargetResult);
+}
+
+/** Every latest result is in the history too (runs recorded before the history existed included). */
+function syncHistory(): TargetResult[] {
+  const history = readHistory();
+  const known = new Set(history.map((h) => `${h.target}@${h.finished}`));
+  for (const r of Object.values(readResults())) {
+    if (!known.has(`${r.target}@${r.finished}`)) {
+      appendFileSync(HISTORY_FILE, JSON.stringify(r) + "\n");
+      history.push(r);
+    }
+  }
+  return history.sort((a, b) => (a.finished < b.finished ? -1 : a.finished > b.finished ? 1 : 0));
+}
 
 function writeAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
@@ -106,17 +132,22 @@ function writeAtomic(file: string, text: string): void {
 function record(result: TargetResult): void {
   mkdirSync(DIR, { recursive: true });
   // Merge with what other runs (other targets, other processes) recorded.
-  const all: Record<string, TargetResult> = existsSync(JSON_FILE) ? JSON.parse(readFileSync(JSON_FILE, "utf8")) : {};
+  const all = readResults();
   all[result.target] = result;
   const ordered: Record<string, TargetResult> = {};
   for (const t of TARGETS) if (all[t.name] !== undefined) ordered[t.name] = all[t.name];
   writeAtomic(JSON_FILE, JSON.stringify(ordered, null, 2) + "\n");
-  writeAtomic(MD_FILE, render(ordered));
+  writeAtomic(MD_FILE, render(ordered, syncHistory()));
 }
 
-function render(all: Record<string, TargetResult>): string {
-  const rows = Object.values(all).map((r) =>
-    `| \`${r.target}\` | ${r.runs.toLocaleString("en-US")}${r.runs < r.requested ? ` of ${r.requested.toLocaleString("en-US")}` : ""} | ${r.failures} | ${r.seconds.toFixed(0)} | ${r.seed} | ${r.finished.slice(0, 16).replace("T", " ")} |`);
+function row(r: TargetResult): string {
+  return `| \`${r.target}\` | ${r.runs.toLocaleString("en-US")}${r.runs < r.requested ? ` of ${r.requested.toLocaleString("en-US")}` : ""} | ${r.failures} | ${r.seconds.toFixed(0)} | ${r.seed} | ${r.finished.slice(0, 16).replace("T", " ")} |`;
+}
+
+function render(all: Record<string, TargetResult>, history: TargetResult[]): string {
+  const rows = Object.values(all).map(row);
+  const latest = new Set(Object.values(all).map((r) => `${r.target}@${r.finished}`));
+  const earlier = history.filter((h) => !latest.has(`${h.target}@${h.finished}`));
   const claims = Object.values(all).map((r) => `- \`${r.target}\`: ${r.claim}.`);
   const fails = Object.values(all).flatMap((r) => r.examples.map((f) => `- \`${r.target}\` (chunk seed ${f.chunkSeed}, path ${f.path}): ${f.error}`));
   return [
@@ -134,14 +165,28 @@ function render(all: Record<string, TargetResult>): string {
     "",
     ...claims,
     "",
-    "Failures in the last recorded run:",
+    "Failures in the latest runs:",
     "",
     ...(fails.length > 0 ? fails : ["- none"]),
+    "",
+    "Earlier runs (fuzz/history.jsonl; a target's property may have grown since, and failures found",
+    "there were fixed: docs/security.md lists them):",
+    "",
+    "| target | cases | failing chunks | seconds | seed | finished (UTC) |",
+    "|---|---:|---:|---:|---:|---|",
+    ...earlier.map(row),
+    "",
+    ...earlier.flatMap((r) => r.examples.slice(0, 2).map((f) => `- \`${r.target}\` ${r.finished.slice(0, 16).replace("T", " ")} (chunk seed ${f.chunkSeed}): ${f.error}`)),
     "",
   ].join("\n");
 }
 
 const options = parseArgs(process.argv.slice(2));
+if (options.render) {
+  mkdirSync(DIR, { recursive: true });
+  writeAtomic(MD_FILE, render(readResults(), syncHistory()));
+  process.exit(0);
+}
 const chosen = options.targets.length > 0 ? TARGETS.filter((t) => options.targets.includes(t.name)) : TARGETS;
 let failing = 0;
 for (const t of chosen) {
