@@ -41,15 +41,19 @@ export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, 
       if (!decision.approved) {
         return { polar: decision.route, message: decision.message ?? "", reason: decision.reason, seq: decision.seq } satisfies GuardRefusal;
       }
+      // The tool runs on a copy of what was judged, never on `args` itself: a getter or a proxy could
+      // answer the guard with one value and the tool with another.
+      const judged = decision.call as { name: string; arguments: Record<string, unknown> };
+      const runArgs = structuredClone(judged.arguments);
       let result: unknown;
       try {
-        result = await run(args);
+        result = await run(runArgs);
       } catch (e) {
         // The tool failed: nothing is assumed to have changed, so nothing is recorded.
-        guard.observe(call, undefined, { failed: true });
+        guard.observe(judged, undefined, { failed: true });
         throw e;
       }
-      guard.observe(call, result);
+      guard.observe(judged, result);
       return result;
     };
   }
