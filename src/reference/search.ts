@@ -1,8 +1,9 @@
 // The reverse search of docs/semantics.md, written to be read beside it: phase 1 walks the forward
 // sequence most-recent-first and lists each call's admissible edges; phase 2 is a depth-first search
-// over those lists that tracks lost entities (overlap), scores every complete sequence and keeps the
-// best one by the selection rule. Nothing is pruned, so `nodes` counts exactly the visits the doc
-// describes. This is the oracle the WebAssembly core is held to, so clarity beats speed here.
+// over those lists that tracks lost entities (overlap) and keeps the best complete sequence by the
+// selection rule, pruning a subtree when even its optimistic completion (suffix bounds Φ and Λ) could
+// not beat the best so far; `nodes` counts every visit the doc describes, pruned ones included. This is
+// the oracle the WebAssembly core is held to, so clarity beats speed here.
 import { FIXED_ONE, Identity, Lifecycle, MAX_CANDIDATES, Reason, Tier } from "../abi.js";
 import type { EdgeTable, OntologyTables } from "../ontology/tables.js";
 import { boundHolds } from "./bound.js";
@@ -159,19 +160,14 @@ interface Leaf {
   loss: number;
 }
 
-/** Sequence φ is the weakest step (ONE when empty); loss is the sum of the steps' losses. */
-function score(steps: Step[]): Leaf {
-  let phi = FIXED_ONE;
-  let loss = 0;
-  for (const s of steps) {
-    if (s.phi < phi) phi = s.phi;
-    loss = (loss + s.loss) | 0;
-  }
-  return { steps: steps.slice(), phi, loss };
+/** A (φ, loss) pair: a leaf's score, or the best score any completion of a partial path could reach. */
+interface Score {
+  phi: number;
+  loss: number;
 }
 
-/** "Selection": does leaf a beat the best so far b? Ties keep b (the earlier leaf in DFS order). */
-function beats(a: Leaf, b: Leaf, tau: number): boolean {
+/** "Selection": does a beat the best so far b? Ties keep b (the earlier leaf in DFS order). */
+function beats(a: Score, b: Score, tau: number): boolean {
   const aq = a.phi >= tau;
   const bq = b.phi >= tau;
   if (aq && !bq) return true;
@@ -180,8 +176,27 @@ function beats(a: Leaf, b: Leaf, tau: number): boolean {
   return false;
 }
 
-/** Phase 2 ("Combination and overlap") and the output rules. */
+/** "Suffix bounds": Φ[i] = min over levels ≥ i of their greatest candidate φ (ONE past the end) and
+ * Λ[i] = sum over levels ≥ i of their least candidate loss (0 past the end). */
+function suffixBounds(levels: Level[]): { phi: number[]; loss: number[] } {
+  const phi = new Array<number>(levels.length + 1).fill(FIXED_ONE);
+  const loss = new Array<number>(levels.length + 1).fill(0);
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const maxPhi = Math.max(...levels[i].candidates.map((c) => c.phi));
+    const minLoss = Math.min(...levels[i].candidates.map((c) => c.loss));
+    phi[i] = Math.min(maxPhi, phi[i + 1]);
+    loss[i] = (minLoss + loss[i + 1]) | 0;
+  }
+  return { phi, loss };
+}
+
+interface Leaf extends Score {
+  steps: Step[];
+}
+
+/** Phase 2 ("Combination and overlap", a branch and bound) and the output rules. */
 function combine(tables: OntologyTables, input: Input, levels: Level[]): Outcome {
+  const bound = suffixBounds(levels);
   let nodes = 0;
   let best: Leaf | null = null;
   let firstConflict: { call: number; edge: number; tool: number } | null = null;
@@ -189,10 +204,11 @@ function combine(tables: OntologyTables, input: Input, levels: Level[]): Outcome
   const chosen: Step[] = [];
   const lostKey = (entity: number, key: number) => `${entity}:${key}`;
 
-  // Returns false once the node budget is spent, which ends the whole search.
-  function visit(depth: number, lost: ReadonlySet<string>): boolean {
+  // `prefix` is the score of the steps chosen so far (φ_p, loss_p). Returns false once the node budget
+  // is spent, which ends the whole search.
+  function visit(depth: number, lost: ReadonlySet<string>, prefix: Score): boolean {
     if (depth === levels.length) {
-      const leaf = score(chosen);
+      const leaf: Leaf = { ...prefix, steps: chosen.slice() };
       if (best === null || beats(leaf, best, input.tau)) best = leaf;
       return true;
     }
@@ -203,24 +219,30 @@ function combine(tables: OntologyTables, input: Input, levels: Level[]): Outcome
         return false;
       }
       nodes++;
+      // 1. Conflict: the entity this inverse would act on was lost to a later call's inverse.
       const hasTarget = level.targetEntity >= 0;
       if (c.positive && hasTarget && lost.has(lostKey(level.targetEntity, level.targetKey))) {
         firstConflict ??= { call: level.call, edge: c.edge, tool: level.tool };
         continue;
       }
-      let next = lost;
+      // 2. Prune when even the optimistic completion of this path cannot beat the best leaf.
+      const next: Score = { phi: Math.min(prefix.phi, c.phi), loss: (prefix.loss + c.loss) | 0 };
+      const optimistic: Score = { phi: Math.min(next.phi, bound.phi[depth + 1]), loss: (next.loss + bound.loss[depth + 1]) | 0 };
+      if (best !== null && !beats(optimistic, best, input.tau)) continue;
+      // 3. Descend.
+      let nextLost = lost;
       if (c.positive && c.restoresUnderNewId && hasTarget) {
-        next = new Set(lost).add(lostKey(level.targetEntity, level.targetKey));
+        nextLost = new Set(lost).add(lostKey(level.targetEntity, level.targetKey));
       }
       chosen.push({ call: level.call, edge: c.edge, phi: c.phi, loss: c.loss });
-      const more = visit(depth + 1, next);
+      const more = visit(depth + 1, nextLost, next);
       chosen.pop();
       if (!more) return false;
     }
     return true;
   }
 
-  visit(0, new Set());
+  visit(0, new Set(), { phi: FIXED_ONE, loss: 0 });
   if (budgetStop !== null) return budgetStop;
   if (best === null) {
     const conflict = firstConflict as { call: number; edge: number; tool: number } | null;
