@@ -1,7 +1,8 @@
 // The reverse search of docs/semantics.md over the loaded blob and the input record, written straight
 // into the output record. Phase 1 walks the forward sequence most-recent-first and lists each mutating
-// call's admissible candidates; phase 2 is an iterative depth-first search over those lists that
-// tracks the lost-entity set, counts nodes against the budget and keeps the best leaf. Everything lives
+// call's admissible candidates; phase 2 is an iterative depth-first branch and bound over those lists
+// that tracks the lost-entity set, counts nodes against the budget, keeps the best leaf and prunes a
+// subtree whose optimistic completion (suffix bounds SUF_PHI/SUF_LOSS) cannot beat it. Everything lives
 // in static regions (assembly/memory.ts); nothing is allocated and nothing throws on this path.
 import {
   CALL_GROUNDED,
@@ -79,6 +80,8 @@ import {
   LOST_KEY,
   LOST_TYPE,
   OUTPUT,
+  SUF_LOSS,
+  SUF_PHI,
   toolCount,
   toolsBase,
 } from "./memory";
@@ -319,8 +322,31 @@ function writeSequence(m: i32, phi: i32, loss: i32, tau: i32, nodes: u32): i32 {
   return Status.Ok;
 }
 
-/** Depth-first search over the m levels; writes the verdict. */
+/** Suffix bounds of the m levels (docs/semantics.md "Suffix bounds"): SUF_PHI[i] is the min over
+ * levels >= i of their greatest candidate phi, SUF_LOSS[i] the sum of their least candidate loss. */
+function suffixBounds(m: i32): void {
+  setI32At(SUF_PHI, m, FIXED_ONE);
+  setI32At(SUF_LOSS, m, 0);
+  for (let i = m - 1; i >= 0; i--) {
+    const start = i32At(LEVEL_START, i);
+    const end = start + i32At(LEVEL_COUNT, i);
+    let maxPhi = i32At(CAND_PHI, start);
+    let minLoss = load<i32>(edgeRec(i32At(CAND_EDGE, start)) + EDGE_LOSS_W);
+    for (let c = start + 1; c < end; c++) {
+      const phi = i32At(CAND_PHI, c);
+      const loss = load<i32>(edgeRec(i32At(CAND_EDGE, c)) + EDGE_LOSS_W);
+      if (phi > maxPhi) maxPhi = phi;
+      if (loss < minLoss) minLoss = loss;
+    }
+    const after = i32At(SUF_PHI, i + 1);
+    setI32At(SUF_PHI, i, maxPhi < after ? maxPhi : after);
+    setI32At(SUF_LOSS, i, minLoss + i32At(SUF_LOSS, i + 1));
+  }
+}
+
+/** Depth-first branch and bound over the m levels; writes the verdict. */
 function search(m: i32, tau: i32, maxNodes: u32): i32 {
+  suffixBounds(m);
   let nodes: u32 = 0;
   let haveBest = false;
   let bestPhi: i32 = 0, bestLoss: i32 = 0;
@@ -358,25 +384,35 @@ function search(m: i32, tau: i32, maxNodes: u32): i32 {
     const edge = i32At(CAND_EDGE, cand);
     let lost = i32At(DFS_LOST, depth);
     const type = i32At(LEVEL_TYPE, depth);
-    if (type >= 0 && edgeTier(edge) <= Tier.T3) {
-      const key = i32At(LEVEL_KEY, depth);
-      if (isLost(type, key, lost)) {
-        if (conflictCall < 0) {
-          conflictCall = call;
-          conflictEdge = edge;
-        }
-        continue;
+    const restores = type >= 0 && edgeTier(edge) <= Tier.T3; // a positive step on a target entity
+    const key = i32At(LEVEL_KEY, depth);
+    // 1. Conflict: this inverse needs an entity a later call's inverse re-creates under a new id.
+    if (restores && isLost(type, key, lost)) {
+      if (conflictCall < 0) {
+        conflictCall = call;
+        conflictEdge = edge;
       }
-      if (<i32>load<u8>(edgeRec(edge) + EDGE_IDENTITY) == Identity.New) {
-        setI32At(LOST_TYPE, lost, type);
-        setI32At(LOST_KEY, lost, key);
-        lost++;
-      }
+      continue;
     }
-    const phi = i32At(DFS_PHI, depth);
+    // 2. Prune when the optimistic completion of this path does not beat the best leaf.
+    const prefixPhi = i32At(DFS_PHI, depth);
     const stepPhi = i32At(CAND_PHI, cand);
-    setI32At(DFS_PHI, depth + 1, stepPhi < phi ? stepPhi : phi);
-    setI32At(DFS_LOSS, depth + 1, i32At(DFS_LOSS, depth) + load<i32>(edgeRec(edge) + EDGE_LOSS_W));
+    const phi = stepPhi < prefixPhi ? stepPhi : prefixPhi;
+    const loss = i32At(DFS_LOSS, depth) + load<i32>(edgeRec(edge) + EDGE_LOSS_W);
+    if (haveBest) {
+      const suffixPhi = i32At(SUF_PHI, depth + 1);
+      const optimisticPhi = suffixPhi < phi ? suffixPhi : phi;
+      const optimisticLoss = loss + i32At(SUF_LOSS, depth + 1);
+      if (!beats(optimisticPhi, optimisticLoss, bestPhi, bestLoss, tau)) continue;
+    }
+    // 3. Descend.
+    if (restores && <i32>load<u8>(edgeRec(edge) + EDGE_IDENTITY) == Identity.New) {
+      setI32At(LOST_TYPE, lost, type);
+      setI32At(LOST_KEY, lost, key);
+      lost++;
+    }
+    setI32At(DFS_PHI, depth + 1, phi);
+    setI32At(DFS_LOSS, depth + 1, loss);
     setI32At(DFS_LOST, depth + 1, lost);
     depth++;
     if (depth < m) setI32At(DFS_CHOICE, depth, -1);

@@ -32,6 +32,10 @@ export const DFS_LOSS: usize = memory.data((MAX_CALLS + 1) * 4, 16); //    i32 l
 export const DFS_LOST: usize = memory.data((MAX_CALLS + 1) * 4, 16); //    i32 |L| on entering the depth
 export const BEST_CAND: usize = memory.data(MAX_CALLS * 4, 16); //         i32 chosen candidate per level
 
+// Branch-and-bound suffix bounds by level (0 .. MAX_CALLS; entry m is the empty suffix).
+export const SUF_PHI: usize = memory.data((MAX_CALLS + 1) * 4, 16); //  i32 min over levels >= i of their max phi
+export const SUF_LOSS: usize = memory.data((MAX_CALLS + 1) * 4, 16); // i32 sum over levels >= i of their min loss
+
 // The lost-entity set L as a stack: at most one entry per level.
 export const LOST_TYPE: usize = memory.data(MAX_CALLS * 4, 16); // i32 entity type
 export const LOST_KEY: usize = memory.data(MAX_CALLS * 4, 16); //  i32 target key
