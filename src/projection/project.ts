@@ -137,12 +137,27 @@ export function parseToolResult(result: unknown): { value: unknown; text: string
   const c = t[0];
   if (c === "{" || c === "[" || c === '"' || c === "-" || (c >= "0" && c <= "9") || t === "true" || t === "false" || t === "null") {
     try {
-      return { value: JSON.parse(t), text: result };
+      const value: unknown = JSON.parse(t);
+      // A number literal past ±1.8e308 parses to ±Infinity, which Layer B cannot hold: such text is
+      // not JSON we can use, so it stays text (effects that need a record then skip, with a reason).
+      if (!hasNonFinite(value)) return { value, text: result };
     } catch {
       // Not JSON after all (e.g. "2 GB added"): the text is the result.
     }
   }
   return { value: result, text: result };
+}
+
+function hasNonFinite(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return true;
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === "object") stack.push(...Object.values(v));
+  }
+  return false;
 }
 
 /** Updates Layer B with the result of an executed call, following the tool's effects in the rules. */

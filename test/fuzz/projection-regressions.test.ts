@@ -51,3 +51,17 @@ describe("TOML numbers without a JSON form", () => {
     expect(parseTomlDocument("x = 1.5\ny = 42\n")).toEqual({ x: 1.5, y: 42 });
   });
 });
+
+describe("tool results whose numbers overflow", () => {
+  it("a result text with 1e999 stays text: Layer B never holds Infinity", async () => {
+    const { parseToolResult } = await import("../../src/projection/index.js");
+    expect(parseToolResult('{"amount": 1e999}')).toEqual({ value: '{"amount": 1e999}', text: '{"amount": 1e999}' });
+    expect(parseToolResult("[1, [-1e400]]").value).toBe("[1, [-1e400]]");
+    expect(parseToolResult('{"amount": 1e308}').value).toEqual({ amount: 1e308 });
+    const lb = projectDocument(airline, { flights: {}, users: {}, reservations: { RES001: reservation } });
+    const text = JSON.stringify({ ...reservation, status: "cancelled" }).replace('"one_way"', "1e3081");
+    const report = applyToolResult(airline, lb, { name: "cancel_reservation", arguments: { reservation_id: "RES001" } }, text);
+    expect(() => canonicalJson(lb.toJSON())).not.toThrow();
+    expect(report.skipped.length).toBeGreaterThan(0);
+  });
+});
