@@ -163,8 +163,9 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
 /** Own data properties set with define semantics, so `__proto__` becomes a real key like JSON.parse
  * makes it; `assign` semantics are exercised too (they set the prototype instead). */
 function put(obj: Record<string, unknown>, k: string, v: unknown, assign: boolean): void {
-  if (assign) obj[k] = v;
-  else Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+  // A hostile object may hold a non-configurable or getter-only key: then the edit is skipped.
+  if (assign) Reflect.set(obj, k, v);
+  else Reflect.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
 /** A plain object we may edit; a hostile value (a revoked proxy) is left alone, never inspected twice. */
