@@ -13,7 +13,7 @@ import {
   Section,
 } from "../abi.js";
 import { sha256, toHex } from "../util/sha256.js";
-import { digestMismatch, safeDecodeBlob } from "./decode.js";
+import { digestMismatch, safeDecodeBlob, type Sha256 } from "./decode.js";
 import type { BlobError } from "./errors.js";
 import { blobDigest, readHeader, readSectionTable, sectionName, type SectionRef } from "./layout.js";
 
@@ -52,8 +52,8 @@ export interface BlobCounts {
 }
 
 /** The hash that identifies an ontology: SHA-256 of the blob's bytes, lower-case hex. */
-export function blobDigestHex(bytes: Uint8Array): string {
-  return toHex(sha256(bytes));
+export function blobDigestHex(bytes: Uint8Array, hash?: Sha256): string {
+  return toHex(hash === undefined ? sha256(bytes) : hash(bytes));
 }
 
 /** Summarises a blob. Throws BlobError only when there is no readable header (not a blob at all);

@@ -38,11 +38,11 @@ export function sectionName(id: number): string {
 }
 
 /** The header digest: SHA-256 of every byte of [0, total) except the digest field itself. */
-export function blobDigest(bytes: Uint8Array, total: number): Uint8Array {
+export function blobDigest(bytes: Uint8Array, total: number, hash: (data: Uint8Array) => Uint8Array = sha256): Uint8Array {
   const covered = new Uint8Array(total - (BLOB_DIGEST_FROM - HDR_BLOB_DIGEST));
   covered.set(bytes.subarray(0, HDR_BLOB_DIGEST));
   covered.set(bytes.subarray(BLOB_DIGEST_FROM, total), HDR_BLOB_DIGEST);
-  return sha256(covered);
+  return hash(covered);
 }
 
 export function viewOf(bytes: Uint8Array): DataView {
