@@ -195,7 +195,7 @@ interface Leaf extends Score {
 }
 
 /** Phase 2 ("Combination and overlap", a branch and bound) and the output rules. */
-function combine(tables: OntologyTables, input: Input, levels: Level[]): Outcome {
+function combine(tables: OntologyTables, input: Input, levels: Level[], prune: boolean): Outcome {
   const bound = suffixBounds(levels);
   let nodes = 0;
   let best: Leaf | null = null;
@@ -228,7 +228,7 @@ function combine(tables: OntologyTables, input: Input, levels: Level[]): Outcome
       // 2. Prune when even the optimistic completion of this path cannot beat the best leaf.
       const next: Score = { phi: Math.min(prefix.phi, c.phi), loss: (prefix.loss + c.loss) | 0 };
       const optimistic: Score = { phi: Math.min(next.phi, bound.phi[depth + 1]), loss: (next.loss + bound.loss[depth + 1]) | 0 };
-      if (best !== null && !beats(optimistic, best, input.tau)) continue;
+      if (prune && best !== null && !beats(optimistic, best, input.tau)) continue;
       // 3. Descend.
       let nextLost = lost;
       if (c.positive && c.restoresUnderNewId && hasTarget) {
@@ -275,9 +275,15 @@ function selected(tables: OntologyTables, input: Input, levels: Level[], leaf: L
   };
 }
 
+export interface SearchOptions {
+  /** false: the exhaustive DFS without step 2's pruning — the selection the branch and bound must
+   * reproduce (tests compare the two); only `nodes` may differ. Default true (docs/semantics.md). */
+  prune?: boolean;
+}
+
 /** The whole verdict for a decoded input record. */
-export function search(tables: OntologyTables, input: Input): Outcome {
+export function search(tables: OntologyTables, input: Input, options: SearchOptions = {}): Outcome {
   const levels = walk(tables, input);
   if (!Array.isArray(levels)) return levels;
-  return combine(tables, input, levels);
+  return combine(tables, input, levels, options.prune ?? true);
 }

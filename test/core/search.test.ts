@@ -1,10 +1,12 @@
 // The core's verdicts on hand-built ontologies: every reason, bounds, overlap, the work bounds, the
 // ablation switches and the selection tie-breaks. Each verdict also runs on the debug core and the
 // reference, which must produce the same bytes (harness.ts).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Identity, Lifecycle, MAX_CANDIDATES, Op, Reason, Status, Tier } from "../../src/abi.js";
 import { tierFlags } from "../../src/core/record.js";
 import { ONE, TablesBuilder, missing, num } from "./fixtures.js";
+import { denseArb } from "./dense.js";
 import { backends, verdict } from "./harness.js";
 
 const ORDER = 0;
@@ -191,11 +193,14 @@ describe("work bounds", () => {
   it("the node budget: exactly enough passes, one less stops at the call being visited", () => {
     const flags = tierFlags(["T1", "T2", "T3"], false);
     const calls = [{ tool: d.mixed, key: 1 }, { tool: d.mixed, key: 2 }];
-    // Two levels of two candidates: 2 + 2 * 2 = 6 visits.
-    expect(verdict(be, calls, { flags, maxNodes: 6 })).toMatchObject({ reason: Reason.Ok, nodes: 6 });
-    expect(verdict(be, calls, { flags, maxNodes: 5 })).toMatchObject({
-      reason: Reason.DepthExceeded, complete: 0, bottleneckCall: 0, bottleneckEdge: -1, bottleneckTool: d.mixed, nodes: 5,
+    // Two levels of T1 (0.9, loss 0) then T4 (1, loss 0.3): the first path is the best leaf, then the
+    // T4 visit at each level is pruned (its loss cannot be made up): 2 + 2 = 4 visits, not 6.
+    expect(verdict(be, calls, { flags, maxNodes: 4 })).toMatchObject({ reason: Reason.Ok, nodes: 4 });
+    expect(verdict(be, calls, { flags, maxNodes: 3 })).toMatchObject({
+      reason: Reason.DepthExceeded, complete: 0, bottleneckCall: 1, bottleneckEdge: -1, bottleneckTool: d.mixed, nodes: 3,
     });
+    // The second visit is at the deeper level (call 0).
+    expect(verdict(be, calls, { flags, maxNodes: 1 })).toMatchObject({ reason: Reason.DepthExceeded, bottleneckCall: 0, nodes: 1 });
     expect(verdict(be, calls, { flags, maxNodes: 0 })).toMatchObject({ reason: Reason.DepthExceeded, bottleneckCall: 1, nodes: 0 });
     expect(verdict(be, [{ tool: d.read }], { maxNodes: 0 }).reason).toBe(Reason.Ok);
   });
@@ -252,7 +257,61 @@ describe("selection", () => {
     const c = choices([{ phi: 900000, loss: 0 }, { phi: 900000, loss: 0 }]);
     const out = verdict(c.be, [{ tool: c.t, key: 1 }, { tool: c.t, key: 2 }]);
     expect(out.steps.map((s) => s.edge - c.first)).toEqual([0, 0]);
-    expect(out.nodes).toBe(6);
+    // The later visits only tie the first leaf, so they are pruned: 2 + 1 + 1 visits.
+    expect(out.nodes).toBe(4);
+  });
+});
+
+describe("branch and bound", () => {
+  /** One tool per kind of call in the benchmark's mixed session. */
+  function session(twoEdgeOrder: "t2-first" | "t3-first") {
+    const b = new TablesBuilder();
+    const pax = b.tool("update_passengers", { actsOn: RESERVATION });
+    b.edge(pax, { tier: Tier.T1, weight: 980000 });
+    const bags = b.tool("update_baggages", { actsOn: RESERVATION });
+    const t2 = { tier: Tier.T2, weight: 990000 };
+    const t3 = { tier: Tier.T3, weight: 900000, lossWeight: 50000, phi: 855000 };
+    for (const e of twoEdgeOrder === "t2-first" ? [t2, t3] : [t3, t2]) b.edge(bags, e);
+    const flights = b.tool("update_flights", { actsOn: RESERVATION });
+    b.edge(flights, { tier: Tier.T2, weight: 970000 });
+    const tables = b.build();
+    const calls = (n: number) => Array.from({ length: n }, (_, k) => ({ tool: [bags, pax, flights][k % 3], key: k }));
+    return { be: backends(tables), calls, bags, first: tables.edgeOffsets[bags] };
+  }
+
+  it("a 64-call session, every third call with two admissible edges, completes in linear nodes", () => {
+    const s = session("t2-first");
+    for (const n of [1, 4, 16, 64]) {
+      const out = verdict(s.be, s.calls(n), { maxDepth: 64 });
+      const twoEdge = Math.ceil(n / 3);
+      // The first path is the best leaf (n visits); each T3 visit is then pruned (one visit each).
+      expect(out).toMatchObject({ reason: Reason.Ok, complete: 1, phi: n >= 3 ? 970000 : n === 2 ? 980000 : 990000, loss: 0, nodes: n + twoEdge });
+      expect(out.steps.filter((st) => st.edge === s.first + 1)).toEqual([]);
+    }
+  });
+
+  it("candidates listed worst first still find the least-loss leaf, within a small budget", () => {
+    const s = session("t3-first");
+    const out = verdict(s.be, s.calls(64), { maxDepth: 64, maxNodes: 10_000 });
+    expect(out).toMatchObject({ reason: Reason.Ok, phi: 970000, loss: 0 });
+    expect(out.steps.filter((st) => st.edge === s.first)).toEqual([]); // no T3 step
+    expect(out.nodes).toBeLessThan(10_000);
+  });
+
+  it("nothing qualifies: the bound on phi prunes as well", () => {
+    const s = session("t2-first");
+    // tau above every step: the best phi (0.97) with the least loss, T3 visits cut by loss at equal phi.
+    const out = verdict(s.be, s.calls(64), { maxDepth: 64, tau: 999000 });
+    expect(out).toMatchObject({ reason: Reason.BelowThreshold, phi: 970000, loss: 0, nodes: 64 + 22 });
+  });
+
+  it("release, debug and reference agree byte for byte on 400 dense cases", () => {
+    fc.assert(
+      fc.property(denseArb, ({ tables, calls, options }) => {
+        verdict(backends(tables), calls, options);
+      }),
+      { numRuns: 400, seed: 0x5eed_0b2d, endOnFailure: true },
+    );
   });
 });
 
