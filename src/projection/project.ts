@@ -131,7 +131,7 @@ export interface ApplyOptions {
 
 /** Parses a tool result: τ²-bench results are JSON text; anything that is not JSON stays a string. */
 export function parseToolResult(result: unknown): { value: unknown; text: string | undefined } {
-  if (typeof result !== "string") return { value: result, text: undefined };
+  if (typeof result !== "string") return { value: jsonValueOf(result), text: undefined };
   const t = result.trim();
   if (t === "") return { value: result, text: result };
   const c = t[0];
@@ -146,6 +146,21 @@ export function parseToolResult(result: unknown): { value: unknown; text: string
     }
   }
   return { value: result, text: result };
+}
+
+/** A tool's result as JSON, the only values Layer B holds: what a JavaScript tool returns may carry
+ * dates (kept as their JSON text), functions or `undefined` (dropped), or be unserialisable (a cycle, a
+ * bigint), which counts as no result at all (effects needing one skip, with a reason). */
+function jsonValueOf(result: unknown): unknown {
+  if (result === null || typeof result === "boolean" || typeof result === "string") return result;
+  if (typeof result === "number") return Number.isFinite(result) ? result : undefined;
+  if (typeof result !== "object") return undefined;
+  try {
+    const text = JSON.stringify(result);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 function hasNonFinite(root: unknown): boolean {

@@ -65,3 +65,21 @@ describe("tool results whose numbers overflow", () => {
     expect(report.skipped.length).toBeGreaterThan(0);
   });
 });
+
+describe("tool results that are JavaScript values, not JSON", () => {
+  it("dates become their JSON text, functions and undefined are dropped, unserialisable results count as none", async () => {
+    const { parseToolResult } = await import("../../src/projection/index.js");
+    expect(parseToolResult({ a: new Date(0), f: () => 1, u: undefined, n: [1, Infinity] }).value).toEqual({ a: "1970-01-01T00:00:00.000Z", n: [1, null] });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(parseToolResult(cyclic).value).toBeUndefined();
+    expect(parseToolResult({ big: 10n }).value).toBeUndefined();
+    expect(parseToolResult(NaN).value).toBeUndefined();
+    const lb = projectDocument(airline, { flights: {}, users: {}, reservations: { RES001: reservation } });
+    applyToolResult(airline, lb, { name: "cancel_reservation", arguments: { reservation_id: "RES001" } },
+      { ...reservation, status: "cancelled", created_at: new Date(0), insurance: () => "yes" });
+    expect(() => canonicalJson(lb.toJSON())).not.toThrow();
+    expect(lb.slot("reservation", "RES001", "created_at")).toBe("1970-01-01T00:00:00.000Z");
+    expect(lb.slot("reservation", "RES001", "insurance")).toBeUndefined();
+  });
+});
