@@ -3,7 +3,7 @@
 // ontology named by its hash, and every derived field is compared with what the record says.
 import type { StateView } from "../core/types.js";
 import { createVerifier, type Verifier } from "../core/verifier.js";
-import { blobDigestHex, decodeBlob } from "../blob/index.js";
+import { blobDigestHex, decodeBlob, type Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { createReferenceBackend } from "../reference/index.js";
 import { canonicalJson } from "../projection/canonical.js";
@@ -39,6 +39,9 @@ export interface VerifyOptions {
   consentDetectors?: Record<string, ConsentDetector>;
   /** Refuse records written by another engine version (default true). */
   strictEngineVersion?: boolean;
+  /** A synchronous SHA-256 for blob hashes and reads digests (Node: node:crypto's); default the
+   * JavaScript one. */
+  sha256?: Sha256;
 }
 
 export interface VerifyReport {
@@ -81,14 +84,14 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
   const factory: BackendFactory = options.backend ?? ((t) => createReferenceBackend(t));
   const sources = new Map<string, { tables: OntologyTables; blob: Uint8Array | null }>();
   const addBlob = (blob: Uint8Array): void => {
-    sources.set(blobDigestHex(blob), { tables: decodeBlob(blob), blob });
+    sources.set(blobDigestHex(blob, options.sha256), { tables: decodeBlob(blob, { sha256: options.sha256 }), blob });
   };
   if (Array.isArray(options.ontologies)) {
     for (const b of options.ontologies) addBlob(b);
   } else {
     for (const [hash, o] of Object.entries(options.ontologies)) {
       if (o instanceof Uint8Array) {
-        const digest = blobDigestHex(o);
+        const digest = blobDigestHex(o, options.sha256);
         if (digest !== hash) throw new Error(`ontology given for hash \`${hash}\` has hash \`${digest}\``);
         addBlob(o);
       } else {
@@ -163,10 +166,12 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     }
     // Recorded digests must match the recorded reads (an edited value shows up here).
     const reads = (Array.isArray(rec.reads) ? rec.reads : []) as Read[];
-    if (readsDigest(reads) !== rec.stateDigest) miss("stateDigest", readsDigest(reads), rec.stateDigest);
+    const recordedDigest = readsDigest(reads, options.sha256);
+    if (recordedDigest !== rec.stateDigest) miss("stateDigest", recordedDigest, rec.stateDigest);
     const targets = Array.isArray(rec.targets) ? rec.targets : null;
     targets?.forEach((t, i) => {
-      if (readsDigest(t.reads) !== t.stateDigest) miss(`targets[${i}].stateDigest`, readsDigest(t.reads), t.stateDigest);
+      const d = readsDigest(t.reads, options.sha256);
+      if (d !== t.stateDigest) miss(`targets[${i}].stateDigest`, d, t.stateDigest);
     });
     const model: ModelAnswers = {
       classification: rec.classification ?? null,
@@ -186,6 +191,7 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       state: view as StateView,
       userMessages: Array.isArray(rec.userMessages) ? rec.userMessages : [],
       model,
+      sha256: options.sha256,
       targetView: (i) => {
         const v = new ReplayView(targets?.[i]?.reads ?? []);
         targetViews.push(v);
@@ -207,7 +213,7 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     }
     const unrecorded = [view, ...targetViews].flatMap((v) => v.unrecorded);
     if (unrecorded.length > 0) miss("reads", "every value the verdict reads", `missing: ${unrecorded.slice(0, 5).join("; ")}`);
-    const derived = ev as unknown as Record<string, unknown>;
+    const derived = { ...ev, stateDigest: ev.digest.get() } as unknown as Record<string, unknown>;
     const recorded = rec as unknown as Record<string, unknown>;
     for (const f of DERIVED_FIELDS) if (!same(derived[f], recorded[f])) miss(f, derived[f], recorded[f]);
     if (rec.tau !== tauFixed(config)) miss("tau", tauFixed(config), rec.tau);

@@ -8,7 +8,7 @@ export const NON_JSON = "$nonjson";
 const MAX_DEPTH = 64;
 const MAX_NODES = 100_000;
 
-function define(obj: Record<string, unknown>, key: string, value: unknown): void {
+export function define(obj: Record<string, unknown>, key: string, value: unknown): void {
   // `__proto__` and friends stay plain data keys: names Object.prototype has are defined (assigning
   // them could hit a setter or a frozen prototype); every other key is assigned, which is much faster.
   if (key in Object.prototype) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
@@ -69,6 +69,19 @@ export function jsonSafe(value: unknown): unknown {
     return out;
   };
   return walk(value, 0);
+}
+
+/** Freezes a JSON-safe value (a tree of fresh arrays and objects) all the way down; returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    } else {
+      for (const k of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[k]);
+    }
+  }
+  return value;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -18,10 +18,13 @@ import {
 } from "../policies/types.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { checkCallShape, checkExecuted } from "./call.js";
+import type { ToolCall } from "../core/types.js";
 import { tauFixed, type EffectiveConfig } from "./config.js";
 import type { TargetEvaluation } from "./decision.js";
 import { describeError } from "./errors.js";
-import { OverlayView, RecordingView, readsDigest, type Read } from "./reads.js";
+import { isCanonicalJson, LazyDigest, OverlayView, RecordingView, readsDigest, type Read } from "./reads.js";
+import type { Sha256 } from "../blob/decode.js";
+import type { VerdictOptions } from "../core/types.js";
 
 export interface ModelAnswers {
   classification: RequestClass | null;
@@ -47,6 +50,8 @@ export interface EvaluateInput {
   /** The state a candidate target is searched against; default: its assertions over `state`. The
    * replay answers from the target's recorded reads instead. */
   targetView?: (index: number, target: TargetState) => StateView;
+  /** SHA-256 for the reads digests; default the JavaScript one. */
+  sha256?: Sha256;
 }
 
 export interface Evaluation {
@@ -63,7 +68,8 @@ export interface Evaluation {
   question: string | null;
   consent: ConsentResult | null;
   reads: Read[];
-  stateDigest: string;
+  /** The digest of `reads` (the record's `stateDigest`), computed when first asked for. */
+  digest: LazyDigest;
   /** The backend threw (a trap, a bad status): the guard should build a fresh one. */
   backendFailed: boolean;
 }
@@ -83,38 +89,61 @@ export function verdictRecord(v: Verdict): VerdictRecord {
   };
 }
 
-interface Searched {
+/** What the gate found: the verdict (or a fail-closed reason) before the policy. One object per check. */
+interface Gate {
   verdict: VerdictRecord | null;
   admissible: boolean;
   reason: GuardReason;
   detail: string | null;
   backendFailed: boolean;
+  targets: TargetEvaluation[] | null;
+  classification: RequestClass | null;
+  /** The checked call, when it passed the shape check (the policy sees it). */
+  call: ToolCall | null;
 }
 
-function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView): Searched {
-  const c = input.config;
+function gateResult(
+  reason: GuardReason,
+  detail: string | null,
+  classification: RequestClass | null,
+  call: ToolCall | null,
+  admissible = false,
+): Gate {
+  return { verdict: null, admissible, reason, detail, backendFailed: false, targets: null, classification, call };
+}
+
+const optionsCache = new WeakMap<EffectiveConfig, VerdictOptions>();
+
+/** The verifier's options for a configuration; the guard's configuration is frozen, so one object. */
+function verdictOptions(c: EffectiveConfig): VerdictOptions {
+  let o = optionsCache.get(c);
+  if (o === undefined) {
+    o = { tau: c.tau, now: c.now, tiers: c.tiers, failClosed: c.failClosed, maxDepth: c.maxDepth, maxNodes: c.maxNodes };
+    if (Object.isFrozen(c)) optionsCache.set(c, o);
+  }
+  return o;
+}
+
+/** One search into `g`'s verdict fields (a target's search passes a scratch object). */
+function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView, g: Gate): Gate {
   try {
-    const v = input.verifier.verdict(forward, view, {
-      tau: c.tau,
-      now: c.now,
-      tiers: c.tiers,
-      failClosed: c.failClosed,
-      maxDepth: c.maxDepth,
-      maxNodes: c.maxNodes,
-    });
+    const v = input.verifier.verdict(forward, view, verdictOptions(input.config));
     const admissible = v.complete && v.reason === "ok";
-    return { verdict: verdictRecord(v), admissible, reason: admissible ? "ok" : v.reason, detail: null, backendFailed: false };
+    g.verdict = verdictRecord(v);
+    g.admissible = admissible;
+    g.reason = admissible ? "ok" : v.reason;
+    g.detail = null;
+    g.backendFailed = false;
   } catch (e) {
     const malformed = e instanceof VerifierError && e.code === "malformed-call";
     const known = e instanceof VerifierError && e.code !== "internal-error";
-    return {
-      verdict: null,
-      admissible: false,
-      reason: malformed ? "malformed_call" : "internal_error",
-      detail: describeError(e),
-      backendFailed: !known,
-    };
+    g.verdict = null;
+    g.admissible = false;
+    g.reason = malformed ? "malformed_call" : "internal_error";
+    g.detail = describeError(e);
+    g.backendFailed = !known;
   }
+  return g;
 }
 
 /** The entity key a call names, or null when its key argument is absent or not a string/number. */
@@ -126,36 +155,31 @@ function keyArgument(args: Record<string, unknown>, keyArg: string): string | nu
   return null;
 }
 
-type Gate = Searched & { targets: TargetEvaluation[] | null; classification: RequestClass | null };
-
 function gate(input: EvaluateInput, recorder: RecordingView): Gate {
-  const fail = (reason: GuardReason, detail: string | null = null): Gate => ({
-    verdict: null, admissible: false, reason, detail, backendFailed: false, targets: null, classification: null,
-  });
   const checked = checkCallShape(input.call);
-  if (!checked.ok) return fail("malformed_call", checked.problem);
+  if (!checked.ok) return gateResult("malformed_call", checked.problem, null, null);
   const call = checked.call;
   const forward: ExecutedCall[] = [];
   for (let i = 0; i < input.forward.length; i++) {
     const f = checkExecuted(input.forward[i], i);
-    if (!f.ok) return fail("malformed_call", f.problem);
+    if (!f.ok) return gateResult("malformed_call", f.problem, null, call);
     forward.push(f.call);
   }
   const tool = input.verifier.tool(call.name);
-  if (!tool.known) return fail("unknown_tool", null);
-  if (tool.readOnly) return { ...fail("read_only"), admissible: true };
-  if (input.model.error !== null) return fail("internal_error", input.model.error);
+  if (!tool.known) return gateResult("unknown_tool", null, null, call);
+  if (tool.readOnly) return gateResult("read_only", null, null, call, true);
+  if (input.model.error !== null) return gateResult("internal_error", input.model.error, null, call);
   const classification = input.model.classification;
-  if (classification !== null && classification !== "Mutating") return { ...fail("unrequested_mutation"), classification };
+  if (classification !== null && classification !== "Mutating") return gateResult("unrequested_mutation", null, classification, call);
   if (tool.actsOn !== null && tool.keyArg !== null) {
     const key = keyArgument(call.arguments, tool.keyArg);
-    if (key === null) return { ...fail("malformed_call", `\`${call.name}\`: argument \`${tool.keyArg}\` naming the \`${tool.actsOn}\` is missing or not a string`), classification };
-    if (!recorder.hasEntity(tool.actsOn, key)) return { ...fail("missing_entity", `\`${tool.actsOn}\` \`${key}\` is not in Layer B`), classification };
+    if (key === null) return gateResult("malformed_call", `\`${call.name}\`: argument \`${tool.keyArg}\` naming the \`${tool.actsOn}\` is missing or not a string`, classification, call);
+    if (!recorder.hasEntity(tool.actsOn, key)) return gateResult("missing_entity", `\`${tool.actsOn}\` \`${key}\` is not in Layer B`, classification, call);
   }
   forward.push(call);
   const targets = input.model.targets;
   if (targets === null || targets.length === 0) {
-    return { ...search(input, forward, recorder), targets: null, classification };
+    return search(input, forward, recorder, gateResult("internal_error", null, classification, call));
   }
   // One search per candidate target; the gate admits when one is admissible (the first such), and
   // otherwise reports the candidate with the best φ (the first on ties).
@@ -166,24 +190,35 @@ function gate(input: EvaluateInput, recorder: RecordingView): Gate {
   for (let i = 0; i < targets.length; i++) {
     const t = targets[i];
     const view = new RecordingView(input.targetView !== undefined ? input.targetView(i, t) : new OverlayView(input.state, t.assertions));
-    const s = search(input, forward, view);
+    const s = search(input, forward, view, gateResult("internal_error", null, classification, call));
     failed ||= s.backendFailed;
     const reads = view.reads();
-    evaluations.push({ label: t.label, assertions: t.assertions, admissible: s.admissible, reason: s.reason, verdict: s.verdict, reads, stateDigest: readsDigest(reads) });
+    evaluations.push({ label: t.label, assertions: t.assertions, admissible: s.admissible, reason: s.reason, verdict: s.verdict, reads, stateDigest: readsDigest(reads, input.sha256) });
     const k = evaluations.length - 1;
     if (s.admissible && chosen < 0) chosen = k;
     if (best < 0 || (s.verdict?.phi ?? -1) > (evaluations[best].verdict?.phi ?? -1)) best = k;
   }
   const pick = evaluations[chosen >= 0 ? chosen : best];
   const hard = evaluations.find((e) => HARD_FAIL_REASONS.has(e.reason));
+  const out = gateResult(pick.reason, null, classification, call, pick.admissible);
+  out.verdict = pick.verdict;
+  out.backendFailed = failed;
+  out.targets = evaluations;
   // A target whose search failed internally must not be outvoted into an approval by another.
-  if (hard !== undefined) return { verdict: hard.verdict, admissible: false, reason: hard.reason, detail: `target \`${hard.label}\`: ${hard.reason}`, backendFailed: failed, targets: evaluations, classification };
-  return { verdict: pick.verdict, admissible: pick.admissible, reason: pick.reason, detail: null, backendFailed: failed, targets: evaluations, classification };
+  if (hard !== undefined) {
+    out.verdict = hard.verdict;
+    out.admissible = false;
+    out.reason = hard.reason;
+    out.detail = `target \`${hard.label}\`: ${hard.reason}`;
+  }
+  return out;
 }
 
 function isApproving(route: Route): boolean {
   return APPROVING.has(route);
 }
+
+const NO_CALL: ToolCall = Object.freeze({ name: "", arguments: Object.freeze({}) }) as ToolCall;
 
 export function evaluate(input: EvaluateInput): Evaluation {
   const recorder = new RecordingView(input.state);
@@ -192,36 +227,33 @@ export function evaluate(input: EvaluateInput): Evaluation {
     g = gate(input, recorder);
   } catch (e) {
     // A StateView that throws, or anything unforeseen: never an approval.
-    g = { verdict: null, admissible: false, reason: "internal_error", detail: describeError(e), backendFailed: false, targets: null, classification: null };
+    g = gateResult("internal_error", describeError(e), null, null);
+    // The policy still sees the call as checked (the shape check is pure and did not throw).
+    const checked = checkCallShape(input.call);
+    g.call = checked.ok ? checked.call : null;
   }
   let reads: Read[];
-  let stateDigest: string;
+  let digest: LazyDigest;
   try {
     reads = recorder.reads();
-    stateDigest = readsDigest(reads);
+    // The digest itself is taken later (LazyDigest); whether it can be taken is decided now. A refusal
+    // is re-derived by canonicalJson, which throws it with the path of the offending value.
+    if (!isCanonicalJson(reads)) readsDigest(reads, input.sha256);
+    digest = new LazyDigest(reads, input.sha256);
   } catch (e) {
     // Layer B handed back a value that is not JSON: the decision cannot be recorded faithfully.
     reads = [];
-    stateDigest = readsDigest(reads);
-    g = { ...g, verdict: null, admissible: false, reason: "internal_error", detail: `layer b value is not json: ${describeError(e)}` };
+    digest = new LazyDigest(reads, input.sha256);
+    g.verdict = null;
+    g.admissible = false;
+    g.reason = "internal_error";
+    g.detail = `layer b value is not json: ${describeError(e)}`;
   }
-  const base = {
-    admissible: g.admissible,
-    reason: g.reason,
-    detail: g.detail,
-    verdict: g.verdict,
-    targets: g.targets,
-    classification: g.classification,
-    reads,
-    stateDigest,
-    backendFailed: g.backendFailed,
-  };
   if (g.reason === "read_only") {
-    return { ...base, route: "Approved", approved: true, message: null, refusal: null, question: null, consent: null };
+    return result(g, reads, digest, "Approved", g.detail, null, null);
   }
-  const checked = checkCallShape(input.call);
   const policyInput: PolicyInput = {
-    call: checked.ok ? checked.call : { name: "", arguments: {} },
+    call: g.call ?? NO_CALL,
     admissible: g.admissible,
     reason: g.reason,
     verdict: g.verdict,
@@ -250,20 +282,31 @@ export function evaluate(input: EvaluateInput): Evaluation {
       consent = null;
     }
   } catch (e) {
-    route = "Vetoed";
     message = refusalText({ ...policyInput, reason: "internal_error" });
-    consent = null;
-    detail = describeError(e);
-    return { ...base, reason: "internal_error", detail, admissible: false, route, approved: false, message, refusal: message, question: null, consent };
+    g.reason = "internal_error";
+    g.admissible = false;
+    return result(g, reads, digest, "Vetoed", describeError(e), message, null);
   }
+  return result(g, reads, digest, route, detail, message, consent);
+}
+
+/** The Evaluation, built once: refusal and question are the message by route. */
+function result(g: Gate, reads: Read[], digest: LazyDigest, route: Route, detail: string | null, message: string | null, consent: ConsentResult | null): Evaluation {
   return {
-    ...base,
-    detail,
     route,
     approved: isApproving(route),
+    admissible: g.admissible,
+    reason: g.reason,
+    detail,
+    verdict: g.verdict,
+    targets: g.targets,
+    classification: g.classification,
     message,
     refusal: route === "Vetoed" ? message : null,
     question: route === "ConsentEscalated" ? message : null,
     consent,
+    reads,
+    digest,
+    backendFailed: g.backendFailed,
   };
 }

@@ -5,7 +5,7 @@
 import type { SearchBackend } from "../core/backend.js";
 import type { ExecutedCall, StateView, ToolCall } from "../core/types.js";
 import { createVerifier, type Verifier } from "../core/verifier.js";
-import { blobDigestHex, decodeBlob } from "../blob/index.js";
+import { blobDigestHex, decodeBlob, type Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { createReferenceBackend } from "../reference/index.js";
 import { LayerB } from "../projection/layer-b.js";
@@ -16,7 +16,7 @@ import { CONSENT_WINDOW, defaultConsentDetector, type ConsentDetector } from "..
 import { REQUEST_CLASSES, type IntentParser, type RequestClassifier, type TargetState } from "../policies/classifier.js";
 import { resolvePolicy, type PolicyName } from "../policies/index.js";
 import type { DecisionPolicy } from "../policies/types.js";
-import { checkCallShape, jsonSafe, safeExecuted } from "./call.js";
+import { checkCallShape, deepFreeze, define, jsonSafe, safeExecuted } from "./call.js";
 import { configHash, resolveConfig, tauFixed, type EffectiveConfig, type EnvReader, type Scope, type VerdictSettings } from "./config.js";
 import { DECISION_FORMAT, type Decision } from "./decision.js";
 import { describeError, GuardError } from "./errors.js";
@@ -41,6 +41,9 @@ export interface GuardConfig extends VerdictSettings {
   requestClassifier?: RequestClassifier;
   intentParser?: IntentParser;
   log?: AuditSink;
+  /** A synchronous SHA-256 for the blob's digest check, the ontology hash and the reads digests
+   * (`(data) => createHash("sha256").update(data).digest()` in Node); default: the JavaScript one. */
+  sha256?: Sha256;
   /** Reads POLAR_ABLATION_TIERS / POLAR_DISABLE_FAIL_CLOSED; default reads nothing. In Node pass
    * `(name) => process.env[name]`. Config fields win over the environment. */
   env?: EnvReader;
@@ -103,10 +106,10 @@ interface Engine {
   verifier: Verifier;
 }
 
-function loadOntology(input: OntologyInput): { tables: OntologyTables; hash: string; blob: Uint8Array | null } {
+function loadOntology(input: OntologyInput, sha256: Sha256 | undefined): { tables: OntologyTables; hash: string; blob: Uint8Array | null } {
   if (input instanceof Uint8Array) {
     try {
-      return { tables: decodeBlob(input), hash: blobDigestHex(input), blob: input };
+      return { tables: decodeBlob(input, { sha256 }), hash: blobDigestHex(input, sha256), blob: input };
     } catch (e) {
       throw new GuardError("invalid-ontology", `the ontology blob is refused: ${describeError(e)}`, "compile the ontology again with `polar compile`", { cause: e });
     }
@@ -141,8 +144,10 @@ function isThenable(x: unknown): x is PromiseLike<unknown> {
 
 export function createGuard(options: GuardOptions): Guard {
   if (typeof options !== "object" || options === null) throw new GuardError("invalid-config", "createGuard needs an options object");
-  const { tables, hash: ontologyHash, blob } = loadOntology(options.ontology);
   const cfg: GuardConfig = options.config ?? {};
+  const sha256 = cfg.sha256;
+  if (sha256 !== undefined && typeof sha256 !== "function") throw new GuardError("invalid-config", "`config.sha256` is not a function");
+  const { tables, hash: ontologyHash, blob } = loadOntology(options.ontology, sha256);
   const state = options.state;
   if (!isStateView(state)) throw new GuardError("invalid-state", "`state` is not a StateView (hasEntity, slot)");
   if (cfg.projection !== undefined && !(state instanceof LayerB)) {
@@ -191,6 +196,8 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   let seq = 0;
+  /** The session's forward sequence, each call JSON-safe and frozen once at observe: every check's
+   * record shares them instead of copying them again. */
   let executed: ExecutedCall[] = [];
   /** `before` snapshots taken when a mutating call was checked, by call, until observe() uses them. */
   const pending = new Map<string, { before: Record<string, unknown> | undefined; route: Decision["route"]; admissible: boolean }>();
@@ -205,16 +212,21 @@ export function createGuard(options: GuardOptions): Guard {
     slotsByEntity.set(e, list);
   }
 
-  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args). */
+  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args).
+   * Values by reference: Layer B never mutates a value in place (docs/projection.md), and observe()
+   * copies the snapshot JSON-safe into the forward sequence once. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
     if (!info.known || info.readOnly || info.actsOn === null || info.keyArg === null) return undefined;
     const key = call.arguments[info.keyArg];
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
-    for (const slot of slotsByEntity.get(info.actsOn) ?? []) {
-      const v = state.slot(info.actsOn, String(key), slot);
-      if (v !== undefined) Object.defineProperty(before, slot, { value: jsonSafe(v), enumerable: true, writable: true, configurable: true });
+    const slots = slotsByEntity.get(info.actsOn);
+    if (slots === undefined) return before;
+    const id = String(key);
+    for (let i = 0; i < slots.length; i++) {
+      const v = state.slot(info.actsOn, id, slots[i]);
+      if (v !== undefined) define(before, slots[i], v);
     }
     return before;
   }
@@ -234,9 +246,11 @@ export function createGuard(options: GuardOptions): Guard {
   function decide(rawCall: unknown, context: CheckContext | undefined, model: ModelAnswers): Decision {
     seq++;
     const call = jsonSafe(rawCall);
-    const forward = scope === "session" ? executed.map((c) => safeExecuted(c)) : turnForward(context?.turnCalls).map((c) => safeExecuted(c));
+    // Session scope: the recorded calls are already JSON-safe and frozen (observe); turn scope: the
+    // caller's calls, copied now.
+    const forward: unknown[] = scope === "session" ? executed.slice() : turnForward(context?.turnCalls).map((c) => safeExecuted(c));
     const userMessages = lastMessages(context?.userMessages);
-    const ev = evaluate({ tables, verifier: engine.verifier, config, policy: policy!, detector, call, forward, state, userMessages, model });
+    const ev = evaluate({ tables, verifier: engine.verifier, config, policy: policy!, detector, call, forward, state, userMessages, model, sha256 });
     if (ev.backendFailed && factory !== null) {
       // After a trap the instance's memory is suspect: serve the next call from a fresh backend.
       try {
@@ -245,6 +259,7 @@ export function createGuard(options: GuardOptions): Guard {
         // Keep the old one; every failing search is a veto anyway, and the next failure retries.
       }
     }
+    const digest = ev.digest;
     const decision: Decision = {
       format: DECISION_FORMAT,
       seq,
@@ -266,7 +281,14 @@ export function createGuard(options: GuardOptions): Guard {
       userMessages,
       consent: ev.consent,
       reads: ev.reads,
-      stateDigest: ev.stateDigest,
+      // Computed on first read (serialising the record reads it); an own enumerable property, so
+      // JSON.stringify, canonicalJson, spreads and structuredClone see a plain string.
+      get stateDigest(): string {
+        return digest.get();
+      },
+      set stateDigest(value: string) {
+        digest.set(value);
+      },
       ontologyHash,
       config,
       configHash: hash,
@@ -344,9 +366,10 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   function observe(call: ToolCall, result: unknown, opts: ObserveOptions = {}): ObserveReport {
-    const checked = checkCallShape(jsonSafe(call));
+    const safe = jsonSafe(call);
+    const checked = checkCallShape(safe);
     if (!checked.ok) throw new GuardError("invalid-call", `observe: ${checked.problem}`);
-    const key = callKey(call);
+    const key = JSON.stringify(safe); // = callKey(call), without a second copy
     const checkedAs = pending.get(key);
     const before = checkedAs !== undefined ? checkedAs.before : snapshot(checked.call);
     pending.delete(key);
@@ -365,11 +388,11 @@ export function createGuard(options: GuardOptions): Guard {
       // later call to an undo path that was already given up, and every later verdict would be 0.
       executed = [];
     } else if (scope === "session" && !info.readOnly) {
-      const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments };
-      const parsed = jsonSafe(parseToolResult(result).value);
-      if (parsed !== undefined) entry.result = parsed;
+      // One JSON-safe copy of the whole entry, frozen: every later check's record shares it. (jsonSafe
+      // never yields undefined, so a result is always recorded, as a marker when it is not JSON.)
+      const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
       if (before !== undefined) entry.before = before;
-      executed.push(entry);
+      executed.push(deepFreeze(safeExecuted(entry)) as ExecutedCall);
     }
     return { applied, sequenceLength: executed.length };
   }

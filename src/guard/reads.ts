@@ -3,7 +3,8 @@
 // check) reads is captured; the audit replay answers the same questions from the record alone.
 import type { StateView } from "../core/types.js";
 import { canonicalJson } from "../projection/canonical.js";
-import { sha256Hex } from "../util/sha256.js";
+import { sha256Hex, toHex } from "../util/sha256.js";
+import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
 
 /** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
@@ -48,9 +49,71 @@ export function sortReads(reads: Read[]): Read[] {
   );
 }
 
-/** SHA-256 over the canonical JSON of the sorted reads: the decision's Layer B digest. */
-export function readsDigest(reads: readonly Read[]): string {
-  return sha256Hex(canonicalJson(reads));
+/** SHA-256 over the canonical JSON of the sorted reads: the decision's Layer B digest. `hash` is an
+ * injected SHA-256 (e.g. Node's native one); the default is the JavaScript implementation. */
+export function readsDigest(reads: readonly Read[], hash?: Sha256): string {
+  const text = canonicalJson(reads);
+  return hash === undefined ? sha256Hex(text) : toHex(hash(text));
+}
+
+/**
+ * The reads digest, computed when first asked for: a check records what it read, but hashing it
+ * (canonical JSON + SHA-256) is most of a check's cost and only a serialised record needs it. The
+ * reads are fixed by then (Layer B values are never mutated in place, docs/projection.md), so the
+ * digest is the same whenever it is taken. `isCanonicalJson` was checked eagerly: it cannot throw.
+ */
+export class LazyDigest {
+  private value: string | null = null;
+  constructor(private readonly reads: readonly Read[], private readonly hash: Sha256 | undefined) {}
+
+  get(): string {
+    if (this.value === null) this.value = readsDigest(this.reads, this.hash);
+    return this.value;
+  }
+
+  /** A record edited by its holder keeps the edit (as a plain data field would). */
+  set(value: string): void {
+    this.value = value;
+  }
+}
+
+/**
+ * Whether canonicalJson accepts `value` (same rules: strings, booleans, finite numbers, null, arrays
+ * without holes, plain or prototype-free objects, no cycles), without building any text. It may only
+ * be stricter than canonicalJson, never laxer: a refusal is re-derived by canonicalJson for its error.
+ */
+export function isCanonicalJson(value: unknown): boolean {
+  return jsonOk(value, []);
+}
+
+function jsonOk(v: unknown, ancestors: object[]): boolean {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(v);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (ancestors.includes(v)) return false;
+  ancestors.push(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v) || !jsonOk(v[i], ancestors)) return false;
+    }
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const k of Object.keys(v)) {
+      if (!jsonOk((v as Record<string, unknown>)[k], ancestors)) return false;
+    }
+  }
+  ancestors.pop();
+  return true;
 }
 
 /** Answers reads from a record; a read the record does not hold is noted (the replay reports it). */
