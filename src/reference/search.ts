@@ -179,11 +179,17 @@ function beats(a: Score, b: Score, tau: number): boolean {
 /** "Suffix bounds": Φ[i] = min over levels ≥ i of their greatest candidate φ (ONE past the end) and
  * Λ[i] = sum over levels ≥ i of their least candidate loss (0 past the end). */
 function suffixBounds(levels: Level[]): { phi: number[]; loss: number[] } {
-  const phi = new Array<number>(levels.length + 1).fill(FIXED_ONE);
-  const loss = new Array<number>(levels.length + 1).fill(0);
+  const phi = new Array<number>(levels.length + 1);
+  const loss = new Array<number>(levels.length + 1);
+  phi[levels.length] = FIXED_ONE;
+  loss[levels.length] = 0;
   for (let i = levels.length - 1; i >= 0; i--) {
-    const maxPhi = Math.max(...levels[i].candidates.map((c) => c.phi));
-    const minLoss = Math.min(...levels[i].candidates.map((c) => c.loss));
+    let maxPhi = levels[i].candidates[0].phi;
+    let minLoss = levels[i].candidates[0].loss;
+    for (const c of levels[i].candidates) {
+      if (c.phi > maxPhi) maxPhi = c.phi;
+      if (c.loss < minLoss) minLoss = c.loss;
+    }
     phi[i] = Math.min(maxPhi, phi[i + 1]);
     loss[i] = (minLoss + loss[i + 1]) | 0;
   }
@@ -208,7 +214,7 @@ function combine(tables: OntologyTables, input: Input, levels: Level[], prune: b
   // is spent, which ends the whole search.
   function visit(depth: number, lost: ReadonlySet<string>, prefix: Score): boolean {
     if (depth === levels.length) {
-      const leaf: Leaf = { ...prefix, steps: chosen.slice() };
+      const leaf: Leaf = { phi: prefix.phi, loss: prefix.loss, steps: chosen.slice() };
       if (best === null || beats(leaf, best, input.tau)) best = leaf;
       return true;
     }
