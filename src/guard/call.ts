@@ -22,53 +22,63 @@ function kindOf(v: unknown): string {
   return typeof v;
 }
 
+/** The running count of one copy (and its ancestors, for cycles): one small object per copy. */
+interface Walk {
+  nodes: number;
+  stack: object[];
+}
+
 /** A JSON-only deep copy; what is not JSON is replaced by a `{ "$nonjson": kind }` marker. */
 export function jsonSafe(value: unknown): unknown {
-  let nodes = 0;
-  const stack = new Set<object>();
-  const walk = (v: unknown, depth: number): unknown => {
-    if (++nodes > MAX_NODES) return { [NON_JSON]: "too large" };
-    if (v === null || typeof v === "string" || typeof v === "boolean") return v;
-    if (typeof v === "number") return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : { [NON_JSON]: kindOf(v) };
-    if (typeof v !== "object") return { [NON_JSON]: kindOf(v) };
-    if (depth >= MAX_DEPTH) return { [NON_JSON]: "too deep" };
-    if (stack.has(v)) return { [NON_JSON]: "cycle" };
-    stack.add(v);
-    let out: unknown;
-    try {
-      if (Array.isArray(v)) {
-        const arr: unknown[] = [];
-        for (let i = 0; i < v.length; i++) {
-          // A hole costs a node too: `length` alone can claim 2^32 - 1 elements that hold nothing.
-          if (nodes >= MAX_NODES) {
-            arr.push({ [NON_JSON]: "too large" });
-            break;
-          }
-          if (i in v) arr.push(walk(v[i], depth + 1));
-          else {
-            nodes++;
-            arr.push({ [NON_JSON]: "array hole" });
-          }
+  // Scalars need no walk (the common case for Layer B slots and arguments).
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : { [NON_JSON]: kindOf(value) };
+  return walk(value, 0, { nodes: 0, stack: [] });
+}
+
+function walk(v: unknown, depth: number, w: Walk): unknown {
+  if (++w.nodes > MAX_NODES) return { [NON_JSON]: "too large" };
+  if (v === null || typeof v === "string" || typeof v === "boolean") return v;
+  if (typeof v === "number") return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : { [NON_JSON]: kindOf(v) };
+  if (typeof v !== "object") return { [NON_JSON]: kindOf(v) };
+  if (depth >= MAX_DEPTH) return { [NON_JSON]: "too deep" };
+  // Ancestors only (a shared subtree is copied twice, not a cycle); at most MAX_DEPTH of them.
+  if (w.stack.includes(v)) return { [NON_JSON]: "cycle" };
+  w.stack.push(v);
+  let out: unknown;
+  try {
+    if (Array.isArray(v)) {
+      const arr: unknown[] = [];
+      for (let i = 0; i < v.length; i++) {
+        // A hole costs a node too: `length` alone can claim 2^32 - 1 elements that hold nothing.
+        if (w.nodes >= MAX_NODES) {
+          arr.push({ [NON_JSON]: "too large" });
+          break;
         }
-        out = arr;
-      } else {
-        const proto = Object.getPrototypeOf(v);
-        if (proto !== Object.prototype && proto !== null) {
-          out = { [NON_JSON]: kindOf(v) };
-        } else {
-          const obj: Record<string, unknown> = {};
-          for (const k of Object.keys(v)) define(obj, k, walk((v as Record<string, unknown>)[k], depth + 1));
-          out = obj;
+        if (i in v) arr.push(walk(v[i], depth + 1, w));
+        else {
+          w.nodes++;
+          arr.push({ [NON_JSON]: "array hole" });
         }
       }
-    } catch {
-      // A getter that throws, a revoked proxy: not data.
-      out = { [NON_JSON]: "unreadable" };
+      out = arr;
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        out = { [NON_JSON]: kindOf(v) };
+      } else {
+        const obj: Record<string, unknown> = {};
+        const keys = Object.keys(v);
+        for (let i = 0; i < keys.length; i++) define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        out = obj;
+      }
     }
-    stack.delete(v);
-    return out;
-  };
-  return walk(value, 0);
+  } catch {
+    // A getter that throws, a revoked proxy: not data.
+    out = { [NON_JSON]: "unreadable" };
+  }
+  w.stack.pop();
+  return out;
 }
 
 /** Freezes a JSON-safe value (a tree of fresh arrays and objects) all the way down; returns it. */

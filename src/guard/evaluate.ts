@@ -72,6 +72,8 @@ export interface Evaluation {
   digest: LazyDigest;
   /** The backend threw (a trap, a bad status): the guard should build a fresh one. */
   backendFailed: boolean;
+  /** The call as checked (null when it failed the shape check). */
+  call: ToolCall | null;
 }
 
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
@@ -308,5 +310,6 @@ function result(g: Gate, reads: Read[], digest: LazyDigest, route: Route, detail
     reads,
     digest,
     backendFailed: g.backendFailed,
+    call: g.call,
   };
 }

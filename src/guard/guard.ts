@@ -21,6 +21,7 @@ import { configHash, resolveConfig, tauFixed, type EffectiveConfig, type EnvRead
 import { DECISION_FORMAT, type Decision } from "./decision.js";
 import { describeError, GuardError } from "./errors.js";
 import { evaluate, NO_MODEL, type ModelAnswers } from "./evaluate.js";
+import { defineStateDigest } from "./reads.js";
 
 /** Builds a search backend for an ontology: the wasm core (`core.load(blob)`) or the reference. */
 export type BackendFactory = (tables: OntologyTables, blob: Uint8Array | null) => SearchBackend;
@@ -259,8 +260,7 @@ export function createGuard(options: GuardOptions): Guard {
         // Keep the old one; every failing search is a veto anyway, and the next failure retries.
       }
     }
-    const digest = ev.digest;
-    const decision: Decision = {
+    const decision = {
       format: DECISION_FORMAT,
       seq,
       route: ev.route,
@@ -281,22 +281,17 @@ export function createGuard(options: GuardOptions): Guard {
       userMessages,
       consent: ev.consent,
       reads: ev.reads,
-      // Computed on first read (serialising the record reads it); an own enumerable property, so
-      // JSON.stringify, canonicalJson, spreads and structuredClone see a plain string.
-      get stateDigest(): string {
-        return digest.get();
-      },
-      set stateDigest(value: string) {
-        digest.set(value);
-      },
-      ontologyHash,
-      config,
-      configHash: hash,
-      engineVersion: ENGINE_VERSION,
-      scope,
-    };
+    } as Decision;
+    // The digest is computed on first read (serialising the record reads it), in its place among the
+    // fields; the rest are assigned after it so every record keeps one field order.
+    defineStateDigest(decision, ev.digest);
+    decision.ontologyHash = ontologyHash;
+    decision.config = config;
+    decision.configHash = hash;
+    decision.engineVersion = ENGINE_VERSION;
+    decision.scope = scope;
     if (decision.approved && ev.reason !== "read_only") {
-      const checked = checkCallShape(call);
+      const checked = ev.call !== null ? { ok: true as const, call: ev.call } : checkCallShape(call);
       if (checked.ok) {
         let before: Record<string, unknown> | undefined;
         try {

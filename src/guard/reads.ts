@@ -16,27 +16,39 @@ function keyOf(entity: string, id: string, slot: string | null): string {
 }
 
 export class RecordingView implements StateView {
-  private readonly seen = new Map<string, Read>();
+  /** Every read in the order made, repeats included: deduplicated once, in reads(), instead of a
+   * string key and a map probe per read. */
+  private readonly log: Read[] = [];
   constructor(private readonly base: StateView) {}
 
   hasEntity(entity: string, id: string): boolean {
     const exists = this.base.hasEntity(entity, id) === true;
-    const k = keyOf(entity, id, null);
-    if (!this.seen.has(k)) this.seen.set(k, [entity, id, null, exists]);
+    this.log.push([entity, id, null, exists]);
     return exists;
   }
 
   slot(entity: string, id: string, slot: string): unknown {
     const v = this.base.slot(entity, id, slot);
-    const k = keyOf(entity, id, slot);
-    if (!this.seen.has(k)) this.seen.set(k, v === undefined ? [entity, id, slot] : [entity, id, slot, v]);
+    this.log.push(v === undefined ? [entity, id, slot] : [entity, id, slot, v]);
     return v;
   }
 
-  /** The reads in canonical order (entity, id, existence before slots, slot name). */
+  /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
+   * the first one made (the sort is stable). */
   reads(): Read[] {
-    return sortReads([...this.seen.values()]);
+    const sorted = sortReads(this.log.slice());
+    const out: Read[] = [];
+    for (let i = 0; i < sorted.length; i++) {
+      const r = sorted[i];
+      if (out.length > 0 && sameKey(out[out.length - 1], r)) continue;
+      out.push(r);
+    }
+    return out;
   }
+}
+
+function sameKey(a: Read, b: Read): boolean {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 }
 
 function compareStrings(a: string, b: string): number {
@@ -75,6 +87,32 @@ export class LazyDigest {
   set(value: string): void {
     this.value = value;
   }
+}
+
+const DIGEST = Symbol("polar.stateDigest");
+
+interface WithDigest {
+  [DIGEST]: LazyDigest;
+}
+
+// Shared accessor functions (one per process, not one closure per record): V8 keeps records that share
+// them on one hidden class, where a getter literal per record costs microseconds.
+function getStateDigest(this: WithDigest): string {
+  return this[DIGEST].get();
+}
+
+function setStateDigest(this: WithDigest, value: string): void {
+  this[DIGEST].set(value);
+}
+
+const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, set: setStateDigest, enumerable: true, configurable: true };
+
+/** Gives `record` its `stateDigest` as an own enumerable accessor backed by `digest`: JSON.stringify,
+ * canonicalJson, spreads and structuredClone see a plain string; the holder (a non-enumerable symbol)
+ * stays out of every serialisation and of deep equality. */
+export function defineStateDigest(record: object, digest: LazyDigest): void {
+  Object.defineProperty(record, DIGEST, { value: digest });
+  Object.defineProperty(record, "stateDigest", STATE_DIGEST);
 }
 
 /**
