@@ -26,6 +26,8 @@ function kindOf(v: unknown): string {
 interface Walk {
   nodes: number;
   stack: object[];
+  /** Freeze every array and object of the copy as it is made (one walk instead of copy + freeze). */
+  freeze: boolean;
 }
 
 /** A JSON-only deep copy; what is not JSON is replaced by a `{ "$nonjson": kind }` marker. */
@@ -33,7 +35,7 @@ export function jsonSafe(value: unknown): unknown {
   // Scalars need no walk (the common case for Layer B slots and arguments).
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : { [NON_JSON]: kindOf(value) };
-  return walk(value, 0, { nodes: 0, stack: [] });
+  return walk(value, 0, { nodes: 0, stack: [], freeze: false });
 }
 
 function walk(v: unknown, depth: number, w: Walk): unknown {
@@ -78,6 +80,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
     out = { [NON_JSON]: "unreadable" };
   }
   w.stack.pop();
+  if (w.freeze) Object.freeze(out);
   return out;
 }
 
@@ -132,14 +135,21 @@ export function checkCallShape(safe: unknown, what = "the call"): CallCheck {
   return { ok: true, call: { name: safe.name, arguments: args } };
 }
 
-/** An executed call as the forward sequence records it: name, arguments, and result/before if known. */
-export function safeExecuted(raw: unknown): unknown {
-  const safe = jsonSafe(raw);
+/** An executed call as the forward sequence records it: name, arguments, and result/before if known.
+ * `frozen`: the copy is frozen all the way down (markers and containers; the guard shares it). */
+export function safeExecuted(raw: unknown, frozen = false): unknown {
+  const safe = frozen ? frozenJsonSafe(raw) : jsonSafe(raw);
   if (!isPlainObject(safe)) return safe;
   const out: Record<string, unknown> = { name: safe.name, arguments: safe.arguments };
   if (safe.result !== undefined) out.result = safe.result;
   if (safe.before !== undefined) out.before = safe.before;
-  return out;
+  return frozen ? Object.freeze(out) : out;
+}
+
+/** jsonSafe(value), with the copy frozen all the way down. */
+function frozenJsonSafe(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return deepFreeze(jsonSafe(value));
+  return walk(value, 0, { nodes: 0, stack: [], freeze: true });
 }
 
 export function checkExecuted(safe: unknown, i: number): { ok: true; call: ExecutedCall } | { ok: false; problem: string } {

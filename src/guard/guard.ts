@@ -16,7 +16,7 @@ import { CONSENT_WINDOW, defaultConsentDetector, type ConsentDetector } from "..
 import { REQUEST_CLASSES, type IntentParser, type RequestClassifier, type TargetState } from "../policies/classifier.js";
 import { resolvePolicy, type PolicyName } from "../policies/index.js";
 import type { DecisionPolicy } from "../policies/types.js";
-import { checkCallShape, deepFreeze, define, jsonSafe, safeExecuted } from "./call.js";
+import { checkCallShape, define, jsonSafe, safeExecuted } from "./call.js";
 import { configHash, resolveConfig, tauFixed, type EffectiveConfig, type EnvReader, type Scope, type VerdictSettings } from "./config.js";
 import { DECISION_FORMAT, type Decision } from "./decision.js";
 import { describeError, GuardError } from "./errors.js";
@@ -387,7 +387,7 @@ export function createGuard(options: GuardOptions): Guard {
       // never yields undefined, so a result is always recorded, as a marker when it is not JSON.)
       const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
       if (before !== undefined) entry.before = before;
-      executed.push(deepFreeze(safeExecuted(entry)) as ExecutedCall);
+      executed.push(safeExecuted(entry, true) as ExecutedCall);
     }
     return { applied, sequenceLength: executed.length };
   }
