@@ -2,7 +2,7 @@
 // state in a RecordingView for each check, so whatever the verifier (or the guard's own grounding
 // check) reads is captured; the audit replay answers the same questions from the record alone.
 import type { StateView } from "../core/types.js";
-import { canonicalJson } from "../projection/canonical.js";
+import { canonicalJsonFast } from "./canonical-fast.js";
 import { sha256Hex, toHex } from "../util/sha256.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
@@ -82,7 +82,7 @@ function insertionSorted(reads: readonly Read[]): Read[] {
 /** SHA-256 over the canonical JSON of the sorted reads: the decision's Layer B digest. `hash` is an
  * injected SHA-256 (e.g. Node's native one); the default is the JavaScript implementation. */
 export function readsDigest(reads: readonly Read[], hash?: Sha256): string {
-  const text = canonicalJson(reads);
+  const text = canonicalJsonFast(reads);
   return hash === undefined ? sha256Hex(text) : toHex(hash(text));
 }
 
