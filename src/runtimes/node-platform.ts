@@ -1,4 +1,5 @@
 // How Node obtains the core and the ontology: files (or a URL) read with node:fs.
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,8 @@ async function readPath(path: string | URL, what: "core" | "ontology"): Promise<
 
 export const nodePlatform: Platform = {
   name: "node",
+  // Node's SHA-256 is synchronous and native: it checks a blob's digest several times faster at load.
+  sha256: (data) => createHash("sha256").update(data).digest(),
   async core(wasm) {
     if (wasm === undefined) return instantiateCore(await packagedCore());
     if (typeof wasm === "string" || wasm instanceof URL) return instantiateCore(await readPath(wasm, "core"));

@@ -3,7 +3,7 @@
 // the compiled ontology blob (a file, a URL, or bytes the user imported). Everything after that (blob
 // validation, the backend, the verifier, the guard) is the same code in every runtime, so the same
 // inputs give the same verdict bytes everywhere.
-import { decodeBlob } from "../blob/index.js";
+import { decodeBlob, type Sha256 } from "../blob/index.js";
 import type { SearchBackend } from "../core/backend.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
 import type { CoreInstance } from "../core/wasm.js";
@@ -57,6 +57,8 @@ export interface Platform {
   core(wasm: WasmSource | undefined): Promise<CoreInstance>;
   /** Reads `ontologyPath` / `ontologyUrl`; `blob` never reaches the platform. */
   ontology(input: OntologySource): Promise<Uint8Array>;
+  /** A native SHA-256 where the runtime has a synchronous one (Node); the JavaScript one otherwise. */
+  readonly sha256?: Sha256;
 }
 
 /** A loaded ontology on a core: the validated tables and a backend holding the blob. */
@@ -146,7 +148,7 @@ export async function loadOntology(platform: Platform, options: OntologySource &
     options.core ?? platform.core(options.wasm),
     ontologyBytes(platform, options),
   ]);
-  const tables = decodeBlob(blob);
+  const tables = decodeBlob(blob, { sha256: platform.sha256 });
   return { blob, tables, backend: sharedBackend(core, blob)(tables, blob) };
 }
 
@@ -163,7 +165,9 @@ export async function loadGuardOn(platform: Platform, options: LoadGuardOptions)
     options.core ?? platform.core(options.wasm),
     ontologyBytes(platform, options),
   ]);
-  return createGuard({ ...guardOptions, ontology: blob, backend: sharedBackend(core, blob) });
+  // The platform's native hash serves the blob check and the reads digest unless the caller chose one.
+  const config = platform.sha256 === undefined ? guardOptions.config : { sha256: platform.sha256, ...guardOptions.config };
+  return createGuard({ ...guardOptions, config, ontology: blob, backend: sharedBackend(core, blob) });
 }
 
 /** Fetches the core or the ontology, refusing a non-2xx answer with the status in the message. */

@@ -103,3 +103,18 @@ describe("guards sharing a core", () => {
     expect({ ...after, seq: 0 }).toEqual({ ...before, seq: 0 });
   });
 });
+
+describe("the Node platform's native hash", () => {
+  it("is SHA-256, byte for byte the JavaScript one, and checks blobs and reads digests", async () => {
+    const { nodePlatform } = await import("../../src/runtimes/node-platform.js");
+    const { sha256 } = await import("../../src/util/sha256.js");
+    expect(nodePlatform.sha256).toBeTypeOf("function");
+    for (const text of ["", "abc", "x".repeat(1000), "τ²-bench"]) expect(nodePlatform.sha256!(text)).toEqual(Buffer.from(sha256(new TextEncoder().encode(text))));
+    // A guard loaded through the Node entry decides exactly like one on the JavaScript hash.
+    const state = new LayerB();
+    const call = { name: "transfer_to_human_agents", arguments: { summary: "s" } };
+    const native = await nodeEntry.loadGuard({ ontologyPath: AIRLINE, state });
+    const portableGuard = await nodeEntry.loadGuard({ ontologyPath: AIRLINE, state, config: { sha256: (d) => sha256(typeof d === "string" ? new TextEncoder().encode(d) : d) } });
+    expect(JSON.stringify(native.check(call))).toBe(JSON.stringify(portableGuard.check(call)));
+  });
+});
