@@ -168,10 +168,13 @@ function put(obj: Record<string, unknown>, k: string, v: unknown, assign: boolea
   else Reflect.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-/** A plain object we may edit; a hostile value (a revoked proxy) is left alone, never inspected twice. */
+/** A plain object (prototype Object.prototype or null, as the guard's copy accepts it) we may edit; a
+ * hostile value (a revoked proxy) is left alone, never inspected twice. */
 function isPlain(x: unknown): x is Record<string, unknown> {
   try {
-    return x !== null && typeof x === "object" && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype;
+    if (x === null || typeof x !== "object" || Array.isArray(x)) return false;
+    const proto = Object.getPrototypeOf(x);
+    return proto === Object.prototype || proto === null;
   } catch {
     return false;
   }
