@@ -18,7 +18,7 @@ import type { CallRow, ScopeOutcome, VariantOutcome } from "../../src/eval/colle
 import { staticEntry, staticTable } from "../../src/eval/collect.js";
 import { allVariants, sweepId, TAU_SWEEP, tauId } from "../../src/eval/variants.js";
 import type { GuardReason } from "../../src/policies/index.js";
-import { REPO_ROOT, tau2Dir } from "../tau2/data-dir.js";
+import { REPO_ROOT, itTau2, tau2Dir } from "../tau2/data-dir.js";
 
 const ONE = 1_000_000;
 
@@ -233,7 +233,7 @@ describe("the static tier table of the real ontologies", () => {
 });
 
 describe("write calls", () => {
-  it("the ontologies' non-read-only tools are exactly the manifests' write and transfer tools", () => {
+  itTau2("the ontologies' non-read-only tools are exactly the manifests' write and transfer tools", () => {
     for (const d of ["airline", "retail", "telecom"]) {
       const tables = decodeBlob(new Uint8Array(readFileSync(join(REPO_ROOT, "ontologies", d, `${d}.blob`))));
       const writes = tables.tools.filter((t) => !t.readOnly).map((t) => t.name).sort();

@@ -5,7 +5,7 @@ import { hasGoldList } from "../../src/eval/collect.js";
 import { labelCall, matchesGoldAction, pyEqual } from "../../src/eval/label.js";
 import type { GoldAction, Tau2Task } from "../../src/tau2/adapter.js";
 import { readTau2Data } from "../../src/tau2/data.js";
-import { tau2Dir } from "../tau2/data-dir.js";
+import { itTau2, tau2Dir } from "../tau2/data-dir.js";
 
 function action(name: string, args: Record<string, unknown>, compareArgs: string[] | null = null, actionId: string | null = null): GoldAction {
   return { actionId, requestor: "assistant", name, arguments: args, compareArgs };
@@ -90,7 +90,7 @@ describe("labelCall", () => {
     expect(labelCall(task([action("toggle_data", {})]), { name: "toggle_data", arguments: {} }).matched).toBe("toggle_data#0");
   });
 
-  it("every gold action of every real task, replayed as a call, is authorized", () => {
+  itTau2("every gold action of every real task, replayed as a call, is authorized", () => {
     const data = readTau2Data(tau2Dir());
     let n = 0;
     for (const d of data.domainNames) {

@@ -8,9 +8,10 @@ import { createGuard } from "../../src/guard/index.js";
 import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
 import { parseProjectionRules, projectDocument } from "../../src/projection/index.js";
 import { NOW, referenceFactory, wasmFactory } from "./helpers.js";
+import { TAU2_DIR, describeTau2 } from "../tau2/data-dir.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const tau2 = process.env.POLAR_TAU2_DIR ?? resolve(root, "../shared/tau2");
+const tau2 = TAU2_DIR;
 
 function domain(name: "airline" | "retail") {
   const blob = new Uint8Array(readFileSync(join(root, "ontologies", name, `${name}.blob`)));
@@ -20,7 +21,7 @@ function domain(name: "airline" | "retail") {
 }
 
 for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFactory]] as const) {
-  describe(`τ²-bench ontologies (${label})`, () => {
+  describeTau2(`τ²-bench ontologies (${label})`, () => {
     it("airline: update a reservation's flights, then cancel it → overlap_conflict (session scope)", () => {
       const { blob, rules, state, db } = domain("airline");
       const sink = createMemorySink();

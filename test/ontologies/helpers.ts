@@ -13,7 +13,8 @@ import type { SearchBackend } from "../../src/core/backend.js";
 import { LayerB, parseProjectionRules, parseTomlDocument, projectDocument, type ProjectionRules } from "../../src/projection/index.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const TAU2_DIR = resolve(ROOT, process.env.POLAR_TAU2_DIR ?? "../shared/tau2");
+export { TAU2_DIR, HAS_TAU2, describeTau2, itTau2 } from "../tau2/data-dir.js";
+import { TAU2_DIR } from "../tau2/data-dir.js";
 export const ONTOLOGIES = join(ROOT, "ontologies");
 
 export type Domain = "airline" | "retail" | "telecom";

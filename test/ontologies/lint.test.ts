@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/compiler/index.js";
 import { lintOntology, ManifestError, parseManifest } from "../../src/lint/index.js";
 import type { OntologyTables } from "../../src/ontology/tables.js";
-import { DOMAINS, ROOT, TAU2_DIR, manifestOf, ontologyPath, tablesOf } from "./helpers.js";
+import { DOMAINS, ROOT, TAU2_DIR, describeTau2, manifestOf, ontologyPath, tablesOf } from "./helpers.js";
 
 const SMALL = `
 slot_definition(order, status, string).
@@ -145,7 +145,7 @@ describe("findings on a small ontology", () => {
   });
 });
 
-describe("the τ²-bench ontologies against the real manifests", () => {
+describeTau2("the τ²-bench ontologies against the real manifests", () => {
   it.each(DOMAINS)("%s is clean", (d) => {
     const report = lintOntology(tablesOf(d), parseManifest(manifestOf(d)));
     expect(report.errors).toBe(0);
@@ -161,7 +161,7 @@ describe("the τ²-bench ontologies against the real manifests", () => {
   });
 });
 
-describe("polar lint (command)", () => {
+describeTau2("polar lint (command)", () => {
   const run = (...args: string[]) =>
     spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "lint", ...args], { cwd: ROOT, encoding: "utf8" });
 

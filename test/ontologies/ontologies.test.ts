@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ArgSource, Tier } from "../../src/abi.js";
 import { compile } from "../../src/compiler/index.js";
-import { DOMAINS, manifestOf, ontologyPath, stateOf, tablesOf, type Domain } from "./helpers.js";
+import { DOMAINS, itTau2, manifestOf, ontologyPath, stateOf, tablesOf, type Domain } from "./helpers.js";
 
 // Device settings the inverse must write back (old network mode, old APN settings) are slots of the
 // user's phone, which τ²-bench's device tools do not name in an argument: the ontology cannot read them
@@ -29,7 +29,7 @@ describe.each(DOMAINS)("%s ontology", (d) => {
     expect(warnings).toEqual(d === "telecom" ? ["tool-without-annotation: mutating tool `reseat_sim_card` has no annotation"] : []);
   });
 
-  it("annotates every write tool of the manifest and declares every read tool read_only", () => {
+  itTau2("annotates every write tool of the manifest and declares every read tool read_only", () => {
     const t = tablesOf(d);
     const byName = new Map(t.tools.map((tool, i) => [tool.name, i]));
     for (const m of manifestOf(d)) {
@@ -53,7 +53,7 @@ describe.each(DOMAINS)("%s ontology", (d) => {
     for (const id of ids) expect(id).toMatch(new RegExp(`^${d}\\.`));
   });
 
-  it("builds every positive edge's inverse with the inverse tool's real parameters", () => {
+  itTau2("builds every positive edge's inverse with the inverse tool's real parameters", () => {
     const t = tablesOf(d);
     const params = new Map(manifestOf(d).map((m) => [m.name, Object.keys(m.params)]));
     for (const e of t.edges) {
@@ -68,7 +68,7 @@ describe.each(DOMAINS)("%s ontology", (d) => {
     }
   });
 
-  it("projects, from the real database, every slot the ontology declares", () => {
+  itTau2("projects, from the real database, every slot the ontology declares", () => {
     const t = tablesOf(d);
     const state = stateOf(d);
     for (const s of t.slots) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ExecutedCall, Verdict } from "../../src/core/types.js";
 import { applyToolResult, parseTomlDocument, type LayerB } from "../../src/projection/index.js";
 import { initialState, normalizeTask } from "../../src/tau2/index.js";
-import { TAU2_DIR, rulesOf, stateOf, verifiersOf, type Domain } from "./helpers.js";
+import { TAU2_DIR, describeTau2, rulesOf, stateOf, verifiersOf, type Domain } from "./helpers.js";
 
 const ONE = 1_000_000;
 
@@ -28,7 +28,7 @@ function idsWhere(state: LayerB, entity: string, pred: (slot: (s: string) => unk
     .sort();
 }
 
-describe("airline (now = 2024-05-15T15:00:00)", () => {
+describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
   const state = stateOf("airline");
   const live = (cabin: string) =>
     idsWhere(state, "reservation", (s) => s("cabin") === cabin && s("flown") === false && s("status") === null)[0];
@@ -166,7 +166,7 @@ describe("airline (now = 2024-05-15T15:00:00)", () => {
   });
 });
 
-describe("retail", () => {
+describeTau2("retail", () => {
   const state = stateOf("retail");
   const order = (status: string) => idsWhere(state, "order", (s) => s("status") === status)[0];
 
@@ -205,7 +205,7 @@ describe("retail", () => {
   });
 });
 
-describe("telecom (now = 2025-02-25T12:08:00)", () => {
+describeTau2("telecom (now = 2025-02-25T12:08:00)", () => {
   const state = stateOf("telecom");
 
   it("toggle_roaming on the device is its own exact inverse: T1, φ 1.0", () => {
@@ -262,7 +262,7 @@ describe("telecom (now = 2025-02-25T12:08:00)", () => {
   });
 });
 
-describe("telecom task initial states (initialization actions through the projection's `actions`)", () => {
+describeTau2("telecom task initial states (initialization actions through the projection's `actions`)", () => {
   const base = join(TAU2_DIR, "domains", "telecom");
   const documents = {
     db: parseTomlDocument(readFileSync(join(base, "db.toml"), "utf8")),

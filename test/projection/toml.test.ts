@@ -11,7 +11,7 @@ import {
   projectDocument,
   ProjectionError,
 } from "../../src/projection/index.js";
-import { tau2Dir } from "../tau2/data-dir.js";
+import { describeTau2, tau2Dir } from "../tau2/data-dir.js";
 
 const rules = parseProjectionRules(
   JSON.parse(readFileSync(fileURLToPath(new URL("./fixtures/telecom.json", import.meta.url)), "utf8")),
@@ -37,7 +37,7 @@ describe("TOML documents", () => {
   });
 });
 
-describe("telecom projection from τ²-bench's db.toml and user_db.toml", () => {
+describeTau2("telecom projection from τ²-bench's db.toml and user_db.toml", () => {
   const dir = join(tau2Dir(), "domains", "telecom");
   const db = parseTomlDocument(readFileSync(join(dir, "db.toml"), "utf8"));
   const userDb = parseTomlDocument(readFileSync(join(dir, "user_db.toml"), "utf8"));
