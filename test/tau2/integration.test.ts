@@ -64,7 +64,7 @@ describeTau2("τ²-bench results files", () => {
   });
 });
 
-describe.each(["airline", "retail", "telecom"])("advisory replay of every %s run", (domain) => {
+for (const domain of ["airline", "retail", "telecom"]) describeTau2(`advisory replay of every ${domain} run`, () => {
   it("decides every agent call in turn and session scope and never blocks", { timeout: 120_000 }, () => {
     const rules: ProjectionRules = parseProjectionRules(JSON.parse(readFileSync(join(REPO_ROOT, "ontologies", domain, "projection.json"), "utf8")));
     const { ontology } = loadDomainOntology(REPO_ROOT, domain);
