@@ -2,6 +2,7 @@
 // compiled airline ontology, and answer the first verdict (then import the guard, create it and answer
 // the first guard.check). Prints one JSON
 // line (argv: repository root, library bundle, optional "trusted"). performance.now() counts from the process's time origin, so `boot` is Node's own start-up.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -18,7 +19,9 @@ const t1 = performance.now();
 const core = await lib.instantiateCore(readFileSync(join(root, "build", "polar-core.wasm")));
 const t2 = performance.now();
 const blob = new Uint8Array(readFileSync(join(root, "ontologies", "airline", "airline.blob")));
-const tables = lib.decodeBlob(blob, trusted ? { verifyDigest: false } : {});
+// As the Node entry does: the digest check uses node:crypto's native SHA-256.
+const sha256 = (data: Uint8Array | string): Uint8Array => createHash("sha256").update(data).digest();
+const tables = lib.decodeBlob(blob, trusted ? { verifyDigest: false } : { sha256 });
 const backend = core.load(blob);
 const verifier = lib.createVerifier(tables, backend, { now: "2024-05-15T15:00:00" });
 const t3 = performance.now();
@@ -30,7 +33,7 @@ const v = verifier.verdict([call], state);
 const t4 = performance.now();
 const { createGuard } = (await import(guardPath)) as typeof import("./guard.js");
 const ontology = trusted ? { tables, hash: "trusted", blob } : blob;
-const guard = createGuard({ ontology, backend: () => backend, state, policy: "veto", config: { now: "2024-05-15T15:00:00" } });
+const guard = createGuard({ ontology, backend: () => backend, state, policy: "veto", config: { now: "2024-05-15T15:00:00", sha256 } });
 const d = guard.check(call);
 const t5 = performance.now();
 process.stdout.write(
