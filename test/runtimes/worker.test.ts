@@ -233,6 +233,10 @@ describe("Worker example under workerd", () => {
       ["bad context", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: {} }, context: { userMessages: [1] } }), 400, "bad-context"],
       ["a non-json content type", (s) => post(`/sessions/${s}/check`, "call=x", { "content-type": "text/plain" }), 415, "unsupported-media-type"],
       ["a body over 1 MiB", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: { blob: "x".repeat(1_100_000) } } }), 413, "body-too-large"],
+      // Under the body limit but too large to store with its decision: refused before the guard runs
+      // (it used to be judged, then fail to store: a 500 and a hole in the log).
+      ["a call too large to journal", (s) => post(`/sessions/${s}/check`, { call: { name: "cancel_reservation", arguments: { reservation_id: "x".repeat(900_000) } } }), 413, "operation-too-large"],
+      ["an observe whose result is too large to journal", (s) => post(`/sessions/${s}/observe`, { call: { name: "cancel_reservation", arguments: { reservation_id: "X" } }, result: "r".repeat(200_000) }), 413, "operation-too-large"],
       ["a batch with a bad operation (nothing runs)", (s) => post(`/sessions/${s}/batch`, { ops: [{ op: "check", call: { name: "cancel_reservation", arguments: {} } }, { op: "drop" }] }), 400, "bad-batch"],
       ["an empty batch", (s) => post(`/sessions/${s}/batch`, { ops: [] }), 400, "bad-batch"],
       ["an observe without a result", (s) => post(`/sessions/${s}/observe`, { call: { name: "cancel_reservation", arguments: { reservation_id: "X" } } }), 400, "bad-result"],

@@ -58,6 +58,9 @@ function coreFor(domain: string): Promise<CoreInstance> {
 }
 
 const MAX_BATCH = 100;
+/** One journaled operation, as JSON: well under what one stored value may hold, so an accepted
+ * operation and its decision record can always be written (a larger one is refused before it runs). */
+const MAX_OP_BYTES = 128 * 1024;
 const PUT_LIMIT = 128;
 const pad = (n: number): string => String(n).padStart(10, "0");
 
@@ -109,6 +112,14 @@ function parseContext(value: unknown): Record<string, unknown> | undefined {
 }
 
 function parseOp(kind: string, body: Record<string, unknown>, at: string): Op {
+  const op = parseOpShape(kind, body, at);
+  if (JSON.stringify(op).length > MAX_OP_BYTES) {
+    throw new HttpError(413, "operation-too-large", `\`${at}call\` with its context or result exceeds ${MAX_OP_BYTES} bytes as JSON`);
+  }
+  return op;
+}
+
+function parseOpShape(kind: string, body: Record<string, unknown>, at: string): Op {
   if (kind === "check") return { op: "check", call: parseCall(body.call, `${at}call`), context: parseContext(body.context) };
   if (kind === "checkpoint") return { op: "checkpoint" };
   if (kind !== "observe") throw new HttpError(400, "bad-batch", `\`${at}op\` must be check, observe or checkpoint`);
@@ -259,7 +270,16 @@ export class GuardSession extends DurableObject<Env> {
     for (let i = 0; i < keys.length; i += PUT_LIMIT) {
       puts.push(this.ctx.storage.put(Object.fromEntries(keys.slice(i, i + PUT_LIMIT).map((k) => [k, entries[k]]))));
     }
-    await Promise.all(puts);
+    try {
+      await Promise.all(puts);
+    } catch (err) {
+      // The guard moved on but storage did not: forget the in-memory guard so the next request
+      // rebuilds it from what was stored, and the journal and the log stay the truth.
+      this.guard = null;
+      this.loading = null;
+      this.pendingLog = [];
+      throw new HttpError(413, "record-too-large", `the operation was not stored: ${err instanceof Error ? err.message : String(err)}`);
+    }
     return results;
   }
 }
