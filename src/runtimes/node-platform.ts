@@ -30,10 +30,10 @@ export const nodePlatform: Platform = {
   name: "node",
   // Node's SHA-256 is synchronous and native: it checks a blob's digest several times faster at load.
   sha256: (data) => createHash("sha256").update(data).digest(),
-  async core(wasm) {
-    if (wasm === undefined) return instantiateCore(await packagedCore());
-    if (typeof wasm === "string" || wasm instanceof URL) return instantiateCore(await readPath(wasm, "core"));
-    return instantiateCore(wasm);
+  async core(wasm, options) {
+    if (wasm === undefined) return instantiateCore(await packagedCore(), options);
+    if (typeof wasm === "string" || wasm instanceof URL) return instantiateCore(await readPath(wasm, "core"), options);
+    return instantiateCore(wasm, options);
   },
   async ontology({ ontologyPath, ontologyUrl }) {
     if (ontologyPath !== undefined) return readPath(ontologyPath, "ontology");

@@ -6,7 +6,7 @@
 import { decodeBlob, type Sha256 } from "../blob/index.js";
 import type { SearchBackend } from "../core/backend.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
-import type { CoreInstance } from "../core/wasm.js";
+import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
@@ -27,6 +27,8 @@ export interface OntologySource {
 export interface CoreInput {
   core?: CoreInstance;
   wasm?: WasmSource;
+  /** How the core is instantiated when `core` is not given (e.g. `maxMemoryPages`, default 1024). */
+  coreOptions?: CoreOptions;
 }
 
 export type LoadVerifierOptions = OntologySource & CoreInput & { verifier?: VerifierOptions };
@@ -54,7 +56,7 @@ export class RuntimeError extends Error {
 /** What a runtime entry supplies: how to get the core and the ontology bytes there. */
 export interface Platform {
   readonly name: "node" | "browser" | "workerd" | "default";
-  core(wasm: WasmSource | undefined): Promise<CoreInstance>;
+  core(wasm: WasmSource | undefined, options?: CoreOptions): Promise<CoreInstance>;
   /** Reads `ontologyPath` / `ontologyUrl`; `blob` never reaches the platform. */
   ontology(input: OntologySource): Promise<Uint8Array>;
   /** A native SHA-256 where the runtime has a synchronous one (Node); the JavaScript one otherwise. */
@@ -145,7 +147,7 @@ function following(core: CoreInstance, blob: Uint8Array): SearchBackend {
 /** Validates the blob on the host first (a corrupt blob never reaches the core), then loads it. */
 export async function loadOntology(platform: Platform, options: OntologySource & CoreInput): Promise<LoadedOntology> {
   const [core, blob] = await Promise.all([
-    options.core ?? platform.core(options.wasm),
+    options.core ?? platform.core(options.wasm, options.coreOptions),
     ontologyBytes(platform, options),
   ]);
   const tables = decodeBlob(blob, { sha256: platform.sha256 });
@@ -160,9 +162,9 @@ export async function loadVerifierOn(platform: Platform, options: LoadVerifierOp
 /** The guard decodes and validates the blob itself; its backend factory shares the core (see
  * sharedBackend), so many guards, e.g. one per session, can run on one core. */
 export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
-  const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, ...guardOptions } = options;
+  const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, coreOptions: _o, ...guardOptions } = options;
   const [core, blob] = await Promise.all([
-    options.core ?? platform.core(options.wasm),
+    options.core ?? platform.core(options.wasm, options.coreOptions),
     ontologyBytes(platform, options),
   ]);
   // The platform's native hash serves the blob check and the reads digest unless the caller chose one.

@@ -5,10 +5,10 @@ import { RuntimeError, fetchOk, toBytes, type Platform } from "./shared.js";
 export function webPlatform(name: "browser" | "default", packagedCore: () => URL): Platform {
   return {
     name,
-    core(wasm) {
-      if (wasm === undefined) return instantiateCore(fetchOk(packagedCore(), "core"));
-      if (typeof wasm === "string" || wasm instanceof URL) return instantiateCore(fetchOk(wasm, "core"));
-      return instantiateCore(wasm);
+    core(wasm, options) {
+      if (wasm === undefined) return instantiateCore(fetchOk(packagedCore(), "core"), options);
+      if (typeof wasm === "string" || wasm instanceof URL) return instantiateCore(fetchOk(wasm, "core"), options);
+      return instantiateCore(wasm, options);
     },
     async ontology({ ontologyPath, ontologyUrl }) {
       if (ontologyPath !== undefined) {

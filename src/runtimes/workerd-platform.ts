@@ -7,9 +7,9 @@ import { RuntimeError, fetchOk, toBytes, type Platform } from "./shared.js";
 export function workerdPlatform(coreModule: WebAssembly.Module): Platform {
   return {
     name: "workerd",
-    async core(wasm) {
-      if (wasm === undefined) return instantiateCoreSync(coreModule);
-      if (wasm instanceof WebAssembly.Module) return instantiateCoreSync(wasm);
+    async core(wasm, options) {
+      if (wasm === undefined) return instantiateCoreSync(coreModule, options);
+      if (wasm instanceof WebAssembly.Module) return instantiateCoreSync(wasm, options);
       throw new RuntimeError("unsupported-source", "workerd runs only a WebAssembly.Module imported from a .wasm file as `wasm`", "import the core with `import core from \"polar-guard/polar-core.wasm\"` or omit `wasm`");
     },
     async ontology({ ontologyPath, ontologyUrl }) {

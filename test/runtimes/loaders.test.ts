@@ -118,3 +118,13 @@ describe("the Node platform's native hash", () => {
     expect(JSON.stringify(native.check(call))).toBe(JSON.stringify(portableGuard.check(call)));
   });
 });
+
+describe("core options through the loaders", () => {
+  it("maxMemoryPages reaches the core: a bound too small for the blob is a typed refusal, the default loads", async () => {
+    const state = new LayerB();
+    await expect(nodeEntry.loadGuard({ ontologyPath: AIRLINE, state, coreOptions: { maxMemoryPages: 1 } })).rejects.toMatchObject({ code: "invalid-backend", cause: { code: "core-out-of-memory" } });
+    await expect(nodeEntry.loadCore(undefined, { maxMemoryPages: 0 })).rejects.toMatchObject({ code: "core-bad-options" });
+    const guard = await nodeEntry.loadGuard({ ontologyPath: AIRLINE, state, coreOptions: { maxMemoryPages: 1024 } });
+    expect(guard.check({ name: "transfer_to_human_agents", arguments: { summary: "s" } }).reason).toBe("external_side_effect");
+  });
+});
