@@ -1,7 +1,7 @@
 // The DecisionPolicy interface: a policy turns what the guard found (a verdict, or a fail-closed
 // reason) into a route. Policies are pure and deterministic: the audit replay calls the same policy
 // on the recorded input and must get the same route and text.
-import type { ToolCall, Verdict } from "../core/types.js";
+import type { ReasonName, ToolCall, Verdict } from "../core/types.js";
 import type { ConsentDetector, ConsentResult } from "./consent.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
@@ -10,21 +10,7 @@ export type Route = "Approved" | "Vetoed" | "ConsentApproved" | "ConsentEscalate
 export const ROUTES: readonly Route[] = ["Approved", "Vetoed", "ConsentApproved", "ConsentEscalated", "AdvisoryPassthrough"];
 
 /** Why a decision came out as it did: the verdict's reason, or a guard-level one. */
-export type GuardReason =
-  | "ok"
-  | "read_only"
-  | "no_candidate"
-  | "external_side_effect"
-  | "irreversibly_consumes"
-  | "bound_violated"
-  | "unknown_tool"
-  | "overlap_conflict"
-  | "depth_exceeded"
-  | "below_threshold"
-  | "malformed_call"
-  | "missing_entity"
-  | "internal_error"
-  | "unrequested_mutation";
+export type GuardReason = ReasonName | "read_only" | "malformed_call" | "missing_entity" | "internal_error" | "unrequested_mutation";
 
 /** Reasons no policy may turn into an approval: the guard could not judge the call at all. */
 export const HARD_FAIL_REASONS: ReadonlySet<GuardReason> = new Set<GuardReason>([
