@@ -13,7 +13,8 @@ function outcome(f: (v: unknown) => string, v: unknown): string {
 }
 
 const oddString = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom("\ud800", "a\udc00b", "\u2028", "\"\\", "__proto__", "\u0000\u001f\u007f", "😀"));
-const scalar = fc.oneof(oddString, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(-0));
+// Finite doubles: non-finite numbers are not JSON; the refusal test below covers them through `odd`.
+const scalar = fc.oneof(oddString, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(-0));
 const odd = fc.constantFrom<unknown>(undefined, Number.NaN, Infinity, new Date(0), new Map(), () => 1, 10n, Symbol("s"));
 
 describe("canonicalJsonFast", () => {
@@ -26,7 +27,7 @@ describe("canonicalJsonFast", () => {
         const value = nullProto && typeof v === "object" && v !== null && !Array.isArray(v) ? Object.assign(Object.create(null), v) : v;
         expect(canonicalJsonFast(value)).toBe(canonicalJson(value));
       }),
-      { numRuns: 400 },
+      { numRuns: 400, seed: 7 },
     );
     const proto = JSON.parse('{"__proto__": {"b": 1}, "a": [1, -0, "x"]}');
     expect(canonicalJsonFast(proto)).toBe(canonicalJson(proto));
@@ -40,7 +41,7 @@ describe("canonicalJsonFast", () => {
       fc.property(withOdd, (v) => {
         expect(outcome(canonicalJsonFast, v)).toBe(outcome(canonicalJson, v));
       }),
-      { numRuns: 400 },
+      { numRuns: 400, seed: 7 },
     );
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = { back: cyclic };

@@ -48,7 +48,7 @@ describe("canonicalJson", () => {
         const shuffled = JSON.parse(JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).reverse()) : x)));
         expect(canonicalJson(shuffled)).toBe(text);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 7 },
     );
   });
 });
