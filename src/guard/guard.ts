@@ -220,8 +220,8 @@ export function createGuard(options: GuardOptions): Guard {
    * copies the snapshot JSON-safe into the forward sequence once. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null || info.keyArg === null) return undefined;
-    const key = call.arguments[info.keyArg];
+    if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
+    const key = info.keyConst ?? call.arguments[info.keyArg!];
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
