@@ -2,7 +2,7 @@ import type { CAC } from "cac";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { decodeBlob } from "../../blob/index.js";
-import { compile, formatDiagnostic } from "../../compiler/index.js";
+import { compile, formatDiagnostic, type CompiledModel } from "../../compiler/index.js";
 import { lintOntology, parseManifest, type LintReport, type ToolSide } from "../../lint/index.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 
@@ -19,16 +19,17 @@ interface LintFlags {
 
 class UsageError extends Error {}
 
-function readOntology(file: string): OntologyTables {
+/** The tables, and the declared tool parameters when the ontology is source (a blob carries none). */
+function readOntology(file: string): { tables: OntologyTables; model: CompiledModel | null } {
   const bytes = readFileSync(file);
-  if (file.endsWith(".blob")) return decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  if (file.endsWith(".blob")) return { tables: decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)), model: null };
   const text = bytes.toString("utf8");
   const r = compile(text, { name: basename(file) });
   if (!r.ok) {
     const shown = r.diagnostics.filter((d) => d.severity === "error").map((d) => formatDiagnostic(d, text, file));
     throw new UsageError(`\`${file}\` does not compile\n${shown.join("\n")}`);
   }
-  return r.tables;
+  return { tables: r.tables, model: r.model };
 }
 
 function readJson(file: string): unknown {
@@ -65,9 +66,9 @@ export function register(cli: CAC): void {
       try {
         if (!flags.ontology || !flags.tools) throw new UsageError("`polar lint` needs `--ontology FILE` and `--tools MANIFEST`");
         const side = sideFlag(flags.side);
-        const tables = readOntology(flags.ontology);
+        const { tables, model } = readOntology(flags.ontology);
         const manifest = parseManifest(readJson(flags.tools));
-        const report = lintOntology(tables, manifest, { side });
+        const report = lintOntology(tables, manifest, { side, declaredParams: model?.tools });
         if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report }, null, 2) + "\n");
         else printText(report, flags.ontology, flags.tools);
         process.exitCode = report.errors > 0 ? 1 : 0;
