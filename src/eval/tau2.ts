@@ -4,12 +4,9 @@
 // and returns one report object (rendered to JSON, Markdown and HTML by ./report-*.ts). Node only.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { loadDomainOntology, loadDomainRules } from "../cli/commands/demo.js";
-import { instantiateCoreSync } from "../core/wasm.js";
-import type { BackendFactory } from "../guard/index.js";
-import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
 import { readTau2Data } from "../tau2/data.js";
+import { DomainLoadError, hasDomainOntology, loadCoreBackend, loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
 import { projectAll, type ReplayScope } from "../tau2/replay.js";
 import { ENGINE_VERSION } from "../version.js";
 import {
@@ -83,22 +80,6 @@ export const DEFAULT_RESAMPLES = 2000;
 /** The paper's bootstrap seed (its Appendix D). */
 export const DEFAULT_SEED = 6793;
 
-function backendFactory(root: string, wanted: string): { factory: BackendFactory; name: string } {
-  if (wanted !== "wasm" && wanted !== "reference" && wanted !== "auto") {
-    throw new EvalError("bad-option", `--backend \`${wanted}\` is not wasm, reference or auto`);
-  }
-  if (wanted !== "reference") {
-    for (const rel of ["dist/polar-core.wasm", "build/polar-core.wasm"]) {
-      const file = join(root, rel);
-      if (!existsSync(file)) continue;
-      const module = new WebAssembly.Module(readFileSync(file));
-      return { factory: (tables, blob) => (blob ? instantiateCoreSync(module).load(blob) : createReferenceBackend(tables)), name: `wasm (${rel})` };
-    }
-    if (wanted === "wasm") throw new EvalError("core-unavailable", "the core `polar-core.wasm` was not found", "run `npm run build:wasm`, or pass `--backend reference`");
-  }
-  return { factory: (tables) => createReferenceBackend(tables), name: "reference" };
-}
-
 function resolveResults(dataRoot: string, given: readonly string[] | undefined, listed: string[]): string[] {
   if (given === undefined || given.length === 0) {
     if (listed.length === 0) throw new EvalError("no-results", `\`${dataRoot}\` has no results files in \`results/\``, "pass results files with --results");
@@ -110,6 +91,16 @@ function resolveResults(dataRoot: string, given: readonly string[] | undefined, 
     if (existsSync(inResults)) return inResults;
     throw new EvalError("no-such-file", `results file \`${f}\` not found`, `looked in the current folder and in \`${join(dataRoot, "results")}\``);
   });
+}
+
+/** Domain-loading failures surface as the evaluation's own typed errors (same code and help). */
+function withEvalErrors<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof DomainLoadError) throw new EvalError(e.code, e.message, e.help);
+    throw e;
+  }
 }
 
 export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
@@ -124,7 +115,7 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     throw new EvalError("bad-data", e instanceof Error ? e.message : String(e), (e as { help?: string }).help);
   }
   const files = resolveResults(data.root, options.results, data.resultsFiles());
-  const backend = backendFactory(options.root, options.backend ?? "reference");
+  const backend = withEvalErrors(() => loadCoreBackend(options.root, options.backend ?? "reference"));
   const notes: string[] = [];
 
   // Read every file first so the progress bar knows the total.
@@ -142,7 +133,7 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     if (trajs.length === 0) note = "no simulations";
     else if (domain === null) note = "domain unknown (not in the file's info nor its name)";
     else if (!data.domainNames.includes(domain)) note = `domain \`${domain}\` is not in the data folder`;
-    else if (!existsSync(join(options.root, "ontologies", domain))) note = `no ontology for domain \`${domain}\``;
+    else if (!hasDomainOntology(options.root, domain)) note = `no ontology for domain \`${domain}\``;
     fileInfo.push({ file: basename(f), domain, model: trajs[0] ? modelLabel(trajs[0]) : null, trajectories: trajs.length, used: note === null, note });
     if (note !== null) {
       notes.push(`skipped \`${basename(f)}\`: ${note}`);
@@ -163,9 +154,8 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
   const ontologies: Record<string, { hash: string; source: string }> = {};
   let done = 0;
   for (const domain of domains) {
-    const { ontology, note } = loadDomainOntology(options.root, domain);
-    const loaded = ontology as DomainSetup["ontology"];
-    const rules = loadDomainRules(options.root, domain);
+    const { ontology: loaded, note } = withEvalErrors(() => loadDomainOntology(options.root, domain));
+    const rules = withEvalErrors(() => loadDomainRules(options.root, domain));
     const dom = data.domain(domain);
     const setup: DomainSetup = { name: domain, ontology: loaded, rules, documents: dom.documents, base: projectAll(rules, dom.documents) };
     ontologies[domain] = { hash: loaded.hash, source: note };
