@@ -25,6 +25,8 @@ import {
 } from "./analyze.js";
 import { collectTrajectory, domainFactory, modelLabel, staticTable, type CallRow, type DomainSetup, type StaticEntry } from "./collect.js";
 import { EvalError } from "./errors.js";
+import { dominance, type DominanceEntry } from "./dominance.js";
+import { inferDomain, type DomainEvidence } from "./infer-domain.js";
 import { allVariants, DEFAULT_TAU, type GuardVariant } from "./variants.js";
 
 export const REPORT_FORMAT = "polar-eval-tau2/1";
@@ -58,7 +60,17 @@ export interface Tau2EvalReport {
   meta: {
     engine: string;
     data: string;
-    files: { file: string; domain: string | null; model: string | null; trajectories: number; used: boolean; note: string | null }[];
+    files: {
+      file: string;
+      domain: string | null;
+      /** How the domain is known: stated by the file, or inferred (and from what); null when unknown. */
+      domainFrom: string | null;
+      model: string | null;
+      trajectories: number;
+      used: boolean;
+      /** Why the file is skipped; null when used. */
+      note: string | null;
+    }[];
     domains: string[];
     scopes: ReplayScope[];
     tau: number;
@@ -71,6 +83,8 @@ export interface Tau2EvalReport {
   inventory: InventoryRow[];
   staticTable: Record<string, StaticEntry[]>;
   scopes: Partial<Record<ReplayScope, ScopeReport>>;
+  /** POLAR against its static baseline per (scope, domain, pair), deduplicated and over every call. */
+  dominance: DominanceEntry[];
   labelQuality: LabelQuality;
   /** Every agent write call with its outcome (read-only calls are counted in `inventory` only). */
   writes: CallRow[];
@@ -79,6 +93,29 @@ export interface Tau2EvalReport {
 export const DEFAULT_RESAMPLES = 2000;
 /** The paper's bootstrap seed (its Appendix D). */
 export const DEFAULT_SEED = 6793;
+
+/** A domain's tool names: its manifest (`tools/<domain>.json`) and its ontology; null when neither exists. */
+function domainTools(dataRoot: string, root: string, domain: string): Set<string> | null {
+  const out = new Set<string>();
+  let known = false;
+  const manifest = join(dataRoot, "tools", `${domain}.json`);
+  if (existsSync(manifest)) {
+    try {
+      const list: unknown = JSON.parse(readFileSync(manifest, "utf8"));
+      if (Array.isArray(list)) {
+        known = true;
+        for (const t of list) if (t !== null && typeof t === "object" && typeof (t as { name?: unknown }).name === "string") out.add((t as { name: string }).name);
+      }
+    } catch {
+      // An unreadable manifest is no evidence; the ontology may still be.
+    }
+  }
+  if (hasDomainOntology(root, domain)) {
+    known = true;
+    for (const t of loadDomainOntology(root, domain).ontology.tables.tools) out.add(t.name);
+  }
+  return known ? out : null;
+}
 
 function resolveResults(dataRoot: string, given: readonly string[] | undefined, listed: string[]): string[] {
   if (given === undefined || given.length === 0) {
@@ -121,6 +158,8 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
   // Read every file first so the progress bar knows the total.
   const fileInfo: Tau2EvalReport["meta"]["files"] = [];
   const byDomain = new Map<string, Trajectory[]>();
+  let evidence: DomainEvidence[] | null = null;
+  const domainEvidence = (): DomainEvidence[] => (evidence ??= data.domainNames.map((d) => ({ name: d, taskIds: new Set(data.domain(d).tasks.keys()), tools: domainTools(data.root, options.root, d) })));
   for (const f of files) {
     let trajs: Trajectory[];
     try {
@@ -128,13 +167,27 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     } catch (e) {
       throw new EvalError("bad-results", `cannot read \`${basename(f)}\`: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const domain = trajs[0]?.domain ?? null;
+    let domain = trajs[0]?.domain ?? null;
+    let domainFrom: string | null = domain === null ? null : "stated (info or file name)";
     let note: string | null = null;
     if (trajs.length === 0) note = "no simulations";
-    else if (domain === null) note = "domain unknown (not in the file's info nor its name)";
-    else if (!data.domainNames.includes(domain)) note = `domain \`${domain}\` is not in the data folder`;
-    else if (!hasDomainOntology(options.root, domain)) note = `no ontology for domain \`${domain}\``;
-    fileInfo.push({ file: basename(f), domain, model: trajs[0] ? modelLabel(trajs[0]) : null, trajectories: trajs.length, used: note === null, note });
+    else if (domain === null) {
+      const inferred = inferDomain(trajs, domainEvidence());
+      if (inferred.domain === null) note = `domain unknown (not in the file's info nor its name), and ${inferred.reason}`;
+      else {
+        const d = inferred.domain;
+        domain = d;
+        domainFrom = inferred.how;
+        const tasks = data.domain(d).tasks;
+        trajs = trajs.map((t) => ({ ...t, domain: d, task: t.task ?? tasks.get(t.taskId) ?? null }));
+        notes.push(`\`${basename(f)}\`: domain ${d} ${inferred.how}`);
+      }
+    }
+    if (note === null && domain !== null) {
+      if (!data.domainNames.includes(domain)) note = `domain \`${domain}\` is not in the data folder`;
+      else if (!hasDomainOntology(options.root, domain)) note = `no ontology for domain \`${domain}\``;
+    }
+    fileInfo.push({ file: basename(f), domain, domainFrom, model: trajs[0] ? modelLabel(trajs[0]) : null, trajectories: trajs.length, used: note === null, note });
     if (note !== null) {
       notes.push(`skipped \`${basename(f)}\`: ${note}`);
       continue;
@@ -205,6 +258,7 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     inventory: inventory(rows, infos),
     staticTable: statics,
     scopes: scopeReports,
+    dominance: scopes.flatMap((s) => dominance(rows, s, { resamples, seed })),
     labelQuality: labelQuality(rows),
     writes: rows.filter((r) => r.write),
   };
