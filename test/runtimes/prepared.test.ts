@@ -24,7 +24,7 @@ describe("prepareOntology", () => {
     const p = prepareOntology(bytes);
     expect(prepareOntology(bytes)).toBe(p);
     expect(prepareOntology(p.blob)).toBe(p);
-    expect(prepareOntology(bytes.buffer)).toBe(p);
+    expect(prepareOntology(bytes.buffer as ArrayBuffer)).toBe(p);
     // Equal bytes in another buffer are validated on their own (the cache is by buffer, then bytes).
     expect(prepareOntology(fresh())).not.toBe(p);
   });
