@@ -39,12 +39,12 @@ class ScriptedModel implements Model {
   }
 }
 
-const parameters = { type: "object", properties: {}, required: [], additionalProperties: true } as const;
+const parameters = { type: "object" as const, properties: {}, required: [] as string[], additionalProperties: true as const };
 
 async function converse(f: Fixture, script: ModelResponse[], answer: (question: string | null) => boolean) {
   const polar = createAgentsGuard(f.guard);
   const tools = Object.entries(f.impl).map(([name, run]) =>
-    tool(polar.tool({ name, description: name, parameters, strict: false, execute: (input: unknown) => run(input as Record<string, unknown>) })),
+    tool(polar.tool({ name, description: name, parameters, strict: false as const, execute: (input: unknown) => run(input as Record<string, unknown>) })),
   );
   const model = new ScriptedModel(script);
   const agent = new Agent({ name: "airline agent", instructions: "help", model, tools });
@@ -106,7 +106,7 @@ describe("polar-guard/openai-agents (Agents SDK runner)", () => {
     const f = fixture();
     const polar = createAgentsGuard(f.guard, { userMessages: () => ["yes please, go ahead"] });
     const model = new ScriptedModel([functionCalls(calls.certificate), say("?")]);
-    const agent = new Agent({ name: "a", model, tools: [tool(polar.tool({ name: "send_certificate", description: "x", parameters, strict: false, execute: (i: unknown) => f.impl.send_certificate(i as Record<string, unknown>) }))] });
+    const agent = new Agent({ name: "a", model, tools: [tool(polar.tool({ name: "send_certificate", description: "x", parameters, strict: false as const, execute: (i: unknown) => f.impl.send_certificate(i as Record<string, unknown>) }))] });
     const result = await new Runner({ tracingDisabled: true }).run(agent, "hi");
     expect(result.interruptions).toHaveLength(1);
     expect(f.ran).toEqual({});
