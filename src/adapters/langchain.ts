@@ -86,7 +86,10 @@ export function polarMiddleware(guard: Guard, options: LangChainGuardOptions = {
       if (id !== undefined) bounded(open, id, d);
       const ask: ConsentInterrupt = { type: "polar-consent", question: d.question ?? d.message ?? "", toolCall: { id, name: toolCall.name, args: toolCall.args }, seq: d.seq };
       // Throws to pause the graph the first time; returns the resume value when it is resumed.
-      const answer = request.runtime.interrupt(ask);
+      const interrupt = request.runtime?.interrupt;
+      // Without a LangGraph runtime (no checkpointer) nobody can answer: the question is the refusal.
+      if (typeof interrupt !== "function") return refuse(request, handler, ask.question);
+      const answer = interrupt(ask);
       if (id !== undefined) open.delete(id);
       if (!isApproval(answer)) return refuse(request, handler, `The user declined: ${ask.question}`);
       d = session.consent(d, context);
