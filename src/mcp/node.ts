@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -49,7 +49,8 @@ export interface NodeGatewayOptions {
   listen?: { host: string; port: number };
   /** Where the gateway's own messages go (default process.stderr). */
   log?: (line: string) => void;
-  /** Environment for the child (default: the SDK's safe default environment plus `env`). */
+  /** Extra environment for the child, over the gateway's own (servers are configured by environment,
+   * e.g. server-memory's MEMORY_FILE_PATH, so the child inherits it). */
   env?: Record<string, string>;
   cwd?: string;
 }
@@ -75,6 +76,12 @@ function wasmBackend(): BackendFactory | undefined {
     }
   }
   return undefined;
+}
+
+function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
+  return out;
 }
 
 const nodeSha256 = (data: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(data).digest());
@@ -111,7 +118,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const what = options.command ? `\`${options.command.map((a) => basename(a)).join(" ")}\`` : `\`${options.upstreamUrl}\``;
   if (options.command) {
     const [command, ...args] = options.command;
-    const stdio = new StdioClientTransport({ command, args, env: { ...getDefaultEnvironment(), ...(options.env ?? {}) }, cwd: options.cwd, stderr: "pipe" });
+    const stdio = new StdioClientTransport({ command, args, env: { ...inheritedEnv(), ...(options.env ?? {}) }, cwd: options.cwd, stderr: "pipe" });
     stdio.stderr?.on("data", (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
     });

@@ -15,7 +15,6 @@ export const MEMORY_RULES = join(ROOT, "ontologies/mcp-memory/projection.json");
 export const FS_ONTOLOGY = join(ROOT, "ontologies/mcp-filesystem/filesystem.blob");
 export const FS_RULES = join(ROOT, "ontologies/mcp-filesystem/projection.json");
 const CLI = join(ROOT, "src/cli/index.ts");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `polar-mcp-${prefix}-`));
@@ -41,12 +40,15 @@ export async function gateway(opts: {
   server: string[];
   policy?: string;
   scope?: string;
+  tau?: number;
   auditLog?: string;
   env?: Record<string, string>;
   elicit?: Elicit;
 }): Promise<Connected> {
-  const args = [TSX, CLI, "mcp", "--ontology", opts.ontology, "--rules", opts.rules, "--policy", opts.policy ?? "veto"];
+  // One process (tsx as a loader, not its CLI wrapper), so the pid is the gateway's own.
+  const args = ["--import", "tsx", CLI, "mcp", "--ontology", opts.ontology, "--rules", opts.rules, "--policy", opts.policy ?? "veto"];
   if (opts.scope) args.push("--scope", opts.scope);
+  if (opts.tau !== undefined) args.push("--tau", String(opts.tau));
   if (opts.auditLog) args.push("--audit-log", opts.auditLog);
   args.push("--", ...opts.server);
   const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...getDefaultEnvironment(), ...(opts.env ?? {}) }, stderr: "pipe", cwd: ROOT });
@@ -85,6 +87,13 @@ export async function gone(pid: number, ms = 8000): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return !alive(pid);
+}
+
+/** Every descendant of a process (Linux /proc). */
+export async function descendantsOf(pid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const c of await childrenOf(pid)) out.push(c, ...(await descendantsOf(c)));
+  return out;
 }
 
 /** The children of a process (Linux /proc), to check none is left behind. */

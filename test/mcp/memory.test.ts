@@ -3,6 +3,7 @@
 // server appends re-created items at the end, the declared `list_position` residue); every refusal
 // leaves the graph untouched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MEMORY_ONTOLOGY, MEMORY_RULES, MEMORY_SERVER, decisionOf, gateway, runInverse, tempDir, textOf, type Connected } from "./helpers.js";
 
@@ -64,6 +65,8 @@ beforeAll(async () => {
   }
   const r = await g.call("create_relations", { relations: [{ from: "alice", to: "acme", relationType: "works at" }] });
   expect(r.isError, textOf(r)).not.toBe(true);
+  // The server got the gateway's environment (MEMORY_FILE_PATH): the graph is in the temp dir.
+  expect(existsSync(join(tmp.dir, "memory.jsonl"))).toBe(true);
 }, 60_000);
 
 afterAll(async () => {
