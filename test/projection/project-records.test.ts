@@ -60,6 +60,12 @@ describe("collections", () => {
     expect(fromList.slot("t", "1-j", "group")).toBe("1");
   });
 
+  it("`*` ending a `single` path over a string names no record (not one per character)", () => {
+    const rules = rulesWith([{ entity: "t", from: "groups.*", single: true, id: { template: "g{$1}" } }]);
+    expect(projectDocument(rules, { groups: "ab" }).size()).toBe(0);
+    expect(projectDocument(rules, { groups: { x: { a: 1 } } }).ids("t")).toEqual(["gx"]);
+  });
+
   it("`*` over a scalar or null matches nothing", () => {
     const rules = rulesWith([{ entity: "t", from: "groups.*.items", id: "$key" }]);
     for (const groups of ["ab", null, 3]) expect(projectDocument(rules, { groups }).size()).toBe(0);
@@ -94,6 +100,7 @@ describe("fields and slots of a record", () => {
     ["a string", "abc"],
     ["a list", ["x", "y"]],
     ["a number", 5],
+    ["null", null],
   ])("a record that is %s copies no fields; derived slots still apply", (_what, rec) => {
     const rules = rulesWith([{ entity: "t", from: "items", id: "$key" }], { fields: "*", slots: { whole: "$" } });
     const b = projectDocument(rules, { items: { r: rec } });
@@ -128,9 +135,9 @@ describe("entity ids", () => {
     expect(e.help).toBe("the `id` expression must yield a non-empty string or a number");
   });
 
-  it("an id that overflows to infinity is no id", () => {
+  it("an id that overflows to infinity is no id, shown as such", () => {
     const rules = rulesWith([{ entity: "t", from: "items", id: { add: [{ const: 1e308 }, { const: 1e308 }] } }]);
-    expect(errorOf(() => projectDocument(rules, { items: [{}] })).code).toBe("missing-id");
+    expect(errorOf(() => projectDocument(rules, { items: [{}] })).message).toBe("no entity id for t in `items` at key `0`: got `Infinity`");
   });
 
   it("the document itself is named `(document)` in the error", () => {

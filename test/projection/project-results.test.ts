@@ -55,6 +55,7 @@ describe("applyToolResult", () => {
       set_text: { entity: "res", id: "$args.id", set: { text: "$text" } },
       by_id: { entity: "res", id: "$args.id", set: { x: { const: 1 } } },
       seats: { forEach: "$result", entity: "seat", id: "$item", set: { pos: "$index" } },
+      huge_id: { entity: "res", id: { add: [{ const: 1e308 }, { const: 1e308 }] }, set: { x: { const: 1 } } },
       no_loop: { entity: "seat", id: "$args.id", set: { pos: { coalesce: ["$index", { const: "none" }] } } },
     },
   });
@@ -96,6 +97,12 @@ describe("applyToolResult", () => {
     const b = new LayerB();
     const r = applyToolResult(rules, b, { name: "by_id", arguments: { id } }, "ok");
     expect(r).toEqual({ tool: "by_id", matched: true, changes: [], skipped: [`effect 0 of \`by_id\`: no entity id (got \`${got}\`)`] });
+    expect(b.size()).toBe(0);
+  });
+
+  it("an id that overflows to infinity is skipped, and the reason says so (not `null`)", () => {
+    const b = new LayerB();
+    expect(applyToolResult(rules, b, { name: "huge_id", arguments: {} }, "ok").skipped).toEqual(["effect 0 of `huge_id`: no entity id (got `Infinity`)"]);
     expect(b.size()).toBe(0);
   });
 
