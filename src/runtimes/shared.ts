@@ -8,7 +8,7 @@ import { createVerifier, type Verifier, type VerifierOptions } from "../core/ver
 import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
 import { describeError, GuardError } from "../guard/errors.js";
-import { prepareOntology, type PreparedOntology } from "../ontology/prepared.js";
+import { prepareOntology, prepareOntologyAsync, type PreparedOntology } from "../ontology/prepared.js";
 import type { Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
@@ -153,7 +153,7 @@ export async function loadOntology(platform: Platform, options: OntologySource &
     options.core ?? platform.core(options.wasm, options.coreOptions),
     ontologyBytes(platform, options),
   ]);
-  const { tables, blob } = prepareOntology(bytes, { sha256: platform.sha256 });
+  const { tables, blob } = await prepare(bytes, platform.sha256);
   return { blob, tables, backend: sharedBackend(core, blob)(tables, blob) };
 }
 
@@ -172,14 +172,20 @@ export async function loadGuardOn(platform: Platform, options: LoadGuardOptions)
   ]);
   // The platform's native hash serves the blob check and the reads digest unless the caller chose one.
   const config = platform.sha256 === undefined ? guardOptions.config : { sha256: platform.sha256, ...guardOptions.config };
-  const ontology = prepareGuardOntology(bytes, config?.sha256);
+  const ontology = await prepareGuardOntology(bytes, config?.sha256);
   return createGuard({ ...guardOptions, config, ontology, backend: sharedBackend(core, ontology.blob) });
 }
 
+/** With a synchronous native hash (Node's), prepareOntology; without one (browsers, workerd), the blob's
+ * digests come from WebCrypto instead of the JavaScript SHA-256 in a cold interpreter. */
+function prepare(bytes: Uint8Array, sha256: Sha256 | undefined): Promise<PreparedOntology> {
+  return sha256 !== undefined ? Promise.resolve(prepareOntology(bytes, { sha256 })) : prepareOntologyAsync(bytes);
+}
+
 /** prepareOntology with a refused blob reported as createGuard reports it (GuardError `invalid-ontology`). */
-function prepareGuardOntology(bytes: Uint8Array, sha256: Sha256 | undefined): PreparedOntology {
+async function prepareGuardOntology(bytes: Uint8Array, sha256: Sha256 | undefined): Promise<PreparedOntology> {
   try {
-    return prepareOntology(bytes, { sha256 });
+    return await prepare(bytes, sha256);
   } catch (e) {
     throw new GuardError("invalid-ontology", `the ontology blob is refused: ${describeError(e)}`, "compile the ontology again with `polar compile`", { cause: e });
   }
