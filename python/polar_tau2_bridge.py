@@ -351,6 +351,7 @@ class Bridge:
                 self.journal.stack.remove(snap)
             return out
 
+        arguments = self.exact_numbers(name, requestor, arguments)
         mutating = self.env._is_mutating_tool(name) if self.env._has_tool(name) else True
         self.journal.tracking = mutating
         try:
@@ -358,6 +359,29 @@ class Bridge:
         finally:
             self.journal.tracking = True
         return {"content": msg.content, "error": bool(msg.error), "mutating": mutating}
+
+    def exact_numbers(self, name, requestor, arguments):
+        """JSON text `2.0` is a float in Python but reaches us as the number 2 (JavaScript has one number
+        type): give a float-typed parameter its float back, so the tool formats it as in the run."""
+        fn = None
+        for tk in (self.env.tools, getattr(self.env, "user_tools", None)):
+            if tk is not None and tk.has_tool(name):
+                fn = tk.tools[name]
+                break
+        if fn is None:
+            return arguments
+        import inspect
+        import typing
+
+        try:
+            hints = typing.get_type_hints(fn)
+        except Exception:  # noqa: BLE001  (unresolvable annotations: pass the arguments as they are)
+            return arguments
+        out = dict(arguments)
+        for k, v in arguments.items():
+            if hints.get(k) is float and isinstance(v, int) and not isinstance(v, bool):
+                out[k] = float(v)
+        return out
 
     def reset(self):
         # Back to the pristine db objects (a task's initialization data builds new ones).

@@ -34,6 +34,7 @@ export interface ExecFigures {
 
 export interface ExecExample {
   class: string;
+  domain: string;
   file: string;
   task: string;
   trial: number;
@@ -117,6 +118,7 @@ class Tally {
   readonly tools = new Map<string, ExecGroup>();
   readonly edges = new Map<string, ExecGroup>();
   readonly examples: Record<string, ExecExample[]> = {};
+  private readonly counts = new Map<string, number>();
 
   figures(domain: string, scope: ReplayScope | null): ExecFigures[] {
     const out = [this.overall, (this.byDomain[domain] ??= emptyFigures())];
@@ -128,9 +130,13 @@ class Tally {
     if (!g) map.set(key, (g = { key, admitted: 0, restored: 0, withinResidue: 0, wrong: 0, missingArguments: 0, confirmed: 0, conservative: 0 }));
     return g;
   }
+  /** Up to MAX_EXAMPLES per class and domain. */
   example(e: ExecExample): void {
-    const list = (this.examples[e.class] ??= []);
-    if (list.length < MAX_EXAMPLES) list.push(e);
+    const k = `${e.class}\u0000${e.domain}`;
+    const n = this.counts.get(k) ?? 0;
+    if (n >= MAX_EXAMPLES) return;
+    this.counts.set(k, n + 1);
+    (this.examples[e.class] ??= []).push(e);
   }
 }
 
@@ -384,7 +390,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
   if ((data !== null && (data.agentData != null || data.userData != null)) || actions.length > 0) {
     const res = await bridge.initialize(data === null ? null : { agent_data: data.agentData ?? null, user_data: data.userData ?? null }, actions);
     res.forEach((r, i) => {
-      if (!r.ok) tally.example({ class: "initialization", file, task: traj.taskId, trial: traj.trial, call: -1, scope: null, tool: actions[i].func_name, arguments: actions[i].arguments, pi: "", edge: null, detail: r.error ?? "failed", diff: [] });
+      if (!r.ok) tally.example({ class: "initialization", domain, file, task: traj.taskId, trial: traj.trial, call: -1, scope: null, tool: actions[i].func_name, arguments: actions[i].arguments, pi: "", edge: null, detail: r.error ?? "failed", diff: [] });
     });
     const state = await bridge.state();
     mirror = new LayerB();
@@ -434,7 +440,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
         for (const f of tally.figures(domain, scope)) f.fidelity.reads++;
         if (readText(seen) !== readText(env)) {
           for (const f of tally.figures(domain, scope)) f.fidelity.mismatches++;
-          tally.example({ class: "fidelity", file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `${entity}(${id}).${slot ?? "exists"}: Layer B ${readText(seen)}, environment ${readText(env)}`, diff: [] });
+          tally.example({ class: "fidelity", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `${entity}(${id}).${slot ?? "exists"}: Layer B ${readText(seen)}, environment ${readText(env)}`, diff: [] });
         }
       }
     }
@@ -447,7 +453,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
     for (const f of tally.figures(domain, null)) f.replay.calls++;
     if (out.error !== rec.result.error || !sameOutput(out.content, rec.result.content)) {
       for (const f of tally.figures(domain, null)) f.replay.outputMismatches++;
-      tally.example({ class: "outputMismatch", file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope: null, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `recorded ${rec.result.error ? "error " : ""}\`${rec.result.content.slice(0, 300)}\`, environment ${out.error ? "error " : ""}\`${out.content.slice(0, 300)}\``, diff: [] });
+      tally.example({ class: "outputMismatch", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope: null, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `recorded ${rec.result.error ? "error " : ""}\`${rec.result.content.slice(0, 300)}\`, environment ${out.error ? "error " : ""}\`${out.content.slice(0, 300)}\``, diff: [] });
     }
     if (out.changes) applyChanges(setup.rules, mirror, out.changes, docs);
     if (guarded) {
@@ -489,7 +495,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
         tally.group(tally.tools, call.name)[cls]++;
         tally.group(tally.edges, restoredBy ?? `(refused: ${d.reason})`)[cls]++;
         if (restoredBy !== null) {
-          tally.example({ class: "conservative", file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: restoredBy, detail: `refused \`${d.reason}\`; edge \`${restoredBy}\` without its bound restores the state`, diff: [], policyForbids: POLICY_ON_INVERSE[restoredBy] ?? null });
+          tally.example({ class: "conservative", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: restoredBy, detail: `refused \`${d.reason}\`; edge \`${restoredBy}\` without its bound restores the state`, diff: [], policyForbids: POLICY_ON_INVERSE[restoredBy] ?? null });
         }
       }
     }
@@ -550,6 +556,7 @@ async function runPi(
   if (got.class === "wrong" || got.class === "missingArguments" || got.class === "withinResidue") {
     tally.example({
       class: got.class,
+      domain: where.domain,
       file: where.file,
       task: where.traj.taskId,
       trial: where.traj.trial,
