@@ -205,6 +205,8 @@ export function createGuard(options: GuardOptions): Guard {
   /** Calls that ran although this guard did not admit them (consent, advisory passthrough), by call:
    * barriers in turn scope's `turnCalls`, as they are in session scope (see observe). */
   const committed = new Set<string>();
+  /** The `before` snapshot of each observed mutating call, by call (turn scope's earlier calls). */
+  const observedBefore = new Map<string, Record<string, unknown>>();
   const slotsByEntity = new Map<string, string[]>();
   for (const s of tables.slots) {
     const e = tables.entities[s.entity].name;
@@ -232,6 +234,23 @@ export function createGuard(options: GuardOptions): Guard {
     return before;
   }
 
+  /** Turn scope: an earlier call of the message is searched on its entity as it was before it ran
+   * (docs/semantics.md, "Operands of earlier calls"). The guard's Layer B changes only at observe(), so
+   * that is the snapshot taken then or, for a call this guard has not observed, the state now. */
+  function withBefore(c: unknown): unknown {
+    if (typeof c !== "object" || c === null || (c as ExecutedCall).before !== undefined) return c;
+    const checked = checkCallShape(c);
+    if (!checked.ok) return c;
+    let before: Record<string, unknown> | undefined;
+    try {
+      before = observedBefore.get(callKey(checked.call)) ?? snapshot(checked.call);
+    } catch {
+      return c; // a StateView that throws fails the whole check closed anyway
+    }
+    if (before !== undefined) (c as ExecutedCall).before = before;
+    return c;
+  }
+
   /** Turn scope's forward prefix: the earlier calls of the message after the last one that ran although
    * it was not admitted (that one committed everything before it, as in session scope). */
   function turnForward(turnCalls: readonly ToolCall[] | undefined): readonly ToolCall[] {
@@ -249,7 +268,7 @@ export function createGuard(options: GuardOptions): Guard {
     const call = jsonSafe(rawCall);
     // Session scope: the recorded calls are already JSON-safe and frozen (observe); turn scope: the
     // caller's calls, copied now.
-    const forward: unknown[] = scope === "session" ? executed.slice() : turnForward(context?.turnCalls).map((c) => safeExecuted(c));
+    const forward: unknown[] = scope === "session" ? executed.slice() : turnForward(context?.turnCalls).map((c) => withBefore(safeExecuted(c)));
     const userMessages = lastMessages(context?.userMessages);
     const ev = evaluate({ tables, verifier: engine.verifier, config, policy: policy!, detector, call, forward, state, userMessages, model, sha256 });
     if (ev.backendFailed && factory !== null) {
@@ -369,6 +388,11 @@ export function createGuard(options: GuardOptions): Guard {
     const before = checkedAs !== undefined ? checkedAs.before : snapshot(checked.call);
     pending.delete(key);
     if (opts.failed === true) return { applied: null, sequenceLength: executed.length };
+    if (before !== undefined) {
+      observedBefore.delete(key);
+      if (observedBefore.size >= MAX_PENDING) observedBefore.delete(observedBefore.keys().next().value as string);
+      observedBefore.set(key, before);
+    }
     let applied: ApplyReport | null = null;
     if (cfg.projection !== undefined) applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
     const info = engine.verifier.tool(checked.call.name);
@@ -407,6 +431,7 @@ export function createGuard(options: GuardOptions): Guard {
       executed = [];
       pending.clear();
       committed.clear();
+      observedBefore.clear();
     },
     sequence: () => executed.map((c) => ({ ...c })),
   };
