@@ -278,6 +278,10 @@ interface DomainExec {
   mirrorBase: LayerB;
   /** Per tool: its positive edges as bound-free single-edge ontologies. */
   unbounded: Map<string, { edge: string; ontology: { tables: OntologyTables; hash: string } }[]>;
+  /** Results files the bridge has read. */
+  loaded: Set<string>;
+  /** The current run is in τ²-bench's solo mode (the agent calls the user's device tools). */
+  solo: boolean;
 }
 
 async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<DomainExec> {
@@ -297,7 +301,7 @@ async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<
     }
     if (list.length > 0) unbounded.set(t.name, list);
   });
-  return { setup, bridge, signatures, mirrorBase, unbounded };
+  return { setup, bridge, signatures, mirrorBase, unbounded, loaded: new Set(), solo: false };
 }
 
 function isSolo(t: Trajectory): boolean {
@@ -382,7 +386,13 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
   const file = traj.source.file ? traj.source.file.split(/[\\/]/).pop()! : "(results)";
   const domain = setup.name;
   await bridge.reset();
-  await bridge.setSolo(isSolo(traj));
+  const solo = isSolo(traj);
+  await bridge.setSolo(solo);
+  dom.solo = solo;
+  if (traj.source.file && !dom.loaded.has(traj.source.file)) {
+    await bridge.loadResults(traj.source.file);
+    dom.loaded.add(traj.source.file);
+  }
   const init = traj.task?.initialState ?? null;
   let mirror: LayerB;
   const data = init?.initializationData ?? null;
@@ -449,7 +459,8 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
     const guarded = payloads.length > 0;
     const pre = write ? await bridge.snapshot() : null;
     if (pre !== null) snapshots.push(pre);
-    const out = await bridge.call(call.name, call.arguments, { requestor: rec.call.requestor, changes: true });
+    const recorded = traj.source.file ? { file: traj.source.file, simulation: traj.source.index, id: rec.call.id } : undefined;
+    const out = await bridge.call(call.name, call.arguments, { requestor: rec.call.requestor, changes: true, recorded });
     for (const f of tally.figures(domain, null)) f.replay.calls++;
     if (out.error !== rec.result.error || !sameOutput(out.content, rec.result.content)) {
       for (const f of tally.figures(domain, null)) f.replay.outputMismatches++;
@@ -588,7 +599,8 @@ async function tryPi(
   try {
     for (const s of concrete.steps) {
       const sig = dom.signatures[s.tool];
-      const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" ? "user" : "assistant" });
+      // In solo mode the agent makes the user-side calls (τ²-bench refuses user calls there).
+      const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" && !dom.solo ? "user" : "assistant" });
       if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [] };
     }
     const d = await bridge.diff(target(), 200);
