@@ -71,6 +71,19 @@ export interface ExecutionReport extends ExecFigures {
   byTool: ExecGroup[];
   byEdge: ExecGroup[];
   examples: Record<string, ExecExample[]>;
+  /** With `keepVerdicts`: every admitted verdict and its class (tests). */
+  verdicts?: ExecVerdict[];
+}
+
+export interface ExecVerdict {
+  domain: string;
+  file: string;
+  task: string;
+  call: number;
+  scope: ReplayScope;
+  tiers: string[];
+  lossClasses: (string | null)[];
+  class: ExecClass;
 }
 
 export interface ExecuteOptions {
@@ -82,6 +95,7 @@ export interface ExecuteOptions {
   tau: number;
   backend?: BackendFactory;
   onProgress?: (done: number, label: string) => void;
+  keepVerdicts?: boolean;
 }
 
 const MAX_EXAMPLES = 20;
@@ -118,6 +132,7 @@ class Tally {
   readonly tools = new Map<string, ExecGroup>();
   readonly edges = new Map<string, ExecGroup>();
   readonly examples: Record<string, ExecExample[]> = {};
+  readonly verdicts: ExecVerdict[] = [];
   private readonly counts = new Map<string, number>();
 
   figures(domain: string, scope: ReplayScope | null): ExecFigures[] {
@@ -377,6 +392,7 @@ export async function executeVerdicts(
     byTool: sortGroups(tally.tools),
     byEdge: sortGroups(tally.edges),
     examples: tally.examples,
+    ...(options.keepVerdicts ? { verdicts: tally.verdicts } : {}),
   };
 }
 
@@ -485,6 +501,9 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
         for (const f of tally.figures(domain, scope)) {
           f.admitted++;
           f[verdictClass]++;
+        }
+        if (options.keepVerdicts) {
+          tally.verdicts.push({ domain, file, task: traj.taskId, call: rec.callIndex, scope, tiers: steps.map((x) => x.tier), lossClasses: steps.map((x) => x.lossClass), class: verdictClass });
         }
         for (const g of [tally.group(tally.tools, call.name), tally.group(tally.edges, edge ?? "(none)")]) {
           g.admitted++;
