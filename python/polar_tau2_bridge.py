@@ -363,7 +363,7 @@ class Bridge:
 
     def load_results(self, path):
         """Reads a results file with Python's json, as tau2-bench does, and keeps every tool call's
-        arguments by (simulation index, call id): a JSON number `2.0` stays a float (JavaScript, which
+        arguments by (simulation index, position among its tool calls): a JSON number `2.0` stays a float (JavaScript, which
         has one number type, would hand us 2, and the tool would print `2 GB` instead of `2.0 GB`)."""
         with open(path, "r", encoding="utf-8") as fp:
             doc = json.load(fp)
@@ -377,10 +377,12 @@ class Bridge:
             raise BridgeError("bad-results", "`%s` has no simulations" % path)
         table = {}
         for i, sim in enumerate(sims):
+            k = 0  # the call's position among the simulation's tool calls (ids may be empty or repeat)
             for m in (sim or {}).get("messages") or []:
                 for tc in (m or {}).get("tool_calls") or []:
                     if isinstance(tc, dict) and isinstance(tc.get("arguments"), dict):
-                        table[(i, str(tc.get("id")))] = (tc.get("name"), tc["arguments"])
+                        table[(i, k)] = (tc.get("name"), tc["arguments"])
+                    k += 1
         self.recorded[os.path.abspath(path)] = table
         return len(table)
 
@@ -390,9 +392,9 @@ class Bridge:
         table = self.recorded.get(os.path.abspath(str(ref.get("file"))))
         if table is None:
             raise BridgeError("no-results", "results file `%s` was not loaded" % ref.get("file"))
-        hit = table.get((int(ref.get("simulation", -1)), str(ref.get("id"))))
+        hit = table.get((int(ref.get("simulation", -1)), int(ref.get("call", -1))))
         if hit is None or hit[0] != name:
-            raise BridgeError("no-call", "no recorded call `%s` with id `%s` in simulation %s" % (name, ref.get("id"), ref.get("simulation")))
+            raise BridgeError("no-call", "no recorded call `%s` at position %s in simulation %s" % (name, ref.get("call"), ref.get("simulation")))
         return hit[1]
 
     def reset(self):

@@ -475,7 +475,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
     const guarded = payloads.length > 0;
     const pre = write ? await bridge.snapshot() : null;
     if (pre !== null) snapshots.push(pre);
-    const recorded = traj.source.file ? { file: traj.source.file, simulation: traj.source.index, id: rec.call.id } : undefined;
+    const recorded = traj.source.file ? { file: traj.source.file, simulation: traj.source.index, call: rec.callIndex } : undefined;
     const out = await bridge.call(call.name, call.arguments, { requestor: rec.call.requestor, changes: true, recorded });
     for (const f of tally.figures(domain, null)) f.replay.calls++;
     if (out.error !== rec.result.error || !sameOutput(out.content, rec.result.content)) {

@@ -254,7 +254,7 @@ export class Tau2Bridge {
   call(
     name: string,
     args: Record<string, unknown>,
-    options: { requestor?: string; changes?: boolean; recorded?: { file: string; simulation: number; id: string } } = {},
+    options: { requestor?: string; changes?: boolean; recorded?: { file: string; simulation: number; call: number } } = {},
   ): Promise<ToolOutput> {
     return this.request("call", { name, arguments: args, requestor: options.requestor ?? "assistant", changes: options.changes === true, recorded: options.recorded ?? null });
   }

@@ -21,8 +21,11 @@ const SUBSET = [
   "gpt-4.1_telecom_no-user_4trials_5tasks.json",
 ];
 
-function figureKeys(f: ExecFigures): void {
-  expect(Object.keys(f).sort()).toEqual(["admitted", "fidelity", "missingArguments", "refusals", "replay", "restored", "withinResidue", "wrong"]);
+const FIGURES = ["admitted", "restored", "withinResidue", "wrong", "missingArguments", "refusals", "fidelity", "replay"];
+
+function figureKeys(f: ExecFigures, exact = true): void {
+  if (!exact) for (const k of FIGURES) expect(f).toHaveProperty(k);
+  else expect(Object.keys(f).sort()).toEqual(["admitted", "fidelity", "missingArguments", "refusals", "replay", "restored", "withinResidue", "wrong"]);
   expect(Object.keys(f.refusals).sort()).toEqual(["confirmed", "conservative"]);
   expect(Object.keys(f.fidelity).sort()).toEqual(["mismatches", "reads"]);
   expect(Object.keys(f.replay).sort()).toEqual(["calls", "outputMismatches"]);
@@ -49,7 +52,7 @@ describePython("polar eval tau2 --execute on three real results files", () => {
   });
 
   it("writes the execution object with the issue's field names, overall and per domain", () => {
-    figureKeys(x);
+    figureKeys(x, false);
     expect(Object.keys(x.byDomain).sort()).toEqual(["airline", "retail", "telecom"]);
     for (const d of Object.values(x.byDomain)) figureKeys(d);
     expect(x.replay.calls).toBeGreaterThan(500);
