@@ -2,7 +2,7 @@
 // domain's setup, runs ./execute.ts and renders its section of the Markdown and HTML reports.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadDomainOntology, loadDomainRules } from "../cli/commands/demo.js";
+import { loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
 import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
 import { readTau2Data } from "../tau2/data.js";
