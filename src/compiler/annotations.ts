@@ -5,7 +5,7 @@ import { Identity, Lifecycle, Tier } from "../abi.js";
 import type { ArgMapEntry, ProgramTable } from "../ontology/tables.js";
 import { describe, type Expr, type Statement } from "./ast.js";
 import { compileArgMap } from "./argmap.js";
-import { compileBound, type ConstantPool } from "./bounds.js";
+import { compileCondition, type ConstantPool } from "./bounds.js";
 import { didYouMean, type Context } from "./context.js";
 import { DIAGNOSTIC_CODES, q } from "./diagnostics.js";
 import { compensatedPhi } from "./fixed.js";
@@ -42,7 +42,7 @@ export class Annotations {
     const sink = tier === Tier.T5 ? this.sink(argValue(b, "sink")) : -1;
     const weight = readWeight(this.ctx, argValue(b, "w"));
     const options = this.options(b, tier, forward);
-    const program = tier === Tier.T2 && forward !== null ? this.bound(forward, argValue(b, "bound")) : null;
+    const program = forward !== null ? this.condition(forward, tier, b) : null;
     if (!b.ok || this.ctx.diags.count !== before || forward === null || weight === null || options === null) return;
     if (this.model.edges.length >= this.ctx.limits.edges) {
       if (!this.overLimit) this.ctx.report("limit-exceeded", `more than ${this.ctx.limits.edges} annotations`, stmt);
@@ -63,6 +63,7 @@ export class Annotations {
       phi: phiOf(tier, weight, lossWeight),
       lossWeight: tier === Tier.T2 || tier === Tier.T3 || tier === Tier.T4 ? lossWeight : 0,
       program: program ?? null,
+      conditional: argValue(b, "when") !== undefined,
       id: options.id ?? this.derivedId(tier, forward, inverse, slot, sink),
       explicitId: options.id !== null,
       span: this.ctx.span(stmt),
@@ -145,9 +146,14 @@ export class Annotations {
     return sink.index;
   }
 
-  private bound(forward: ToolDecl, e: Expr | undefined): ProgramTable | null {
-    if (e === undefined) return null;
-    return compileBound(this.ctx, this.model, this.constants, forward, e).program;
+  /** The edge's condition program: a T2 bound and any tier's `when`, conjoined (docs/semantics.md). */
+  private condition(forward: ToolDecl, tier: Tier, b: BoundArgs): ProgramTable | null {
+    const parts: Expr[] = [];
+    const bound = tier === Tier.T2 ? argValue(b, "bound") : undefined;
+    if (bound !== undefined) parts.push(bound);
+    const when = argValue(b, "when");
+    if (when !== undefined) parts.push(when);
+    return compileCondition(this.ctx, this.model, this.constants, forward, parts).program;
   }
 
   private options(b: BoundArgs, tier: Tier, forward: ToolDecl | null):

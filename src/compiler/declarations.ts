@@ -138,7 +138,7 @@ export class Declarations {
 
   private newTool(name: string, index: number, node: Node, readOnly: boolean): ToolDecl {
     return {
-      name, index, readOnly, actsOn: -1, keyArg: null, creates: -1, newKey: null, node,
+      name, index, readOnly, actsOn: -1, keyArg: null, keyConst: null, creates: -1, newKey: null, node,
       operands: [], operandIndex: new Map(), untypedArgs: new Set(),
     };
   }
@@ -150,7 +150,10 @@ export class Declarations {
     const newKeyExpr = argValue(b, "new_key");
     decl.actsOn = this.entityRef(actsOnExpr);
     decl.creates = this.entityRef(createsExpr);
-    const key = readDotted(this.ctx, keyExpr, "the argument naming the entity");
+    // `key = "phone"`: a string literal is the constant id of the one entity the tool acts on.
+    const keyConst = keyExpr !== undefined && keyExpr.kind === "string" ? keyExpr.value : null;
+    if (keyConst !== null && keyConst === "") this.ctx.report("invalid-argument", "a constant key cannot be empty", keyExpr!);
+    const key = keyConst !== null ? null : readDotted(this.ctx, keyExpr, "the argument naming the entity (or a string: a constant entity id)");
     const newKey = readDotted(this.ctx, newKeyExpr, "the result field holding the new id");
     if (keyExpr !== undefined && actsOnExpr === undefined) {
       this.ctx.report("invalid-option", "`key` needs `acts_on`: it names the argument identifying that entity", keyExpr);
@@ -159,7 +162,8 @@ export class Declarations {
       this.ctx.report("invalid-option", "`new_key` needs `creates`: it names the result field holding the new id", newKeyExpr);
     }
     // Conventions: a tool acting on `order` names it by `order_id`; a created entity's id is `id`.
-    if (decl.actsOn >= 0) decl.keyArg = key ?? `${readIdentQuiet(actsOnExpr)}_id`;
+    if (decl.actsOn >= 0 && keyConst !== null) decl.keyConst = keyConst;
+    else if (decl.actsOn >= 0) decl.keyArg = key ?? `${readIdentQuiet(actsOnExpr)}_id`;
     if (decl.creates >= 0) decl.newKey = newKey ?? "id";
   }
 

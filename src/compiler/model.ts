@@ -15,6 +15,8 @@ export interface ToolDecl {
   readOnly: boolean;
   actsOn: number;
   keyArg: string | null;
+  /** `key = "phone"`: the constant id of the one entity the tool acts on (then keyArg is null). */
+  keyConst: string | null;
   creates: number;
   newKey: string | null;
   node: Node;
@@ -38,6 +40,8 @@ export interface EdgeDecl {
   phi: number;
   lossWeight: number;
   program: ProgramTable | null;
+  /** The annotation has a `when` condition (it applies only in some states). */
+  conditional: boolean;
   id: string;
   explicitId: boolean;
   span: Span;

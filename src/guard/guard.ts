@@ -375,8 +375,8 @@ export function createGuard(options: GuardOptions): Guard {
    * copied and frozen: the forward sequence never shares a value with Layer B. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null || info.keyArg === null) return undefined;
-    const key = call.arguments[info.keyArg];
+    if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
+    const key = info.keyConst ?? call.arguments[info.keyArg!];
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
