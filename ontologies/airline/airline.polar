@@ -86,9 +86,18 @@ compensates(cancel_reservation, book_reservation, reservation.status, refund_not
 % id_generation) at current fares, paid with the original payment methods (payment_history entries are
 % τ²-bench's {payment_id, amount} shape). An earlier edit's inverse on the old id is then ungrounded:
 % the search reports overlap_conflict (docs/semantics.md).
+% The re-booking only goes through while book_reservation would accept it (manifest, book_reservation
+% `checks`, `fees`, and cancel_reservation `fees`): every segment still `available` with seats for every
+% passenger (nothing flown: a flown segment is not `available`), every booked price still the current
+% fare (the payment must add up to the fares now), and paid once by credit card only (a cancellation
+% restores neither gift-card balances nor certificates, and a later payment — bags, a flight change —
+% would make the amounts differ from the fares). Otherwise there is no compensation (`bound_violated`).
 compensates(book_reservation, cancel_reservation, reservation.status, rebooking_price_diff, 0.90,
     id = "airline.cancel.rebook",
     identity = new,
+    when = reservation.status != "cancelled" and reservation.rebookable == true
+        and reservation.fares_current == true and reservation.card_only == true
+        and reservation.payment_count == 1,
     args = { user_id: reservation.user_id,
              origin: reservation.origin,
              destination: reservation.destination,
