@@ -4,7 +4,8 @@ import { SlotType } from "../abi.js";
 import type { Expr, Node, Statement } from "./ast.js";
 import { didYouMean, type Context } from "./context.js";
 import { q } from "./diagnostics.js";
-import { Model, type ToolDecl } from "./model.js";
+import { Model, type LossDecl, type ResidueItem, type ToolDecl } from "./model.js";
+import { describe } from "./ast.js";
 import { readBool, readDotted, readIdent, readLossWeight } from "./read.js";
 import { argValue, type BoundArgs } from "./signatures.js";
 
@@ -21,11 +22,14 @@ const RESERVED = new Set(["call", "new", "result", "now", "true", "false", "null
 
 export const NONE_LOSS = "none";
 
+const RESIDUE_HELP = "a residue lists what a compensation paying this class may leave changed: `residue = [order.status, order.*, new(order)]`";
+
 export class Declarations {
   private readonly pendingTools: { decl: ToolDecl; bound: BoundArgs }[] = [];
+  private readonly pendingResidues: { decl: LossDecl; expr: Expr }[] = [];
 
   constructor(private readonly ctx: Context, readonly model: Model) {
-    model.lossClasses.set(NONE_LOSS, { name: NONE_LOSS, weight: 0, index: 0, node: null });
+    model.lossClasses.set(NONE_LOSS, { name: NONE_LOSS, weight: 0, index: 0, node: null, residue: [] });
   }
 
   declare(stmt: Statement, bound: BoundArgs): void {
@@ -42,6 +46,7 @@ export class Declarations {
   /** Resolves what declarations may name in any order: the entities of `tool(...)` options. */
   finish(): void {
     for (const { decl, bound } of this.pendingTools) this.resolveTool(decl, bound);
+    for (const { decl, expr } of this.pendingResidues) decl.residue = this.residue(expr);
   }
 
   private slot(b: BoundArgs): void {
@@ -86,7 +91,63 @@ export class Declarations {
     }
     // Declared even when its weight is wrong, so its uses do not report it unknown as well.
     const m = this.model;
-    m.lossClasses.set(name, { name, weight: weight ?? 0, index: m.lossClasses.size, node: nameExpr! });
+    const decl: LossDecl = { name, weight: weight ?? 0, index: m.lossClasses.size, node: nameExpr!, residue: [] };
+    m.lossClasses.set(name, decl);
+    const residueExpr = argValue(b, "residue");
+    if (residueExpr !== undefined) this.pendingResidues.push({ decl, expr: residueExpr });
+  }
+
+  /** `residue = [entity.slot, entity.*, new(entity), ...]`, checked against the declared slots. */
+  private residue(e: Expr): ResidueItem[] {
+    if (e.kind !== "list") {
+      this.ctx.report("invalid-argument", `\`residue\` must be a list, found ${describe(e)}`, e, RESIDUE_HELP);
+      return [];
+    }
+    const out: ResidueItem[] = [];
+    const seen = new Set<string>();
+    for (const item of e.items) {
+      const r = this.residueItem(item);
+      if (r === null) continue;
+      const key = `${r.created ? "new:" : ""}${r.entity}.${r.slot ?? "*"}`;
+      if (seen.has(key)) {
+        this.ctx.report("invalid-argument", `residue item ${q(r.created ? `new(${r.entity})` : `${r.entity}.${r.slot ?? "*"}`)} is listed twice`, item, RESIDUE_HELP);
+        continue;
+      }
+      seen.add(key);
+      out.push(r);
+    }
+    return out;
+  }
+
+  private residueItem(e: Expr): ResidueItem | null {
+    if (e.kind === "apply" && e.name === "new") {
+      const arg = e.args.length === 1 ? e.args[0] : undefined;
+      if (arg === undefined || arg.kind !== "ident") {
+        this.ctx.report("invalid-argument", "`new(...)` takes one entity name", e, RESIDUE_HELP);
+        return null;
+      }
+      return this.entityKnown(arg.name, arg) ? { entity: arg.name, slot: null, created: true } : null;
+    }
+    if (e.kind !== "path" || e.parts.length !== 2) {
+      this.ctx.report("invalid-argument", `a residue item is \`entity.slot\`, \`entity.*\` or \`new(entity)\`, found ${describe(e)}`, e, RESIDUE_HELP);
+      return null;
+    }
+    const [entity, slot] = e.parts;
+    if (!this.entityKnown(entity, e)) return null;
+    if (slot === "*") return { entity, slot: null, created: false };
+    if (!this.model.slots.has(`${entity}.${slot}`)) {
+      const known = this.model.slotList().filter((s) => s.entity === this.model.entities.get(entity)!.index).map((s) => `${entity}.${s.name}`);
+      this.ctx.report("unknown-slot", `unknown slot ${q(`${entity}.${slot}`)}`, e, didYouMean(`${entity}.${slot}`, known, "declare it with `slot_definition(entity, slot, type).`"));
+      return null;
+    }
+    return { entity, slot, created: false };
+  }
+
+  private entityKnown(name: string, node: Node): boolean {
+    if (this.model.entities.has(name)) return true;
+    this.ctx.report("unknown-entity", `unknown entity ${q(name)}`, node,
+      didYouMean(name, this.model.entities.keys(), "an entity is declared by its slots: `slot_definition(entity, slot, type).`"));
+    return false;
   }
 
   private sink(b: BoundArgs): void {
@@ -138,7 +199,7 @@ export class Declarations {
 
   private newTool(name: string, index: number, node: Node, readOnly: boolean): ToolDecl {
     return {
-      name, index, readOnly, actsOn: -1, keyArg: null, keyConst: null, creates: -1, newKey: null, node,
+      name, index, params: null, readOnly, actsOn: -1, keyArg: null, keyConst: null, creates: -1, newKey: null, node,
       operands: [], operandIndex: new Map(), untypedArgs: new Set(),
     };
   }

@@ -18,7 +18,7 @@ const ANNOTATION_OPTIONS = ["id", "status", "identity", "args", "when"];
 
 export const SIGNATURES: ReadonlyMap<string, Signature> = new Map<string, Signature>([
   ["slot_definition", { name: "slot_definition", params: ["entity", "slot", "type"], options: [] }],
-  ["loss_class_definition", { name: "loss_class_definition", params: ["name", "weight"], options: [] }],
+  ["loss_class_definition", { name: "loss_class_definition", params: ["name", "weight"], options: ["residue"] }],
   ["sink_definition", { name: "sink_definition", params: ["name"], optionalParams: ["external"], options: [] }],
   ["tool", { name: "tool", params: ["name"], options: ["acts_on", "key", "creates", "new_key"] }],
   ["read_only", { name: "read_only", params: [], options: [], variadic: true }],
