@@ -1,6 +1,7 @@
 // `polar eval tau2 --data DIR [--results FILE...] --out DIR`: the offline evaluation of the guard on
 // real τ²-bench agent runs (src/eval). Writes tau2-eval.json, tau2-eval.md and a self-contained
 // tau2-eval.html into --out, with a progress bar on a terminal.
+import { join } from "node:path";
 import type { CAC } from "cac";
 import cliProgress from "cli-progress";
 import { ALL } from "../../eval/analyze.js";
@@ -72,7 +73,7 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
       onProgress: (done, label) => bar?.update(done, { label }),
     });
     bar?.stop();
-    return { report, files: writeReports(report, options.out) };
+    return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }) };
   } finally {
     bar?.stop();
   }
