@@ -27,6 +27,7 @@ import { collectTrajectory, domainFactory, modelLabel, staticTable, type CallRow
 import { EvalError } from "./errors.js";
 import { dominance, type DominanceEntry } from "./dominance.js";
 import { inferDomain, type DomainEvidence } from "./infer-domain.js";
+import type { ExecutionReport } from "./execute.js";
 import { allVariants, DEFAULT_TAU, type GuardVariant } from "./variants.js";
 
 export const REPORT_FORMAT = "polar-eval-tau2/1";
@@ -88,6 +89,8 @@ export interface Tau2EvalReport {
   labelQuality: LabelQuality;
   /** Every agent write call with its outcome (read-only calls are counted in `inventory` only). */
   writes: CallRow[];
+  /** `--execute`: the verdicts checked in τ²-bench's environment (src/eval/execute.ts). */
+  execution?: ExecutionReport;
 }
 
 export const DEFAULT_RESAMPLES = 2000;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { reportBlocks } from "./document.js";
 import { EvalError } from "./errors.js";
+import { executionBlocks } from "./execute-run.js";
 import { renderHtml } from "./report-html.js";
 import { renderMarkdown } from "./report-md.js";
 import type { Tau2EvalReport } from "./tau2.js";
@@ -19,7 +20,7 @@ export interface WrittenReport {
 export function writeReports(report: Tau2EvalReport, outDir: string, options: { docs?: string } = {}): WrittenReport {
   const dir = resolve(outDir);
   const docsHref = options.docs !== undefined && existsSync(options.docs) ? relative(dir, resolve(options.docs)).split("\\").join("/") : null;
-  const blocks = reportBlocks(report, { docsHref });
+  const blocks = [...reportBlocks(report, { docsHref }), ...executionBlocks(report.execution)];
   const paths = { json: join(dir, REPORT_FILES.json), markdown: join(dir, REPORT_FILES.markdown), html: join(dir, REPORT_FILES.html) };
   try {
     mkdirSync(dir, { recursive: true });
