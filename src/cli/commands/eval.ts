@@ -1,9 +1,10 @@
 // `polar eval tau2 --data DIR [--results FILE...] --out DIR`: the offline evaluation of the guard on
 // real τ²-bench agent runs (src/eval). Writes tau2-eval.json, tau2-eval.md and a self-contained
 // tau2-eval.html into --out, with a progress bar on a terminal.
+import { join } from "node:path";
 import type { CAC } from "cac";
 import cliProgress from "cli-progress";
-import { ALL } from "../../eval/analyze.js";
+import { ALL, policyLabel } from "../../eval/analyze.js";
 import { EvalError } from "../../eval/errors.js";
 import { pct } from "../../eval/format.js";
 import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } from "../../eval/tau2.js";
@@ -78,7 +79,7 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
       onProgress: (done, label) => bar?.update(done, { label }),
     });
     bar?.stop();
-    return { report, files: writeReports(report, options.out) };
+    return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }) };
   } finally {
     bar?.stop();
   }
@@ -96,23 +97,18 @@ export async function evalTau2Execute(options: EvalTau2Options): Promise<{ repor
     tau2Src: options.execute?.tau2Src,
     python: options.execute?.python,
   });
-  return { report, files: writeReports(report, options.out) };
+  return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }) };
 }
 
-/** Two lines per scope: what POLAR-veto stops overall. */
+/** One line per scope and pair: POLAR against its static baseline over all domains, deduplicated. */
 export function headline(report: Tau2EvalReport): string[] {
-  const lines: string[] = [];
-  for (const scope of report.meta.scopes) {
-    const cell = report.scopes[scope]?.labeled.find((c) => c.domain === ALL && c.model === ALL);
-    if (cell === undefined) continue;
-    for (const id of ["polar-veto", "polar-escalate"] as const) {
-      const p = cell.policies[id];
-      lines.push(
-        `  ${scope.padEnd(7)} ${id.padEnd(14)} stops ${pct(p.unauthorizedStopped.share)} of ${p.unauthorizedStopped.n} unauthorized and ${pct(p.authorizedStopped.share)} of ${p.authorizedStopped.n} authorized effective writes`,
-      );
-    }
-  }
-  return lines;
+  return report.dominance
+    .filter((d) => d.dedup && d.domain === ALL)
+    .map((d) => {
+      const u = d.unauthorized;
+      const a = d.authorized;
+      return `  ${d.scope.padEnd(7)} ${d.polar.padEnd(14)} stops ${pct(u.polar)} of ${u.n} unauthorized and ${pct(a.polar)} of ${a.n} authorized (dedup); ${policyLabel(d.baseline)} ${pct(u.baseline)} / ${pct(a.baseline)}: ${d.verdict}`;
+    });
 }
 
 function executionHeadline(x: NonNullable<Tau2EvalReport["execution"]>): string[] {
