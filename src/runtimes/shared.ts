@@ -6,8 +6,8 @@
 import { decodeBlob, type Sha256 } from "../blob/index.js";
 import type { SearchBackend } from "../core/backend.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
-import type { CoreInstance, CoreOptions } from "../core/wasm.js";
-import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
+import { CoreError, type CoreInstance, type CoreOptions } from "../core/wasm.js";
+import { createGuard, GuardError, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
 /** Bytes of a compiled ontology (`polar compile`), e.g. a Workers Data module's ArrayBuffer. */
@@ -162,14 +162,27 @@ export async function loadVerifierOn(platform: Platform, options: LoadVerifierOp
 /** The guard decodes and validates the blob itself; its backend factory shares the core (see
  * sharedBackend), so many guards, e.g. one per session, can run on one core. */
 export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
+  if (typeof options !== "object" || options === null) {
+    throw new GuardError("invalid-config", "loadGuard needs an options object", "pass `{ blob | ontologyPath | ontologyUrl, state, … }`");
+  }
   const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, coreOptions: _o, ...guardOptions } = options;
   const [core, blob] = await Promise.all([
-    options.core ?? platform.core(options.wasm, options.coreOptions),
+    options.core ?? typedCore(platform.core(options.wasm, options.coreOptions)),
     ontologyBytes(platform, options),
   ]);
   // The platform's native hash serves the blob check and the reads digest unless the caller chose one.
   const config = platform.sha256 === undefined ? guardOptions.config : { sha256: platform.sha256, ...guardOptions.config };
   return createGuard({ ...guardOptions, config, ontology: blob, backend: sharedBackend(core, blob) });
+}
+
+/** The core, with a module that does not compile (garbage bytes) made a typed error. */
+async function typedCore(core: Promise<CoreInstance>): Promise<CoreInstance> {
+  try {
+    return await core;
+  } catch (e) {
+    if (e instanceof RuntimeError || e instanceof CoreError) throw e;
+    throw new RuntimeError("core-unavailable", `the core could not be instantiated: ${e instanceof Error ? e.message : String(e)}`, "pass the `polar-core.wasm` the package ships");
+  }
 }
 
 /** Fetches the core or the ontology, refusing a non-2xx answer with the status in the message. */
