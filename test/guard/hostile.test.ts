@@ -59,7 +59,7 @@ describe("no exception escapes check(), and every seq has a record", () => {
     return r.proxy;
   })();
   class Hostile extends Array {
-    static get [Symbol.species](): never {
+    static override get [Symbol.species](): never {
       throw new Error("species");
     }
   }
