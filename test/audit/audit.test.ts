@@ -79,7 +79,12 @@ function generateLog(decisions: number, seed: number): string[] {
       if (r() < 0.2) turn.length = 0;
       if (r() < 0.05) g.checkpoint();
       const call = domain === "airline" ? airlineCalls(r) : retailCalls(r);
-      const d = g.check(call, { userMessages: messages, turnCalls: turn });
+      let d = g.check(call, { userMessages: messages, turnCalls: turn });
+      if (d.route === "ConsentEscalated" && r() < 0.8) {
+        // The user answers the guard's question, and the agent proposes the call again.
+        messages.push(MESSAGES[Math.floor(r() * MESSAGES.length)]);
+        d = g.check(call, { userMessages: messages, turnCalls: turn });
+      }
       if (!d.approved || d.reason === "malformed_call") continue;
       const c = call as { name: string; arguments: Record<string, unknown> };
       // Execute: a plausible result, and Layer B changes as the real tool would make them.
