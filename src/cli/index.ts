@@ -9,15 +9,15 @@ import { register as audit } from "./commands/audit.js";
 import { register as lint } from "./commands/lint.js";
 import { register as evalCmd } from "./commands/eval.js";
 import { register as demo } from "./commands/demo.js";
+import { register as mcp } from "./commands/mcp.js";
 import { VERSION } from "../version.js";
 import { rawOptionText, realNegatedDefaults, reportError, usageError } from "./errors.js";
 
-
-
 const cli = cac("polar");
-for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo]) reg(cli);
+for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, mcp]) reg(cli);
 realNegatedDefaults(cli);
-const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]\n`;
+const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]
+`;
 cli.version(VERSION);
 try {
   const parsed = cli.parse(process.argv, { run: false });
