@@ -72,6 +72,23 @@ export function staticEntry(table: Map<string, StaticEntry>, tool: string): Stat
   return table.get(tool) ?? { tool, known: false, readOnly: false, tiers: [], blocked: true, why: "unknown tool (fail-closed)" };
 }
 
+/** The guard reason a static block stands for, so the Escalate policy words and routes it as it would
+ * POLAR's: an unknown tool is a hard failure (refused, never put to the user), a T4/T5 tool consumes or
+ * emits, a tool without a positive annotation has no candidate inverse. */
+export function staticReason(entry: StaticEntry): GuardReason {
+  if (!entry.known) return "unknown_tool";
+  if (entry.tiers.includes("T5")) return "external_side_effect";
+  if (entry.tiers.includes("T4")) return "irreversibly_consumes";
+  return "no_candidate";
+}
+
+/** static-escalate: the static table decides whether to ask, and a blocked call asks exactly as
+ * POLAR-escalate does (the same policy, consent detector and user messages). */
+export function staticEscalateRoute(entry: StaticEntry, call: ToolCall, userMessages: readonly string[], tau: number, tables: OntologyTables): Route {
+  if (entry.readOnly || !entry.blocked) return "Approved";
+  return escalatePolicy.decide({ call, admissible: false, reason: staticReason(entry), verdict: null, tau, userMessages, consent: defaultConsentDetector, tables }).route;
+}
+
 /** A configuration's answer for one call. */
 export interface VariantOutcome {
   admissible: boolean;
@@ -95,6 +112,8 @@ export interface ScopeOutcome extends VariantOutcome {
   veto: Route;
   escalate: Route;
   consentEvidence: string | null;
+  /** The route static-escalate takes: the static table's block, then the same consent question. */
+  staticEscalate: Route;
   variants: Record<string, VariantOutcome>;
 }
 
@@ -166,7 +185,8 @@ export function multiGuardFactory(
       state,
       policy: "advisory",
       scope,
-      config: { tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, ...(project ? { projection: setup.rules } : {}) },
+      // recent-messages: the replay cannot put the guard's question to the user (docs/guard.md, "Consent").
+      config: { tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages", ...(project ? { projection: setup.rules } : {}) },
     });
   return (state, scope): ReplayGuard<CallDecisions> => {
     const main = make(variants.main, state, scope, true);
@@ -174,7 +194,7 @@ export function multiGuardFactory(
     return {
       updatesState: true,
       check(call, context) {
-        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls };
+        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls, messages: context.messages };
         const out: Record<string, VariantOutcome> = {};
         for (const o of others) out[o.id] = outcome(o.guard.check(call, ctx));
         const d = main.check(call, ctx);
@@ -274,6 +294,7 @@ export function collectTrajectory(
         veto: d.reason === "read_only" || d.admissible ? "Approved" : "Vetoed",
         escalate: esc.route,
         consentEvidence: esc.evidence,
+        staticEscalate: write ? staticEscalateRoute(st, call, d.userMessages, d.tau, cd.guard.tables) : "Approved",
         variants: cd.variants,
       };
     }

@@ -71,7 +71,15 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
       } else {
         const obj: Record<string, unknown> = {};
         const keys = Object.keys(v);
-        for (let i = 0; i < keys.length; i++) define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        for (let i = 0; i < keys.length; i++) {
+          // As for arrays: past the budget, one marker and stop (a 2M-key object costs its key list,
+          // not 2M copies of the marker).
+          if (w.nodes >= MAX_NODES) {
+            define(obj, keys[i], { [NON_JSON]: "too large" });
+            break;
+          }
+          define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        }
         out = obj;
       }
     }
@@ -147,7 +155,7 @@ export function safeExecuted(raw: unknown, frozen = false): unknown {
 }
 
 /** jsonSafe(value), with the copy frozen all the way down. */
-function frozenJsonSafe(value: unknown): unknown {
+export function frozenJsonSafe(value: unknown): unknown {
   if (value === null || typeof value !== "object") return deepFreeze(jsonSafe(value));
   return walk(value, 0, { nodes: 0, stack: [], freeze: true });
 }
