@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { instantiateCore } from "../core/wasm.js";
-import { RuntimeError, fetchOk, toBytes, type Platform } from "./shared.js";
+import { RuntimeError, fetchOk, toBytes, type Platform } from "../loading/shared.js";
 
 // dist/ (entries and chunks), dist/cli/ (the CLI), then src/runtimes/ run from source (tests).
 const CORE_FILES = ["./polar-core.wasm", "../polar-core.wasm", "../../build/polar-core.wasm"];
