@@ -1,10 +1,12 @@
 // `polar audit verify LOG --ontology FILE [--ontology FILE …] [--backend reference|wasm] [--json]`:
 // re-derives every decision of a JSONL decision log from the record alone and reports each mismatch
 // by line. Exit 0 when every record re-derives, 1 on any mismatch, 2 on bad usage.
+// `polar audit summary LOG [--json]`: calls, what ran, and what enforcement would have refused, by
+// reason and by tool (for a shadow-mode log written by the Advisory policy).
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
-import { verifyAuditLog, type VerifyReport } from "../../audit/index.js";
+import { formatSummary, summarizeLog, verifyAuditLog, type VerifyReport } from "../../audit/index.js";
 import { blobDigestHex, decodeBlob } from "../../blob/index.js";
 import { compile } from "../../compiler/index.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
@@ -100,14 +102,21 @@ export function runAuditVerify(log: string, flags: Flags): { report: VerifyRepor
 
 export function register(cli: CAC): void {
   cli
-    .command("audit <action> <log>", "Re-derive every decision of a JSONL decision log (action: verify)")
+    .command("audit <action> <log>", "Re-derive every decision of a JSONL decision log (verify), or summarise it (summary)")
     .option("--ontology <file>", "Ontology blob (.blob) or source (.polar); repeat for several")
     .option("--backend <name>", "Search backend: reference or wasm", { default: "reference" })
     .option("--json", "Print the report as JSON")
     .example("polar audit verify decisions.jsonl --ontology ontologies/airline/airline.blob")
+    .example("polar audit summary decisions.jsonl")
     .action((action: string, log: string, flags: Flags) => {
       try {
-        if (action !== "verify") throw new AuditUsageError("unknown-action", `unknown audit action \`${action}\``, "the only action is `verify`");
+        if (action === "summary") {
+          const summary = summarizeLog(new TextDecoder().decode(readBytes(log, "decision log")));
+          process.stdout.write((flags.json ? JSON.stringify(summary, null, 2) : formatSummary(summary, log)) + "\n");
+          process.exitCode = 0;
+          return;
+        }
+        if (action !== "verify") throw new AuditUsageError("unknown-action", `unknown audit action \`${action}\``, "use `verify` or `summary`");
         const { report, text } = runAuditVerify(log, flags);
         process.stdout.write(text + "\n");
         process.exitCode = report.ok ? 0 : 1;
