@@ -1,5 +1,7 @@
 // `polar verdict --ontology FILE --state STATE.json --call CALL.json`: one verdict from the command line,
 // explained in plain text (or the Verdict as JSON with --json). Exit 0 with a verdict, 1 on bad input.
+// Instead of `--state`, `--rules projection.json --db db.json` projects the state on the spot (as
+// `polar project` does).
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
@@ -13,10 +15,13 @@ import { instantiateCoreSync } from "../../core/wasm.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { createReferenceBackend } from "../../reference/index.js";
 import { baseName, printDiagnostics } from "./check.js";
+import { dbList, projectFiles, ProjectError } from "./project.js";
 
 interface Flags {
   ontology?: string;
   state?: string;
+  rules?: string;
+  db?: string | string[];
   call?: string;
   earlier?: string;
   tau?: string | number;
@@ -109,11 +114,24 @@ function toJson(v: Verdict): string {
 }
 
 export function runVerdict(flags: Flags): string {
-  if (!flags.ontology || !flags.state || !flags.call) {
-    throw new UsageError("missing-option", "`--ontology`, `--state` and `--call` are required");
+  const fromDb = flags.rules !== undefined || flags.db !== undefined;
+  if (!flags.ontology || !flags.call || (!flags.state && !fromDb)) {
+    throw new UsageError("missing-option", "`--ontology`, `--call` and either `--state` or `--rules` with `--db` are required");
   }
+  if (flags.state && fromDb) throw new UsageError("bad-option", "give either `--state` or `--rules` with `--db`, not both");
+  if (fromDb && (!flags.rules || dbList(flags.db).length === 0)) throw new UsageError("missing-option", "`--rules` and `--db` go together");
   const ontology = loadOntology(flags.ontology);
-  const stateJson = readJson(flags.state, "state");
+  let stateJson: unknown;
+  if (fromDb) {
+    try {
+      stateJson = projectFiles(flags.rules!, dbList(flags.db)).toJSON();
+    } catch (err) {
+      if (err instanceof ProjectError) throw new UsageError(err.code, err.message, err.help);
+      throw err;
+    }
+  } else {
+    stateJson = readJson(flags.state!, "state");
+  }
   const state = new JsonState(stateJson);
   const candidate = readJson(flags.call, "call") as ExecutedCall;
   const earlier = flags.earlier ? asCalls(readJson(flags.earlier, "earlier calls"), flags.earlier) : [];
@@ -136,6 +154,8 @@ export function register(cli: CAC): void {
     .command("verdict", "Explain the reversibility verdict for a call against a state")
     .option("--ontology <file>", "Ontology source (.polar) or compiled blob (.blob)")
     .option("--state <file>", "Layer B as JSON: { now?, entities: { entity: { id: { slot: value } } } }")
+    .option("--rules <file>", "Instead of --state: the domain's projection rules, with --db")
+    .option("--db <file>", "Instead of --state: a database document (JSON or TOML; NAME=FILE, repeatable), with --rules")
     .option("--call <file>", "The candidate call as JSON: { name, arguments }")
     .option("--earlier <file>", "Earlier calls of the sequence as a JSON array, forward order")
     .option("--tau <number>", "Threshold τ in [0, 1] (default 0.8)")
@@ -144,7 +164,8 @@ export function register(cli: CAC): void {
     .option("--no-fail-closed", "Score T4/T5 steps 1 instead of 0 (ablation)")
     .option("--backend <name>", "wasm (default) or reference")
     .option("--json", "Print the Verdict as JSON (bytes as hex)")
-    .example("polar verdict --ontology shop.polar --state state.json --call call.json")
+    .example("polar verdict --ontology ontologies/airline/airline.blob --rules ontologies/airline/projection.json --db samples/tau2-airline/domains/airline/db.json --call samples/tau2-airline/call.json")
+    .example("polar verdict --ontology ontologies/airline/airline.polar --state state.json --call samples/tau2-airline/call.json")
     .action((flags: Flags) => {
       try {
         process.stdout.write(runVerdict(flags) + "\n");
