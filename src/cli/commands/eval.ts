@@ -10,6 +10,7 @@ import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } fro
 import { writeReports, type WrittenReport } from "../../eval/write.js";
 import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
+import { auditLogFile } from "./audit-log.js";
 
 interface Flags {
   data?: string;
@@ -21,6 +22,7 @@ interface Flags {
   seed?: string | number;
   backend?: string;
   progress?: boolean;
+  auditLog?: string;
 }
 
 export interface EvalTau2Options {
@@ -34,6 +36,8 @@ export interface EvalTau2Options {
   backend?: string;
   /** Show a progress bar (on stderr when it is a terminal). */
   progress?: boolean;
+  /** Write the decision log of the replay (the main configuration, every guard) to this file. */
+  auditLog?: string;
 }
 
 function parseScopes(v: string | undefined): ReplayScope[] {
@@ -50,7 +54,8 @@ function parseNumber(name: string, v: string | number | undefined, check: (n: nu
 }
 
 /** The command's work without the CLI: run, write the files, return the report and the paths. */
-export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; files: WrittenReport } {
+export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; files: WrittenReport; decisions: number | null } {
+  const log = options.auditLog === undefined ? null : auditLogFile(options.auditLog);
   const bar =
     options.progress === false
       ? null
@@ -68,11 +73,13 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
       seed: options.seed,
       backend: options.backend,
       root: packageRoot(),
+      ...(log === null ? {} : { auditLog: () => log.sink() }),
       onStart: (total) => bar?.start(total, 0, { label: "" }),
       onProgress: (done, label) => bar?.update(done, { label }),
     });
     bar?.stop();
-    return { report, files: writeReports(report, options.out) };
+    const decisions = log === null ? null : log.write();
+    return { report, files: writeReports(report, options.out), decisions };
   } finally {
     bar?.stop();
   }
@@ -106,6 +113,7 @@ export function register(cli: CAC): void {
     .option("--seed <n>", `bootstrap seed (default ${DEFAULT_SEED})`)
     .option("--backend <name>", "reference, wasm or auto (default reference; every backend gives the same verdicts)")
     .option("--no-progress", "no progress bar")
+    .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
     .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
     .action((suite: string, extra: string[], flags: Flags) => {
@@ -115,7 +123,7 @@ export function register(cli: CAC): void {
         if (typeof flags.out !== "string" || flags.out === "") throw new EvalError("bad-option", "missing `--out DIR`");
         const given = flags.results === undefined ? [] : (Array.isArray(flags.results) ? flags.results : [flags.results]).map(String);
         const results = [...given, ...extra.map(String)];
-        const { report, files } = evalTau2({
+        const { report, files, decisions } = evalTau2({
           data: flags.data,
           results: results.length > 0 ? results : undefined,
           out: flags.out,
@@ -125,6 +133,7 @@ export function register(cli: CAC): void {
           seed: parseNumber("seed", flags.seed, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, "an integer in [0, 2^32)"),
           backend: flags.backend,
           progress: flags.progress !== false,
+          auditLog: flags.auditLog,
         });
         const writes = report.inventory.reduce((n, i) => n + i.writes, 0);
         const runs = report.inventory.reduce((n, i) => n + i.trajectories, 0);
@@ -135,6 +144,7 @@ export function register(cli: CAC): void {
             `  wrote ${files.json}`,
             `        ${files.markdown}`,
             `        ${files.html}`,
+            ...(decisions === null ? [] : [`        ${flags.auditLog} (${decisions} decisions; \`polar audit verify\` re-derives them)`]),
             "",
           ].join("\n"),
         );
