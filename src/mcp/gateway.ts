@@ -27,6 +27,7 @@ import {
   type Implementation,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { checkApproval, encodeApproval, issueApproval } from "../guard/approval.js";
@@ -79,6 +80,8 @@ export interface Gateway {
   upstreamClosed(reason: string): void;
   readonly closedReason: string | null;
 }
+
+const LooseCallTool = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() }).passthrough();
 
 function meta(d: Decision, approval?: string): DecisionMeta {
   const out: DecisionMeta = {
@@ -210,8 +213,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       return withMeta(result, m);
     }
 
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    // Registered under a loose schema: the SDK then validates tools/call itself and answers a bad one
+    // with InvalidParams (under the strict schema a malformed request would be an InternalError).
+    server.setRequestHandler(LooseCallTool, async (raw, extra) => {
       if (closedReason !== null) throw down();
+      const parsed = CallToolRequestSchema.safeParse(raw);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid tools/call request: ${parsed.error.issues.map((i) => `\`${i.path.join(".")}\` ${i.message}`).join("; ")}`);
+      const req = parsed.data;
       const name = req.params.name;
       const args = req.params.arguments ?? {};
       if (!isPlainObject(args)) throw new McpError(ErrorCode.InvalidParams, "`arguments` must be an object");
