@@ -9,10 +9,12 @@ import { register as lint } from "./commands/lint.js";
 import { register as evalCmd } from "./commands/eval.js";
 import { register as demo } from "./commands/demo.js";
 import { register as mcp } from "./commands/mcp.js";
+import { register as draft } from "./commands/draft.js";
+import { register as promote } from "./commands/promote.js";
 import { VERSION } from "../version.js";
 
 const cli = cac("polar");
-for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, mcp]) reg(cli);
+for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, mcp, draft, promote]) reg(cli);
 cli.help();
 cli.version(VERSION);
 try {

@@ -5,9 +5,12 @@ import { decodeBlob } from "../../blob/index.js";
 import { compile, formatDiagnostic } from "../../compiler/index.js";
 import { lintOntology, parseManifest, type LintReport, type ToolSide } from "../../lint/index.js";
 import type { OntologyTables } from "../../ontology/tables.js";
+import { provisionalItems } from "../../mcp/draft.js";
 
 // `polar lint --ontology FILE --tools MANIFEST`: tools the manifest has and the ontology does not (and
-// the reverse), and tools the two classify differently. Exit 0 when clean (warnings allowed), 1 when a
+// the reverse), and tools the two classify differently. It also lists what is still provisional
+// (drafted guesses that take no part in a verdict, docs/mcp.md); `--provisional` without `--tools`
+// lists only that. Exit 0 when clean (warnings allowed), 1 when a
 // finding is an error, 2 when an input cannot be read.
 
 interface LintFlags {
@@ -15,6 +18,7 @@ interface LintFlags {
   tools?: string;
   side?: string;
   json?: boolean;
+  provisional?: boolean;
 }
 
 class UsageError extends Error {}
@@ -60,16 +64,33 @@ export function register(cli: CAC): void {
     .option("--ontology <file>", "ontology source (.polar) or compiled blob (.blob)")
     .option("--tools <file>", "tool manifest: tools/<domain>.json, a tool_defs block, or a results file")
     .option("--side <side>", "manifest tools to check: agent, user or all (default all)")
+    .option("--provisional", "list what is still provisional (drafted guesses); also listed with --tools")
     .option("--json", "print the report as JSON")
     .action((flags: LintFlags) => {
       try {
-        if (!flags.ontology || !flags.tools) throw new UsageError("`polar lint` needs `--ontology FILE` and `--tools MANIFEST`");
+        if (!flags.ontology || (!flags.tools && !flags.provisional)) {
+          throw new UsageError("`polar lint` needs `--ontology FILE` and `--tools MANIFEST` (or `--provisional` to list only what is still provisional)");
+        }
         const side = sideFlag(flags.side);
         const tables = readOntology(flags.ontology);
+        const provisional = provisionalItems(tables, flags.ontology.endsWith(".blob") ? null : readFileSync(flags.ontology, "utf8"));
+        const printProvisional = (): void => {
+          for (const p of provisional) process.stdout.write(`warning[provisional]: ${p.kind} \`${p.id}\` (line ${p.line}) is still provisional: it takes no part in a verdict until promoted (\`polar promote ${basename(flags.ontology!)} --id ${p.id}\`)\n`);
+          process.stdout.write(`${provisional.length} provisional item${provisional.length === 1 ? "" : "s"} in ${basename(flags.ontology!)}\n`);
+        };
+        if (!flags.tools) {
+          if (flags.json) process.stdout.write(JSON.stringify({ provisional }, null, 2) + "\n");
+          else printProvisional();
+          process.exitCode = 0;
+          return;
+        }
         const manifest = parseManifest(readJson(flags.tools));
         const report = lintOntology(tables, manifest, { side });
-        if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report }, null, 2) + "\n");
-        else printText(report, flags.ontology, flags.tools);
+        if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report, provisional }, null, 2) + "\n");
+        else {
+          printText(report, flags.ontology, flags.tools);
+          if (provisional.length > 0) printProvisional();
+        }
         process.exitCode = report.errors > 0 ? 1 : 0;
       } catch (err) {
         const e = err as Error & { code?: string; help?: string };
