@@ -186,6 +186,31 @@ describe("Streamable HTTP towards the client", () => {
     for (const k of kids) expect(await gone(k), `child ${k}`).toBe(true);
   });
 
+  it("--upstream URL: a gateway in front of a server reached over Streamable HTTP", async () => {
+    const t = tempDir("upstream");
+    const front = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", MEMORY_RULES, "--policy", "advisory", "--listen", "127.0.0.1:0", "--", process.execPath, MEMORY_SERVER], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, MEMORY_FILE_PATH: join(t.dir, "m.jsonl") } });
+    cleanups.push(() => {
+      front.kill("SIGKILL");
+      t.cleanup();
+    });
+    let err = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      front.stderr.on("data", (c: Buffer) => {
+        err += c.toString();
+        const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      front.once("exit", () => reject(new Error(`gateway exited: ${err}`)));
+    });
+    // The outer gateway (veto) judges; the inner one (advisory) only forwards and records.
+    const g = await gateway({ ontology: MEMORY_ONTOLOGY, rules: MEMORY_RULES, server: [], upstream: url });
+    cleanups.push(() => g.close());
+    const ok = await g.call("create_entities", { entities: [{ name: "u", entityType: "t", observations: [] }] });
+    expect(decisionOf(ok).route).toBe("Approved");
+    const no = await g.call("create_entities", { entities: [{ name: "u", entityType: "t", observations: [] }] });
+    expect(decisionOf(no).route).toBe("Vetoed");
+  });
+
   it("--listen refuses a non-loopback address", () => {
     const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", MEMORY_RULES, "--listen", "0.0.0.0:8808", "--", process.execPath, MEMORY_SERVER], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
     expect(r.status).toBe(2);
