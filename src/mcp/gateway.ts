@@ -243,8 +243,35 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ungrounded = readProblem !== null ? `The server's state could not be read (${readProblem}); try again.` : rule?.ungrounded;
       if (d.route === "ConsentEscalated") return escalate(judged, sent, d, rule, extra.signal);
       if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
+      if (d.admissible) {
+        const gap = await inverseGap(d, extra.signal);
+        if (gap !== null) {
+          return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: the way to undo it cannot be run as the ontology gives it (${gap}). What would make it safe: the operator has to fix the ontology or the projection rules; until then ask the user.`, { ...meta(d), route: "Vetoed" });
+        }
+      }
       return run(judged, sent, extra.signal, meta(d));
     });
+
+    /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with
+     * every parameter its input schema requires (values known only after the call, `{ $pending }`,
+     * count as present). The search does not know the server's schemas; the gateway does. */
+    let schemas: Map<string, string[]> | null = null;
+    async function inverseGap(d: Decision, signal: AbortSignal): Promise<string | null> {
+      const steps = d.verdict?.steps ?? [];
+      if (steps.every((st) => st.tool === null)) return null;
+      if (schemas === null) {
+        const list = await forward(() => upstream.request({ method: "tools/list", params: {} }, ListToolsResultSchema, { signal, timeout }));
+        schemas = new Map(list.tools.map((t) => [t.name, Array.isArray(t.inputSchema.required) ? t.inputSchema.required.filter((r): r is string => typeof r === "string") : []]));
+      }
+      for (const st of steps) {
+        if (st.tool === null) continue;
+        const required = schemas.get(st.tool);
+        if (required === undefined) return `the server has no tool \`${st.tool}\``;
+        const missing = required.filter((r) => !Object.prototype.hasOwnProperty.call(st.arguments ?? {}, r));
+        if (missing.length > 0) return `\`${st.tool}\` would lack ${missing.map((m) => `\`${m}\``).join(", ")}`;
+      }
+      return null;
+    }
 
     async function escalate(judged: ToolCall, sent: ToolCall, d: Decision, rule: ReadRule | undefined, signal: AbortSignal): Promise<CallToolResult> {
       const question = d.question ?? d.message ?? `Run \`${sent.name}\`?`;
