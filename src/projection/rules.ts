@@ -282,7 +282,7 @@ function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, En
     c.add("bad-effect", p, "a `delete` effect takes no `record` or `set`");
   }
   if (op !== "delete" && record === undefined && set.length === 0) {
-    c.add("bad-effect", p, `an \`${String(op)}\` effect needs \`record\` or \`set\``);
+    c.add("bad-effect", p, `${op === "upsert" ? "an" : "a"} \`${String(op)}\` effect needs \`record\` or \`set\``);
   }
   const when = v.when === undefined ? undefined : c.expr(v.when, `${p}/when`);
   const forEach = v.forEach === undefined ? undefined : c.expr(v.forEach, `${p}/forEach`);

@@ -17,7 +17,7 @@ const RUNTIME_API = [
   "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
   "defaultConsentDetector", "detectConsent", "digestHex",
   "escalatePolicy", "explainVerdict", "instantiateCore", "instantiateCoreSync", "isGuardError",
-  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "projectDocument",
+  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "projectDocument",
   "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "verifyAuditLog", "vetoPolicy", "wrapTools",
 ];
 const COMPILER_API = [
