@@ -32,8 +32,8 @@ import type { Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { checkApproval, encodeApproval, issueApproval } from "../guard/approval.js";
 import { LayerB } from "../projection/layer-b.js";
-import type { ProjectionRules, ReadRule } from "../projection/rules.js";
-import { applyReadResult, applyReadsFinally, judgedCall, readArguments } from "../projection/reads.js";
+import type { ProjectionRules } from "../projection/rules.js";
+import { applyReadResult, applyReadsFinally, judgedCall, parseReadRules, readArguments, type ReadRule, type ReadRules } from "../projection/reads.js";
 import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
 
@@ -46,8 +46,10 @@ export const ELICITED_CONSENT = "yes";
 export interface GatewayOptions {
   /** A connected SDK client of the upstream MCP server. */
   upstream: Client;
-  /** Projection rules (with `reads`) for the upstream server. */
+  /** Projection rules for the upstream server; their `reads` say how to read Layer B from it. */
   rules: ProjectionRules;
+  /** The rules' read table (default: `parseReadRules(rules)`). */
+  reads?: ReadRules;
   /** A fresh guard per client session over the given Layer B (policy, backend, audit sink, scope,
    * projection rules: the caller's choice). */
   createGuard: (state: LayerB) => Guard;
@@ -113,6 +115,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { upstream, rules } = options;
+  const reads = options.reads ?? parseReadRules(rules);
   const timeout = options.timeoutMs ?? 60_000;
   let closedReason: string | null = null;
   const sessions = new Set<Server>();
@@ -231,7 +234,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (result.isError !== true) guard.observe(sent, result);
         return result;
       }
-      const rule = rules.reads?.get(name);
+      const rule = reads.get(name);
       const derived = judgedCall(rule, sent);
       if (!derived.ok) {
         const d = guard.check({ name, arguments: { ...args, $polar_reserved: { $nonjson: derived.problem } } });

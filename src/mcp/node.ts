@@ -21,6 +21,7 @@ import { createJsonlSink } from "../audit/jsonl.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
 import { parseProjectionRules } from "../projection/rules.js";
+import { parseReadRules } from "../projection/reads.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { PolicyName } from "../policies/index.js";
 import { createGateway, type Gateway } from "./gateway.js";
@@ -101,6 +102,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     throw new GatewayStartError("bad-ontology", `the ontology blob is refused: ${e instanceof Error ? e.message : String(e)}`);
   }
   const rules = parseProjectionRules(options.rules);
+  const reads = parseReadRules(rules);
   let auditFd: number | null = null;
   if (options.auditLog !== undefined) {
     try {
@@ -144,6 +146,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const gateway: Gateway = createGateway({
     upstream,
     rules,
+    reads,
     createGuard: (state: LayerB): Guard =>
       createGuard({
         ontology: options.ontology,

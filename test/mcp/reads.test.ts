@@ -2,7 +2,9 @@
 // read-only tool's answer becomes Layer B before a call is judged, with every rules problem reported.
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { LayerB, applyToolResult, applyReadResult, applyReadsFinally, judgedCall, readArguments, safeParseProjectionRules, parseProjectionRules } from "../../src/projection/index.js";
+import { LayerB, applyToolResult, applyReadResult, applyReadsFinally, judgedCall, readArguments, safeParseProjectionRules, parseProjectionRules, parseReadRules, safeParseReadRules } from "../../src/projection/index.js";
+
+const readsOf = (json: unknown) => parseReadRules(parseProjectionRules(json));
 import { MEMORY_RULES, FS_RULES } from "./helpers.js";
 
 const base = { format: "polar-projection/1", domain: "t", entities: { item: {} } };
@@ -10,17 +12,19 @@ const base = { format: "polar-projection/1", domain: "t", entities: { item: {} }
 describe("projection reads", () => {
   it("rules without `reads` parse as before (an empty table)", () => {
     for (const f of ["ontologies/airline/projection.json", "ontologies/retail/projection.json", "ontologies/telecom/projection.json"]) {
-      expect(parseProjectionRules(JSON.parse(readFileSync(f, "utf8"))).reads.size).toBe(0);
+      expect(readsOf(JSON.parse(readFileSync(f, "utf8"))).size).toBe(0);
     }
   });
 
   it("the shipped MCP rules parse", () => {
-    expect([...parseProjectionRules(JSON.parse(readFileSync(MEMORY_RULES, "utf8"))).reads.keys()]).toContain("delete_entities");
-    expect([...parseProjectionRules(JSON.parse(readFileSync(FS_RULES, "utf8"))).reads.keys()]).toContain("write_file");
+    expect([...readsOf(JSON.parse(readFileSync(MEMORY_RULES, "utf8"))).keys()]).toContain("delete_entities");
+    expect([...readsOf(JSON.parse(readFileSync(FS_RULES, "utf8"))).keys()]).toContain("write_file");
   });
 
   it("reports every problem with a JSON pointer", () => {
-    const r = safeParseProjectionRules({
+    // The runtime parser only checks `reads` is an object; parseReadRules (hosts that call tools) validates it.
+    expect(safeParseProjectionRules({ ...base, reads: 3 }).ok).toBe(false);
+    const r = safeParseReadRules(parseProjectionRules({
       ...base,
       reads: {
         a: { derive: 3 },
@@ -29,7 +33,7 @@ describe("projection reads", () => {
         d: { steps: [{ tool: "t", effects: [{ entity: "nope", id: "$args.id", set: { s: "$result" } }] }], ungrounded: 4 },
         "bad name": { derive: { k: "$args.k" } },
       },
-    });
+    }));
     expect(r.ok).toBe(false);
     const got = r.ok ? [] : r.issues.map((i) => `${i.code} ${i.path}`);
     expect(got).toEqual(expect.arrayContaining([
@@ -46,8 +50,7 @@ describe("projection reads", () => {
   });
 
   it("derives judged arguments and refuses a call that already uses a derived name", () => {
-    const rules = parseProjectionRules({ ...base, reads: { del: { derive: { first: "$args.names.0" } } } });
-    const rule = rules.reads.get("del");
+    const rule = readsOf({ ...base, reads: { del: { derive: { first: "$args.names.0" } } } }).get("del");
     expect(judgedCall(rule, { name: "del", arguments: { names: ["a", "b"] } })).toEqual({ ok: true, call: { name: "del", arguments: { names: ["a", "b"], first: "a" } } });
     expect(judgedCall(rule, { name: "del", arguments: { names: [] } })).toEqual({ ok: true, call: { name: "del", arguments: { names: [] } } });
     const clash = judgedCall(rule, { name: "del", arguments: { names: ["a"], first: "z" } });
@@ -68,7 +71,7 @@ describe("projection reads", () => {
         },
       },
     });
-    const rule = rules.reads.get("w")!;
+    const rule = parseReadRules(rules).get("w")!;
     const call = { name: "w", arguments: { path: "/a" } };
     const state = new LayerB();
     expect(readArguments(rule.steps[0], call, state)).toEqual({ p: "/a" });
