@@ -67,6 +67,7 @@ export { instantiateCore, instantiateCoreSync, CoreError, type CoreInstance, typ
 export type { SearchBackend } from "./core/backend.js";
 export { decodeBlob, safeDecodeBlob, blobInfo, blobDigestHex, BlobError, type BlobInfo } from "./blob/index.js";
 export type { OntologyTables } from "./ontology/tables.js";
+export { prepareOntology, type PreparedOntology, type OntologyBytes } from "./ontology/prepared.js";
 
 // Layer B: the state projection.
 export {

@@ -205,6 +205,26 @@ function checkCall(call: unknown, i: number): asserts call is ExecutedCall {
 
 const NO_READS: ReadCollector = { read() {} };
 
+/** Where a call's slot operands are read: the current Layer B (the candidate), an earlier call's
+ * `before` snapshot, or nowhere (an earlier call without one: its pre-call slots are unknown). */
+const CURRENT = 0;
+const NO_SNAPSHOT = 1;
+type PreState = typeof CURRENT | typeof NO_SNAPSHOT | Record<string, unknown>;
+
+function preStateOf(call: ExecutedCall, candidate: boolean): PreState {
+  if (candidate) return CURRENT;
+  return isPlainObject(call.before) ? call.before : NO_SNAPSHOT;
+}
+
+function ownValue(o: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
+
+function hasOwnKeys(o: Record<string, unknown>): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
+  return false;
+}
+
 /** The output record a backend would write for a sequence beyond the depth bound: it never runs. */
 function depthExceededBytes(): DataView {
   const view = new DataView(new ArrayBuffer(OUTPUT_SIZE));
@@ -277,14 +297,21 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, creates: p.creates };
   }
 
-  /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. */
-  function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null, state: StateView, reads: ReadCollector): void {
+  /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. `pre` is
+   * where its slots are read (docs/semantics.md, "Operands of earlier calls"): the candidate's are read
+   * in the current Layer B (`pre` = null), an earlier call's in its `before` snapshot — the state as it
+   * was before that call ran — and are Missing when it has none (never the state after it). */
+  function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null,
+    pre: PreState, state: StateView, reads: ReadCollector): void {
     let v: unknown;
     if (o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize) {
-      // A bound reads slots of the call's own acts_on entity, in the current Layer B.
       if (o.slotOnActsOn && key !== null) {
-        v = state.slot(o.slotEntity!, key, o.slotName!);
-        reads.read(o.slotEntity!, key, o.slotName!, v);
+        if (pre === CURRENT) {
+          v = state.slot(o.slotEntity!, key, o.slotName!);
+          reads.read(o.slotEntity!, key, o.slotName!, v);
+        } else if (pre !== NO_SNAPSHOT) {
+          v = ownValue(pre, o.slotName!);
+        }
       }
     } else {
       v = getPath(call.arguments, o.path!);
@@ -327,10 +354,16 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         continue;
       }
       const key = keyOf(call.arguments, p.keyArg);
+      const pre = preStateOf(call, i === n - 1);
       let grounded = true;
       if (p.actsOn !== null) {
-        grounded = key !== null && state.hasEntity(p.actsOn, key);
-        if (key !== null) reads.read(p.actsOn, key, null, grounded);
+        if (typeof pre === "object") {
+          // An earlier call's snapshot holds its entity's slots before it ran: it existed then.
+          grounded = key !== null && hasOwnKeys(pre);
+        } else {
+          grounded = key !== null && state.hasEntity(p.actsOn, key);
+          if (key !== null) reads.read(p.actsOn, key, null, grounded);
+        }
       }
       let targetKey: number;
       if (p.creates !== null) {
@@ -344,7 +377,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
       }
       for (let k = 0; k < p.operands.length; k++) {
-        writeOperandValue(view, operandCount + k, p.operands[k], call, key, state, reads);
+        writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
       }
       operandCount += p.operands.length;
     }
@@ -392,7 +425,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       call: callIndex,
       forwardTool: call.name,
       tool: hasInverse ? tables.tools[e.inverse].name : null,
-      arguments: hasInverse ? renderArgs(argPlans[edgeIndex], call, plans[e.forward], state) : null,
+      arguments: hasInverse ? renderArgs(argPlans[edgeIndex], call, plans[e.forward], state, callIndex === forward.length - 1) : null,
       tier: TIER_NAMES[e.tier],
       annotation: e.id,
       line: e.span.line,
@@ -405,7 +438,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   }
 
   /** The inverse call's concrete arguments (docs/ontology-language.md, "Argument sources"). */
-  function renderArgs(argPlan: ArgPlan[] | null, call: ExecutedCall, p: ToolPlan, state: StateView): Record<string, unknown> {
+  function renderArgs(argPlan: ArgPlan[] | null, call: ExecutedCall, p: ToolPlan, state: StateView, candidate: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (argPlan === null) return out;
     const ran = call.result !== undefined;
@@ -416,11 +449,13 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
           v = getPath(call.arguments, a.path);
           break;
         case ArgSource.PreSlot: {
-          if (call.before !== undefined) {
-            v = getPath(call.before, [a.slot]);
-          } else {
+          // The candidate has not run: the current state is its pre-call state. An earlier call's is its
+          // snapshot; without one the value is unknown, so the argument is absent.
+          if (candidate) {
             const key = keyOf(call.arguments, p.keyArg);
             v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+          } else if (isPlainObject(call.before)) {
+            v = ownValue(call.before, a.slot);
           }
           break;
         }

@@ -198,7 +198,7 @@ export function applyAction(rules: ProjectionRules, layerB: LayerB, action: Tool
   return runEffects(rules, effects, layerB, action, undefined, {});
 }
 
-function runEffects(
+export function runEffects(
   rules: ProjectionRules,
   effects: readonly EffectRule[] | undefined,
   layerB: LayerB,
