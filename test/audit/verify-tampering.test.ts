@@ -11,14 +11,16 @@ import { airline, airlineState, NOW, referenceFactory } from "../guard/helpers.j
 const flights = { name: "update_reservation_flights", arguments: { reservation_id: "R1", flights: [{ flight_number: "HAT099", date: "2024-05-21" }] } };
 const certificate = { name: "send_certificate", arguments: { user_id: "mia", amount: 50 } };
 
-/** One log: an approval with reads, a veto with a verdict, a consent escalation, a malformed call. */
+/** One log: an approval with reads, a veto with a verdict, a consent question and the approval its
+ * answer gives, a malformed call. */
 function smallLog(): string[] {
   const sink = createMemorySink();
   const veto = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW, log: sink } });
   veto.check(flights);
   veto.check(certificate);
   const escalate = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), policy: "escalate", config: { now: NOW, log: sink } });
-  escalate.check(certificate, { userMessages: ["yes, go ahead"] });
+  escalate.check(certificate, { userMessages: ["send my certificate"] });
+  escalate.check(certificate, { userMessages: ["send my certificate", "yes, go ahead"] });
   veto.check({ name: 7, arguments: {} });
   return sink.lines();
 }
@@ -40,15 +42,16 @@ describe("the untouched log", () => {
   it("verifies every record", () => {
     expect(JSON.parse(log[0]).route).toBe("Approved");
     expect(JSON.parse(log[1]).route).toBe("Vetoed");
-    expect(JSON.parse(log[2]).route).toBe("ConsentApproved");
-    expect(JSON.parse(log[3]).reason).toBe("malformed_call");
-    expect(verifyAuditLog(log, { ontologies })).toEqual({ ok: true, total: 4, verified: 4, mismatches: [], transient: [] });
+    expect(JSON.parse(log[2]).route).toBe("ConsentEscalated");
+    expect(JSON.parse(log[3]).route).toBe("ConsentApproved");
+    expect(JSON.parse(log[4]).reason).toBe("malformed_call");
+    expect(verifyAuditLog(log, { ontologies })).toEqual({ ok: true, total: 5, verified: 5, mismatches: [], transient: [] });
   });
 
   it("verifies with the ontologies given by hash, as blobs or as decoded tables", () => {
     const hash = blobDigestHex(airline.blob);
-    expect(verifyAuditLog(log, { ontologies: { [hash]: airline.blob } }).verified).toBe(4);
-    expect(verifyAuditLog(log, { ontologies: { [hash]: airline.tables } }).verified).toBe(4);
+    expect(verifyAuditLog(log, { ontologies: { [hash]: airline.blob } }).verified).toBe(5);
+    expect(verifyAuditLog(log, { ontologies: { [hash]: airline.tables } }).verified).toBe(5);
   });
 
   it("refuses a blob given under another hash", () => {
@@ -62,8 +65,8 @@ describe("each tampering is reported on its line and field", () => {
     ["the reason", 1, (d) => { d.reason = "ok"; }, "reason"],
     ["the detail", 1, (d) => { d.detail = "fine"; }, "detail"],
     ["the verdict's score", 0, (d) => { d.verdict.phi += 1; }, "verdict"],
-    ["the consent evidence", 2, (d) => { d.consent = { ...d.consent, evidence: "sure" }; }, "consent"],
-    ["the user's messages", 2, (d) => { d.userMessages = ["no"]; }, "route"],
+    ["the consent evidence", 3, (d) => { d.consent = { ...d.consent, evidence: "sure" }; }, "consent"],
+    ["the user's messages", 3, (d) => { d.userMessages = ["no"]; }, "route"],
     ["the scope", 0, (d) => { d.scope = d.scope === "turn" ? "session" : "turn"; }, "scope"],
     ["the policy", 0, (d) => { d.policy = "advisory"; }, "policy"],
     ["τ", 0, (d) => { d.tau += 1; }, "tau"],
@@ -74,14 +77,14 @@ describe("each tampering is reported on its line and field", () => {
     ["the format", 0, (d) => { d.format = "polar-decision/0"; }, "format"],
     ["the ontology hash", 0, (d) => { d.ontologyHash = "0".repeat(64); }, "ontologyHash"],
     ["a read value", 0, (d) => { d.reads[0][3] = "edited"; }, "stateDigest"],
-    ["the call", 3, (d) => { d.call = { name: "send_certificate", arguments: { user_id: "mia", amount: 50 } }; }, "reason"],
+    ["the call", 4, (d) => { d.call = { name: "send_certificate", arguments: { user_id: "mia", amount: 50 } }; }, "reason"],
   ])("%s", (_what, index, edit, field) => {
     expect(fieldsOf(tampered(index, edit))).toContainEqual([index + 1, field]);
     expect(verifyAuditLog(tampered(index, edit), { ontologies }).ok).toBe(false);
   });
 
   it("an unknown consent detector is named, not guessed", () => {
-    expect(fieldsOf(tampered(2, (d) => { d.config.consentDetector = "other@1"; }))).toContainEqual([3, "consentDetector"]);
+    expect(fieldsOf(tampered(3, (d) => { d.config.consentDetector = "other@1"; }))).toContainEqual([4, "consentDetector"]);
   });
 
   it("a line that is not JSON, or JSON that is not a record, is a json mismatch", () => {
@@ -105,7 +108,7 @@ describe("a backend fault at decision time", () => {
     tampered(0, (d) => { Object.assign(d, { reason: "internal_error", detail: "core trap", approved, route, verdict: null }); });
 
   it("a vetoed record is listed as transient and verifies", () => {
-    expect(verifyAuditLog(faulted(false, "Vetoed"), { ontologies })).toMatchObject({ ok: true, transient: [1], verified: 4 });
+    expect(verifyAuditLog(faulted(false, "Vetoed"), { ontologies })).toMatchObject({ ok: true, transient: [1], verified: 5 });
   });
 
   it("an approving record is a route mismatch", () => {

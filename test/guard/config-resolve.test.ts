@@ -22,7 +22,7 @@ describe("resolveConfig", () => {
   it("fills every verdict setting with its default", () => {
     expect(resolveConfig(base)).toEqual({
       tau: 0.8, tiers: ["T1", "T2", "T3"], failClosed: true, now: DEFAULT_NOW, maxDepth: 64, maxNodes: 100_000,
-      scope: "turn", policy: "veto", consentDetector: "det@1", requestClassifier: null, intentParser: null,
+      scope: "turn", policy: "veto", consentDetector: "det@1", requestClassifier: null, intentParser: null, consent: "question",
     });
   });
 
@@ -62,6 +62,10 @@ describe("resolveConfig", () => {
     ["maxNodes past u32", { maxNodes: 2 ** 32 }, "maxNodes `4294967296` is not an integer in [0, 4294967295]", undefined],
     ["an invalid Date", { now: new Date(NaN) }, "now `Invalid Date` is not a valid time", "use an ISO-8601 string, a Date or epoch milliseconds"],
     ["a time that is not one", { now: "yesterday" }, "now `yesterday` is not a valid time", "use an ISO-8601 string, a Date or epoch milliseconds"],
+    ["an unknown consent mode", { consent: "always" as never }, "consent mode `always` is unknown", "use `question` (default) or `recent-messages`"],
+    ["an environment reader that is not a function", { env: "POLAR" as never }, "`config.env` is not a function", "pass `(name) => process.env[name]` or nothing"],
+    ["an environment reader that throws", { env: () => { throw new Error("denied"); } }, "`config.env` threw reading `POLAR_ABLATION_TIERS`: denied", undefined],
+    ["an environment reader that answers a number", { env: (() => 1) as never }, "`config.env` answered a number for `POLAR_ABLATION_TIERS`, not a string", undefined],
     ["a time that is an object", { now: {} as never }, "now `[object Object]` is not a valid time", "use an ISO-8601 string, a Date or epoch milliseconds"],
   ])("refuses %s", (_what, input, message, help) => {
     const e = configError(input);
@@ -86,7 +90,7 @@ describe("configHash and tauFixed", () => {
     const a = resolveConfig(base);
     expect(configHash(resolveConfig(base))).toBe(configHash(a));
     expect(configHash(a)).toMatch(/^[0-9a-f]{64}$/);
-    for (const over of [{ tau: 0.7 }, { tiers: ["T1"] as never }, { failClosed: false }, { scope: "session" as const }, { policy: "escalate" }, { consentDetector: "x" }]) {
+    for (const over of [{ consent: "recent-messages" as const }, { tau: 0.7 }, { tiers: ["T1"] as never }, { failClosed: false }, { scope: "session" as const }, { policy: "escalate" }, { consentDetector: "x" }]) {
       expect(configHash(resolveConfig({ ...base, ...over }))).not.toBe(configHash(a));
     }
   });

@@ -2,7 +2,7 @@
 // hashed into the state digest, answered back from the record alone (a read it does not hold is
 // reported), and overlaid by a candidate target state.
 import { describe, expect, it } from "vitest";
-import { defineStateDigest, isCanonicalJson, LazyDigest, OverlayView, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
+import { defineStateDigest, isCanonicalJson, LazyDigest, OverlayView, ownReads, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
 import type { StateView } from "../../src/core/types.js";
 import { canonicalJson } from "../../src/projection/canonical.js";
 import { sha256Hex } from "../../src/util/sha256.js";
@@ -78,7 +78,7 @@ describe("the state digest", () => {
     expect(readsDigest(reads, hash)).toBe("5b5b");
   });
 
-  it("LazyDigest computes once, and a set value stays", () => {
+  it("LazyDigest computes once", () => {
     let calls = 0;
     const counting = (text: string) => {
       calls++;
@@ -88,18 +88,37 @@ describe("the state digest", () => {
     expect(d.get()).toBe("5b");
     expect(d.get()).toBe("5b");
     expect(calls).toBe(1);
-    d.set("edited");
-    expect(d.get()).toBe("edited");
   });
 
-  it("defineStateDigest gives a record a plain, enumerable, editable stateDigest and nothing else", () => {
+  it("defineStateDigest gives a record a plain, enumerable, read-only stateDigest and nothing else", () => {
     const record: Record<string, unknown> = { route: "Approved" };
     defineStateDigest(record, new LazyDigest(reads, undefined));
     expect(JSON.parse(JSON.stringify(record))).toEqual({ route: "Approved", stateDigest: readsDigest(reads) });
     expect({ ...record }).toEqual({ route: "Approved", stateDigest: readsDigest(reads) });
     expect(Object.keys(record)).toEqual(["route", "stateDigest"]);
-    record.stateDigest = "x";
-    expect(record.stateDigest).toBe("x");
+    expect(() => {
+      record.stateDigest = "x";
+    }).toThrow(TypeError);
+    expect(() => Object.defineProperty(record, "stateDigest", { value: "x" })).toThrow(TypeError);
+    expect(record.stateDigest).toBe(readsDigest(reads));
+  });
+
+  it("ownReads: frozen copies, object values copied too, so a decision shares nothing with Layer B", () => {
+    const value = { city: "Austin", tags: ["a"] };
+    const reads: Read[] = [["user", "u", "address", value], ["user", "u", null, true], ["user", "u", "name", "Ann"], ["user", "u", "gone"]];
+    const own = ownReads(reads);
+    expect(own).toEqual(reads);
+    expect(Object.isFrozen(own)).toBe(true);
+    for (let i = 0; i < own.length; i++) {
+      expect(own[i]).not.toBe(reads[i]);
+      expect(Object.isFrozen(own[i])).toBe(true);
+    }
+    expect(own[0][3]).not.toBe(value);
+    expect(Object.isFrozen(own[0][3])).toBe(true);
+    expect(Object.isFrozen((own[0][3] as { tags: string[] }).tags)).toBe(true);
+    expect(own[3]).toHaveLength(3);
+    value.city = "Reno";
+    expect((own[0][3] as { city: string }).city).toBe("Austin");
   });
 });
 

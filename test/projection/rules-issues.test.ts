@@ -35,7 +35,7 @@ describe("the rules validator reports exactly the problems of a rules document",
     [
       "an unknown top-level key, with the allowed keys as help",
       base({ extra: 1 }),
-      [{ code: "unknown-key", path: "/extra", message: "unknown key `extra`", help: "allowed here: format, domain, comment, entities, documents, tools, actions" }],
+      [{ code: "unknown-key", path: "/extra", message: "unknown key `extra`", help: "allowed here: format, domain, comment, entities, documents, tools, actions, reads" }],
     ],
     ["a wrong format", base({ format: "v0" }), [{ code: "bad-format", path: "/format", message: "`format` must be `polar-projection/1`, got `\"v0\"`" }]],
     ["an empty domain", base({ domain: "" }), [badType("/domain", "`domain` must be a non-empty string")]],
