@@ -62,6 +62,26 @@ describe("RecordingView", () => {
     expect(v.reads().map((r) => r[1])).toEqual([...Array.from({ length: 15 }, (_, i) => `R${i}`)].sort());
   });
 
+  it("reads of the same id and slot of two entity types are two reads", () => {
+    const v = new RecordingView(state);
+    v.slot("order", "X", "status");
+    v.slot("user", "X", "status");
+    v.hasEntity("order", "X");
+    v.hasEntity("user", "X");
+    expect(v.reads().map((r) => `${r[0]}/${r[2] ?? "?"}`)).toEqual(["order/?", "order/status", "user/?", "user/status"]);
+  });
+
+  it("of repeated existence reads the first is kept, in a long list too", () => {
+    let n = 0;
+    const flipping: StateView = { hasEntity: () => n++ % 2 === 0, slot: () => 1 };
+    for (const count of [4, 40]) {
+      const v = new RecordingView(flipping);
+      n = 0;
+      for (let i = 0; i < count; i++) v.hasEntity("user", "u");
+      expect(v.reads()).toEqual([["user", "u", null, true]]);
+    }
+  });
+
   it("sortReads orders in place the same way", () => {
     const reads: Read[] = [["b", "1", "s", 1], ["a", "2", null, true], ["a", "1", "t", 2], ["a", "1", null, false], ["a", "1", "s", 3]];
     expect(sortReads(reads)).toBe(reads);
