@@ -153,6 +153,14 @@ describe("parseProjectionRules' error", () => {
 });
 
 describe("what a valid rules document compiles to", () => {
+  it("keeps `*` fields, no exclusions and no slots when none are given, and the slots in order", () => {
+    const rules = parseProjectionRules(base({ entities: { thing: { fields: "*" }, other: { slots: { b: "x", a: "y" } } } }));
+    const thing = rules.entities.get("thing")!;
+    expect([thing.fields, [...thing.exclude], thing.slots]).toEqual(["*", [], []]);
+    const other = rules.entities.get("other")!;
+    expect([other.fields, other.slots.map(([k, ev]) => [k, typeof ev])]).toEqual([[], [["b", "function"], ["a", "function"]]]);
+  });
+
   it("keeps a field list, an exclude set, dotted and listed paths, single and merge", () => {
     const rules = parseProjectionRules(
       base({
