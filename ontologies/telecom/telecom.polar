@@ -33,6 +33,9 @@ slot_definition(device, wifi_enabled, bool).
 slot_definition(device, wifi_connected, bool).
 slot_definition(device, wifi_calling_enabled, bool).
 slot_definition(device, vpn_connected, bool).
+slot_definition(device, vpn_details, object).          % the VPN session (server, protocol), null when none
+slot_definition(device, wifi_ssid, string).
+slot_definition(device, wifi_signal_strength, string).
 slot_definition(device, sim_card_missing, bool).
 slot_definition(device, network_mode_preference, string).
 slot_definition(device, active_apn_settings, object).
@@ -47,17 +50,22 @@ slot_definition(app, network, bool).
 
 % Suspending interrupts service until the device is rebooted after a resume, and the suspension message
 % announces a $5/month holding fee (manifest, suspend_line `returns`, `notes`).
-loss_class_definition(service_interruption, weight = 0.05).
+loss_class_definition(service_interruption, weight = 0.05,
+    residue = [line.suspension_start_date]).
 % Suspending again restarts suspension_start_date at today's date, and a line resumed from `Pending
 % Activation` comes back as `Suspended` (manifest, suspend_line / resume_line `mutates`, `checks`).
-loss_class_definition(suspension_reset, weight = 0.05).
+loss_class_definition(suspension_reset, weight = 0.05,
+    residue = [line.suspension_start_date, line.status]).
 % Charged to the customer's (draft) bill; no refund or credit tool exists (manifest, refuel_data).
 loss_class_definition(billed_charge, weight = 0.10).
 % Turning the radio off drops the Wi-Fi association (and, for airplane mode, the VPN session); toggling
 % back does not reconnect them (manifest, toggle_airplane_mode / toggle_wifi `mutates`, `notes`).
-loss_class_definition(connection_reset, weight = 0.05).
+loss_class_definition(connection_reset, weight = 0.05,
+    residue = [device.wifi_connected, device.wifi_ssid, device.wifi_signal_strength, device.vpn_connected,
+               device.vpn_details]).
 % Reconnecting gives the default VPN server, not the one that was in use (manifest, disconnect_vpn).
-loss_class_definition(vpn_details_lost, weight = 0.05).
+loss_class_definition(vpn_details_lost, weight = 0.05,
+    residue = [device.vpn_details]).
 % A reboot restarts network services; the APN reset it may apply can be written back, the restart not.
 loss_class_definition(device_restart, weight = 0.05).
 
