@@ -4,7 +4,7 @@ import { SlotType } from "../abi.js";
 import type { Expr, Node, Statement } from "./ast.js";
 import { didYouMean, type Context } from "./context.js";
 import { q } from "./diagnostics.js";
-import { Model, type LossDecl, type ResidueItem, type ToolDecl } from "./model.js";
+import { Model, type LossDecl, type ResidueItem, type ToolDecl, type ToolParam } from "./model.js";
 import { describe } from "./ast.js";
 import { readBool, readDotted, readIdent, readLossWeight } from "./read.js";
 import { argValue, type BoundArgs } from "./signatures.js";
@@ -22,6 +22,7 @@ const RESERVED = new Set(["call", "new", "result", "now", "true", "false", "null
 
 export const NONE_LOSS = "none";
 
+const PARAMS_HELP = "parameters are names: `tool(book, params = [user_id, cabin], optional_params = [insurance])`";
 const RESIDUE_HELP = "a residue lists what a compensation paying this class may leave changed: `residue = [order.status, order.*, new(order)]`";
 
 export class Declarations {
@@ -226,6 +227,34 @@ export class Declarations {
     if (decl.actsOn >= 0 && keyConst !== null) decl.keyConst = keyConst;
     else if (decl.actsOn >= 0) decl.keyArg = key ?? `${readIdentQuiet(actsOnExpr)}_id`;
     if (decl.creates >= 0) decl.newKey = newKey ?? "id";
+    decl.params = this.params(argValue(b, "params"), argValue(b, "optional_params"));
+  }
+
+  /** `params = [a, b], optional_params = [c]`: the tool's parameters; null when neither is given. */
+  private params(required: Expr | undefined, optional: Expr | undefined): ToolParam[] | null {
+    if (required === undefined && optional === undefined) return null;
+    const out: ToolParam[] = [];
+    const seen = new Set<string>();
+    for (const [e, isRequired] of [[required, true], [optional, false]] as const) {
+      if (e === undefined) continue;
+      if (e.kind !== "list") {
+        this.ctx.report("invalid-argument", `expected a list of parameter names, found ${describe(e)}`, e, PARAMS_HELP);
+        continue;
+      }
+      for (const item of e.items) {
+        if (item.kind !== "ident") {
+          this.ctx.report("invalid-argument", `expected a parameter name, found ${describe(item)}`, item, PARAMS_HELP);
+          continue;
+        }
+        if (seen.has(item.name)) {
+          this.ctx.report("invalid-argument", `parameter ${q(item.name)} is declared twice`, item, PARAMS_HELP);
+          continue;
+        }
+        seen.add(item.name);
+        out.push({ name: item.name, required: isRequired });
+      }
+    }
+    return out;
   }
 
   private entityRef(e: Expr | undefined): number {

@@ -76,3 +76,26 @@ describe("key = \"id\": a constant entity key", () => {
     expect(v.tool("toggle_data")).toMatchObject({ actsOn: "device", keyArg: null, keyConst: "phone" });
   });
 });
+
+describe("declared parameters", () => {
+  it("are returned on the model and make required argument sources presence checks", () => {
+    const r = compile(`
+slot_definition(reservation, payment, list).
+slot_definition(user, name, string).
+loss_class_definition(fee, 0.1).
+tool(book, acts_on = user, key = user_id, creates = reservation, params = [user_id, payment], optional_params = [note]).
+tool(cancel, acts_on = reservation, key = reservation_id, params = [reservation_id]).
+compensates(book, cancel, reservation.payment, fee, 0.9, identity = new,
+    args = { user_id: call.user_id, payment: reservation.payment, note: call.note }).
+`);
+    if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join("; "));
+    expect(r.model.tools.find((t) => t.name === "book")!.params).toEqual([
+      { name: "user_id", required: true }, { name: "payment", required: true }, { name: "note", required: false },
+    ]);
+    const cancel = r.tables.tools.find((t) => t.name === "cancel")!;
+    // Only the two required sources are checked, and the optional `note` is not.
+    expect(cancel.operands.map((o) => [o.kind, o.path])).toEqual([[OperandKind.ArgPresent, "user_id"], [OperandKind.SlotPresent, null]]);
+    expect(r.tables.edges[0].program).toBeGreaterThanOrEqual(0);
+    expect(r.model.tools.find((t) => t.name === "cancel")!.params).toEqual([{ name: "reservation_id", required: true }]);
+  });
+});

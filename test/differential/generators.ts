@@ -135,6 +135,8 @@ interface RawEdge {
   sink: number;
   weight: number;
   bound: Expr | null;
+  /** A `when` condition on a non-T2 tier (T2's is folded into its bound). */
+  when: Expr | null;
   args: { source: ArgSource; ref: number }[] | null;
 }
 
@@ -155,6 +157,7 @@ const rawEdgeArb: fc.Arbitrary<RawEdge> = fc.record({
   sink: fc.nat(15),
   weight: fixedArb,
   bound: fc.option(boolExprArb, { freq: 4 }),
+  when: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: boolExprArb }),
   args: fc.option(fc.array(fc.record({ source: fc.constantFrom(ArgSource.CallArg, ArgSource.PreSlot, ArgSource.Literal, ArgSource.NewId, ArgSource.Result), ref: fc.nat(3) }), { maxLength: 3 }), { freq: 3 }),
 });
 
@@ -243,9 +246,10 @@ function buildTables(raw: typeof rawTablesArb extends fc.Arbitrary<infer T> ? T 
     const { phi, loss } = score(e.tier, e.weight, wl);
     let program = -1;
     // A condition on any tier (issue 12): positive edges need it TRUE, fail-closed ones apply unless FALSE.
-    if (e.bound !== null) {
+    const condition = e.tier === Tier.T2 ? e.bound : e.when;
+    if (condition !== null) {
       const code: number[] = [];
-      compileExpr(e.bound, nOperands, constants.length, code);
+      compileExpr(condition, nOperands, constants.length, code);
       program = programs.length;
       programs.push({ code, maxStack: maxStackOf(code) });
     }
