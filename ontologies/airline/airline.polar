@@ -82,13 +82,19 @@ sink_definition(human_handoff, external = true).  % the conversation ends with a
 % ---------------------------------------------------------------------------------------------------
 % Tools
 
-tool(book_reservation, acts_on = user, key = user_id, creates = reservation, new_key = reservation_id).
-tool(cancel_reservation, acts_on = reservation, key = reservation_id).
-tool(update_reservation_baggages, acts_on = reservation, key = reservation_id).
-tool(update_reservation_flights, acts_on = reservation, key = reservation_id).
-tool(update_reservation_passengers, acts_on = reservation, key = reservation_id).
-tool(send_certificate, acts_on = user, key = user_id).
-tool(transfer_to_human_agents).
+% params / optional_params: each tool's parameters as ../shared/tau2/tools/airline.json lists them
+% (`name = default` marks an optional one); an inverse must give every required one.
+tool(book_reservation, acts_on = user, key = user_id, creates = reservation, new_key = reservation_id,
+    params = [user_id, origin, destination, flight_type, cabin, flights, passengers, payment_methods, total_baggages, nonfree_baggages, insurance]).
+tool(cancel_reservation, acts_on = reservation, key = reservation_id, params = [reservation_id]).
+tool(update_reservation_baggages, acts_on = reservation, key = reservation_id,
+    params = [reservation_id, total_baggages, nonfree_baggages, payment_id]).
+tool(update_reservation_flights, acts_on = reservation, key = reservation_id,
+    params = [reservation_id, cabin, flights, payment_id]).
+tool(update_reservation_passengers, acts_on = reservation, key = reservation_id,
+    params = [reservation_id, passengers]).
+tool(send_certificate, acts_on = user, key = user_id, params = [user_id, amount]).
+tool(transfer_to_human_agents, params = [summary]).
 
 % Manifest kind `read` or `pure`: no state change, no annotation.
 read_only(calculate, get_reservation_details, get_user_details, list_all_airports,

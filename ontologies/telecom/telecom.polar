@@ -76,13 +76,15 @@ sink_definition(human_handoff, external = true).
 % ---------------------------------------------------------------------------------------------------
 % Agent tools (manifest side = agent)
 
-tool(suspend_line, acts_on = line, key = line_id).
-tool(resume_line, acts_on = line, key = line_id).
-tool(enable_roaming, acts_on = line, key = line_id).
-tool(disable_roaming, acts_on = line, key = line_id).
-tool(refuel_data, acts_on = line, key = line_id).
-tool(send_payment_request, acts_on = bill, key = bill_id).
-tool(transfer_to_human_agents).
+% params / optional_params: each tool's parameters as ../shared/tau2/tools/telecom.json lists them
+% (`name = default` marks an optional one); an inverse must give every required one.
+tool(suspend_line, acts_on = line, key = line_id, params = [customer_id, line_id, reason]).
+tool(resume_line, acts_on = line, key = line_id, params = [customer_id, line_id]).
+tool(enable_roaming, acts_on = line, key = line_id, params = [customer_id, line_id]).
+tool(disable_roaming, acts_on = line, key = line_id, params = [customer_id, line_id]).
+tool(refuel_data, acts_on = line, key = line_id, params = [customer_id, line_id, gb_amount]).
+tool(send_payment_request, acts_on = bill, key = bill_id, params = [customer_id, bill_id]).
+tool(transfer_to_human_agents, params = [summary]).
 
 read_only(get_customer_by_phone, get_customer_by_id, get_customer_by_name, get_details_by_id,
           get_bills_for_customer, get_data_usage).
@@ -140,21 +142,21 @@ external_side_effect(transfer_to_human_agents, human_handoff, 1.0, id = "telecom
 % The device tools take no argument naming the phone (manifest: `params` empty, or only the new
 % setting): every call acts on the one user device, which the projection asserts as `device(device)`
 % (user_db.toml [device]). The constant key lets bounds, conditions and inverse arguments read it.
-tool(toggle_airplane_mode, acts_on = device, key = "device").
-tool(toggle_data, acts_on = device, key = "device").
-tool(toggle_roaming, acts_on = device, key = "device").
-tool(toggle_data_saver_mode, acts_on = device, key = "device").
-tool(toggle_wifi, acts_on = device, key = "device").
-tool(toggle_wifi_calling, acts_on = device, key = "device").
-tool(set_network_mode_preference, acts_on = device, key = "device").
-tool(set_apn_settings, acts_on = device, key = "device").
-tool(reset_apn_settings, acts_on = device, key = "device").
-tool(reboot_device, acts_on = device, key = "device").
-tool(reseat_sim_card, acts_on = device, key = "device").
-tool(connect_vpn, acts_on = device, key = "device").
-tool(disconnect_vpn, acts_on = device, key = "device").
-tool(grant_app_permission, acts_on = app, key = app_name).
-tool(make_payment).
+tool(toggle_airplane_mode, acts_on = device, key = "device", params = []).
+tool(toggle_data, acts_on = device, key = "device", params = []).
+tool(toggle_roaming, acts_on = device, key = "device", params = []).
+tool(toggle_data_saver_mode, acts_on = device, key = "device", params = []).
+tool(toggle_wifi, acts_on = device, key = "device", params = []).
+tool(toggle_wifi_calling, acts_on = device, key = "device", params = []).
+tool(set_network_mode_preference, acts_on = device, key = "device", params = [mode]).
+tool(set_apn_settings, acts_on = device, key = "device", params = [apn_settings]).
+tool(reset_apn_settings, acts_on = device, key = "device", params = []).
+tool(reboot_device, acts_on = device, key = "device", params = []).
+tool(reseat_sim_card, acts_on = device, key = "device", params = []).
+tool(connect_vpn, acts_on = device, key = "device", params = []).
+tool(disconnect_vpn, acts_on = device, key = "device", params = []).
+tool(grant_app_permission, acts_on = app, key = app_name, params = [app_name, permission]).
+tool(make_payment, params = []).
 
 read_only(check_status_bar, check_network_status, check_network_mode_preference, run_speed_test,
           check_sim_status, check_data_restriction_status, check_apn_settings, check_wifi_status,
