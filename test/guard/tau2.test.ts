@@ -22,25 +22,34 @@ function domain(name: "airline" | "retail") {
 
 for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFactory]] as const) {
   describeTau2(`τ²-bench ontologies (${label})`, () => {
-    it("airline: update a reservation's flights, then cancel it → overlap_conflict (session scope)", () => {
+    it("airline: update a reservation's flights, then cancel it → no compensation for a gift-card reservation (session scope)", () => {
       const { blob, rules, state, db } = domain("airline");
       const sink = createMemorySink();
       const g = createGuard({ ontology: blob, backend: factory, state, scope: "session", config: { now: NOW, projection: rules, log: sink } });
-      const res = db.reservations["4WQ150"];
+      // 0MR5MT: economy, nothing flown, both segments still bookable (the undo re-takes the old one),
+      // paid with a gift card. (4WQ150, used before, keeps a segment whose business cabin is now full:
+      // the bound cannot tell a kept segment from a changed one, so it refuses that undo.)
+      const res = db.reservations["0MR5MT"];
       const update = {
         name: "update_reservation_flights",
-        arguments: { reservation_id: "4WQ150", cabin: "business", flights: [{ flight_number: "HAT170", date: "2024-05-22" }, { flight_number: "HAT022", date: "2024-05-27" }], payment_id: "gift_card_3576581" },
+        arguments: { reservation_id: "0MR5MT", cabin: "economy", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-27" }], payment_id: "gift_card_7219695" },
       };
       const first = g.check(update);
       expect(first).toMatchObject({ route: "Approved", reason: "ok" });
-      expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "4WQ150", flights: [{ flight_number: "HAT170", date: "2024-05-22" }, { flight_number: "HAT022", date: "2024-05-26" }] } });
+      expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "0MR5MT", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-26" }] } });
       // The tool returns the updated reservation as JSON text (τ²-bench's shape).
       g.observe(update, JSON.stringify({ ...res, flights: [res.flights[0], { ...res.flights[1], date: "2024-05-27" }] }));
-      const cancel = g.check({ name: "cancel_reservation", arguments: { reservation_id: "4WQ150" } });
-      expect(cancel).toMatchObject({ route: "Vetoed", reason: "overlap_conflict" });
+      // 0MR5MT was paid with a gift card, which a cancellation does not refill, and its fares are not
+      // today's: re-booking it would fail (executed in τ²-bench: "Not enough balance"), so the
+      // cancellation's compensation does not apply (its `when`), before and after a checkpoint.
+      // (An edit then a cancellation of a re-bookable reservation gives overlap_conflict:
+      // test/ontologies/scenarios.test.ts.)
+      const cancel = g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } });
+      expect(cancel).toMatchObject({ route: "Vetoed", reason: "bound_violated" });
+      expect(cancel.verdict?.bottleneck).toMatchObject({ annotation: "airline.cancel.rebook" });
       expect(cancel.forward).toHaveLength(1);
       g.checkpoint();
-      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "4WQ150" } }).reason).toBe("ok");
+      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } }).reason).toBe("bound_violated");
       expect(verifyAuditLog(sink.lines(), { ontologies: [blob] }).mismatches).toEqual([]);
     });
 
