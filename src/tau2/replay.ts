@@ -16,6 +16,9 @@ export type ReplayScope = "turn" | "session";
 export interface ReplayCheckContext {
   /** Text of every user message before the call, oldest first (policies look at the last three). */
   userMessages: string[];
+  /** The user and assistant text messages before the call, oldest first, with roles (the guard's
+   * `recent-messages` consent mode reads which assistant message each user message answers). */
+  messages: { role: "user" | "assistant"; content: string }[];
   /** Turn scope: the calls made earlier in the same message, already executed, with their results. */
   turnCalls: ExecutedCall[];
 }
@@ -138,6 +141,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
   function* run(): Generator<ReplayRecord<D>, void, undefined> {
     const calls = callsWithResults(traj);
     const userTexts: string[] = [];
+    const conversation: { role: "user" | "assistant"; content: string }[] = [];
     let nextMessage = 0;
     let turnMessage = -1;
     let turnCalls: ExecutedCall[] = [];
@@ -147,6 +151,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
       for (; nextMessage < c.messageIndex; nextMessage++) {
         const m = traj.messages[nextMessage];
         if (m.role === "user" && m.content !== null && m.content.trim() !== "") userTexts.push(m.content);
+        if ((m.role === "user" || m.role === "assistant") && m.content !== null && m.content.trim() !== "") conversation.push({ role: m.role, content: m.content });
       }
       if (c.messageIndex !== turnMessage) {
         turnMessage = c.messageIndex;
@@ -155,7 +160,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
       const call: ToolCall = { name: c.call.name, arguments: c.call.arguments };
       const decisions: Partial<Record<ReplayScope, D>> = {};
       if (requestors.includes(c.call.requestor)) {
-        const context: ReplayCheckContext = { userMessages: userTexts.slice(), turnCalls: turnCalls.slice() };
+        const context: ReplayCheckContext = { userMessages: userTexts.slice(), messages: conversation.slice(), turnCalls: turnCalls.slice() };
         scopes.forEach((s, i) => {
           decisions[s] = guards[i].check(call, context);
         });
