@@ -28,7 +28,7 @@ export {
   type GuardRefusal,
   type Scope,
 } from "./guard/index.js";
-export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, type VerifyOptions, type VerifyReport } from "./audit/index.js";
+export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, chainHead, createChain, recordHash, CHAIN_GENESIS, type VerifyOptions, type VerifyReport, type ChainHead, type ChainLink } from "./audit/index.js";
 
 // Decision policies and the consent detector.
 export {
@@ -67,7 +67,7 @@ export { instantiateCore, instantiateCoreSync, CoreError, type CoreInstance, typ
 export type { SearchBackend } from "./core/backend.js";
 export { decodeBlob, safeDecodeBlob, blobInfo, blobDigestHex, BlobError, type BlobInfo } from "./blob/index.js";
 export type { OntologyTables } from "./ontology/tables.js";
-export { prepareOntology, type PreparedOntology, type OntologyBytes } from "./ontology/prepared.js";
+export { prepareOntology, prepareOntologyAsync, type PreparedOntology, type OntologyBytes, type AsyncDigest } from "./ontology/prepared.js";
 
 // Layer B: the state projection.
 export {

@@ -185,8 +185,7 @@ export function multiGuardFactory(
       state,
       policy: "advisory",
       scope,
-      // The offline replay cannot have the guard ask its own question, so consent is read the paper's way:
-      // a yes among the last three user messages that answers an assistant message naming the call.
+      // recent-messages: the replay cannot put the guard's question to the user (docs/guard.md, "Consent").
       config: { tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages", ...(project ? { projection: setup.rules } : {}) },
     });
   return (state, scope): ReplayGuard<CallDecisions> => {
@@ -195,7 +194,7 @@ export function multiGuardFactory(
     return {
       updatesState: true,
       check(call, context) {
-        const ctx = { userMessages: context.userMessages, messages: context.messages, turnCalls: context.turnCalls };
+        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls, messages: context.messages };
         const out: Record<string, VariantOutcome> = {};
         for (const o of others) out[o.id] = outcome(o.guard.check(call, ctx));
         const d = main.check(call, ctx);

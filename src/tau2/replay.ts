@@ -16,11 +16,11 @@ export type ReplayScope = "turn" | "session";
 export interface ReplayCheckContext {
   /** Text of every user message before the call, oldest first (policies look at the last three). */
   userMessages: string[];
-  /** The user and assistant text messages before the call, oldest first, with roles (the guard's
-   * `recent-messages` consent mode reads which assistant message each user message answers). */
-  messages: { role: "user" | "assistant"; content: string }[];
   /** Turn scope: the calls made earlier in the same message, already executed, with their results. */
   turnCalls: ExecutedCall[];
+  /** The user and assistant text messages before the call, oldest first (the `recent-messages`
+   * consent mode reads which assistant message a user's yes answers). */
+  messages: { role: "user" | "assistant"; content: string }[];
 }
 
 /** The part of a guard replay drives. `observe` is told about every executed call of a guarded
@@ -160,7 +160,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
       const call: ToolCall = { name: c.call.name, arguments: c.call.arguments };
       const decisions: Partial<Record<ReplayScope, D>> = {};
       if (requestors.includes(c.call.requestor)) {
-        const context: ReplayCheckContext = { userMessages: userTexts.slice(), messages: conversation.slice(), turnCalls: turnCalls.slice() };
+        const context: ReplayCheckContext = { userMessages: userTexts.slice(), turnCalls: turnCalls.slice(), messages: conversation.slice() };
         scopes.forEach((s, i) => {
           decisions[s] = guards[i].check(call, context);
         });

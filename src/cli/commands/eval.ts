@@ -12,6 +12,7 @@ import { writeReports, type WrittenReport } from "../../eval/write.js";
 import { runExecution } from "../../eval/execute-run.js";
 import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
+import { action, CliError } from "../errors.js";
 
 interface Flags {
   data?: string;
@@ -51,7 +52,8 @@ function parseScopes(v: string | undefined): ReplayScope[] {
 
 function parseNumber(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
+  // Decimal text only: `Number` would read "", " ", "0x0" and "1e3" as numbers.
+  const n = /^(?:\d+(?:\.\d*)?|\.\d+)$/u.test(String(v)) ? Number(v) : Number.NaN;
   if (!Number.isFinite(n) || !check(n)) throw new EvalError("bad-option", `--${name} \`${String(v)}\` is not ${what}`);
   return n;
 }
@@ -136,7 +138,7 @@ export function register(cli: CAC): void {
     .option("--python <path>", "with --execute: the Python to run τ²-bench with (default $POLAR_PYTHON, else python3)")
     .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
     .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
-    .action(async (suite: string, extra: string[], flags: Flags) => {
+    .action(action(async (suite: string, extra: string[], flags: Flags) => {
       try {
         if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suite is `tau2`: `polar eval tau2 --data DIR --out DIR`");
         if (typeof flags.data !== "string" || flags.data === "") throw new EvalError("bad-option", "missing `--data DIR`", "a folder laid out like τ²-bench's data/tau2");
@@ -170,11 +172,9 @@ export function register(cli: CAC): void {
           ].join("\n"),
         );
       } catch (err) {
-        const code = err instanceof EvalError ? err.code : (err as { code?: string }).code ?? "eval-failed";
-        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
-        const help = (err as { help?: string }).help;
-        if (help) process.stderr.write(`  help: ${help}\n`);
-        process.exitCode = err instanceof EvalError && err.code === "bad-option" ? 2 : 1;
+        // The evaluation's own errors keep their code; a bad option is a usage error (exit 2).
+        if (err instanceof EvalError) throw new CliError(err.code, err.message, (err as { help?: string }).help, err.code === "bad-option" ? 2 : 1);
+        throw err;
       }
-    });
+    }));
 }
