@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { instantiateCore, instantiateCoreSync } from "../core/wasm.js";
-import { RuntimeError, fetchOk, toBytes, type Platform } from "./shared.js";
+import { RuntimeError, fetchOk, toBytes, type Platform } from "../loading/shared.js";
 
 // dist/ (entries and chunks), dist/cli/ (the CLI), then src/runtimes/ run from source (tests).
 const CORE_FILES = ["./polar-core.wasm", "../polar-core.wasm", "../../build/polar-core.wasm"];

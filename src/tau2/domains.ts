@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { blobDigestHex, decodeBlob } from "../blob/index.js";
 import { compile } from "../compiler/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
-import type { BackendFactory, Decision } from "../guard/index.js";
+import type { AuditSink, BackendFactory, Decision } from "../guard/index.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { parseProjectionRules, type ProjectionRules } from "../projection/index.js";
@@ -124,6 +124,8 @@ export interface DomainReplayOptions {
   /** At most this many trajectories (in file order). */
   limit: number;
   backend: string;
+  /** A decision log for each guard the replay creates (one per trajectory and scope). */
+  log?: () => AuditSink;
 }
 
 /** Loads the data, the domain's ontology, rules and backend, and picks the trajectories to replay. */
@@ -150,7 +152,7 @@ export function openDomainReplay(o: DomainReplayOptions): DomainReplay {
     rules,
     documents: dom.documents,
     base: projectAll(rules, dom.documents),
-    guard: advisoryGuardFactory({ ontology, rules, backend: backend.factory }),
+    guard: o.log === undefined ? advisoryGuardFactory({ ontology, rules, backend: backend.factory }) : (state, scope) => advisoryGuardFactory({ ontology, rules, backend: backend.factory, config: { log: o.log!() } })(state, scope),
     trajectories,
   };
 }

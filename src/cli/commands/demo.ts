@@ -9,10 +9,11 @@ import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
 import { fixedToDecimal } from "../../core/explain.js";
 import type { Decision } from "../../guard/index.js";
-import { DomainLoadError, openDomainReplay } from "../../tau2/domains.js";
+import { openDomainReplay } from "../../tau2/domains.js";
 import { replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
 import type { Trajectory } from "../../tau2/adapter.js";
 import { action, CliError, usageError } from "../errors.js";
+import { auditLogFile } from "./audit-log.js";
 
 interface Flags {
   data?: string;
@@ -22,6 +23,7 @@ interface Flags {
   scope?: string;
   backend?: string;
   json?: boolean;
+  auditLog?: string;
 }
 
 /** A demo failure; `bad-option` is a usage error (exit 2). */
@@ -152,6 +154,8 @@ export interface DemoOptions {
   scopes?: ReplayScope[];
   backend?: string;
   json?: boolean;
+  /** Write the decision log of every replayed guard here (JSONL; `polar audit verify` re-derives it). */
+  auditLog?: string;
   out: (text: string) => void;
 }
 
@@ -162,7 +166,16 @@ export function runDemo(options: DemoOptions): void {
   const domain = options.domain ?? "airline";
   const scopes = options.scopes ?? ["turn", "session"];
   const limit = options.limit ?? (usingSample ? Infinity : 3);
-  const { ontologyNote: note, backendName, rules, documents, base, guard, trajectories } = openDomainReplay({ root, dataDir, domain, task: options.task, limit, backend: options.backend ?? "auto" });
+  const log = options.auditLog === undefined ? null : auditLogFile(options.auditLog);
+  const { ontologyNote: note, backendName, rules, documents, base, guard, trajectories } = openDomainReplay({
+    root,
+    dataDir,
+    domain,
+    task: options.task,
+    limit,
+    backend: options.backend ?? "auto",
+    ...(log === null ? {} : { log: () => log.sink() }),
+  });
   if (!options.json) {
     const shown = usingSample ? `built-in sample ${SAMPLE_DIR} (τ²-bench, MIT: see its LICENSE)` : relative(process.cwd(), dataDir) || ".";
     options.out(
@@ -206,6 +219,10 @@ export function runDemo(options: DemoOptions): void {
     }
     options.out(lines.join("\n") + "\n");
   }
+  if (log !== null) {
+    const n = log.write();
+    if (!options.json) options.out(`audit log: ${n} decisions written to ${options.auditLog} (check them with \`polar audit verify ${options.auditLog} --ontology ontologies/${domain}/${domain}.blob\`)\n`);
+  }
 }
 
 export function register(cli: CAC): void {
@@ -218,7 +235,9 @@ export function register(cli: CAC): void {
     .option("--scope <scope>", "turn, session or both (default both)")
     .option("--backend <name>", "wasm, reference or auto (default auto: wasm when built)")
     .option("--json", "one JSON line per tool call")
+    .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .example("polar demo")
+    .example("polar demo --audit-log decisions.jsonl")
     .example("polar demo --data ../tau2-bench/data/tau2 --task 35")
     .action(action((flags: Flags) => {
       // `polar demo | head`: a closed pipe ends the output quietly.
@@ -237,6 +256,7 @@ export function register(cli: CAC): void {
           scopes: parseScopes(flags.scope),
           backend: flags.backend,
           json: flags.json === true,
+          auditLog: flags.auditLog,
           out: (s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`),
         });
       }
