@@ -69,6 +69,8 @@ export class Lifecycle {
   /** The session's observed, uncommitted calls (frozen entries), at most `maxDepth` of them: with more,
    * every verdict is `depth_exceeded` whatever the older ones were, so they need not be kept. */
   private observed: ExecutedCall[] = [];
+  /** The seq of the check behind each observed entry (0: observed without a check), for barriers. */
+  private observedSeq: number[] = [];
   /** Pending executions in check order (committed ones excluded: they are in `tracked` only). */
   private pendingList: Execution[] = [];
   /** Every execution an observe or release may still name, by id. */
@@ -133,7 +135,11 @@ export class Lifecycle {
     }
     if (this.scope === "session" && mutating && !(x?.committed ?? false)) {
       this.observed.push(entry);
-      if (this.observed.length > this.maxDepth) this.observed = this.observed.slice(-this.maxDepth);
+      this.observedSeq.push(x?.seq ?? 0);
+      if (this.observed.length > this.maxDepth) {
+        this.observed = this.observed.slice(-this.maxDepth);
+        this.observedSeq = this.observedSeq.slice(-this.maxDepth);
+      }
     }
   }
 
@@ -141,6 +147,7 @@ export class Lifecycle {
    * forward sequence. */
   checkpoint(): void {
     this.observed = [];
+    this.observedSeq = [];
     this.history = [];
     for (const x of this.pendingList) x.committed = true;
     this.pendingList = [];
@@ -199,7 +206,17 @@ export class Lifecycle {
   }
 
   private commitBefore(seq: number): void {
-    this.observed = [];
+    // Observed calls checked after the barrier (parallel calls that finished first) stay.
+    const observed: ExecutedCall[] = [];
+    const seqs: number[] = [];
+    for (let i = 0; i < this.observed.length; i++) {
+      if (this.observedSeq[i] > seq) {
+        observed.push(this.observed[i]);
+        seqs.push(this.observedSeq[i]);
+      }
+    }
+    this.observed = observed;
+    this.observedSeq = seqs;
     const keep: Execution[] = [];
     for (const x of this.pendingList) {
       if (x.seq < seq) x.committed = true;
