@@ -722,9 +722,14 @@ export function createGuard(options: GuardOptions): Guard {
 function ownVerdict(v: VerdictRecord): VerdictRecord {
   const steps = v.steps;
   for (let i = 0; i < steps.length; i++) {
-    // Fresh objects whose values are the call's or the forward sequence's frozen copies, or Layer B
-    // values (JSON; frozen in place, see sharedFrozen).
-    sharedFrozen((steps[i] as { arguments: unknown }).arguments);
+    // A fresh object per step whose values are the call's or the forward sequence's frozen copies, or
+    // Layer B values (JSON; frozen in place, see sharedFrozen): it is frozen, its values shared. (Not
+    // memoised itself: a WeakSet entry per short-lived object is paid for in every GC.)
+    const args = (steps[i] as { arguments: unknown }).arguments;
+    if (typeof args === "object" && args !== null) {
+      for (const k of Object.keys(args)) sharedFrozen((args as Record<string, unknown>)[k]);
+      Object.freeze(args);
+    }
     Object.freeze(steps[i]);
   }
   Object.freeze(steps);
