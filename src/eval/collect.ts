@@ -8,7 +8,7 @@
 // asked, with the exact PolicyInput the guard built, what they would have routed.
 import { FIXED_ONE, Tier, Lifecycle } from "../abi.js";
 import type { ToolCall } from "../core/types.js";
-import { createGuard, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
+import { createGuard, type AuditSink, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { defaultConsentDetector, escalatePolicy, type GuardReason, type Route } from "../policies/index.js";
 import type { LayerB } from "../projection/layer-b.js";
@@ -72,6 +72,23 @@ export function staticEntry(table: Map<string, StaticEntry>, tool: string): Stat
   return table.get(tool) ?? { tool, known: false, readOnly: false, tiers: [], blocked: true, why: "unknown tool (fail-closed)" };
 }
 
+/** The guard reason a static block stands for, so the Escalate policy words and routes it as it would
+ * POLAR's: an unknown tool is a hard failure (refused, never put to the user), a T4/T5 tool consumes or
+ * emits, a tool without a positive annotation has no candidate inverse. */
+export function staticReason(entry: StaticEntry): GuardReason {
+  if (!entry.known) return "unknown_tool";
+  if (entry.tiers.includes("T5")) return "external_side_effect";
+  if (entry.tiers.includes("T4")) return "irreversibly_consumes";
+  return "no_candidate";
+}
+
+/** static-escalate: the static table decides whether to ask, and a blocked call asks exactly as
+ * POLAR-escalate does (the same policy, consent detector and user messages). */
+export function staticEscalateRoute(entry: StaticEntry, call: ToolCall, userMessages: readonly string[], tau: number, tables: OntologyTables): Route {
+  if (entry.readOnly || !entry.blocked) return "Approved";
+  return escalatePolicy.decide({ call, admissible: false, reason: staticReason(entry), verdict: null, tau, userMessages, consent: defaultConsentDetector, tables }).route;
+}
+
 /** A configuration's answer for one call. */
 export interface VariantOutcome {
   admissible: boolean;
@@ -95,6 +112,8 @@ export interface ScopeOutcome extends VariantOutcome {
   veto: Route;
   escalate: Route;
   consentEvidence: string | null;
+  /** The route static-escalate takes: the static table's block, then the same consent question. */
+  staticEscalate: Route;
   variants: Record<string, VariantOutcome>;
 }
 
@@ -157,6 +176,8 @@ export function multiGuardFactory(
   setup: DomainSetup,
   variants: { main: GuardVariant; others: GuardVariant[] },
   backend: BackendFactory | undefined,
+  /** A decision log for each replayed guard of the main configuration (`--audit-log`). */
+  auditLog?: () => AuditSink,
 ): ReplayGuardFactory<CallDecisions> {
   const now = DOMAIN_NOW[setup.name];
   const make = (v: GuardVariant, state: LayerB, scope: ReplayScope, project: boolean): Guard =>
@@ -167,7 +188,11 @@ export function multiGuardFactory(
       policy: "advisory",
       scope,
       // recent-messages: the replay cannot put the guard's question to the user (docs/guard.md, "Consent").
-      config: { tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages", ...(project ? { projection: setup.rules } : {}) },
+      config: {
+        tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages",
+        ...(project ? { projection: setup.rules } : {}),
+        ...(project && auditLog !== undefined ? { log: auditLog() } : {}),
+      },
     });
   return (state, scope): ReplayGuard<CallDecisions> => {
     const main = make(variants.main, state, scope, true);
@@ -219,6 +244,8 @@ export interface CollectOptions {
   scopes: readonly ReplayScope[];
   tau: number;
   backend?: BackendFactory;
+  /** A decision log per replayed guard (the main configuration's decisions). */
+  auditLog?: () => AuditSink;
 }
 
 export interface TrajectoryNotes {
@@ -275,6 +302,7 @@ export function collectTrajectory(
         veto: d.reason === "read_only" || d.admissible ? "Approved" : "Vetoed",
         escalate: esc.route,
         consentEvidence: esc.evidence,
+        staticEscalate: write ? staticEscalateRoute(st, call, d.userMessages, d.tau, cd.guard.tables) : "Approved",
         variants: cd.variants,
       };
     }
@@ -306,7 +334,7 @@ export function collectTrajectory(
 
 /** Builds the multi-configuration guard factory for a domain at the main τ. */
 export function domainFactory(setup: DomainSetup, options: CollectOptions): ReplayGuardFactory<CallDecisions> {
-  return multiGuardFactory(setup, allVariants(options.tau), options.backend);
+  return multiGuardFactory(setup, allVariants(options.tau), options.backend, options.auditLog);
 }
 
 export const PHI_ONE = FIXED_ONE;

@@ -376,8 +376,8 @@ export function createGuard(options: GuardOptions): Guard {
    * sequence gets a frozen copy (Execution.entry, observe), so a record never shares one. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null || info.keyArg === null) return undefined;
-    const key = call.arguments[info.keyArg];
+    if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
+    const key = info.keyConst ?? call.arguments[info.keyArg!];
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
@@ -403,9 +403,20 @@ export function createGuard(options: GuardOptions): Guard {
     const calls = raw.map((c) => {
       const copy = safeExecuted(c, true);
       const checked = checkCallShape(copy);
-      return { copy, key: checked.ok ? callKey(checked.call) : null };
+      if (!checked.ok) return { copy, key: null };
+      const key = callKey(checked.call);
+      return { copy: withBefore(copy as ExecutedCall, key, checked.call), key };
     });
     return lifecycle.turnForward(calls, isMutating);
+  }
+
+  /** Turn scope: an earlier call of the message is searched on its entity as it was before it ran
+   * (docs/semantics.md, "Operands of earlier calls"). The guard's Layer B changes only at observe(), so
+   * that is the snapshot taken then or, for a call this guard has not observed, the state now. */
+  function withBefore(copy: ExecutedCall, key: string, call: ToolCall): ExecutedCall {
+    if (copy.before !== undefined) return copy;
+    const before = lifecycle.observedBefore(key) ?? snapshot(call);
+    return before === undefined ? copy : Object.freeze({ ...copy, before });
   }
 
   /** The user messages the policy may read as consent (docs/guard.md, "Consent"). */

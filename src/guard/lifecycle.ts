@@ -57,6 +57,8 @@ export class Execution {
 interface Observed {
   readonly key: string;
   readonly admitted: boolean;
+  /** Its entity as it was before it ran (turn scope judges an earlier call on it). */
+  readonly before: Record<string, unknown> | undefined;
 }
 
 /** Executions kept for an observe that names them; past it the oldest committed ones are forgotten
@@ -127,7 +129,7 @@ export class Lifecycle {
       this.tracked.delete(x.id);
     }
     const admitted = x === undefined || x.admitted;
-    this.history.push({ key, admitted });
+    this.history.push({ key, admitted, before: entry.before });
     if (this.history.length > MAX_HISTORY) this.history = this.history.slice(-MAX_HISTORY);
     if (!admitted) {
       this.commitBefore(x!.seq);
@@ -151,6 +153,12 @@ export class Lifecycle {
     this.history = [];
     for (const x of this.pendingList) x.committed = true;
     this.pendingList = [];
+  }
+
+  /** The `before` snapshot of the most recent observed execution of this call text, if remembered. */
+  observedBefore(key: string): Record<string, unknown> | undefined {
+    for (let i = this.history.length - 1; i >= 0; i--) if (this.history[i].key === key) return this.history[i].before;
+    return undefined;
   }
 
   /** The session's observed calls since the last barrier or checkpoint (at most maxDepth). */

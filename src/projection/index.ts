@@ -11,6 +11,19 @@ export {
   type EffectRule,
 } from "./rules.js";
 export {
+  judgedCall,
+  readArguments,
+  applyReadResult,
+  applyReadsFinally,
+  parseReadRules,
+  safeParseReadRules,
+  type DeriveResult,
+  type ReadRule,
+  type ReadRules,
+  type ReadStep,
+  type ParseReadsResult,
+} from "./reads.js";
+export {
   projectDocument,
   applyToolResult,
   applyAction,

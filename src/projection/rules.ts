@@ -61,13 +61,13 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Obj = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
+export function isObj(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-const escapePtr = (k: string): string => k.replace(/~/g, "~0").replace(/\//g, "~1");
+export const escapePtr = (k: string): string => k.replace(/~/g, "~0").replace(/\//g, "~1");
 
-class Checker {
+export class Checker {
   readonly issues: RuleIssue[] = [];
 
   add(code: string, path: string, message: string, help?: string): void {
@@ -112,7 +112,7 @@ export function safeParseProjectionRules(json: unknown): ParseRulesResult {
     c.add("bad-type", "", "projection rules must be a JSON object");
     return { ok: false, issues: c.issues };
   }
-  c.keys(json, "", ["format", "domain", "comment", "entities", "documents", "tools", "actions"]);
+  c.keys(json, "", ["format", "domain", "comment", "entities", "documents", "tools", "actions", "reads"]);
   if (json.format !== PROJECTION_FORMAT) {
     c.add("bad-format", "/format", `\`format\` must be \`${PROJECTION_FORMAT}\`, got \`${JSON.stringify(json.format)}\``);
   }
@@ -147,6 +147,9 @@ export function safeParseProjectionRules(json: unknown): ParseRulesResult {
 
   const tools = parseEffectTable(c, json.tools, "tools", entities);
   const actions = parseEffectTable(c, json.actions, "actions", entities);
+  // `reads` (state read from the environment before judging) is for hosts that can call tools (the MCP
+  // gateway): parseReadRules (reads.ts) validates it, so the runtime bundle does not carry that code.
+  if (json.reads !== undefined && !isObj(json.reads)) c.add("bad-type", "/reads", "`reads` must be an object from tool name to a read rule");
 
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return {
@@ -235,7 +238,7 @@ function parseSource(c: Checker, v: unknown, p: string, entities: Map<string, En
   return { entity: v.entity as string, from, single: v.single === true, id, where, slots, merge: v.merge === true };
 }
 
-function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): EffectRule | undefined {
+export function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): EffectRule | undefined {
   if (!isObj(v)) {
     c.add("bad-type", p, "an effect must be an object");
     return undefined;
@@ -254,7 +257,7 @@ function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, En
     c.add("bad-effect", p, "a `delete` effect takes no `record` or `set`");
   }
   if (op !== "delete" && record === undefined && set.length === 0) {
-    c.add("bad-effect", p, `an \`${String(op)}\` effect needs \`record\` or \`set\``);
+    c.add("bad-effect", p, `${op === "upsert" ? "an" : "a"} \`${String(op)}\` effect needs \`record\` or \`set\``);
   }
   const when = v.when === undefined ? undefined : c.expr(v.when, `${p}/when`);
   const forEach = v.forEach === undefined ? undefined : c.expr(v.forEach, `${p}/forEach`);

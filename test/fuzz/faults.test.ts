@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { instantiateCoreSync, type CoreInstance } from "../../src/core/wasm.js";
 import { createGuard, type Decision, type Guard } from "../../src/guard/index.js";
-import { sharedBackend } from "../../src/runtimes/shared.js";
+import { sharedBackend } from "../../src/loading/shared.js";
 import { CI_SEED } from "./support.js";
 import { airlineState, BASE_CALLS } from "./targets/guard-args.js";
 

@@ -176,26 +176,37 @@ describe("guard.check routes", () => {
 });
 
 describe("fail closed", () => {
-  const bad: Array<[string, unknown]> = [
-    ["null call", null],
-    ["a string", "cancel_reservation"],
-    ["name not a string", { name: 42, arguments: {} }],
-    ["empty name", { name: "", arguments: {} }],
-    ["arguments an array", { name: "cancel_reservation", arguments: ["R1"] }],
-    ["arguments missing", { name: "cancel_reservation" }],
-    ["a function argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", cb: () => 1 } }],
-    ["a Date argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", at: new Date(0) } }],
-    ["NaN argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", n: NaN } }],
-    ["a bigint", { name: "cancel_reservation", arguments: { reservation_id: 1n } }],
-    ["key argument not a string", { name: "cancel_reservation", arguments: { reservation_id: { $ne: null } } }],
-    ["key argument missing", { name: "cancel_reservation", arguments: {} }],
+  const cr = "the call (`cancel_reservation`)";
+  const keyMissing = "`cancel_reservation`: argument `reservation_id` naming the `reservation` is missing or not a string";
+  const deep: Record<string, unknown> = { reservation_id: "R1" };
+  let at = deep;
+  for (let i = 0; i < 70; i++) at = (at.d = {}) as Record<string, unknown>;
+  const throwing = { get x(): never { throw new Error("boom"); } };
+  // Each malformed shape, and the detail that names what is wrong with it (and where).
+  const bad: Array<[string, unknown, string]> = [
+    ["null call", null, "the call is not an object"],
+    ["a string", "cancel_reservation", "the call is not an object"],
+    ["name not a string", { name: 42, arguments: {} }, "the call has no tool name (`name` is not a non-empty string)"],
+    ["empty name", { name: "", arguments: {} }, "the call has no tool name (`name` is not a non-empty string)"],
+    ["arguments an array", { name: "cancel_reservation", arguments: ["R1"] }, `${cr}: \`arguments\` is not a plain object`],
+    ["arguments missing", { name: "cancel_reservation" }, `${cr}: \`arguments\` is not a plain object`],
+    ["a function argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", cb: () => 1 } }, `${cr}: \`arguments.cb\` is not JSON (function)`],
+    ["a Date argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", at: new Date(0) } }, `${cr}: \`arguments.at\` is not JSON (object of class Date)`],
+    ["NaN argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", n: NaN } }, `${cr}: \`arguments.n\` is not JSON (non-finite number)`],
+    ["a bigint", { name: "cancel_reservation", arguments: { reservation_id: 1n } }, `${cr}: \`arguments.reservation_id\` is not JSON (bigint)`],
+    ["a function after JSON in a list", { name: "cancel_reservation", arguments: { reservation_id: "R1", extra: [1, () => 1] } }, `${cr}: \`arguments.extra[1]\` is not JSON (function)`],
+    ["NaN in a list", { name: "cancel_reservation", arguments: { reservation_id: "R1", extra: [NaN] } }, `${cr}: \`arguments.extra[0]\` is not JSON (non-finite number)`],
+    ["a 70-deep argument", { name: "cancel_reservation", arguments: deep }, `${cr}: \`arguments${".d".repeat(63)}\` is not JSON (too deep)`],
+    ["a nested getter that throws", { name: "cancel_reservation", arguments: { reservation_id: "R1", nested: throwing } }, `${cr}: \`arguments.nested\` is not JSON (unreadable)`],
+    ["key argument not a string", { name: "cancel_reservation", arguments: { reservation_id: { $ne: null } } }, keyMissing],
+    ["key argument missing", { name: "cancel_reservation", arguments: {} }, keyMissing],
   ];
   for (const policy of ["veto", "escalate"] as const) {
-    for (const [what, call] of bad) {
-      it(`${policy}: a malformed call (${what}) is vetoed`, () => {
+    for (const [what, call, detail] of bad) {
+      it(`${policy}: a malformed call (${what}) is vetoed, saying what is wrong`, () => {
         const d = guard({ policy }).check(call, { userMessages: ["yes, go ahead"] });
         expect(d).toMatchObject({ route: "Vetoed", approved: false, reason: "malformed_call" });
-        expect(typeof d.detail).toBe("string");
+        expect(d.detail).toBe(detail);
         expect(() => JSON.stringify(d)).not.toThrow();
       });
     }

@@ -1,0 +1,243 @@
+// polar-guard/ai: the guard in front of Vercel AI SDK tools (ai@6; the v7 `toolApproval` shape too).
+// The SDK asks each tool's `needsApproval` before it runs a call: that is where the guard decides. A
+// call the guard lets run needs no approval; any other call becomes the SDK's own approval request,
+// which this adapter answers for the application: a veto is denied with the guard's refusal (the model
+// sees `execution-denied` with that reason), an escalation is put to the user as the guard's question.
+// An approval the user gives to that question is the consent, for this call only. `execute` then runs
+// the tool on the arguments the guard judged and observes its real result.
+import type { ModelMessage, Tool, ToolApprovalResponse, ToolExecutionOptions, ToolModelMessage, ToolSet } from "ai";
+import type { Decision, Guard } from "../index.js";
+import { createSession, judgedArguments, judgedCall, ownEntry, type AdapterOptions, type CallContext } from "./core.js";
+
+/** What the guard's decision means for one AI SDK tool call. */
+export type ApprovalStatus =
+  | { type: "run"; decision: Decision }
+  | { type: "denied"; reason: string; decision: Decision }
+  | { type: "ask"; question: string; decision: Decision };
+
+/** The AI SDK 7 `ToolApprovalStatus` this adapter answers with (the published shape of `ai@7`). */
+export type ToolApprovalStatusV7 =
+  | { type: "approved"; reason?: string }
+  | { type: "denied"; reason?: string }
+  | { type: "user-approval"; reason?: string };
+
+/** The argument of AI SDK 7's generic `toolApproval` function (the fields this adapter reads). */
+export interface ToolApprovalRequestV7 {
+  toolCall: { toolCallId: string; toolName: string; input: unknown };
+  messages: ModelMessage[];
+}
+
+/** A consent question for the user: answer it to get the SDK's tool-approval-response. */
+export interface ConsentQuestion {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  question: string;
+  answer(approved: boolean): ToolApprovalResponse;
+}
+
+/** The approval requests of a step, sorted: the guard's vetoes (answered) and its questions. */
+export interface PendingApprovals {
+  /** Already answered: `approved: false` with the guard's refusal as the reason. */
+  denied: ToolApprovalResponse[];
+  questions: ConsentQuestion[];
+}
+
+export interface AiSdkGuard {
+  /** The same tools, each with `needsApproval` driven by the guard and `execute` observed. */
+  tools<T extends ToolSet>(tools: T): T;
+  /** For AI SDK 7: `generateText({ tools: polar.tools(tools), toolApproval: polar.toolApproval })`. */
+  toolApproval(request: ToolApprovalRequestV7): Promise<ToolApprovalStatusV7>;
+  /** Sorts the approval requests in `result.content` or `result.response.messages`. */
+  approvals(parts: readonly unknown[]): PendingApprovals;
+  /** The tool message that answers every request: vetoes denied, each question put to `ask`. */
+  respond(parts: readonly unknown[], ask: (question: ConsentQuestion) => boolean | Promise<boolean>): Promise<ToolModelMessage | null>;
+  /** The guard's latest decision for a tool call id (until its tool has run). */
+  decision(toolCallId: string): Decision | undefined;
+}
+
+/** Decisions kept for calls not yet run or answered; the oldest are dropped beyond this. */
+const MAX_OPEN = 1024;
+
+type Part = { type?: unknown; [k: string]: unknown };
+
+function parts(messages: readonly unknown[]): Part[] {
+  const out: Part[] = [];
+  for (const m of messages) {
+    const content = (m as { content?: unknown } | null)?.content;
+    if (Array.isArray(content)) for (const p of content) if (typeof p === "object" && p !== null) out.push(p as Part);
+  }
+  return out;
+}
+
+/** The user's messages, oldest first (text parts joined). */
+function userMessages(messages: readonly ModelMessage[]): string[] {
+  const out: string[] = [];
+  for (const m of messages) {
+    if (m.role !== "user") continue;
+    if (typeof m.content === "string") out.push(m.content);
+    else out.push(m.content.map((p) => (p.type === "text" ? p.text : "")).join(""));
+  }
+  return out;
+}
+
+/** The application's answer to the approval request of this tool call, if the messages hold one. */
+function approvalAnswer(messages: readonly ModelMessage[], toolCallId: string): ToolApprovalResponse | undefined {
+  const all = parts(messages);
+  const approvalIds = new Set<string>();
+  for (const p of all) if (p.type === "tool-approval-request" && p.toolCallId === toolCallId && typeof p.approvalId === "string") approvalIds.add(p.approvalId);
+  let answer: ToolApprovalResponse | undefined;
+  for (const p of all) if (p.type === "tool-approval-response" && approvalIds.has(p.approvalId as string)) answer = p as unknown as ToolApprovalResponse;
+  return answer;
+}
+
+/** An approval request part as `result.content` (with `toolCall`) or a message (flat) has it. */
+function requestOf(p: Part): { approvalId: string; toolCallId: string; toolName: string } | null {
+  if (p.type !== "tool-approval-request" || typeof p.approvalId !== "string") return null;
+  const call = (p.toolCall ?? p) as { toolCallId?: unknown; toolName?: unknown };
+  if (typeof call.toolCallId !== "string") return null;
+  return { approvalId: p.approvalId, toolCallId: call.toolCallId, toolName: typeof call.toolName === "string" ? call.toolName : "" };
+}
+
+function isAsyncIterable(x: unknown): x is AsyncIterable<unknown> {
+  return typeof x === "object" && x !== null && typeof (x as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
+}
+
+/** The refusal the model sees when `execute` is reached for a call the guard did not let run. */
+export class GuardRefusalError extends Error {
+  readonly decision: Decision;
+  constructor(decision: Decision) {
+    super(decision.message ?? `polar-guard: \`${decision.reason}\``);
+    this.name = "GuardRefusalError";
+    this.decision = decision;
+  }
+}
+
+export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): AiSdkGuard {
+  const session = createSession(guard, options);
+  const open = new Map<string, Decision>();
+  const keep = (id: string, d: Decision): Decision => {
+    open.delete(id);
+    if (open.size >= MAX_OPEN) open.delete(open.keys().next().value as string);
+    open.set(id, d);
+    return d;
+  };
+
+  /** The one place a call is decided: a first check, or the consent the application's approval gives. */
+  function status(toolName: string, input: unknown, toolCallId: string, messages: ModelMessage[]): ApprovalStatus {
+    const context: CallContext = { userMessages: userMessages(messages), turn: messages };
+    const answer = approvalAnswer(messages, toolCallId);
+    let d: Decision;
+    if (answer?.approved === true) {
+      // The SDK re-asks after an approval: the approval answers the guard's question about this call.
+      const asked = open.get(toolCallId) ?? session.decide(judgedCall(toolName, input), context);
+      d = keep(toolCallId, session.consent(asked, context));
+    } else {
+      d = keep(toolCallId, session.decide(judgedCall(toolName, input), context));
+    }
+    if (d.approved) return { type: "run", decision: d };
+    if (d.route === "ConsentEscalated") return { type: "ask", question: d.question ?? d.message ?? "", decision: d };
+    return { type: "denied", reason: d.message ?? `polar-guard: \`${d.reason}\``, decision: d };
+  }
+
+  function guardTool(name: string, original: Tool): Tool {
+    const execute = original.execute;
+    const wrapped: Tool = {
+      ...original,
+      needsApproval: (input: unknown, o: { toolCallId: string; messages: ModelMessage[] }) => {
+        const s = status(name, input, o.toolCallId, o.messages);
+        // After an approval the request must stay approved for `execute` to be reached; execute then
+        // runs the tool only if the guard's consent decision approved it.
+        return s.type !== "run" || approvalAnswer(o.messages, o.toolCallId)?.approved === true;
+      },
+    };
+    if (typeof execute === "function") {
+      wrapped.execute = async (input: unknown, o: ToolExecutionOptions) => {
+        let d = open.get(o.toolCallId);
+        // A call that reached execute without needsApproval (never expected): decide it now.
+        if (d === undefined) d = status(name, input, o.toolCallId, o.messages).decision;
+        if (!d.approved) throw new GuardRefusalError(d);
+        open.delete(o.toolCallId);
+        const decision = d;
+        let result: unknown;
+        try {
+          result = await execute(judgedArguments(decision), o);
+        } catch (e) {
+          session.failed(decision);
+          throw e;
+        }
+        if (isAsyncIterable(result)) return observeStream(result, decision);
+        session.ran(decision, result);
+        return result;
+      };
+    }
+    return wrapped;
+  }
+
+  /** A streaming tool: its last yielded value is its result (as the SDK takes it). */
+  async function* observeStream(stream: AsyncIterable<unknown>, decision: Decision): AsyncIterable<unknown> {
+    let last: unknown;
+    try {
+      for await (const v of stream) {
+        last = v;
+        yield v;
+      }
+    } catch (e) {
+      session.failed(decision);
+      throw e;
+    }
+    session.ran(decision, last);
+  }
+
+  function approvals(list: readonly unknown[]): PendingApprovals {
+    const flat: Part[] = [];
+    for (const x of list) {
+      if (typeof x !== "object" || x === null) continue;
+      if ((x as Part).type === "tool-approval-request") flat.push(x as Part);
+      else flat.push(...parts([x]));
+    }
+    const out: PendingApprovals = { denied: [], questions: [] };
+    for (const p of flat) {
+      const req = requestOf(p);
+      if (req === null) continue;
+      const d = open.get(req.toolCallId);
+      if (d === undefined) continue; // not a call this adapter decided: the application's own request
+      if (d.route === "ConsentEscalated") {
+        out.questions.push({
+          ...req,
+          question: d.question ?? d.message ?? "",
+          answer: (approved) => ({ type: "tool-approval-response", approvalId: req.approvalId, approved, ...(approved ? {} : { reason: "the user declined" }) }),
+        });
+      } else if (!d.approved) {
+        open.delete(req.toolCallId);
+        out.denied.push({ type: "tool-approval-response", approvalId: req.approvalId, approved: false, reason: d.message ?? `polar-guard: \`${d.reason}\`` });
+      }
+    }
+    return out;
+  }
+
+  return {
+    tools<T extends ToolSet>(tools: T): T {
+      const out: Record<string, Tool> = {};
+      for (const name of Object.keys(tools)) {
+        const t = ownEntry(tools as Record<string, Tool>, name);
+        if (t !== undefined) Object.defineProperty(out, name, { value: guardTool(name, t), enumerable: true, writable: true, configurable: true });
+      }
+      return out as T;
+    },
+    async toolApproval(request) {
+      const s = status(request.toolCall.toolName, request.toolCall.input, request.toolCall.toolCallId, request.messages);
+      if (s.type === "run") return { type: "approved" };
+      if (s.type === "ask") return { type: "user-approval", reason: s.question };
+      return { type: "denied", reason: s.reason };
+    },
+    approvals,
+    async respond(list, ask) {
+      const pending = approvals(list);
+      const content: ToolApprovalResponse[] = [...pending.denied];
+      for (const q of pending.questions) content.push(q.answer((await ask(q)) === true));
+      return content.length === 0 ? null : { role: "tool", content };
+    },
+    decision: (id) => open.get(id),
+  };
+}

@@ -1,0 +1,150 @@
+// polar-guard/ai against the real AI SDK 6 agent loop (generateText with tools and stopWhen), driven by
+// the SDK's own MockLanguageModelV3: no network. Each test scripts the model's tool calls and checks
+// what ran, what the model was told and the guard's records.
+import { describe, expect, test } from "vitest";
+import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { createAiSdkGuard } from "../../src/adapters/ai.js";
+import { calls, fixture, replays, routes, type Fixture } from "./fixtures.js";
+
+type Call = { name: string; arguments: unknown };
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const toolStep = (...cs: Call[]) => ({
+  content: cs.map((c, i) => ({ type: "tool-call" as const, toolCallId: `call-${c.name}-${i}-${Math.random().toString(36).slice(2, 8)}`, toolName: c.name, input: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) })),
+  finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
+  usage,
+  warnings: [],
+});
+const textStep = (text: string) => ({ content: [{ type: "text" as const, text }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] });
+
+function aiTools(f: Fixture): ToolSet {
+  const out: ToolSet = {};
+  for (const [name, run] of Object.entries(f.impl)) {
+    out[name] = tool({ description: name, inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }), execute: (args: Record<string, unknown>) => run(args) });
+  }
+  return out;
+}
+
+/** Runs the agent loop until it ends or stops on approval requests; answers them through the adapter. */
+async function converse(f: Fixture, script: ReturnType<typeof toolStep | typeof textStep>[], answer: (q: string) => boolean, tools?: ToolSet) {
+  const model = new MockLanguageModelV3({ doGenerate: script });
+  const polar = createAiSdkGuard(f.guard);
+  const guarded = polar.tools(tools ?? aiTools(f));
+  const messages: ModelMessage[] = [{ role: "user", content: "please sort out my booking" }];
+  const questions: string[] = [];
+  for (let round = 0; round < 4; round++) {
+    const result = await generateText({ model, tools: guarded, messages, stopWhen: stepCountIs(5) });
+    messages.push(...result.response.messages);
+    const reply = await polar.respond(result.content, (q) => {
+      questions.push(q.question);
+      return answer(q.question);
+    });
+    if (reply === null) break;
+    messages.push(reply);
+  }
+  const prompts = model.doGenerateCalls.map((c) => JSON.stringify(c.prompt));
+  return { messages, questions, prompts, polar };
+}
+
+describe("polar-guard/ai (AI SDK 6 generateText)", () => {
+  test("approve: an admissible call runs once, with one Approved record that replays", async () => {
+    const f = fixture();
+    await converse(f, [toolStep(calls.editFlights), textStep("done")], () => false);
+    expect(f.ran).toEqual({ update_reservation_flights: 1 });
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved"]);
+    expect(replays(f.log)).toBe(true);
+  });
+
+  test("veto: answered with a tool-approval-response carrying the refusal; the model sees execution-denied with it", async () => {
+    const f = fixture();
+    const { prompts, questions } = await converse(f, [toolStep(calls.cancelMissing), textStep("sorry")], () => true);
+    expect(f.ran).toEqual({});
+    expect(questions).toEqual([]); // a veto is never put to the user
+    expect(routes(f.log)).toEqual(["cancel_reservation:Vetoed"]);
+    const last = prompts.at(-1)!;
+    expect(last).toContain("execution-denied");
+    expect(last).toContain("missing_entity");
+    expect(replays(f.log)).toBe(true);
+  });
+
+  test("consent asked then given: the SDK's approval of the guard's question runs the call (ConsentApproved)", async () => {
+    const f = fixture();
+    const { questions } = await converse(f, [toolStep(calls.certificate), textStep("sent")], () => true);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain("external sink `email`");
+    expect(f.ran).toEqual({ send_certificate: 1 });
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+    expect(replays(f.log)).toBe(true);
+  });
+
+  test("consent refused: the call does not run and the model is told it was denied", async () => {
+    const f = fixture();
+    const { prompts } = await converse(f, [toolStep(calls.certificate), textStep("ok, not sent")], () => false);
+    expect(f.ran).toEqual({});
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+    expect(prompts.at(-1)).toContain("execution-denied");
+  });
+
+  test("a \"yes\" in the conversation before the question is not consent", async () => {
+    const f = fixture();
+    const model = new MockLanguageModelV3({ doGenerate: [toolStep(calls.certificate), textStep("?")] });
+    const polar = createAiSdkGuard(f.guard);
+    const result = await generateText({ model, tools: polar.tools(aiTools(f)), messages: [{ role: "user", content: "yes please, go ahead" }], stopWhen: stepCountIs(3) });
+    expect(f.ran).toEqual({});
+    expect(polar.approvals(result.content).questions).toHaveLength(1);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+  });
+
+  test("a parallel pair: the second call is judged with the first (overlap_conflict), only the first runs", async () => {
+    const f = fixture();
+    const { questions } = await converse(f, [toolStep(calls.editFlights, calls.cancelR1), textStep("done")], () => false);
+    expect(f.ran).toEqual({ update_reservation_flights: 1 });
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated"]);
+    expect(f.log[1].reason).toBe("overlap_conflict");
+    expect(questions).toHaveLength(1);
+  });
+
+  test("a tool that throws: the error reaches the model, nothing is observed", async () => {
+    const f = fixture("escalate", "session");
+    const { prompts } = await converse(f, [toolStep(calls.broken), textStep("it failed")], () => false);
+    expect(f.ran).toEqual({ update_reservation_flights: 1 });
+    expect(prompts.at(-1)).toContain("the booking system is down");
+    expect(f.guard.sequence()).toEqual([]);
+  });
+
+  test("an executed call is observed with its real result (session scope: in the forward sequence)", async () => {
+    const f = fixture("escalate", "session");
+    await converse(f, [toolStep(calls.editFlights), textStep("done")], () => false);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
+  });
+
+  test("a tool named `constructor` is a tool like any other (vetoed as unknown_tool, never run)", async () => {
+    const f = fixture();
+    let ran = 0;
+    const tools = Object.create(null) as Record<string, ToolSet[string]>;
+    tools["constructor"] = tool({ description: "x", inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }), execute: async () => ++ran });
+    await converse(f, [toolStep({ name: "constructor", arguments: {} }), textStep("no")], () => true, tools);
+    expect(ran).toBe(0);
+    expect(routes(f.log)).toEqual(["constructor:Vetoed"]);
+  });
+
+  test("shadow mode (advisory guard): every call runs, the record says what enforcement would have done", async () => {
+    const f = fixture("advisory");
+    await converse(f, [toolStep(calls.editFlights, calls.certificate), textStep("done")], () => false);
+    expect(f.ran).toEqual({ send_certificate: 1, update_reservation_flights: 1 });
+    expect(f.log.map((d) => [d.route, d.admissible, d.reason])).toEqual([
+      ["Approved", true, "ok"],
+      ["AdvisoryPassthrough", false, "external_side_effect"],
+    ]);
+  });
+
+  test("v7 toolApproval shape: approved / denied with the refusal / user-approval with the question", async () => {
+    const f = fixture();
+    const polar = createAiSdkGuard(f.guard);
+    const ask = (c: Call, id: string) => polar.toolApproval({ toolCall: { toolCallId: id, toolName: c.name, input: c.arguments }, messages: [] });
+    expect(await ask(calls.editFlights, "a")).toEqual({ type: "approved" });
+    expect(await ask(calls.cancelMissing, "b")).toMatchObject({ type: "denied", reason: expect.stringContaining("missing_entity") });
+    expect(await ask(calls.certificate, "c")).toMatchObject({ type: "user-approval", reason: expect.stringContaining("Do you confirm?") });
+  });
+});
