@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../../src/guard/index.js";
+import { createGuard, wrapTools } from "../../src/guard/index.js";
 import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
 import { parseProjectionRules, projectDocument } from "../../src/projection/index.js";
 import { NOW, referenceFactory, wasmFactory } from "./helpers.js";
@@ -51,6 +51,42 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
       g.checkpoint();
       expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } }).reason).toBe("bound_violated");
       expect(verifyAuditLog(sink.lines(), { ontologies: [blob] }).mismatches).toEqual([]);
+    });
+
+    it("airline, parallel tool calls (Promise.all over wrapTools): the cancel is judged as in sequence", async () => {
+      const d = domain("airline");
+      const { res, update, cancel } = editable(d);
+      const outcomes: unknown[] = [];
+      for (const parallel of [false, true]) {
+        const g = createGuard({ ontology: d.blob, backend: factory, state: d.state.clone(), scope: "session", config: { now: NOW, projection: d.rules } });
+        const ran: string[] = [];
+        const tools = wrapTools(g, {
+          update_reservation_flights: async () => (ran.push("update"), JSON.stringify(res)),
+          cancel_reservation: async () => (ran.push("cancel"), JSON.stringify({ ...res, status: "cancelled" })),
+        });
+        const out = parallel
+          ? await Promise.all([tools.update_reservation_flights(update.arguments), tools.cancel_reservation(cancel.arguments)])
+          : [await tools.update_reservation_flights(update.arguments), await tools.cancel_reservation(cancel.arguments)];
+        expect(out[1]).toMatchObject({ polar: "Vetoed" });
+        expect(ran).toEqual(["update"]);
+        outcomes.push(out[1]);
+      }
+      expect({ ...(outcomes[1] as object), seq: 0 }).toEqual({ ...(outcomes[0] as object), seq: 0 });
+    });
+
+    it("airline: a cancel whose result is text leaves the reservation unknown; a later edit of it fails closed", async () => {
+      const d = domain("airline");
+      const { id, update, cancel } = editable(d);
+      const g = createGuard({ ontology: d.blob, backend: factory, state: d.state.clone(), scope: "turn", policy: "advisory", config: { now: NOW, projection: d.rules } });
+      const seen: string[] = [];
+      const tools = wrapTools(
+        g,
+        { cancel_reservation: async () => `Reservation ${id} cancelled.`, update_reservation_flights: async () => "ok" },
+        { onDecision: (x) => seen.push(x.reason) },
+      );
+      expect(await tools.cancel_reservation(cancel.arguments)).toBe(`Reservation ${id} cancelled.`);
+      await tools.update_reservation_flights(update.arguments);
+      expect(seen[1]).toBe("unknown_state");
     });
 
     it("retail: a pending-order cancel escalates with a question about the consumed resource", () => {
