@@ -79,7 +79,12 @@ function generateLog(decisions: number, seed: number): string[] {
       if (r() < 0.2) turn.length = 0;
       if (r() < 0.05) g.checkpoint();
       const call = domain === "airline" ? airlineCalls(r) : retailCalls(r);
-      const d = g.check(call, { userMessages: messages, turnCalls: turn });
+      let d = g.check(call, { userMessages: messages, turnCalls: turn });
+      if (d.route === "ConsentEscalated" && r() < 0.7) {
+        // Consent counts as the answer to the guard's own question: the user answers, the call again.
+        messages.push(["yes, go ahead", "네, 진행해 주세요", "ok", "do it tomorrow", "아니요"][Math.floor(r() * 5)]);
+        d = g.check(call, { userMessages: messages, turnCalls: turn });
+      }
       if (!d.approved || d.reason === "malformed_call") continue;
       const c = call as { name: string; arguments: Record<string, unknown> };
       // Execute: a plausible result, and Layer B changes as the real tool would make them.
@@ -260,7 +265,7 @@ describe("audit log as a hash chain", () => {
   });
 
   it("a record claiming a backend fault the replay does not reproduce fails, unless accepted as transient", () => {
-    const i = firstWith((d) => d.route === "Approved" && d.reason === "ok");
+    const i = firstWith((d) => d.route === "Approved" && d.reason === "ok" && d.policy === "veto");
     const hidden = (d: Record<string, any>) => {
       Object.assign(d, { route: "Vetoed", approved: false, admissible: false, reason: "internal_error", detail: "core-trap: unreachable", verdict: null });
     };
