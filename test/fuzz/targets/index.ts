@@ -5,5 +5,7 @@ import { compilerTarget } from "./compiler.js";
 import { consentTarget } from "./consent.js";
 import { guardArgsTarget } from "./guard-args.js";
 import { projectionTarget } from "./projection.js";
+import { auditTamperTarget } from "./audit-tamper.js";
+import { workerBatchTarget } from "./worker-batch.js";
 
-export const TARGETS: readonly FuzzTarget[] = [compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget];
+export const TARGETS: readonly FuzzTarget[] = [compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget, auditTamperTarget, workerBatchTarget];
