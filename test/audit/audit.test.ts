@@ -204,6 +204,23 @@ describe("audit log as a hash chain", () => {
     expect(chainHead(short.join("\n") + "\n")).toEqual(report.head);
   });
 
+  it("a sink started from a log's head continues its chain (appending to an existing file)", () => {
+    const first = short.slice(0, 10).join("\n") + "\n";
+    const more: string[] = [];
+    const sink = createJsonlSink((l) => more.push(l), { from: chainHead(first) });
+    const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW, log: sink } });
+    g.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
+    g.check({ name: "get_reservation_details", arguments: { reservation_id: "R1" } });
+    expect(JSON.parse(more[0]).chain.index).toBe(11);
+    expect(verifyAuditLog(first + more.join(""), { ontologies }).ok).toBe(true);
+    expect(sink.head().index).toBe(12);
+    // A sink that does not continue the chain starts a second genesis, which verify reports.
+    const fresh: string[] = [];
+    const g2 = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW, log: createJsonlSink((l) => fresh.push(l)) } });
+    g2.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
+    expect(fields(first + fresh.join(""))).toEqual(expect.arrayContaining(["11:chain.index", "11:chain.prev"]));
+  });
+
   it("reports reordered, duplicated and deleted lines", () => {
     const swapped = [...short];
     [swapped[10], swapped[11]] = [swapped[11], swapped[10]];
