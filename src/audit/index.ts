@@ -3,3 +3,4 @@ export { decisionLine, createMemorySink, createJsonlSink, splitJsonl, type SinkO
 export { CHAIN_GENESIS, createChain, recordHash, type Chain, type ChainHead, type ChainLink, type ChainedDecision } from "./chain.js";
 export { chainHead } from "./head.js";
 export { verifyAuditLog, type VerifyOptions, type VerifyReport, type Mismatch } from "./verify.js";
+export { summarizeLog, formatSummary, type LogSummary } from "./summary.js";

@@ -16,9 +16,9 @@ const RUNTIME_API = [
   "advisoryPolicy", "applyAction", "applyToolResult", "blobDigestHex", "blobInfo", "canonicalJson", "chainHead",
   "createChain", "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
   "defaultConsentDetector", "detectConsent", "digestHex",
-  "escalatePolicy", "explainVerdict", "instantiateCore", "instantiateCoreSync", "isGuardError",
-  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "projectDocument",
-  "recordHash", "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "verifyAuditLog", "vetoPolicy", "wrapTools",
+  "escalatePolicy", "explainVerdict", "formatSummary", "instantiateCore", "instantiateCoreSync", "isGuardError",
+  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "prepareOntologyAsync", "projectDocument",
+  "recordHash", "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "summarizeLog", "verifyAuditLog", "vetoPolicy", "wrapTools",
 ];
 const COMPILER_API = [
   "BlobError", "blobDigestHex", "blobInfo", "compile", "decodeBlob", "encodeBlob", "formatDiagnostic", "safeDecodeBlob",

@@ -114,7 +114,7 @@ describe("verifier", () => {
 
   it("describes tools", () => {
     const { verifier } = setup();
-    expect(verifier.tool("set_note")).toEqual({ known: true, readOnly: false, actsOn: "order", keyArg: "order_id", creates: null });
+    expect(verifier.tool("set_note")).toEqual({ known: true, readOnly: false, actsOn: "order", keyArg: "order_id", keyConst: null, creates: null });
     expect(verifier.tool("get_order").readOnly).toBe(true);
     expect(verifier.tool("nope").known).toBe(false);
   });

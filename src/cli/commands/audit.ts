@@ -1,11 +1,13 @@
 // `polar audit verify LOG --ontology FILE [--ontology FILE …] [--backend reference|wasm] [--head HASH] [--json]`:
 // checks the log's hash chain and re-derives every decision from the record alone, reporting each
 // mismatch by line. `polar audit head LOG` prints the last record's hash, to anchor elsewhere.
+// `polar audit summary LOG [--json]`: calls, what ran, and what enforcement would have refused, by
+// reason and by tool (for a shadow-mode log written by the Advisory policy).
 // Exit 0 when every record re-derives, 1 on any mismatch or unreadable input, 2 on bad usage.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
-import { chainHead, verifyAuditLog, type VerifyReport } from "../../audit/index.js";
+import { chainHead, formatSummary, summarizeLog, verifyAuditLog, type VerifyReport } from "../../audit/index.js";
 import { blobDigestHex, decodeBlob } from "../../blob/index.js";
 import { compile } from "../../compiler/index.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
@@ -119,14 +121,15 @@ export function runAuditHead(log: string): string {
 
 export function register(cli: CAC): void {
   cli
-    .command("audit <action> <log>", "Check a JSONL decision log: verify (hash chain + re-derive every decision) or head (the hash to anchor)")
+    .command("audit <action> <log>", "Check a JSONL decision log: verify (hash chain + re-derive every decision), head (the hash to anchor) or summary (what ran, what enforcement would have refused)")
     .option("--ontology <file>", "verify: ontology blob (.blob) or source (.polar); repeat for several")
     .option("--backend <name>", "verify: search backend, reference or wasm (default reference)")
     .option("--head <hash>", "verify: a head printed earlier by `polar audit head`; the log must still hold it")
     .option("--accept-transient", "verify: accept records of backend faults the replay does not reproduce (listed, never approving)")
     .option("--allow-empty", "verify: an empty log is not an error")
-    .option("--json", "verify: print the report as JSON")
+    .option("--json", "verify, summary: print the report as JSON")
     .example("polar audit verify decisions.jsonl --ontology ontologies/airline/airline.blob")
+    .example("polar audit summary decisions.jsonl")
     .example("polar audit head decisions.jsonl > decisions.head")
     .example("polar audit verify decisions.jsonl --ontology ontologies/airline/airline.blob --head $(cat decisions.head)")
     .action(
@@ -135,7 +138,12 @@ export function register(cli: CAC): void {
           process.stdout.write(runAuditHead(log) + "\n");
           return;
         }
-        if (verb !== "verify") throw usageError("unknown-action", `unknown audit action \`${verb}\``, "the actions are `verify` and `head`");
+        if (verb === "summary") {
+          const summary = summarizeLog(new TextDecoder().decode(readBytes(log, "decision log")));
+          process.stdout.write((flags.json ? JSON.stringify(summary, null, 2) : formatSummary(summary, log)) + "\n");
+          return;
+        }
+        if (verb !== "verify") throw usageError("unknown-action", `unknown audit action \`${verb}\``, "the actions are `verify`, `head` and `summary`");
         const { report, text } = runAuditVerify(log, flags);
         process.stdout.write(text + "\n");
         process.exitCode = report.ok ? 0 : 1;

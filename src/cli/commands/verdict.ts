@@ -1,6 +1,7 @@
 // `polar verdict --ontology FILE --state STATE.json --call CALL.json`: one verdict from the command line,
 // explained in plain text (or the Verdict as JSON with --json). Exit 0 with a verdict, 1 on bad input,
-// 2 on bad usage.
+// 2 on bad usage. Instead of `--state`, `--rules projection.json --db db.json` projects the state on
+// the spot (as `polar project` does).
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
@@ -16,10 +17,13 @@ import { instantiateCoreSync } from "../../core/wasm.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { createReferenceBackend } from "../../reference/index.js";
 import { baseName, printDiagnostics } from "./check.js";
+import { dbList, projectFiles, ProjectError } from "./project.js";
 
 interface Flags {
   ontology?: string;
   state?: string;
+  rules?: string;
+  db?: string | string[];
   call?: string;
   earlier?: string;
   tau?: string | number;
@@ -131,9 +135,12 @@ function toJson(v: Verdict): string {
 }
 
 export function runVerdict(flags: Flags): string {
-  if (!flags.ontology || !flags.state || !flags.call) {
-    throw usageError("missing-option", "`--ontology`, `--state` and `--call` are required");
+  const fromDb = flags.rules !== undefined || flags.db !== undefined;
+  if (!flags.ontology || !flags.call || (!flags.state && !fromDb)) {
+    throw usageError("missing-option", "`--ontology`, `--call` and either `--state` or `--rules` with `--db` are required");
   }
+  if (flags.state && fromDb) throw usageError("bad-option", "give either `--state` or `--rules` with `--db`, not both");
+  if (fromDb && (!flags.rules || dbList(flags.db).length === 0)) throw usageError("missing-option", "`--rules` and `--db` go together");
   const backendName = flags.backend ?? "wasm";
   if (backendName !== "wasm" && backendName !== "reference") {
     throw usageError("bad-option", `unknown backend \`${backendName}\``, "use `wasm` or `reference`");
@@ -143,7 +150,18 @@ export function runVerdict(flags: Flags): string {
   if (flags.tiers !== undefined) options.tiers = parseTiers(String(flags.tiers));
   const flagNow = flags.now === undefined ? undefined : parseNow(String(flags.now));
   const ontology = loadOntology(flags.ontology);
-  const state = readState(readJson(flags.state, "state"), flags.state);
+  let stateJson: unknown;
+  if (fromDb) {
+    try {
+      stateJson = projectFiles(flags.rules!, dbList(flags.db)).toJSON();
+    } catch (err) {
+      if (err instanceof ProjectError) throw new CliError(err.code, err.message, err.help);
+      throw err;
+    }
+  } else {
+    stateJson = readJson(flags.state!, "state");
+  }
+  const state = readState(stateJson, flags.state ?? "the projected state");
   const candidate = asCall(readJson(flags.call, "call"), flags.call);
   const earlier = flags.earlier ? asCalls(readJson(flags.earlier, "earlier calls"), flags.earlier) : [];
   const backend = backendName === "wasm" ? wasmBackend(ontology.blob) : createReferenceBackend(ontology.tables);
@@ -170,6 +188,8 @@ export function register(cli: CAC): void {
     .command("verdict", "Explain the reversibility verdict for a call against a state")
     .option("--ontology <file>", "Ontology source (.polar) or compiled blob (.blob)")
     .option("--state <file>", "Layer B as JSON: { now?, entities: { entity: { id: { slot: value } } } }")
+    .option("--rules <file>", "Instead of --state: the domain's projection rules, with --db")
+    .option("--db <file>", "Instead of --state: a database document (JSON or TOML; NAME=FILE, repeatable), with --rules")
     .option("--call <file>", "The candidate call as JSON: { name, arguments }")
     .option("--earlier <file>", "Earlier calls of the sequence as a JSON array, forward order (each with its `before` snapshot)")
     .option("--tau <number>", "Threshold τ in [0, 1] (default 0.8)")
@@ -178,7 +198,8 @@ export function register(cli: CAC): void {
     .option("--no-fail-closed", "Score T4/T5 steps 1 instead of 0 (ablation)")
     .option("--backend <name>", "wasm (default) or reference")
     .option("--json", "Print the Verdict as JSON (bytes as hex)")
-    .example("polar verdict --ontology shop.polar --state state.json --call call.json")
+    .example("polar verdict --ontology ontologies/airline/airline.blob --rules ontologies/airline/projection.json --db samples/tau2-airline/domains/airline/db.json --call samples/tau2-airline/call.json")
+    .example("polar verdict --ontology ontologies/airline/airline.polar --state state.json --call samples/tau2-airline/call.json")
     .action(
       action((flags: Flags) => {
         process.stdout.write(runVerdict(flags) + "\n");
