@@ -248,7 +248,9 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     const model: ModelAnswers = {
       classification: rec.classification ?? null,
       targets: targets === null ? null : targets.map((t): TargetState => ({ label: t.label, assertions: t.assertions })),
-      error: rec.reason === "internal_error" && typeof rec.detail === "string" && rec.detail.startsWith("model: ") ? rec.detail : null,
+      // A failed model component or an unreadable check context is an input the record carries (the
+      // guard judged nothing beyond it), unlike a backend fault, which the replay must reproduce.
+      error: rec.reason === "internal_error" && typeof rec.detail === "string" && (rec.detail.startsWith("model: ") || rec.detail.startsWith("context: ")) ? rec.detail : null,
     };
     const view = new ReplayView(reads);
     const targetViews: ReplayView[] = [];
