@@ -1,7 +1,7 @@
 // Shared by the adapter tests: a guard over the small airline test ontology (escalate policy, so one
 // guard shows every route), the tools of a scripted agent, and what each call is expected to do.
 import { createGuard, createMemorySink, type Decision, type Guard, type PolicyName, type Scope } from "../../src/index.js";
-import { verifyAuditLog } from "../../src/index.js";
+import { createChain, verifyAuditLog } from "../../src/index.js";
 import { airline, airlineRules, airlineState, NOW } from "../guard/helpers.js";
 
 export interface Fixture {
@@ -59,6 +59,8 @@ export const routes = (log: Decision[]) => log.map((d) => `${(d.call as { name: 
 
 /** The adapter's records are the guard's own: every one re-derives from the record alone. */
 export function replays(log: Decision[]): boolean {
-  const r = verifyAuditLog(log.map((d) => JSON.stringify(d)), { ontologies: [airline.blob] });
+  // Decisions as a log writes them: hash-chained (src/audit/chain.ts).
+  const chain = createChain();
+  const r = verifyAuditLog(log.map((d) => chain.link(d).line), { ontologies: [airline.blob] });
   return r.ok && r.verified === log.length;
 }

@@ -2,9 +2,10 @@
 // every guard the replay ran, one JSONL record per decision, which `polar audit verify FILE --ontology …`
 // then re-derives. A replay runs several guards (one per trajectory and scope, interleaved call by
 // call); each guard's records are written as one contiguous block in its own order (`seq` 1…n), so
-// every block reads as the log of one guard.
+// every block reads as the log of one guard. The file is one hash chain across the blocks (the records
+// are linked as they are written, not per guard).
 import { writeFileSync } from "node:fs";
-import { createMemorySink } from "../../audit/index.js";
+import { createChain, createMemorySink } from "../../audit/index.js";
 import type { AuditSink } from "../../guard/index.js";
 
 export interface AuditLogFile {
@@ -23,7 +24,8 @@ export function auditLogFile(path: string): AuditLogFile {
       return s;
     },
     write() {
-      const lines = sinks.flatMap((s) => s.lines());
+      const chain = createChain();
+      const lines = sinks.flatMap((s) => s.records).map((d) => chain.link(d).line);
       writeFileSync(path, lines.length === 0 ? "" : lines.join("\n") + "\n");
       return lines.length;
     },
