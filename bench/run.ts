@@ -14,6 +14,7 @@ import { build } from "esbuild";
 import cliProgress from "cli-progress";
 import { ROOT, TAU2_DIR, airlineDbPath } from "./lib/paths.js";
 import { measureWorkerd, type WorkerdResult } from "./lib/workerd.js";
+import { measureWorkerExample } from "./lib/worker-example.js";
 import { median } from "./lib/stats.js";
 import { summarizeResults, type Results } from "./lib/summary.js";
 import { writePlots } from "./lib/plots.js";
@@ -197,7 +198,8 @@ async function main(): Promise<void> {
   const doCold = selected("cold-node", a.only);
   const doColdTrusted = selected("cold-node-trusted", a.only);
   const doWorkerd = selected("cold-workerd", a.only);
-  const total = list.length + (doCold ? 1 : 0) + (doColdTrusted ? 1 : 0) + (doWorkerd ? 1 : 0);
+  const doExample = selected("cold-worker-example", a.only);
+  const total = list.length + (doCold ? 1 : 0) + (doColdTrusted ? 1 : 0) + (doWorkerd ? 1 : 0) + (doExample ? 1 : 0);
   const bar = new cliProgress.SingleBar({ format: "bench [{bar}] {value}/{total} {job} {step}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
   bar.start(total, 0, { job: "", step: "" });
   const results: Record<string, unknown>[] = [];
@@ -230,6 +232,16 @@ async function main(): Promise<void> {
     else w = await measureWorkerd({ root: ROOT, dir: join(OUT, "workerd"), workerd, samples: workerdSamples });
     results.push({ id: "cold-workerd", variant: "cold-workerd", ...w, workerd: relative(ROOT, w.workerd) });
     if (!w.ok) failures.push(`cold-workerd: ${w.error}`);
+    bar.increment();
+  }
+  if (doExample) {
+    bar.update({ job: "cold-worker-example", step: `${workerdSamples} fresh workerd processes (Miniflare)` });
+    if (!existsSync(join(ROOT, "dist", "workerd.js"))) failures.push("cold-worker-example: dist/ is not built (run `npm run build`)");
+    else {
+      const w = await measureWorkerExample({ root: ROOT, dir: join(OUT, "worker-example"), samples: workerdSamples });
+      results.push({ id: "cold-worker-example", variant: "cold-worker-example", ...w });
+      if (!w.ok) failures.push(`cold-worker-example: ${w.error}`);
+    }
     bar.increment();
   }
   bar.stop();

@@ -67,6 +67,7 @@ export { instantiateCore, instantiateCoreSync, CoreError, type CoreInstance, typ
 export type { SearchBackend } from "./core/backend.js";
 export { decodeBlob, safeDecodeBlob, blobInfo, blobDigestHex, BlobError, type BlobInfo } from "./blob/index.js";
 export type { OntologyTables } from "./ontology/tables.js";
+export { prepareOntology, prepareOntologyAsync, type PreparedOntology, type OntologyBytes, type AsyncDigest } from "./ontology/prepared.js";
 
 // Layer B: the state projection.
 export {

@@ -92,9 +92,16 @@ export function resultsSection(r: Results, plots: string[]): string {
   }
   if (wd?.ok) {
     const w = wd.median;
-    lines.push(`workerd (median of ${wd.samples.length} fresh \`workerd serve\` processes, timed from outside, ms): spawn → listening ${num(w.listenMs, 1)}; first request (instantiate + load + first verdict + HTTP) ${num(w.firstRequestMs)}; warm request ${num(w.warmRequestMs)}; so instantiate + load + first verdict ≈ ${num(w.firstRequestMs - w.warmRequestMs)}; spawn → first response ${num(w.totalMs, 1)}.`);
+    lines.push(`workerd, minimal Worker (median of ${wd.samples.length} fresh \`workerd serve\` processes, timed from outside, ms; core instantiated and blob validated at module scope): spawn → listening ${num(w.listenMs, 1)} (an empty Worker: ${num(w.emptyListenMs, 1)}, so startup +${num(w.listenMs - w.emptyListenMs, 1)}); first request ${num(w.firstRequestMs)}, warm request ${num(w.warmRequestMs)}: first − warm ${num(w.firstRequestMs - w.warmRequestMs)}, of which the empty Worker's own first − warm (a fresh connection, workerd's first dispatch) is ${num(w.emptyFirstRequestMs - w.emptyWarmRequestMs)}, so **the guard adds ${num(w.firstRequestMs - w.warmRequestMs - (w.emptyFirstRequestMs - w.emptyWarmRequestMs))}** to a cold isolate's first request; spawn → first response ${num(w.totalMs, 1)}.`);
   } else if (wd) {
     lines.push(`workerd: not measured (${String(wd.error)}).`);
+  }
+  const ex = byId(r, "cold-worker-example");
+  if (ex?.ok) {
+    const w = ex.median;
+    lines.push(`workerd, the Worker example (examples/worker, wrangler bundle served by Miniflare, median of ${ex.samples.length} fresh processes, ms): startup ${num(w.startupMs, 1)} (an empty Worker the same way: ${num(w.emptyStartupMs, 1)}); a fresh isolate's first session (create + check) ${num(w.firstSessionMs)} against a later session's ${num(w.warmSessionMs)}: **first − warm ${num(w.firstSessionMs - w.warmSessionMs)}**; a Durable Object woken from storage after a restart: first check (journal replay + verdict) ${num(w.wokenCheckMs)} against ${num(w.warmCheckMs)} warm: **woken − warm ${num(w.wokenCheckMs - w.warmCheckMs)}**.`);
+  } else if (ex) {
+    lines.push(`Worker example: not measured (${String(ex.error)}).`);
   }
   lines.push("");
   const lb = byId(r, "layerb");

@@ -17,6 +17,7 @@ import { DECISION_FORMAT, type Decision } from "../guard/decision.js";
 import { describeError } from "../guard/errors.js";
 import { evaluate, type ModelAnswers } from "../guard/evaluate.js";
 import type { BackendFactory } from "../guard/guard.js";
+import { recordedMarks } from "../guard/unknown.js";
 import { ReplayView, readsDigest, type Read } from "../guard/reads.js";
 import { splitJsonl } from "./jsonl.js";
 
@@ -192,6 +193,7 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       userMessages: Array.isArray(rec.userMessages) ? rec.userMessages : [],
       model,
       sha256: options.sha256,
+      unknown: recordedMarks(rec.unknown),
       targetView: (i) => {
         const v = new ReplayView(targets?.[i]?.reads ?? []);
         targetViews.push(v);

@@ -9,10 +9,11 @@ import { register as lint } from "./commands/lint.js";
 import { register as evalCmd } from "./commands/eval.js";
 import { register as demo } from "./commands/demo.js";
 import { register as project } from "./commands/project.js";
+import { register as mcp } from "./commands/mcp.js";
 import { VERSION } from "../version.js";
 
 const cli = cac("polar");
-for (const reg of [check, compile, verdict, project, audit, lint, evalCmd, demo]) reg(cli);
+for (const reg of [check, compile, verdict, project, audit, lint, evalCmd, demo, mcp]) reg(cli);
 cli.help();
 cli.version(VERSION);
 try {

@@ -68,6 +68,8 @@ export interface ToolInfo {
   readOnly: boolean;
   actsOn: string | null;
   keyArg: string | null;
+  /** The constant id of the one entity the tool acts on (`key = "phone"`), null when keyArg names it. */
+  keyConst: string | null;
   creates: string | null;
 }
 
@@ -120,6 +122,7 @@ interface ToolPlan {
   readOnly: boolean;
   actsOn: string | null;
   keyArg: string | null;
+  keyConst: string | null;
   creates: string | null;
   newKey: string | null;
   operands: OperandPlan[];
@@ -190,6 +193,11 @@ function keyOf(args: Record<string, unknown>, keyArg: string | null): string | n
   return null;
 }
 
+/** The id of the entity a call of tool `p` acts on: its constant key, or the key argument's value. */
+function entityKey(p: { keyArg: string | null; keyConst: string | null }, args: Record<string, unknown>): string | null {
+  return p.keyConst ?? keyOf(args, p.keyArg);
+}
+
 /** The created entity's id from an executed call's result, or null before the call ran. */
 function createdId(call: ExecutedCall, newKey: string | null): string | null {
   if (call.result === undefined || newKey === null) return null;
@@ -204,6 +212,26 @@ function checkCall(call: unknown, i: number): asserts call is ExecutedCall {
 }
 
 const NO_READS: ReadCollector = { read() {} };
+
+/** Where a call's slot operands are read: the current Layer B (the candidate), an earlier call's
+ * `before` snapshot, or nowhere (an earlier call without one: its pre-call slots are unknown). */
+const CURRENT = 0;
+const NO_SNAPSHOT = 1;
+type PreState = typeof CURRENT | typeof NO_SNAPSHOT | Record<string, unknown>;
+
+function preStateOf(call: ExecutedCall, candidate: boolean): PreState {
+  if (candidate) return CURRENT;
+  return isPlainObject(call.before) ? call.before : NO_SNAPSHOT;
+}
+
+function ownValue(o: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
+
+function hasOwnKeys(o: Record<string, unknown>): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
+  return false;
+}
 
 /** The output record a backend would write for a sequence beyond the depth bound: it never runs. */
 function depthExceededBytes(): DataView {
@@ -225,6 +253,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       readOnly: t.readOnly,
       actsOn: t.actsOn >= 0 ? tables.entities[t.actsOn].name : null,
       keyArg: t.keyArg,
+      keyConst: t.keyConst,
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
@@ -273,21 +302,33 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
 
   function tool(name: string): ToolInfo {
     const p = byName.get(name);
-    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, creates: null };
-    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, creates: p.creates };
+    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null };
+    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates };
   }
 
-  /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. */
-  function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null, state: StateView, reads: ReadCollector): void {
+  /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. `pre` is
+   * where its slots are read (docs/semantics.md, "Operands of earlier calls"): the candidate's are read
+   * in the current Layer B (`pre` = null), an earlier call's in its `before` snapshot — the state as it
+   * was before that call ran — and are Missing when it has none (never the state after it). */
+  function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null,
+    pre: PreState, state: StateView, reads: ReadCollector): void {
     let v: unknown;
-    if (o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize) {
-      // A bound reads slots of the call's own acts_on entity, in the current Layer B.
+    if (o.slotName !== null) {
       if (o.slotOnActsOn && key !== null) {
-        v = state.slot(o.slotEntity!, key, o.slotName!);
-        reads.read(o.slotEntity!, key, o.slotName!, v);
+        if (pre === CURRENT) {
+          v = state.slot(o.slotEntity!, key, o.slotName!);
+          reads.read(o.slotEntity!, key, o.slotName!, v);
+        } else if (pre !== NO_SNAPSHOT) {
+          v = ownValue(pre, o.slotName!);
+        }
       }
     } else {
       v = getPath(call.arguments, o.path!);
+    }
+    if (o.kind === OperandKind.SlotPresent || o.kind === OperandKind.ArgPresent) {
+      // Presence (`present(ref)`, required inverse arguments): a value that is neither absent nor null.
+      writeOperand(view, k, ValueTag.Bool, v === undefined || v === null ? 0n : 1n);
+      return;
     }
     const t = o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize ? toSize(v, scratch) : toTagged(v, o.type, interner, scratch);
     writeOperand(view, k, t.tag, t.value);
@@ -326,11 +367,17 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         writeCall(view, i, -1, false, interner.fresh(), operandCount);
         continue;
       }
-      const key = keyOf(call.arguments, p.keyArg);
+      const key = entityKey(p, call.arguments);
+      const pre = preStateOf(call, i === n - 1);
       let grounded = true;
       if (p.actsOn !== null) {
-        grounded = key !== null && state.hasEntity(p.actsOn, key);
-        if (key !== null) reads.read(p.actsOn, key, null, grounded);
+        if (typeof pre === "object") {
+          // An earlier call's snapshot holds its entity's slots before it ran: it existed then.
+          grounded = key !== null && hasOwnKeys(pre);
+        } else {
+          grounded = key !== null && state.hasEntity(p.actsOn, key);
+          if (key !== null) reads.read(p.actsOn, key, null, grounded);
+        }
       }
       let targetKey: number;
       if (p.creates !== null) {
@@ -344,7 +391,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
       }
       for (let k = 0; k < p.operands.length; k++) {
-        writeOperandValue(view, operandCount + k, p.operands[k], call, key, state, reads);
+        writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
       }
       operandCount += p.operands.length;
     }
@@ -392,7 +439,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       call: callIndex,
       forwardTool: call.name,
       tool: hasInverse ? tables.tools[e.inverse].name : null,
-      arguments: hasInverse ? renderArgs(argPlans[edgeIndex], call, plans[e.forward], state) : null,
+      arguments: hasInverse ? renderArgs(argPlans[edgeIndex], call, plans[e.forward], state, callIndex === forward.length - 1) : null,
       tier: TIER_NAMES[e.tier],
       annotation: e.id,
       line: e.span.line,
@@ -405,7 +452,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   }
 
   /** The inverse call's concrete arguments (docs/ontology-language.md, "Argument sources"). */
-  function renderArgs(argPlan: ArgPlan[] | null, call: ExecutedCall, p: ToolPlan, state: StateView): Record<string, unknown> {
+  function renderArgs(argPlan: ArgPlan[] | null, call: ExecutedCall, p: ToolPlan, state: StateView, candidate: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (argPlan === null) return out;
     const ran = call.result !== undefined;
@@ -416,11 +463,13 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
           v = getPath(call.arguments, a.path);
           break;
         case ArgSource.PreSlot: {
-          if (call.before !== undefined) {
-            v = getPath(call.before, [a.slot]);
-          } else {
-            const key = keyOf(call.arguments, p.keyArg);
+          // The candidate has not run: the current state is its pre-call state. An earlier call's is its
+          // snapshot; without one the value is unknown, so the argument is absent.
+          if (candidate) {
+            const key = entityKey(p, call.arguments);
             v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+          } else if (isPlainObject(call.before)) {
+            v = ownValue(call.before, a.slot);
           }
           break;
         }

@@ -72,6 +72,23 @@ export function staticEntry(table: Map<string, StaticEntry>, tool: string): Stat
   return table.get(tool) ?? { tool, known: false, readOnly: false, tiers: [], blocked: true, why: "unknown tool (fail-closed)" };
 }
 
+/** The guard reason a static block stands for, so the Escalate policy words and routes it as it would
+ * POLAR's: an unknown tool is a hard failure (refused, never put to the user), a T4/T5 tool consumes or
+ * emits, a tool without a positive annotation has no candidate inverse. */
+export function staticReason(entry: StaticEntry): GuardReason {
+  if (!entry.known) return "unknown_tool";
+  if (entry.tiers.includes("T5")) return "external_side_effect";
+  if (entry.tiers.includes("T4")) return "irreversibly_consumes";
+  return "no_candidate";
+}
+
+/** static-escalate: the static table decides whether to ask, and a blocked call asks exactly as
+ * POLAR-escalate does (the same policy, consent detector and user messages). */
+export function staticEscalateRoute(entry: StaticEntry, call: ToolCall, userMessages: readonly string[], tau: number, tables: OntologyTables): Route {
+  if (entry.readOnly || !entry.blocked) return "Approved";
+  return escalatePolicy.decide({ call, admissible: false, reason: staticReason(entry), verdict: null, tau, userMessages, consent: defaultConsentDetector, tables }).route;
+}
+
 /** A configuration's answer for one call. */
 export interface VariantOutcome {
   admissible: boolean;
@@ -95,6 +112,8 @@ export interface ScopeOutcome extends VariantOutcome {
   veto: Route;
   escalate: Route;
   consentEvidence: string | null;
+  /** The route static-escalate takes: the static table's block, then the same consent question. */
+  staticEscalate: Route;
   variants: Record<string, VariantOutcome>;
 }
 
@@ -282,6 +301,7 @@ export function collectTrajectory(
         veto: d.reason === "read_only" || d.admissible ? "Approved" : "Vetoed",
         escalate: esc.route,
         consentEvidence: esc.evidence,
+        staticEscalate: write ? staticEscalateRoute(st, call, d.userMessages, d.tau, cd.guard.tables) : "Approved",
         variants: cd.variants,
       };
     }

@@ -7,7 +7,10 @@ export type EvalErrorCode =
   | "no-such-file"
   | "no-trajectories"
   | "core-unavailable"
-  | "write-failed";
+  | "write-failed"
+  | "no-ontology"
+  | "ontology-errors"
+  | "no-projection";
 
 export class EvalError extends Error {
   constructor(

@@ -25,6 +25,10 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 /** A string that holds a JSON object or list compares as that value (τ²-bench's normalization). */
+export function normalizeJsonStrings(v: unknown): unknown {
+  return normalize(v);
+}
+
 function normalize(v: unknown): unknown {
   if (typeof v === "string") {
     const s = v.trim();

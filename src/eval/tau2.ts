@@ -4,12 +4,10 @@
 // and returns one report object (rendered to JSON, Markdown and HTML by ./report-*.ts). Node only.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { loadDomainOntology, loadDomainRules } from "../cli/commands/demo.js";
-import { instantiateCoreSync } from "../core/wasm.js";
-import type { AuditSink, BackendFactory } from "../guard/index.js";
-import { createReferenceBackend } from "../reference/index.js";
+import type { AuditSink } from "../guard/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
 import { readTau2Data } from "../tau2/data.js";
+import { DomainLoadError, hasDomainOntology, loadCoreBackend, loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
 import { projectAll, type ReplayScope } from "../tau2/replay.js";
 import { ENGINE_VERSION } from "../version.js";
 import {
@@ -28,6 +26,9 @@ import {
 } from "./analyze.js";
 import { collectTrajectory, domainFactory, modelLabel, staticTable, type CallRow, type DomainSetup, type StaticEntry } from "./collect.js";
 import { EvalError } from "./errors.js";
+import { dominance, type DominanceEntry } from "./dominance.js";
+import { inferDomain, type DomainEvidence } from "./infer-domain.js";
+import type { ExecutionReport } from "./execute.js";
 import { allVariants, DEFAULT_TAU, type GuardVariant } from "./variants.js";
 
 export const REPORT_FORMAT = "polar-eval-tau2/1";
@@ -63,7 +64,17 @@ export interface Tau2EvalReport {
   meta: {
     engine: string;
     data: string;
-    files: { file: string; domain: string | null; model: string | null; trajectories: number; used: boolean; note: string | null }[];
+    files: {
+      file: string;
+      domain: string | null;
+      /** How the domain is known: stated by the file, or inferred (and from what); null when unknown. */
+      domainFrom: string | null;
+      model: string | null;
+      trajectories: number;
+      used: boolean;
+      /** Why the file is skipped; null when used. */
+      note: string | null;
+    }[];
     domains: string[];
     scopes: ReplayScope[];
     tau: number;
@@ -76,29 +87,40 @@ export interface Tau2EvalReport {
   inventory: InventoryRow[];
   staticTable: Record<string, StaticEntry[]>;
   scopes: Partial<Record<ReplayScope, ScopeReport>>;
+  /** POLAR against its static baseline per (scope, domain, pair), deduplicated and over every call. */
+  dominance: DominanceEntry[];
   labelQuality: LabelQuality;
   /** Every agent write call with its outcome (read-only calls are counted in `inventory` only). */
   writes: CallRow[];
+  /** `--execute`: the verdicts checked in τ²-bench's environment (src/eval/execute.ts). */
+  execution?: ExecutionReport;
 }
 
 export const DEFAULT_RESAMPLES = 2000;
 /** The paper's bootstrap seed (its Appendix D). */
 export const DEFAULT_SEED = 6793;
 
-function backendFactory(root: string, wanted: string): { factory: BackendFactory; name: string } {
-  if (wanted !== "wasm" && wanted !== "reference" && wanted !== "auto") {
-    throw new EvalError("bad-option", `--backend \`${wanted}\` is not wasm, reference or auto`);
-  }
-  if (wanted !== "reference") {
-    for (const rel of ["dist/polar-core.wasm", "build/polar-core.wasm"]) {
-      const file = join(root, rel);
-      if (!existsSync(file)) continue;
-      const module = new WebAssembly.Module(readFileSync(file));
-      return { factory: (tables, blob) => (blob ? instantiateCoreSync(module).load(blob) : createReferenceBackend(tables)), name: `wasm (${rel})` };
+/** A domain's tool names: its manifest (`tools/<domain>.json`) and its ontology; null when neither exists. */
+function domainTools(dataRoot: string, root: string, domain: string): Set<string> | null {
+  const out = new Set<string>();
+  let known = false;
+  const manifest = join(dataRoot, "tools", `${domain}.json`);
+  if (existsSync(manifest)) {
+    try {
+      const list: unknown = JSON.parse(readFileSync(manifest, "utf8"));
+      if (Array.isArray(list)) {
+        known = true;
+        for (const t of list) if (t !== null && typeof t === "object" && typeof (t as { name?: unknown }).name === "string") out.add((t as { name: string }).name);
+      }
+    } catch {
+      // An unreadable manifest is no evidence; the ontology may still be.
     }
-    if (wanted === "wasm") throw new EvalError("core-unavailable", "the core `polar-core.wasm` was not found", "run `npm run build:wasm`, or pass `--backend reference`");
   }
-  return { factory: (tables) => createReferenceBackend(tables), name: "reference" };
+  if (hasDomainOntology(root, domain)) {
+    known = true;
+    for (const t of loadDomainOntology(root, domain).ontology.tables.tools) out.add(t.name);
+  }
+  return known ? out : null;
 }
 
 function resolveResults(dataRoot: string, given: readonly string[] | undefined, listed: string[]): string[] {
@@ -114,6 +136,16 @@ function resolveResults(dataRoot: string, given: readonly string[] | undefined, 
   });
 }
 
+/** Domain-loading failures surface as the evaluation's own typed errors (same code and help). */
+function withEvalErrors<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof DomainLoadError) throw new EvalError(e.code, e.message, e.help);
+    throw e;
+  }
+}
+
 export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
   const scopes: ReplayScope[] = [...(options.scopes ?? ["turn", "session"])];
   const tau = options.tau ?? DEFAULT_TAU;
@@ -126,12 +158,14 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     throw new EvalError("bad-data", e instanceof Error ? e.message : String(e), (e as { help?: string }).help);
   }
   const files = resolveResults(data.root, options.results, data.resultsFiles());
-  const backend = backendFactory(options.root, options.backend ?? "reference");
+  const backend = withEvalErrors(() => loadCoreBackend(options.root, options.backend ?? "reference"));
   const notes: string[] = [];
 
   // Read every file first so the progress bar knows the total.
   const fileInfo: Tau2EvalReport["meta"]["files"] = [];
   const byDomain = new Map<string, Trajectory[]>();
+  let evidence: DomainEvidence[] | null = null;
+  const domainEvidence = (): DomainEvidence[] => (evidence ??= data.domainNames.map((d) => ({ name: d, taskIds: new Set(data.domain(d).tasks.keys()), tools: domainTools(data.root, options.root, d) })));
   for (const f of files) {
     let trajs: Trajectory[];
     try {
@@ -139,13 +173,27 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     } catch (e) {
       throw new EvalError("bad-results", `cannot read \`${basename(f)}\`: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const domain = trajs[0]?.domain ?? null;
+    let domain = trajs[0]?.domain ?? null;
+    let domainFrom: string | null = domain === null ? null : "stated (info or file name)";
     let note: string | null = null;
     if (trajs.length === 0) note = "no simulations";
-    else if (domain === null) note = "domain unknown (not in the file's info nor its name)";
-    else if (!data.domainNames.includes(domain)) note = `domain \`${domain}\` is not in the data folder`;
-    else if (!existsSync(join(options.root, "ontologies", domain))) note = `no ontology for domain \`${domain}\``;
-    fileInfo.push({ file: basename(f), domain, model: trajs[0] ? modelLabel(trajs[0]) : null, trajectories: trajs.length, used: note === null, note });
+    else if (domain === null) {
+      const inferred = inferDomain(trajs, domainEvidence());
+      if (inferred.domain === null) note = `domain unknown (not in the file's info nor its name), and ${inferred.reason}`;
+      else {
+        const d = inferred.domain;
+        domain = d;
+        domainFrom = inferred.how;
+        const tasks = data.domain(d).tasks;
+        trajs = trajs.map((t) => ({ ...t, domain: d, task: t.task ?? tasks.get(t.taskId) ?? null }));
+        notes.push(`\`${basename(f)}\`: domain ${d} ${inferred.how}`);
+      }
+    }
+    if (note === null && domain !== null) {
+      if (!data.domainNames.includes(domain)) note = `domain \`${domain}\` is not in the data folder`;
+      else if (!hasDomainOntology(options.root, domain)) note = `no ontology for domain \`${domain}\``;
+    }
+    fileInfo.push({ file: basename(f), domain, domainFrom, model: trajs[0] ? modelLabel(trajs[0]) : null, trajectories: trajs.length, used: note === null, note });
     if (note !== null) {
       notes.push(`skipped \`${basename(f)}\`: ${note}`);
       continue;
@@ -165,9 +213,8 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
   const ontologies: Record<string, { hash: string; source: string }> = {};
   let done = 0;
   for (const domain of domains) {
-    const { ontology, note } = loadDomainOntology(options.root, domain);
-    const loaded = ontology as DomainSetup["ontology"];
-    const rules = loadDomainRules(options.root, domain);
+    const { ontology: loaded, note } = withEvalErrors(() => loadDomainOntology(options.root, domain));
+    const rules = withEvalErrors(() => loadDomainRules(options.root, domain));
     const dom = data.domain(domain);
     const setup: DomainSetup = { name: domain, ontology: loaded, rules, documents: dom.documents, base: projectAll(rules, dom.documents) };
     ontologies[domain] = { hash: loaded.hash, source: note };
@@ -217,6 +264,7 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     inventory: inventory(rows, infos),
     staticTable: statics,
     scopes: scopeReports,
+    dominance: scopes.flatMap((s) => dominance(rows, s, { resamples, seed })),
     labelQuality: labelQuality(rows),
     writes: rows.filter((r) => r.write),
   };

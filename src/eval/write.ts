@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { reportBlocks } from "./document.js";
 import { EvalError } from "./errors.js";
+import { executionBlocks } from "./execute-run.js";
 import { renderHtml } from "./report-html.js";
 import { renderMarkdown } from "./report-md.js";
 import type { Tau2EvalReport } from "./tau2.js";
@@ -17,7 +18,7 @@ export interface WrittenReport {
 
 export function writeReports(report: Tau2EvalReport, outDir: string): WrittenReport {
   const dir = resolve(outDir);
-  const blocks = reportBlocks(report);
+  const blocks = [...reportBlocks(report), ...executionBlocks(report.execution)];
   const paths = { json: join(dir, REPORT_FILES.json), markdown: join(dir, REPORT_FILES.markdown), html: join(dir, REPORT_FILES.html) };
   try {
     mkdirSync(dir, { recursive: true });

@@ -147,7 +147,7 @@ export function safeExecuted(raw: unknown, frozen = false): unknown {
 }
 
 /** jsonSafe(value), with the copy frozen all the way down. */
-function frozenJsonSafe(value: unknown): unknown {
+export function frozenJsonSafe(value: unknown): unknown {
   if (value === null || typeof value !== "object") return deepFreeze(jsonSafe(value));
   return walk(value, 0, { nodes: 0, stack: [], freeze: true });
 }

@@ -13,6 +13,12 @@ import { GuardError } from "./errors.js";
 
 export type EnvReader = (name: string) => string | undefined;
 export type Scope = "turn" | "session";
+/** Which user messages may carry consent (docs/guard.md, "Consent"): `question` (default) only an
+ * answer to the guard's own question about this exact call; `recent-messages` (the paper's, for the
+ * offline replay) an affirmative among the last three user messages that answers an assistant message
+ * naming this call. */
+export type ConsentMode = "question" | "recent-messages";
+export const CONSENT_MODES: readonly ConsentMode[] = ["question", "recent-messages"];
 
 /** The part of the configuration that decides verdicts; recorded in every decision and hashed. */
 export interface EffectiveConfig {
@@ -27,6 +33,7 @@ export interface EffectiveConfig {
   consentDetector: string;
   requestClassifier: string | null;
   intentParser: string | null;
+  consent: ConsentMode;
 }
 
 export const DEFAULT_TAU = 0.8;
@@ -74,7 +81,31 @@ export interface ResolveInput extends VerdictSettings {
   consentDetector: string;
   requestClassifier: string | null;
   intentParser: string | null;
+  consent?: ConsentMode;
   env?: EnvReader;
+}
+
+/** The environment reader, with a reader that throws or answers a non-string made a typed error. */
+function safeEnv(env: EnvReader | undefined): EnvReader {
+  if (env === undefined) return () => undefined;
+  if (typeof env !== "function") throw new GuardError("invalid-config", "`config.env` is not a function", "pass `(name) => process.env[name]` or nothing");
+  return (name) => {
+    let v: unknown;
+    try {
+      v = env(name);
+    } catch (e) {
+      throw new GuardError("invalid-config", `\`config.env\` threw reading \`${name}\`: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+    }
+    if (v !== undefined && typeof v !== "string") throw new GuardError("invalid-config", `\`config.env\` answered a ${typeof v} for \`${name}\`, not a string`);
+    return v;
+  };
+}
+
+function checkConsentMode(v: unknown): ConsentMode {
+  if (!CONSENT_MODES.includes(v as ConsentMode)) {
+    throw new GuardError("invalid-config", `consent mode \`${String(v)}\` is unknown`, "use `question` (default) or `recent-messages`");
+  }
+  return v as ConsentMode;
 }
 
 function checkTau(tau: unknown): number {
@@ -101,7 +132,7 @@ function checkNow(now: unknown): string | number {
 
 /** The effective configuration: config fields, then the environment, then defaults. */
 export function resolveConfig(input: ResolveInput): EffectiveConfig {
-  const env: EnvReader = input.env ?? (() => undefined);
+  const env = safeEnv(input.env);
   let tiers: TierName[];
   if (input.tiers !== undefined) {
     if (!Array.isArray(input.tiers)) throw new GuardError("invalid-config", "tiers must be an array of tier names");
@@ -130,6 +161,7 @@ export function resolveConfig(input: ResolveInput): EffectiveConfig {
     consentDetector: input.consentDetector,
     requestClassifier: input.requestClassifier,
     intentParser: input.intentParser,
+    consent: checkConsentMode(input.consent ?? "question"),
   };
 }
 

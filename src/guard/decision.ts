@@ -5,6 +5,7 @@ import type { GuardReason, Route, VerdictRecord } from "../policies/types.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import type { EffectiveConfig, Scope } from "./config.js";
 import type { Read } from "./reads.js";
+import type { UnknownMark } from "./unknown.js";
 
 export const DECISION_FORMAT = "polar-decision/1";
 
@@ -19,6 +20,7 @@ export interface TargetEvaluation {
   stateDigest: string;
 }
 
+/** Frozen all the way down, and owning its data: nothing in it is shared with Layer B or the guard. */
 export interface Decision {
   format: typeof DECISION_FORMAT;
   /** 1-based, per guard. */
@@ -26,6 +28,9 @@ export interface Decision {
   route: Route;
   /** The call may run (Approved, ConsentApproved, AdvisoryPassthrough). */
   approved: boolean;
+  /** The execution this approval created (`x<seq>`): pass it to `observe` (it ran) or `release` (it
+   * did not). Null for a refused or read-only call. Until then the call is in every later forward. */
+  execution: string | null;
   /** The verdict alone admits the call: read-only, or a complete π with φ ≥ τ. */
   admissible: boolean;
   reason: GuardReason;
@@ -34,7 +39,8 @@ export interface Decision {
   /** The call as judged (a JSON copy; non-JSON values are `{ "$nonjson": kind }`). */
   call: unknown;
   /** The calls before the candidate in the forward sequence (session: executed since the checkpoint;
-   * turn: the earlier calls of the same assistant message). */
+   * turn: the earlier calls of the same assistant message), then the pending executions (marked
+   * `pending: true`, no result); only the last `maxDepth` mutating ones. */
   forward: unknown[];
   verdict: VerdictRecord | null;
   /** The intent parser's candidates, each with its own verdict; null without an intent parser. */
@@ -51,6 +57,8 @@ export interface Decision {
   /** The last three user messages the policy saw, and what the consent detector said (if asked). */
   userMessages: string[];
   consent: ConsentResult | null;
+  /** The unknown marks (src/guard/unknown.ts) the decision's reads hit; null when none. */
+  unknown: UnknownMark[] | null;
   /** Layer B values the decision read and their digest (SHA-256 of the canonical JSON of `reads`). */
   reads: Read[];
   stateDigest: string;

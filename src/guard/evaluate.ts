@@ -22,7 +22,9 @@ import type { ToolCall } from "../core/types.js";
 import { tauFixed, type EffectiveConfig } from "./config.js";
 import type { TargetEvaluation } from "./decision.js";
 import { describeError } from "./errors.js";
-import { isCanonicalJson, LazyDigest, OverlayView, RecordingView, readsDigest, type Read } from "./reads.js";
+import { isCanonicalJson, LazyDigest, OverlayView, ownReads, RecordingView, readsDigest, type Read } from "./reads.js";
+import { UnknownMarks, type UnknownMark } from "./unknown.js";
+import { advisoryPolicy } from "../policies/advisory.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { VerdictOptions } from "../core/types.js";
 
@@ -52,6 +54,9 @@ export interface EvaluateInput {
   targetView?: (index: number, target: TargetState) => StateView;
   /** SHA-256 for the reads digests; default the JavaScript one. */
   sha256?: Sha256;
+  /** Entities whose Layer B values are unknown (src/guard/unknown.ts); a decision reading one fails
+   * closed. The replay passes the marks the record hit. */
+  unknown?: readonly UnknownMark[] | null;
 }
 
 export interface Evaluation {
@@ -74,6 +79,8 @@ export interface Evaluation {
   backendFailed: boolean;
   /** The call as checked (null when it failed the shape check). */
   call: ToolCall | null;
+  /** The unknown marks the decision's reads hit (null when none). */
+  unknown: UnknownMark[] | null;
 }
 
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
@@ -241,6 +248,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     // The digest itself is taken later (LazyDigest); whether it can be taken is decided now. A refusal
     // is re-derived by canonicalJson, which throws it with the path of the offending value.
     if (!isCanonicalJson(reads)) readsDigest(reads, input.sha256);
+    reads = ownReads(reads);
     digest = new LazyDigest(reads, input.sha256);
   } catch (e) {
     // Layer B handed back a value that is not JSON: the decision cannot be recorded faithfully.
@@ -252,7 +260,21 @@ export function evaluate(input: EvaluateInput): Evaluation {
     g.detail = `layer b value is not json: ${describeError(e)}`;
   }
   if (g.reason === "read_only") {
-    return result(g, reads, digest, "Approved", g.detail, null, null);
+    return result(g, reads, digest, "Approved", g.detail, null, null, null);
+  }
+  let unknown: UnknownMark[] | null = null;
+  if (input.unknown != null && input.unknown.length > 0) {
+    const hits = UnknownMarks.hits(input.unknown, reads);
+    if (hits.length > 0) {
+      unknown = hits;
+      if (!HARD_FAIL_REASONS.has(g.reason)) {
+        const m = hits[0];
+        const what = m.id === null ? "Layer B" : `\`${m.entity}\` \`${m.id}\``;
+        g.admissible = false;
+        g.reason = "unknown_state";
+        g.detail = `${what} is unknown: the result of \`${m.tool}\`${m.execution !== null ? ` (${m.execution})` : ""} could not be projected; re-read the state`;
+      }
+    }
   }
   const policyInput: PolicyInput = {
     call: g.call ?? NO_CALL,
@@ -275,9 +297,10 @@ export function evaluate(input: EvaluateInput): Evaluation {
     consent = out.consent ?? null;
     if (!ROUTES.includes(route)) throw new Error(`policy \`${input.policy.name}\` returned route \`${String(route)}\``);
     // A policy may let an inadmissible call pass only as ConsentApproved or AdvisoryPassthrough, and no
-    // policy may approve a call the guard could not judge at all.
+    // policy may approve a call the guard could not judge at all; only the built-in advisory policy,
+    // which by definition blocks nothing, passes such a call through (recorded).
     const hard = HARD_FAIL_REASONS.has(g.reason);
-    if ((route === "Approved" && !g.admissible) || (hard && route === "ConsentApproved")) {
+    if ((route === "Approved" && !g.admissible) || (hard && (route === "ConsentApproved" || (route === "AdvisoryPassthrough" && input.policy !== advisoryPolicy)))) {
       detail = `policy \`${input.policy.name}\` returned \`${route}\` for reason \`${g.reason}\`; vetoed`;
       route = "Vetoed";
       message = refusalText(policyInput);
@@ -287,13 +310,22 @@ export function evaluate(input: EvaluateInput): Evaluation {
     message = refusalText({ ...policyInput, reason: "internal_error" });
     g.reason = "internal_error";
     g.admissible = false;
-    return result(g, reads, digest, "Vetoed", describeError(e), message, null);
+    return result(g, reads, digest, "Vetoed", describeError(e), message, null, unknown);
   }
-  return result(g, reads, digest, route, detail, message, consent);
+  return result(g, reads, digest, route, detail, message, consent, unknown);
 }
 
 /** The Evaluation, built once: refusal and question are the message by route. */
-function result(g: Gate, reads: Read[], digest: LazyDigest, route: Route, detail: string | null, message: string | null, consent: ConsentResult | null): Evaluation {
+function result(
+  g: Gate,
+  reads: Read[],
+  digest: LazyDigest,
+  route: Route,
+  detail: string | null,
+  message: string | null,
+  consent: ConsentResult | null,
+  unknown: UnknownMark[] | null,
+): Evaluation {
   return {
     route,
     approved: isApproving(route),
@@ -311,5 +343,6 @@ function result(g: Gate, reads: Read[], digest: LazyDigest, route: Route, detail
     digest,
     backendFailed: g.backendFailed,
     call: g.call,
+    unknown,
   };
 }

@@ -14,13 +14,20 @@ import type { ProjectionRules } from "../projection/rules.js";
 import { ENGINE_VERSION } from "../version.js";
 import { CONSENT_WINDOW, defaultConsentDetector, type ConsentDetector } from "../policies/consent.js";
 import { REQUEST_CLASSES, type IntentParser, type RequestClassifier, type TargetState } from "../policies/classifier.js";
-import { resolvePolicy, type PolicyName } from "../policies/index.js";
+import { BUILTIN_POLICIES, resolvePolicy, type PolicyName } from "../policies/index.js";
 import type { DecisionPolicy } from "../policies/types.js";
-import { checkCallShape, define, jsonSafe, safeExecuted } from "./call.js";
-import { configHash, resolveConfig, tauFixed, type EffectiveConfig, type EnvReader, type Scope, type VerdictSettings } from "./config.js";
+import { checkCallShape, define, frozenJsonSafe, jsonSafe, safeExecuted } from "./call.js";
+import { canonicalJsonFast } from "./canonical-fast.js";
+import { Lifecycle, type Execution } from "./lifecycle.js";
+import { UnknownMarks, type UnknownMark } from "./unknown.js";
+import { MAX_CALLS } from "../abi.js";
+import { sha256Hex } from "../util/sha256.js";
+import { refusalText } from "../policies/text.js";
+import { vetoPolicy } from "../policies/veto.js";
+import { configHash, resolveConfig, tauFixed, type ConsentMode, type EffectiveConfig, type EnvReader, type Scope, type VerdictSettings } from "./config.js";
 import { DECISION_FORMAT, type Decision } from "./decision.js";
 import { describeError, GuardError } from "./errors.js";
-import { evaluate, NO_MODEL, type ModelAnswers } from "./evaluate.js";
+import { evaluate, NO_MODEL, type Evaluation, type ModelAnswers } from "./evaluate.js";
 import { defineStateDigest } from "./reads.js";
 
 /** Builds a search backend for an ontology: the wasm core (`core.load(blob)`) or the reference. */
@@ -35,6 +42,9 @@ export interface AuditSink {
 export type OntologyInput = Uint8Array | { tables: OntologyTables; hash: string; blob?: Uint8Array };
 
 export interface GuardConfig extends VerdictSettings {
+  /** Which user messages may carry consent: `question` (default; only an answer to the guard's own
+   * question about this exact call) or `recent-messages` (the paper's, for offline replays). */
+  consent?: ConsentMode;
   /** Default: the English + Korean pattern detector (src/policies/consent.ts). */
   consentDetector?: ConsentDetector;
   /** Projection rules for observe(): tool results update Layer B (state must be a LayerB). */
@@ -61,17 +71,30 @@ export interface GuardOptions {
   config?: GuardConfig;
 }
 
+/** One entry of the conversation, for the `recent-messages` consent mode. */
+export interface ConversationMessage {
+  role: "user" | "assistant" | string;
+  content: string;
+}
+
 export interface CheckContext {
-  /** The conversation's user messages, oldest first; the last three are used for consent. */
+  /** The conversation's user messages, oldest first, all of them: consent reads the last three, and
+   * in the default `question` mode only those after the guard asked about this exact call. */
   userMessages?: readonly string[];
+  /** The conversation with roles, oldest first (the `recent-messages` consent mode reads which
+   * assistant message each user message answers). */
+  messages?: readonly ConversationMessage[];
   /** Turn scope: earlier calls of the same assistant message (forward order). Ignored in session
    * scope, where the forward sequence is what observe() recorded since the last checkpoint. */
   turnCalls?: readonly ToolCall[];
 }
 
 export interface ObserveOptions {
-  /** The call failed: nothing changed, nothing is recorded. */
+  /** The call failed: nothing changed, nothing is recorded (the execution is released). */
   failed?: boolean;
+  /** The execution the call ran as (`decision.execution`); default the oldest pending execution of
+   * the same call. */
+  execution?: string;
 }
 
 export interface ObserveReport {
@@ -79,6 +102,18 @@ export interface ObserveReport {
   applied: ApplyReport | null;
   /** Calls in the session's forward sequence after this one. */
   sequenceLength: number;
+  /** The execution observed (null: the call was observed without a pending check). */
+  execution: string | null;
+  /** The result could not be projected: these entities are unknown to later decisions until
+   * `markKnown` (null when the result was usable). */
+  unknown: UnknownMark[] | null;
+}
+
+/** A call approved and not yet observed nor released (`guard.pending()`). */
+export interface PendingExecution {
+  execution: string;
+  seq: number;
+  call: ToolCall;
 }
 
 export interface Guard {
@@ -89,19 +124,27 @@ export interface Guard {
   readonly policy: string;
   readonly state: StateView;
   readonly tables: OntologyTables;
+  /** Judges a call. An approved mutating call becomes a pending execution (`decision.execution`),
+   * part of every later check's forward sequence until it is observed or released. */
   check(call: unknown, context?: CheckContext): Decision;
   /** check() with the request classifier and intent parser awaited (model clients are async). */
   checkAsync(call: unknown, context?: CheckContext): Promise<Decision>;
+  /** The call ran: its result updates Layer B and (session scope) the forward sequence. */
   observe(call: ToolCall, result: unknown, options?: ObserveOptions): ObserveReport;
+  /** An approved call did not run: it leaves the forward sequence. False for an unknown or finished id. */
+  release(execution: string): boolean;
+  /** Approved calls not yet observed nor released, in check order. */
+  pending(): PendingExecution[];
+  /** The state was read again (all of it, or one entity): unknown marks on it are lifted. */
+  markKnown(entity?: string, id?: string): void;
+  /** Commits everything: the forward sequence restarts empty; pending executions stay observable. */
   checkpoint(): void;
-  /** The session's forward sequence (executed mutating calls since the last checkpoint), a copy. */
+  /** The session's forward sequence (executed mutating calls since the last checkpoint, at most
+   * `maxDepth` of the most recent), a copy. */
   sequence(): ExecutedCall[];
 }
 
 export type SafeGuardResult = { ok: true; guard: Guard } | { ok: false; error: GuardError };
-
-/** Checked-but-not-yet-observed calls whose `before` snapshot is kept. */
-const MAX_PENDING = 256;
 
 interface Engine {
   verifier: Verifier;
@@ -129,23 +172,137 @@ function isStateView(s: unknown): s is StateView {
   return typeof s === "object" && s !== null && typeof (s as StateView).hasEntity === "function" && typeof (s as StateView).slot === "function";
 }
 
-/** The last CONSENT_WINDOW user messages that are strings. */
-function lastMessages(messages: readonly unknown[] | undefined): string[] {
-  if (!Array.isArray(messages)) return [];
-  return messages.filter((m): m is string => typeof m === "string").slice(-CONSENT_WINDOW);
-}
-
-function callKey(call: unknown): string {
-  return JSON.stringify(jsonSafe(call));
-}
-
 function isThenable(x: unknown): x is PromiseLike<unknown> {
   return typeof (x as { then?: unknown } | null)?.then === "function";
 }
 
+const OPTION_KEYS = ["ontology", "backend", "state", "policy", "scope", "config"];
+const CONFIG_KEYS = [
+  "tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes", "consent", "consentDetector", "projection",
+  "requestClassifier", "intentParser", "log", "sha256", "env",
+];
+
+/** Unknown keys are typos (`polcy`, `threshold`): refused, never ignored. */
+function checkKeys(obj: object, known: readonly string[], where: string): void {
+  for (const k of Object.keys(obj)) {
+    if (!known.includes(k)) throw new GuardError("invalid-config", `unknown option \`${where}${k}\``, `the options are ${known.join(", ")}`);
+  }
+}
+
+function isProjectionRules(r: unknown): r is ProjectionRules {
+  const x = r as Partial<ProjectionRules> | null;
+  return typeof x === "object" && x !== null && x.tools instanceof Map && x.actions instanceof Map && x.entities instanceof Map && x.documents instanceof Map;
+}
+
+function checkConfig(cfg: GuardConfig): void {
+  checkKeys(cfg, CONFIG_KEYS, "config.");
+  if (cfg.log !== undefined && (typeof cfg.log !== "object" || cfg.log === null || typeof cfg.log.append !== "function")) {
+    throw new GuardError("invalid-config", "`config.log` is not an AuditSink (an object with `append(decision)`)", "use `createJsonlSink(write)` or `createMemorySink()`");
+  }
+  if (cfg.projection !== undefined && !isProjectionRules(cfg.projection)) {
+    throw new GuardError("invalid-config", "`config.projection` is not parsed projection rules", "pass `parseProjectionRules(json)`, not the JSON itself");
+  }
+  for (const [name, v, fn] of [["requestClassifier", cfg.requestClassifier, "classify"], ["intentParser", cfg.intentParser, "parse"]] as const) {
+    if (v === undefined) continue;
+    const c = v as unknown as Record<string, unknown> | null;
+    if (typeof c !== "object" || c === null || typeof c.id !== "string" || typeof c[fn] !== "function") {
+      throw new GuardError("invalid-config", `\`config.${name}\` needs an \`id\` and a \`${fn}\` function`);
+    }
+  }
+}
+
+/** A caller's array read without calling anything of it but indexes (no species, no iterator): the
+ * last `max` entries, or an error for a value that is not an array. */
+function tail(value: unknown, max: number, what: string): { items: unknown[]; start: number; length: number } {
+  if (!Array.isArray(value)) throw new Error(`\`context.${what}\` is not an array`);
+  const length = (value as unknown[]).length;
+  const start = Math.max(0, length - max);
+  const items: unknown[] = [];
+  for (let i = start; i < length; i++) items.push((value as unknown[])[i]);
+  return { items, start, length };
+}
+
+/** How far back consent and conversation reads go: a hostile million-entry array costs no more. */
+const MAX_SCAN = 1000;
+
+/** The context as plain data, read once; a context that throws or has a wrong shape is an error
+ * (the decision fails closed). */
+interface ContextData {
+  /** The last CONSENT_WINDOW string user messages, oldest first, and their index among all. */
+  users: string[];
+  userIndex: number[];
+  /** The number of user messages in the conversation. */
+  userCount: number;
+  /** The tail of `context.messages` (role, content), oldest first; null when not given. */
+  conversation: ConversationMessage[] | null;
+  turnCalls: unknown[] | null;
+  error: string | null;
+}
+
+const NO_CONTEXT: ContextData = Object.freeze({ users: [], userIndex: [], userCount: 0, conversation: null, turnCalls: null, error: null }) as ContextData;
+
+function readContext(context: unknown): ContextData {
+  if (context === undefined || context === null) return NO_CONTEXT;
+  const out: ContextData = { users: [], userIndex: [], userCount: 0, conversation: null, turnCalls: null, error: null };
+  try {
+    if (typeof context !== "object") throw new Error("the context is not an object");
+    const c = context as Record<string, unknown>;
+    const userMessages = c.userMessages;
+    const messages = c.messages;
+    const turnCalls = c.turnCalls;
+    if (userMessages !== undefined) {
+      const t = tail(userMessages, MAX_SCAN, "userMessages");
+      out.userCount = t.length;
+      for (let i = t.items.length - 1; i >= 0 && out.users.length < CONSENT_WINDOW; i--) {
+        const m = t.items[i];
+        if (typeof m === "string") {
+          out.users.unshift(m);
+          out.userIndex.unshift(t.start + i);
+        }
+      }
+    }
+    if (messages !== undefined) {
+      const t = tail(messages, MAX_SCAN, "messages");
+      const conv: ConversationMessage[] = [];
+      for (const m of t.items) {
+        if (typeof m !== "object" || m === null) throw new Error("an entry of `context.messages` is not an object");
+        const role = (m as Record<string, unknown>).role;
+        const content = (m as Record<string, unknown>).content;
+        if (typeof role !== "string") throw new Error("an entry of `context.messages` has no string `role`");
+        conv.push({ role, content: typeof content === "string" ? content : "" });
+      }
+      out.conversation = conv;
+    }
+    if (turnCalls !== undefined) out.turnCalls = tail(turnCalls, MAX_CALLS + 1, "turnCalls").items;
+  } catch (e) {
+    return { ...NO_CONTEXT, error: `context: ${describeError(e)}` };
+  }
+  return out;
+}
+
+/** `text` names `word` as a whole token (case-insensitive; letters, digits and `_` continue a token). */
+function namesToken(text: string, word: string): boolean {
+  if (word.length === 0) return false;
+  const isWord = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}_]/u.test(ch);
+  let at = text.indexOf(word);
+  while (at >= 0) {
+    if (!isWord(text[at - 1]) && !isWord(text[at + word.length])) return true;
+    at = text.indexOf(word, at + 1);
+  }
+  return false;
+}
+
+/** Bounded memory of open consent questions (by call hash). */
+const MAX_QUESTIONS = 256;
+
 export function createGuard(options: GuardOptions): Guard {
   if (typeof options !== "object" || options === null) throw new GuardError("invalid-config", "createGuard needs an options object");
+  checkKeys(options, OPTION_KEYS, "");
+  if (options.config !== undefined && (typeof options.config !== "object" || options.config === null)) {
+    throw new GuardError("invalid-config", "`config` is not an object");
+  }
   const cfg: GuardConfig = options.config ?? {};
+  checkConfig(cfg);
   const sha256 = cfg.sha256;
   if (sha256 !== undefined && typeof sha256 !== "function") throw new GuardError("invalid-config", "`config.sha256` is not a function");
   const { tables, hash: ontologyHash, blob } = loadOntology(options.ontology, sha256);
@@ -156,6 +313,9 @@ export function createGuard(options: GuardOptions): Guard {
   }
   const policy = resolvePolicy(options.policy);
   if (policy === null) throw new GuardError("invalid-config", `unknown policy \`${String(options.policy)}\``, "use veto, escalate, advisory or a DecisionPolicy");
+  if (typeof options.policy === "object" && Object.prototype.hasOwnProperty.call(BUILTIN_POLICIES, policy.name) && BUILTIN_POLICIES[policy.name as PolicyName] !== policy) {
+    throw new GuardError("invalid-config", `a custom policy cannot be named \`${policy.name}\``, "the built-in policies' names are veto, escalate and advisory; the audit replay looks policies up by name");
+  }
   const scope: Scope = options.scope ?? "turn";
   if (scope !== "turn" && scope !== "session") throw new GuardError("invalid-config", `unknown scope \`${String(scope)}\``, "use turn or session");
   const detector = cfg.consentDetector ?? defaultConsentDetector;
@@ -175,6 +335,7 @@ export function createGuard(options: GuardOptions): Guard {
     consentDetector: detector.id,
     requestClassifier: cfg.requestClassifier?.id ?? null,
     intentParser: cfg.intentParser?.id ?? null,
+    consent: cfg.consent,
   });
   Object.freeze(config.tiers);
   Object.freeze(config);
@@ -197,14 +358,11 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   let seq = 0;
-  /** The session's forward sequence, each call JSON-safe and frozen once at observe: every check's
-   * record shares them instead of copying them again. */
-  let executed: ExecutedCall[] = [];
-  /** `before` snapshots taken when a mutating call was checked, by call, until observe() uses them. */
-  const pending = new Map<string, { before: Record<string, unknown> | undefined; route: Decision["route"]; admissible: boolean }>();
-  /** Calls that ran although this guard did not admit them (consent, advisory passthrough), by call:
-   * barriers in turn scope's `turnCalls`, as they are in session scope (see observe). */
-  const committed = new Set<string>();
+  const lifecycle = new Lifecycle(scope, config.maxDepth);
+  const unknown = new UnknownMarks();
+  /** Open consent questions (question mode): call hash → how many user messages there were when the
+   * guard asked. Only messages after that answer it. */
+  const questions = new Map<string, number>();
   const slotsByEntity = new Map<string, string[]>();
   for (const s of tables.slots) {
     const e = tables.entities[s.entity].name;
@@ -213,45 +371,130 @@ export function createGuard(options: GuardOptions): Guard {
     slotsByEntity.set(e, list);
   }
 
-  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args).
-   * Values by reference: Layer B never mutates a value in place (docs/projection.md), and observe()
-   * copies the snapshot JSON-safe into the forward sequence once. */
+  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args),
+   * copied and frozen: the forward sequence never shares a value with Layer B. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null || info.keyArg === null) return undefined;
-    const key = call.arguments[info.keyArg];
+    if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
+    const key = info.keyConst ?? call.arguments[info.keyArg!];
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
-    if (slots === undefined) return before;
+    if (slots === undefined) return Object.freeze(before);
     const id = String(key);
     for (let i = 0; i < slots.length; i++) {
       const v = state.slot(info.actsOn, id, slots[i]);
       if (v !== undefined) define(before, slots[i], v);
     }
-    return before;
+    return frozenJsonSafe(before) as Record<string, unknown>;
   }
 
-  /** Turn scope's forward prefix: the earlier calls of the message after the last one that ran although
-   * it was not admitted (that one committed everything before it, as in session scope). */
-  function turnForward(turnCalls: readonly ToolCall[] | undefined): readonly ToolCall[] {
-    if (!Array.isArray(turnCalls)) return [];
-    if (committed.size === 0) return turnCalls;
-    for (let i = turnCalls.length - 1; i >= 0; i--) {
-      const c = turnCalls[i] as Partial<ToolCall> | null;
-      if (committed.has(callKey({ name: c?.name, arguments: c?.arguments }))) return turnCalls.slice(i + 1);
+  function isMutating(copy: unknown): boolean {
+    const name = (copy as { name?: unknown } | null)?.name;
+    if (typeof name !== "string") return true;
+    const info = engine.verifier.tool(name);
+    return !info.known || !info.readOnly;
+  }
+
+  function forwardFor(ctx: ContextData): unknown[] {
+    if (scope === "session") return lifecycle.sessionForward();
+    const raw = ctx.turnCalls ?? [];
+    const calls = raw.map((c) => {
+      const copy = safeExecuted(c, true);
+      const checked = checkCallShape(copy);
+      if (!checked.ok) return { copy, key: null };
+      const key = callKey(checked.call);
+      return { copy: withBefore(copy as ExecutedCall, key, checked.call), key };
+    });
+    return lifecycle.turnForward(calls, isMutating);
+  }
+
+  /** Turn scope: an earlier call of the message is searched on its entity as it was before it ran
+   * (docs/semantics.md, "Operands of earlier calls"). The guard's Layer B changes only at observe(), so
+   * that is the snapshot taken then or, for a call this guard has not observed, the state now. */
+  function withBefore(copy: ExecutedCall, key: string, call: ToolCall): ExecutedCall {
+    if (copy.before !== undefined) return copy;
+    const before = lifecycle.observedBefore(key) ?? snapshot(call);
+    return before === undefined ? copy : Object.freeze({ ...copy, before });
+  }
+
+  /** The user messages the policy may read as consent (docs/guard.md, "Consent"). */
+  function consentMessages(ctx: ContextData, call: ToolCall | null, callHash: () => string): string[] {
+    if (config.consent === "question") {
+      if (questions.size === 0 || call === null) return [];
+      const asked = questions.get(callHash());
+      if (asked === undefined) return [];
+      const out: string[] = [];
+      for (let i = 0; i < ctx.users.length; i++) if (ctx.userIndex[i] >= asked) out.push(ctx.users[i]);
+      return out;
     }
-    return turnCalls;
+    // recent-messages: the last three user messages; a "yes" among them counts only when it answers an
+    // assistant message that names this call (its tool, or the entity it acts on).
+    if (call === null) return [];
+    const conversation = ctx.conversation ?? ctx.users.map((content) => ({ role: "user", content }));
+    const names = callNames(call);
+    const picked: { text: string; answers: string }[] = [];
+    let assistant = "";
+    for (const m of conversation) {
+      if (m.role === "assistant") assistant = m.content;
+      else if (m.role === "user" && m.content.trim() !== "") picked.push({ text: m.content, answers: assistant });
+    }
+    const out: string[] = [];
+    for (const p of picked.slice(-CONSENT_WINDOW)) {
+      const asked = p.answers.toLowerCase();
+      if (names.some((n) => namesToken(asked, n)) || !saysYes(p.text)) out.push(p.text);
+    }
+    return out;
   }
 
-  function decide(rawCall: unknown, context: CheckContext | undefined, model: ModelAnswers): Decision {
-    seq++;
-    const call = jsonSafe(rawCall);
-    // Session scope: the recorded calls are already JSON-safe and frozen (observe); turn scope: the
-    // caller's calls, copied now.
-    const forward: unknown[] = scope === "session" ? executed.slice() : turnForward(context?.turnCalls).map((c) => safeExecuted(c));
-    const userMessages = lastMessages(context?.userMessages);
-    const ev = evaluate({ tables, verifier: engine.verifier, config, policy: policy!, detector, call, forward, state, userMessages, model, sha256 });
+  function saysYes(text: string): boolean {
+    try {
+      return detector.detect([text]).consent === true;
+    } catch {
+      return true; // a detector that throws on it: do not let this message count
+    }
+  }
+
+  function callNames(call: ToolCall): string[] {
+    const names = [call.name.toLowerCase(), call.name.toLowerCase().replaceAll("_", " ")];
+    const info = engine.verifier.tool(call.name);
+    if (info.keyArg !== null) {
+      const k = call.arguments[info.keyArg];
+      if ((typeof k === "string" && k.trim() !== "") || typeof k === "number") names.push(String(k).toLowerCase());
+    }
+    return names;
+  }
+
+  interface Judged {
+    decision: Decision;
+    approve: { key: string; call: ToolCall; before: Record<string, unknown> | undefined; admitted: boolean } | null;
+    question: { hash: string; asked: number } | null;
+    answered: string | null;
+  }
+
+  function judge(s: number, rawCall: unknown, context: unknown, model: ModelAnswers): Judged {
+    const call = frozenJsonSafe(rawCall);
+    const ctx = readContext(context);
+    const shape = checkCallShape(call);
+    const shaped = shape.ok ? shape.call : null;
+    let hashed: string | null = null;
+    const callHash = (): string => (hashed ??= sha256Hex(callKey(shaped!)));
+    const forward = ctx.error === null ? forwardFor(ctx) : [];
+    const userMessages = ctx.error === null ? consentMessages(ctx, shaped, callHash) : [];
+    const ev = evaluate({
+      tables,
+      verifier: engine.verifier,
+      config,
+      policy: policy!,
+      detector,
+      call,
+      forward,
+      state,
+      userMessages,
+      model: ctx.error === null ? model : { ...NO_MODEL, error: ctx.error },
+      sha256,
+      unknown: unknown.empty ? null : unknown.list(),
+    });
     if (ev.backendFailed && factory !== null) {
       // After a trap the instance's memory is suspect: serve the next call from a fresh backend.
       try {
@@ -260,28 +503,51 @@ export function createGuard(options: GuardOptions): Guard {
         // Keep the old one; every failing search is a veto anyway, and the next failure retries.
       }
     }
+    let approve: Judged["approve"] = null;
+    if (ev.approved && ev.reason !== "read_only" && ev.call !== null) {
+      let before: Record<string, unknown> | undefined;
+      try {
+        before = snapshot(ev.call);
+      } catch {
+        // A StateView that throws here already made the decision fail closed above.
+      }
+      approve = { key: callKey(ev.call), call: ev.call, before, admitted: ev.admissible };
+    }
+    let question: Judged["question"] = null;
+    let answered: string | null = null;
+    if (config.consent === "question" && shaped !== null) {
+      if (ev.route === "ConsentEscalated") question = { hash: callHash(), asked: ctx.userCount };
+      else if (ev.route === "ConsentApproved") answered = callHash();
+    }
+    const decision = record(s, ev, call, forward, userMessages, approve !== null ? `x${s}` : null);
+    return { decision, approve, question, answered };
+  }
+
+  function record(s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null): Decision {
     const decision = {
       format: DECISION_FORMAT,
-      seq,
+      seq: s,
       route: ev.route,
       approved: ev.approved,
+      execution,
       admissible: ev.admissible,
       reason: ev.reason,
       detail: ev.detail,
       call,
-      forward,
-      verdict: ev.verdict,
-      targets: ev.targets,
+      forward: Object.freeze(forward),
+      verdict: ev.verdict === null ? null : frozenJsonSafe(ev.verdict),
+      targets: ev.targets === null ? null : frozenJsonSafe(ev.targets),
       classification: ev.classification,
       policy: policy!.name,
       tau: tauFixed(config),
       message: ev.message,
       refusal: ev.refusal,
       question: ev.question,
-      userMessages,
-      consent: ev.consent,
+      userMessages: Object.freeze(userMessages),
+      consent: ev.consent === null ? null : frozenJsonSafe(ev.consent),
+      unknown: ev.unknown === null ? null : Object.freeze(ev.unknown),
       reads: ev.reads,
-    } as Decision;
+    } as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
     // fields; the rest are assigned after it so every record keeps one field order.
     defineStateDigest(decision, ev.digest);
@@ -290,23 +556,50 @@ export function createGuard(options: GuardOptions): Guard {
     decision.configHash = hash;
     decision.engineVersion = ENGINE_VERSION;
     decision.scope = scope;
-    if (decision.approved && ev.reason !== "read_only") {
-      const checked = ev.call !== null ? { ok: true as const, call: ev.call } : checkCallShape(call);
-      if (checked.ok) {
-        let before: Record<string, unknown> | undefined;
-        try {
-          before = snapshot(checked.call);
-        } catch {
-          // A StateView that throws here already made the decision fail closed above.
-        }
-        // Approved calls that are never observed (advisory logging, a dropped tool run) must not grow
-        // this map without bound: keep the most recent ones.
-        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
-        pending.set(JSON.stringify(call), { before, route: decision.route, admissible: decision.admissible });
-      }
+    return Object.freeze(decision);
+  }
+
+  /** A record for a check that failed in a way nothing above foresaw: vetoed, never thrown. */
+  function fallback(s: number, rawCall: unknown, e: unknown): Decision {
+    const call = frozenJsonSafe(rawCall);
+    const shape = checkCallShape(call);
+    const ev = evaluate({
+      tables,
+      verifier: engine.verifier,
+      config,
+      policy: vetoPolicy,
+      detector,
+      call,
+      forward: [],
+      state: EMPTY_STATE,
+      userMessages: [],
+      model: { ...NO_MODEL, error: `guard: ${describeError(e)}` },
+      sha256,
+    });
+    const vetoed: Evaluation = { ...ev, route: "Vetoed", approved: false, admissible: false, reason: "internal_error", detail: `guard: ${describeError(e)}`, verdict: null, targets: null, consent: null, question: null, unknown: null };
+    vetoed.refusal = vetoed.message = refusalText({ call: shape.ok ? shape.call : { name: "", arguments: {} }, admissible: false, reason: "internal_error", verdict: null, tau: tauFixed(config), userMessages: [], consent: detector, tables });
+    return record(s, vetoed, call, [], [], null);
+  }
+
+  function decide(rawCall: unknown, context: unknown, model: ModelAnswers): Decision {
+    const s = seq + 1;
+    let j: Judged;
+    try {
+      j = judge(s, rawCall, context, model);
+    } catch (e) {
+      j = { decision: fallback(s, rawCall, e), approve: null, question: null, answered: null };
     }
-    cfg.log?.append(decision);
-    return decision;
+    // A record that could not be written was never decided: no seq, no pending execution, no question.
+    cfg.log?.append(j.decision);
+    seq = s;
+    if (j.approve !== null) lifecycle.approve(s, j.approve.key, j.approve.call, j.approve.before, j.approve.admitted);
+    if (j.question !== null) {
+      questions.delete(j.question.hash);
+      questions.set(j.question.hash, j.question.asked);
+      if (questions.size > MAX_QUESTIONS) questions.delete(questions.keys().next().value as string);
+    }
+    if (j.answered !== null) questions.delete(j.answered); // an answer approves one execution
+    return j.decision;
   }
 
   function check(call: unknown, context?: CheckContext): Decision {
@@ -331,7 +624,9 @@ export function createGuard(options: GuardOptions): Guard {
     if (!checked.ok) return NO_MODEL;
     const info = engine.verifier.tool(checked.call.name);
     if (!info.known || info.readOnly) return NO_MODEL;
-    const input = { userMessages: lastMessages(context?.userMessages), call: checked.call };
+    const ctx = readContext(context);
+    if (ctx.error !== null) return NO_MODEL; // the decision fails closed on the context itself
+    const input = { userMessages: ctx.users, call: checked.call };
     let cls: unknown;
     let tgt: unknown;
     try {
@@ -361,35 +656,47 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   function observe(call: ToolCall, result: unknown, opts: ObserveOptions = {}): ObserveReport {
-    const safe = jsonSafe(call);
+    if (typeof opts !== "object" || opts === null) throw new GuardError("invalid-call", "observe: the options are not an object");
+    if (opts.failed !== undefined && typeof opts.failed !== "boolean") throw new GuardError("invalid-call", "observe: `failed` is not a boolean");
+    if (opts.execution !== undefined && typeof opts.execution !== "string") throw new GuardError("invalid-call", "observe: `execution` is not a string");
+    const safe = frozenJsonSafe(call);
     const checked = checkCallShape(safe);
     if (!checked.ok) throw new GuardError("invalid-call", `observe: ${checked.problem}`);
-    const key = JSON.stringify(safe); // = callKey(call), without a second copy
-    const checkedAs = pending.get(key);
-    const before = checkedAs !== undefined ? checkedAs.before : snapshot(checked.call);
-    pending.delete(key);
-    if (opts.failed === true) return { applied: null, sequenceLength: executed.length };
-    let applied: ApplyReport | null = null;
-    if (cfg.projection !== undefined) applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
+    const key = callKey(checked.call);
+    let x: Execution | undefined;
+    if (opts.execution !== undefined) {
+      x = lifecycle.get(opts.execution);
+      if (x === undefined || x.state !== "pending") throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` is not pending`, "pass the `execution` of an approved decision, once");
+      if (x.key !== key) throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` approved another call (\`${x.call.name}\`)`);
+    } else x = lifecycle.match(key);
+    if (opts.failed === true) {
+      if (x !== undefined) lifecycle.release(x);
+      return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: null };
+    }
+    const before = x !== undefined ? x.entry.before : snapshot(checked.call);
     const info = engine.verifier.tool(checked.call.name);
-    if (checkedAs !== undefined && !checkedAs.admissible) {
-      if (committed.size >= MAX_PENDING) committed.delete(committed.values().next().value as string);
-      committed.add(key);
+    const mutating = !info.known || !info.readOnly;
+    let applied: ApplyReport | null = null;
+    let marks: UnknownMark[] | null = null;
+    if (cfg.projection !== undefined) {
+      try {
+        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
+      } catch (e) {
+        applied = { tool: checked.call.name, matched: true, changes: [], skipped: [`the projection failed: ${describeError(e)}`] };
+      }
+      // A write whose result the rules could not project: what it touched is unknown from now on.
+      if (mutating && applied.matched && (applied.skipped.length > 0 || applied.changes.length === 0)) {
+        const k = info.keyArg === null ? undefined : checked.call.arguments[info.keyArg];
+        const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
+        const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
+        unknown.mark(m);
+        marks = [m];
+      }
     }
-    if (scope === "session" && checkedAs !== undefined && !checkedAs.admissible) {
-      // A call the search did not admit ran anyway (the user consented, or advisory mode let it
-      // through): the sequence up to it can no longer be undone as a whole, so it is committed and the
-      // session's forward sequence restarts after it. Otherwise one irreversible step would hold every
-      // later call to an undo path that was already given up, and every later verdict would be 0.
-      executed = [];
-    } else if (scope === "session" && !info.readOnly) {
-      // One JSON-safe copy of the whole entry, frozen: every later check's record shares it. (jsonSafe
-      // never yields undefined, so a result is always recorded, as a marker when it is not JSON.)
-      const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
-      if (before !== undefined) entry.before = before;
-      executed.push(safeExecuted(entry, true) as ExecutedCall);
-    }
-    return { applied, sequenceLength: executed.length };
+    const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
+    if (before !== undefined) entry.before = before;
+    lifecycle.observe(x, key, scope === "session" && mutating ? (safeExecuted(entry, true) as ExecutedCall) : entry, mutating);
+    return { applied, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: marks };
   }
 
   return {
@@ -403,14 +710,29 @@ export function createGuard(options: GuardOptions): Guard {
     check,
     checkAsync,
     observe,
-    checkpoint(): void {
-      executed = [];
-      pending.clear();
-      committed.clear();
+    release(execution: string): boolean {
+      const x = typeof execution === "string" ? lifecycle.get(execution) : undefined;
+      if (x === undefined || x.state !== "pending") return false;
+      lifecycle.release(x);
+      return true;
     },
-    sequence: () => executed.map((c) => ({ ...c })),
+    pending: () => lifecycle.pending().map((x) => ({ execution: x.id, seq: x.seq, call: x.call })),
+    markKnown(entity?: string, id?: string): void {
+      unknown.clear(entity, id);
+    },
+    checkpoint(): void {
+      lifecycle.checkpoint();
+    },
+    sequence: () => lifecycle.sequence().map((c) => ({ ...c })),
   };
 }
+
+/** The canonical text of a call, which identifies it across copies and key orders. */
+function callKey(call: ToolCall): string {
+  return canonicalJsonFast({ name: call.name, arguments: call.arguments });
+}
+
+const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };
 
 function validTargets(t: unknown): TargetState[] | undefined {
   if (!Array.isArray(t)) return undefined;

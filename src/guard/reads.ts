@@ -6,6 +6,7 @@ import { canonicalJsonFast } from "./canonical-fast.js";
 import { sha256Hex, toHex } from "../util/sha256.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
+import { frozenJsonSafe } from "./call.js";
 
 /** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
  * slot, `[entity, id, slot]` for a slot that was not asserted. */
@@ -101,10 +102,6 @@ export class LazyDigest {
     return this.value;
   }
 
-  /** A record edited by its holder keeps the edit (as a plain data field would). */
-  set(value: string): void {
-    this.value = value;
-  }
 }
 
 const DIGEST = Symbol("polar.stateDigest");
@@ -119,11 +116,9 @@ function getStateDigest(this: WithDigest): string {
   return this[DIGEST].get();
 }
 
-function setStateDigest(this: WithDigest, value: string): void {
-  this[DIGEST].set(value);
-}
-
-const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, set: setStateDigest, enumerable: true, configurable: true };
+// No setter: a decision is immutable (assigning `stateDigest` throws in strict code, like any field of
+// a frozen record).
+const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, enumerable: true, configurable: false };
 
 /** Gives `record` its `stateDigest` as an own enumerable accessor backed by `digest`: JSON.stringify,
  * canonicalJson, spreads and structuredClone see a plain string; the holder (a non-enumerable symbol)
@@ -131,6 +126,17 @@ const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, set: setStateDig
 export function defineStateDigest(record: object, digest: LazyDigest): void {
   Object.defineProperty(record, DIGEST, { value: digest });
   Object.defineProperty(record, "stateDigest", STATE_DIGEST);
+}
+
+/** Copies of the reads, frozen, so a decision never shares a Layer B value (values are JSON here). */
+export function ownReads(reads: readonly Read[]): Read[] {
+  const out: Read[] = new Array<Read>(reads.length);
+  for (let i = 0; i < reads.length; i++) {
+    const r = reads[i];
+    if (r.length > 3 && typeof r[3] === "object" && r[3] !== null) out[i] = Object.freeze([r[0], r[1], r[2], frozenJsonSafe(r[3])]) as unknown as Read;
+    else out[i] = Object.freeze(r.slice()) as Read;
+  }
+  return Object.freeze(out) as Read[];
 }
 
 /**

@@ -1,10 +1,11 @@
 // wrapTools: put a guard in front of a plain map of tool functions, so integrating an agent is a
 // configuration change. Each wrapped function checks first; a call that may not run returns
 // `{ polar: route, message }` (the refusal or the consent question) instead of running; a call that
-// runs has its result observed (Layer B and, in session scope, the forward sequence).
+// runs has its result observed (Layer B and, in session scope, the forward sequence), as the
+// execution the check approved, so parallel calls (Promise.all) are judged with each other pending.
 import type { Route } from "../policies/types.js";
 import type { Decision } from "./decision.js";
-import type { CheckContext, Guard } from "./guard.js";
+import type { CheckContext, Guard, ObserveReport } from "./guard.js";
 
 export type ToolFunction = (args: Record<string, unknown>) => Promise<unknown> | unknown;
 
@@ -21,6 +22,9 @@ export interface WrapOptions {
   context?: () => CheckContext;
   /** Sees every decision (logging, metrics, UI). */
   onDecision?: (decision: Decision) => void;
+  /** Sees what observe() made of each result: `report.unknown` lists what a result that could not
+   * be projected made unknown (later decisions on it fail closed until `guard.markKnown`). */
+  onObserve?: (report: ObserveReport, decision: Decision) => void;
 }
 
 export function isGuardRefusal(x: unknown): x is GuardRefusal {
@@ -45,15 +49,17 @@ export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, 
       // answer the guard with one value and the tool with another.
       const judged = decision.call as { name: string; arguments: Record<string, unknown> };
       const runArgs = structuredClone(judged.arguments);
+      const execution = decision.execution ?? undefined;
       let result: unknown;
       try {
         result = await run(runArgs);
       } catch (e) {
         // The tool failed: nothing is assumed to have changed, so nothing is recorded.
-        guard.observe(judged, undefined, { failed: true });
+        guard.observe(judged, undefined, { failed: true, execution });
         throw e;
       }
-      guard.observe(judged, result);
+      const report = guard.observe(judged, result, { execution });
+      options.onObserve?.(report, decision);
       return result;
     };
   }

@@ -3,11 +3,13 @@
 // the compiled ontology blob (a file, a URL, or bytes the user imported). Everything after that (blob
 // validation, the backend, the verifier, the guard) is the same code in every runtime, so the same
 // inputs give the same verdict bytes everywhere.
-import { decodeBlob, type Sha256 } from "../blob/index.js";
 import type { SearchBackend } from "../core/backend.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
 import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
+import { describeError, GuardError } from "../guard/errors.js";
+import { prepareOntology, prepareOntologyAsync, type PreparedOntology } from "../ontology/prepared.js";
+import type { Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
 /** Bytes of a compiled ontology (`polar compile`), e.g. a Workers Data module's ArrayBuffer. */
@@ -144,13 +146,14 @@ function following(core: CoreInstance, blob: Uint8Array): SearchBackend {
   };
 }
 
-/** Validates the blob on the host first (a corrupt blob never reaches the core), then loads it. */
+/** Validates the blob on the host first (a corrupt blob never reaches the core), then loads it. The
+ * validation is done once per distinct bytes (prepareOntology): later loads of the same blob reuse it. */
 export async function loadOntology(platform: Platform, options: OntologySource & CoreInput): Promise<LoadedOntology> {
-  const [core, blob] = await Promise.all([
+  const [core, bytes] = await Promise.all([
     options.core ?? platform.core(options.wasm, options.coreOptions),
     ontologyBytes(platform, options),
   ]);
-  const tables = decodeBlob(blob, { sha256: platform.sha256 });
+  const { tables, blob } = await prepare(bytes, platform.sha256);
   return { blob, tables, backend: sharedBackend(core, blob)(tables, blob) };
 }
 
@@ -163,13 +166,29 @@ export async function loadVerifierOn(platform: Platform, options: LoadVerifierOp
  * sharedBackend), so many guards, e.g. one per session, can run on one core. */
 export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
   const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, coreOptions: _o, ...guardOptions } = options;
-  const [core, blob] = await Promise.all([
+  const [core, bytes] = await Promise.all([
     options.core ?? platform.core(options.wasm, options.coreOptions),
     ontologyBytes(platform, options),
   ]);
   // The platform's native hash serves the blob check and the reads digest unless the caller chose one.
   const config = platform.sha256 === undefined ? guardOptions.config : { sha256: platform.sha256, ...guardOptions.config };
-  return createGuard({ ...guardOptions, config, ontology: blob, backend: sharedBackend(core, blob) });
+  const ontology = await prepareGuardOntology(bytes, config?.sha256);
+  return createGuard({ ...guardOptions, config, ontology, backend: sharedBackend(core, ontology.blob) });
+}
+
+/** With a synchronous native hash (Node's), prepareOntology; without one (browsers, workerd), the blob's
+ * digests come from WebCrypto instead of the JavaScript SHA-256 in a cold interpreter. */
+function prepare(bytes: Uint8Array, sha256: Sha256 | undefined): Promise<PreparedOntology> {
+  return sha256 !== undefined ? Promise.resolve(prepareOntology(bytes, { sha256 })) : prepareOntologyAsync(bytes);
+}
+
+/** prepareOntology with a refused blob reported as createGuard reports it (GuardError `invalid-ontology`). */
+async function prepareGuardOntology(bytes: Uint8Array, sha256: Sha256 | undefined): Promise<PreparedOntology> {
+  try {
+    return await prepare(bytes, sha256);
+  } catch (e) {
+    throw new GuardError("invalid-ontology", `the ontology blob is refused: ${describeError(e)}`, "compile the ontology again with `polar compile`", { cause: e });
+  }
 }
 
 /** Fetches the core or the ontology, refusing a non-2xx answer with the status in the message. */

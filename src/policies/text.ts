@@ -37,6 +37,7 @@ const HARD_WHY: Record<string, string> = {
   missing_entity: "the record it acts on is not in the known state",
   internal_error: "the reversibility check failed",
   unrequested_mutation: "the request did not ask for a change",
+  unknown_state: "the result of an earlier change to what it reads could not be read, so its state is unknown",
 };
 
 /** Where the verdict's weak point is: "bottleneck `id` on `tool` (line L)". */

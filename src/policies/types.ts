@@ -10,7 +10,7 @@ export type Route = "Approved" | "Vetoed" | "ConsentApproved" | "ConsentEscalate
 export const ROUTES: readonly Route[] = ["Approved", "Vetoed", "ConsentApproved", "ConsentEscalated", "AdvisoryPassthrough"];
 
 /** Why a decision came out as it did: the verdict's reason, or a guard-level one. */
-export type GuardReason = ReasonName | "read_only" | "malformed_call" | "missing_entity" | "internal_error" | "unrequested_mutation";
+export type GuardReason = ReasonName | "read_only" | "malformed_call" | "missing_entity" | "internal_error" | "unrequested_mutation" | "unknown_state";
 
 /** Reasons no policy may turn into an approval: the guard could not judge the call at all. */
 export const HARD_FAIL_REASONS: ReadonlySet<GuardReason> = new Set<GuardReason>([
@@ -18,6 +18,7 @@ export const HARD_FAIL_REASONS: ReadonlySet<GuardReason> = new Set<GuardReason>(
   "unknown_tool",
   "missing_entity",
   "internal_error",
+  "unknown_state",
 ]);
 
 /** The verdict as a decision carries it: bytes as hex so the record is plain JSON. */

@@ -586,9 +586,19 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
     case "in": {
       const e = sub("in");
       const values = o.values;
+      // A list is constants (as before); an operator object or a path string is an expression
+      // giving the list, e.g. a slot read from the server (`$slots.observations`).
       if (!Array.isArray(values)) {
-        issue(issues, `${at}/values`, "`values` must be a list of constants");
-        return missing;
+        if (typeof values !== "string" && (values === null || typeof values !== "object")) {
+          issue(issues, `${at}/values`, "`values` must be a list of constants or an expression giving a list");
+          return missing;
+        }
+        const list = compileExpr(values, `${at}/values`, issues);
+        return (c) => {
+          const v = e(c);
+          const l = listOf(list(c));
+          return v === undefined || l === undefined ? undefined : l.some((x) => jsonEqual(x, v));
+        };
       }
       return (c) => {
         const v = e(c);

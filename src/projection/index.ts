@@ -9,7 +9,10 @@ export {
   type EntityRule,
   type SourceRule,
   type EffectRule,
+  type ReadRule,
+  type ReadStep,
 } from "./rules.js";
+export { judgedCall, readArguments, applyReadResult, applyReadsFinally, readRuleOf, type DeriveResult } from "./reads.js";
 export {
   projectDocument,
   applyToolResult,

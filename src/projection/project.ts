@@ -81,9 +81,14 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
 function entityId(v: unknown, where: string): string {
   if (typeof v === "string" && v !== "") return v;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  throw new ProjectionError("missing-id", `no entity id for ${where}: got \`${JSON.stringify(v) ?? "undefined"}\``, {
+  throw new ProjectionError("missing-id", `no entity id for ${where}: got \`${shown(v)}\``, {
     help: "the `id` expression must yield a non-empty string or a number",
   });
+}
+
+/** A value as an error shows it: its JSON, but a non-finite number as itself (JSON would say `null`). */
+function shown(v: unknown): string {
+  return typeof v === "number" ? String(v) : (JSON.stringify(v) ?? "undefined");
 }
 
 /** The slots of one record under an entity rule: copied fields, then derived slots in order. */
@@ -193,7 +198,7 @@ export function applyAction(rules: ProjectionRules, layerB: LayerB, action: Tool
   return runEffects(rules, effects, layerB, action, undefined, {});
 }
 
-function runEffects(
+export function runEffects(
   rules: ProjectionRules,
   effects: readonly EffectRule[] | undefined,
   layerB: LayerB,
@@ -229,7 +234,7 @@ function runEffects(
       if (eff.when !== undefined && eff.when(ctx) !== true) return;
       const rawId = eff.id(ctx);
       if ((typeof rawId !== "string" || rawId === "") && (typeof rawId !== "number" || !Number.isFinite(rawId))) {
-        report.skipped.push(`${base}: no entity id (got \`${JSON.stringify(rawId) ?? "undefined"}\`)`);
+        report.skipped.push(`${base}: no entity id (got \`${shown(rawId)}\`)`);
         return;
       }
       const id = String(rawId);

@@ -18,6 +18,7 @@ function shadowLog(): string {
   for (const c of [calls.editFlights, calls.certificate, calls.certificate, calls.cancelMissing, { name: "drop_database", arguments: {} }, calls.cancelR1]) {
     const d = s.decide(judgedCall(c.name, JSON.stringify(c.arguments)));
     expect(d.approved).toBe(true); // advisory: nothing is blocked
+    s.release(d); // judged only; not run here (a pending execution would join later checks)
   }
   return f.log.map(decisionLine).join("\n") + "\n";
 }

@@ -23,7 +23,7 @@ import { REPO_ROOT, itTau2, tau2Dir } from "../tau2/data-dir.js";
 const ONE = 1_000_000;
 
 /** A scope outcome whose every variant agrees with the main one unless overridden. */
-function outcome(reason: GuardReason, phi: number | null, over: Record<string, Partial<VariantOutcome>> = {}, escalate?: ScopeOutcome["escalate"]): ScopeOutcome {
+function outcome(reason: GuardReason, phi: number | null, over: Record<string, Partial<VariantOutcome>> = {}, escalate?: ScopeOutcome["escalate"], staticEscalate: ScopeOutcome["staticEscalate"] = "Approved"): ScopeOutcome {
   const admissible = reason === "ok";
   const base: VariantOutcome = { admissible, reason, phi, complete: phi !== null };
   const variants: Record<string, VariantOutcome> = {};
@@ -39,6 +39,7 @@ function outcome(reason: GuardReason, phi: number | null, over: Record<string, P
     veto: admissible ? "Approved" : "Vetoed",
     escalate: escalate ?? (admissible ? "Approved" : "ConsentEscalated"),
     consentEvidence: null,
+    staticEscalate,
     variants,
   };
 }
@@ -70,10 +71,10 @@ function row(p: Partial<CallRow> & { domain: string; model: string; taskId: stri
 const rows: CallRow[] = [
   row({ domain: "airline", model: "m1", taskId: "1", tool: "cancel_reservation", label: "unauthorized", strictLabel: "unauthorized", reward: 0 }, outcome("ok", 810_000, { "tau-0.85": { admissible: false, reason: "below_threshold" }, "tau-0.90": { admissible: false }, "tau-0.95": { admissible: false }, "no-t3": { admissible: false, reason: "no_candidate", phi: null, complete: false }, t1: { admissible: false } })),
   row({ domain: "airline", model: "m1", taskId: "1", tool: "update_reservation_flights", label: "authorized", strictLabel: "authorized" }, outcome("ok", 990_000, { t1: { admissible: false }, "t1-t3": { admissible: false } })),
-  row({ domain: "airline", model: "m2", taskId: "2", tool: "send_certificate", label: "authorized", strictLabel: "unauthorized", staticBlocked: true }, outcome("external_side_effect", 0, { "no-fail-closed": { admissible: true, reason: "ok", phi: ONE } }, "ConsentApproved")),
+  row({ domain: "airline", model: "m2", taskId: "2", tool: "send_certificate", label: "authorized", strictLabel: "unauthorized", staticBlocked: true }, outcome("external_side_effect", 0, { "no-fail-closed": { admissible: true, reason: "ok", phi: ONE } }, "ConsentApproved", "ConsentApproved")),
   row({ domain: "airline", model: "m2", taskId: "2", tool: "get_user_details" }, outcome("read_only", null)),
-  row({ domain: "retail", model: "m1", taskId: "7", tool: "return_delivered_order_items", label: "authorized", strictLabel: "authorized", staticBlocked: true }, outcome("external_side_effect", 0, { "no-fail-closed": { admissible: true, reason: "ok", phi: ONE } })),
-  row({ domain: "retail", model: "m1", taskId: "7", tool: "cancel_pending_order", label: "unauthorized", strictLabel: "unauthorized", staticBlocked: true, errored: true }, outcome("irreversibly_consumes", 0)),
+  row({ domain: "retail", model: "m1", taskId: "7", tool: "return_delivered_order_items", label: "authorized", strictLabel: "authorized", staticBlocked: true }, outcome("external_side_effect", 0, { "no-fail-closed": { admissible: true, reason: "ok", phi: ONE } }, undefined, "ConsentEscalated")),
+  row({ domain: "retail", model: "m1", taskId: "7", tool: "cancel_pending_order", label: "unauthorized", strictLabel: "unauthorized", staticBlocked: true, errored: true }, outcome("irreversibly_consumes", 0, {}, undefined, "ConsentEscalated")),
 ];
 const domains = ["airline", "retail"];
 
@@ -129,10 +130,11 @@ describe("paperTables", () => {
 
 describe("labeledEvaluation", () => {
   const cells = labeledEvaluation(rows, "turn", { resamples: 500, seed: 1 });
-  const cell = (d: string, m: string) => cells.find((c) => c.domain === d && c.model === m)!;
+  const cell = (d: string, m: string) => cells.find((c) => c.domain === d && c.model === m && !c.dedup)!;
 
-  it("has per-model, per-domain and pooled cells over effective labeled writes", () => {
-    expect(cells.map((c) => `${c.domain}/${c.model}`)).toEqual(["airline/m1", "airline/m2", "airline/all", "retail/m1", "retail/all", "all/all"]);
+  it("has per-model, per-domain and pooled cells over effective labeled writes, deduplicated first, then over every call", () => {
+    const names = ["airline/m1", "airline/m2", "airline/all", "retail/m1", "retail/all", "all/all"];
+    expect(cells.map((c) => `${c.dedup ? "dedup " : ""}${c.domain}/${c.model}`)).toEqual([...names.map((n) => `dedup ${n}`), ...names]);
     expect(cell(ALL, ALL)).toMatchObject({ effectiveWrites: 4, authorized: 3, unauthorized: 1, erroredUnauthorized: 1, tasks: 3 });
   });
 
@@ -154,6 +156,8 @@ describe("labeledEvaluation", () => {
     expect(all["polar-veto"].authorizedStopped).toMatchObject({ hits: 2, n: 3 });
     expect(all["polar-escalate"].authorizedStopped).toMatchObject({ hits: 1, n: 3 });
     expect(all["static-table"].authorizedStopped).toMatchObject({ hits: 2, n: 3 });
+    // static-escalate: the certificate got consent, the return is held for a question.
+    expect(all["static-escalate"].authorizedStopped).toMatchObject({ hits: 1, n: 3 });
     // The one unauthorized effective write (a cancellation) is admitted by all three.
     expect(all["polar-veto"].unauthorizedStopped).toMatchObject({ share: 0, n: 1 });
     expect(cell("retail", ALL).policies["polar-veto"].unauthorizedStopped.share).toBeNull();
@@ -170,6 +174,8 @@ describe("labeledEvaluation", () => {
     expect(stops("allow-all", r, r.scopes.turn!)).toBe(false);
     expect(stops("block-every-write", r, r.scopes.turn!)).toBe(true);
     expect(stops("static-table", r, r.scopes.turn!)).toBe(true);
+    expect(stops("static-escalate", r, r.scopes.turn!)).toBe(false);
+    expect(stops("static-escalate", rows[4], rows[4].scopes.turn!)).toBe(true);
   });
 });
 

@@ -2,14 +2,14 @@
 // well inside CI's time it runs on three results files (one per domain, one of them multi-trial);
 // docs/tau2.md has the full run's command and results.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evalTau2 } from "../../src/cli/commands/eval.js";
 import { ALL, POLICIES } from "../../src/eval/analyze.js";
 import { REPORT_FILES } from "../../src/eval/write.js";
-import type { Tau2EvalReport } from "../../src/eval/tau2.js";
+import { runTau2Eval, type Tau2EvalReport } from "../../src/eval/tau2.js";
 import { HAS_TAU2, REPO_ROOT, describeTau2, tau2Dir } from "../tau2/data-dir.js";
 
 const SUBSET = [
@@ -144,4 +144,50 @@ describeTau2("polar eval tau2 on three real results files", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("a file whose name and info do not say its domain gets it from its tasks and tools; an ambiguous one is skipped with the reason", () => {
+    const dir = mkdtempSync(join(tmpdir(), "polar-eval-infer-"));
+    try {
+      const real = JSON.parse(readFileSync(join(tau2Dir(), "results", SUBSET[1]), "utf8")) as { info: Record<string, unknown>; tasks: unknown[]; simulations: unknown[] };
+      delete real.info.environment_info;
+      delete real.info.agent_info;
+      real.simulations = real.simulations.slice(0, 3);
+      writeFileSync(join(dir, "mystery-run.json"), JSON.stringify(real));
+      // Task 0 exists in airline and retail, and both have a transfer tool: no way to tell.
+      const ambiguous = { simulations: [{ task_id: "0", messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", name: "transfer_to_human_agents", arguments: { summary: "x" } }] }] }] };
+      writeFileSync(join(dir, "unclear.json"), JSON.stringify(ambiguous));
+      const r = runTau2Eval({ data: tau2Dir(), results: [join(dir, "mystery-run.json"), join(dir, "unclear.json")], root: REPO_ROOT, scopes: ["turn"], resamples: 50 });
+      const [mystery, unclear] = r.meta.files;
+      expect(mystery).toMatchObject({ file: "mystery-run.json", domain: "retail", used: true, trajectories: 3 });
+      expect(mystery.domainFrom).toMatch(/^inferred: its task ids .* fit airline, retail; its tools .* fit retail$/);
+      expect(unclear).toMatchObject({ file: "unclear.json", domain: null, used: false });
+      expect(unclear.note).toContain("ambiguous between airline, retail");
+      expect(r.meta.notes.some((n) => n.startsWith("skipped `unclear.json`: domain unknown") && n.includes("`transfer_to_human_agents`"))).toBe(true);
+      // The inferred file's runs are labeled against the tasks it embeds.
+      expect(r.writes.length).toBeGreaterThan(0);
+      expect(r.writes.every((w) => w.domain === "retail" && w.label !== null)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("every write records static-escalate's route, the labeled cells come deduplicated and over every call, and dominance has every (scope, domain, pair)", () => {
+    for (const wr of report.writes) for (const s of ["turn", "session"] as const) expect(["Approved", "Vetoed", "ConsentApproved", "ConsentEscalated"]).toContain(wr.scopes[s]!.staticEscalate);
+    const labeled = report.scopes.turn!.labeled;
+    expect(labeled.filter((c) => c.dedup).length).toBe(labeled.filter((c) => !c.dedup).length);
+    const pooled = (dedup: boolean) => labeled.find((c) => c.dedup === dedup && c.domain === ALL && c.model === ALL)!;
+    expect(pooled(true).effectiveWrites).toBeLessThanOrEqual(pooled(false).effectiveWrites);
+    expect(pooled(true).policies["static-escalate"].unauthorizedStopped.n).toBe(pooled(true).unauthorized);
+    const keys = report.dominance.map((d) => `${d.scope} ${d.dedup} ${d.domain} ${d.pair}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const scope of ["turn", "session"]) for (const dedup of [true, false]) for (const domain of [ALL, "airline", "retail", "telecom"]) for (const pair of ["veto", "escalate"]) expect(keys).toContain(`${scope} ${dedup} ${domain} ${pair}`);
+    for (const d of report.dominance) {
+      for (const k of ["unauthorized", "authorized"] as const) {
+        const x = d[k];
+        if (x.diff === null) continue;
+        expect(x.lo!).toBeLessThanOrEqual(x.diff + 1e-12);
+        expect(x.hi!).toBeGreaterThanOrEqual(x.diff - 1e-12);
+      }
+    }
+  });
 });

@@ -46,12 +46,16 @@ describe("guard fast path", () => {
     expect(structuredClone(d).stateDigest).toBe(plain.stateDigest);
   });
 
-  it("keeps an assigned stateDigest, as a data field would", () => {
+  it("a decision is frozen: stateDigest and every other field refuse an assignment", () => {
     const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW } });
     const d = g.check(updateFlights);
-    d.stateDigest = "edited";
-    expect(d.stateDigest).toBe("edited");
-    expect(JSON.parse(decisionLine(d)).stateDigest).toBe("edited");
+    expect(() => {
+      (d as { stateDigest: string }).stateDigest = "edited";
+    }).toThrow(TypeError);
+    expect(() => {
+      (d as { route: string }).route = "Vetoed";
+    }).toThrow(TypeError);
+    expect(d.stateDigest).toBe(readsDigest(d.reads));
   });
 
   it("fails closed at check time, not at serialisation, on a Layer B value that is not JSON", () => {

@@ -66,24 +66,56 @@ describe("guard.check routes", () => {
   it("escalates with a sink-aware question, and approves on consent (English and Korean)", () => {
     const g = guard({ policy: "escalate" });
     const q = g.check(certificate, { userMessages: ["Send me a certificate"] });
-    expect(q).toMatchObject({ route: "ConsentEscalated", approved: false });
+    expect(q).toMatchObject({ route: "ConsentEscalated", approved: false, execution: null });
     expect(q.question).toBe("`send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)");
     const v = g.check(voucher, { userMessages: ["use my voucher"] });
     expect(v.question).toContain("irreversibly consumes `voucher.balance` (loss: `voucher_value`)");
     const c = g.check(cabin, {});
     expect(c.question).toBe("`update_reservation_cabin` cannot be safely undone by me (reason `below_threshold`). Do you confirm? (yes/no)");
-    const yes = g.check(certificate, { userMessages: ["Send me a certificate", "Do you confirm?", "yes, go ahead"] });
-    expect(yes).toMatchObject({ route: "ConsentApproved", approved: true, admissible: false, reason: "external_side_effect" });
+    // The answer to the guard's question (the user message after it) approves this call, once.
+    const yes = g.check(certificate, { userMessages: ["Send me a certificate", "yes, go ahead"] });
+    expect(yes).toMatchObject({ route: "ConsentApproved", approved: true, admissible: false, reason: "external_side_effect", userMessages: ["yes, go ahead"] });
     expect(yes.consent).toMatchObject({ consent: true, evidence: "yes" });
-    expect(g.check(certificate, { userMessages: ["네, 진행해 주세요"] }).route).toBe("ConsentApproved");
-    expect(g.check(certificate, { userMessages: ["네, 진행하지 마세요"] }).route).toBe("ConsentEscalated");
-    expect(g.check(certificate, { userMessages: ["yes", "a", "b", "c"] }).route).toBe("ConsentEscalated");
-    expect(g.check(flights, { userMessages: [] }).route).toBe("Approved");
+    expect(yes.execution).toBe(`x${yes.seq}`);
+    expect(g.release(yes.execution!)).toBe(true);
+    // Spent: the same messages do not approve a second execution; the guard asks again.
+    expect(g.check(certificate, { userMessages: ["Send me a certificate", "yes, go ahead"] }).route).toBe("ConsentEscalated");
+    expect(g.check(certificate, { userMessages: ["Send me a certificate", "yes, go ahead", "네, 진행해 주세요"] }).route).toBe("ConsentApproved");
+    const k = guard({ policy: "escalate" });
+    k.check(certificate, { userMessages: [] });
+    expect(k.check(certificate, { userMessages: ["네, 진행하지 마세요"] }).route).toBe("ConsentEscalated");
+    expect(k.check(certificate, { userMessages: ["네, 진행하지 마세요", "yes", "a", "b", "c"] }).route).toBe("ConsentEscalated");
+    expect(guard({ policy: "escalate" }).check(flights, { userMessages: [] }).route).toBe("Approved");
+  });
+
+  it("recent-messages consent (the replay's): a yes counts only as the answer to a message naming the call", () => {
+    const g = guard({ policy: "escalate", config: { now: NOW, consent: "recent-messages" } });
+    expect(g.config.consent).toBe("recent-messages");
+    const named = [
+      { role: "user", content: "Send me a certificate" },
+      { role: "assistant", content: "I can send a certificate of $50 to mia. Shall I go ahead?" },
+      { role: "user", content: "yes, go ahead" },
+    ];
+    const d = g.check(certificate, { messages: named });
+    expect(d).toMatchObject({ route: "ConsentApproved", userMessages: ["Send me a certificate", "yes, go ahead"] });
+    g.release(d.execution!);
+    const unnamed = [
+      { role: "assistant", content: "Anything else I can help with?" },
+      { role: "user", content: "yes please" },
+    ];
+    const e = g.check(certificate, { messages: unnamed });
+    expect(e).toMatchObject({ route: "ConsentEscalated", userMessages: [] });
+    // Without the assistant's messages no yes answers anything.
+    expect(g.check(certificate, { userMessages: ["yes please"] }).route).toBe("ConsentEscalated");
+    expect(g.check(voucher, { messages: [{ role: "assistant", content: "Apply voucher V1 now?" }, { role: "user", content: "yes" }] }).route).toBe("ConsentApproved");
+    expect(() => guard({ config: { now: NOW, consent: "sometimes" as never } })).toThrow(GuardError);
   });
 
   it("advisory never blocks and records what the verdict was", () => {
     const g = guard({ policy: "advisory" });
-    expect(g.check(certificate)).toMatchObject({ route: "AdvisoryPassthrough", approved: true, admissible: false, reason: "external_side_effect", message: null });
+    const sent = g.check(certificate);
+    expect(sent).toMatchObject({ route: "AdvisoryPassthrough", approved: true, admissible: false, reason: "external_side_effect", message: null });
+    g.release(sent.execution!);
     expect(g.check(flights)).toMatchObject({ route: "Approved", admissible: true });
     expect(g.check({ name: "nuke", arguments: {} })).toMatchObject({ route: "AdvisoryPassthrough", reason: "unknown_tool" });
   });
@@ -101,14 +133,25 @@ describe("guard.check routes", () => {
     expect(guard({ policy: broken }).check(certificate)).toMatchObject({ route: "Vetoed", reason: "internal_error" });
   });
 
-  it("records the last three user messages and the detector's answer; checkAsync agrees with check", async () => {
-    const g = guard({ policy: "escalate" });
-    const d = g.check(certificate, { userMessages: ["hi", "send me a certificate", "what is it?", "yes"] });
+  it("records the user messages the policy read and the detector's answer; checkAsync agrees with check", async () => {
+    const g = guard({ policy: "escalate", config: { now: NOW, consent: "recent-messages" } });
+    const messages = [
+      { role: "user", content: "hi" },
+      { role: "user", content: "send me a certificate" },
+      { role: "assistant", content: "send_certificate emails it. Confirm?" },
+      { role: "user", content: "what is it?" },
+      { role: "user", content: "yes" },
+    ];
+    const d = g.check(certificate, { messages });
     expect(d.userMessages).toEqual(["send me a certificate", "what is it?", "yes"]);
     expect(d.consent).toEqual({ consent: true, message: 2, evidence: "yes" });
-    const a = await g.checkAsync(certificate, { userMessages: ["yes"] });
-    const b = g.check(certificate, { userMessages: ["yes"] });
-    expect({ ...a, seq: 0 }).toEqual({ ...b, seq: 0 });
+    const q = guard({ policy: "escalate" });
+    q.check(certificate, { userMessages: ["send one"] });
+    const a = await q.checkAsync(certificate, { userMessages: ["send one", "yes"] });
+    const p = guard({ policy: "escalate" });
+    p.check(certificate, { userMessages: ["send one"] });
+    const b = p.check(certificate, { userMessages: ["send one", "yes"] });
+    expect(a).toEqual(b);
   });
 
   it("observe applies projection rules to Layer B and reports what changed", () => {
@@ -133,26 +176,37 @@ describe("guard.check routes", () => {
 });
 
 describe("fail closed", () => {
-  const bad: Array<[string, unknown]> = [
-    ["null call", null],
-    ["a string", "cancel_reservation"],
-    ["name not a string", { name: 42, arguments: {} }],
-    ["empty name", { name: "", arguments: {} }],
-    ["arguments an array", { name: "cancel_reservation", arguments: ["R1"] }],
-    ["arguments missing", { name: "cancel_reservation" }],
-    ["a function argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", cb: () => 1 } }],
-    ["a Date argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", at: new Date(0) } }],
-    ["NaN argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", n: NaN } }],
-    ["a bigint", { name: "cancel_reservation", arguments: { reservation_id: 1n } }],
-    ["key argument not a string", { name: "cancel_reservation", arguments: { reservation_id: { $ne: null } } }],
-    ["key argument missing", { name: "cancel_reservation", arguments: {} }],
+  const cr = "the call (`cancel_reservation`)";
+  const keyMissing = "`cancel_reservation`: argument `reservation_id` naming the `reservation` is missing or not a string";
+  const deep: Record<string, unknown> = { reservation_id: "R1" };
+  let at = deep;
+  for (let i = 0; i < 70; i++) at = (at.d = {}) as Record<string, unknown>;
+  const throwing = { get x(): never { throw new Error("boom"); } };
+  // Each malformed shape, and the detail that names what is wrong with it (and where).
+  const bad: Array<[string, unknown, string]> = [
+    ["null call", null, "the call is not an object"],
+    ["a string", "cancel_reservation", "the call is not an object"],
+    ["name not a string", { name: 42, arguments: {} }, "the call has no tool name (`name` is not a non-empty string)"],
+    ["empty name", { name: "", arguments: {} }, "the call has no tool name (`name` is not a non-empty string)"],
+    ["arguments an array", { name: "cancel_reservation", arguments: ["R1"] }, `${cr}: \`arguments\` is not a plain object`],
+    ["arguments missing", { name: "cancel_reservation" }, `${cr}: \`arguments\` is not a plain object`],
+    ["a function argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", cb: () => 1 } }, `${cr}: \`arguments.cb\` is not JSON (function)`],
+    ["a Date argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", at: new Date(0) } }, `${cr}: \`arguments.at\` is not JSON (object of class Date)`],
+    ["NaN argument", { name: "cancel_reservation", arguments: { reservation_id: "R1", n: NaN } }, `${cr}: \`arguments.n\` is not JSON (non-finite number)`],
+    ["a bigint", { name: "cancel_reservation", arguments: { reservation_id: 1n } }, `${cr}: \`arguments.reservation_id\` is not JSON (bigint)`],
+    ["a function after JSON in a list", { name: "cancel_reservation", arguments: { reservation_id: "R1", extra: [1, () => 1] } }, `${cr}: \`arguments.extra[1]\` is not JSON (function)`],
+    ["NaN in a list", { name: "cancel_reservation", arguments: { reservation_id: "R1", extra: [NaN] } }, `${cr}: \`arguments.extra[0]\` is not JSON (non-finite number)`],
+    ["a 70-deep argument", { name: "cancel_reservation", arguments: deep }, `${cr}: \`arguments${".d".repeat(63)}\` is not JSON (too deep)`],
+    ["a nested getter that throws", { name: "cancel_reservation", arguments: { reservation_id: "R1", nested: throwing } }, `${cr}: \`arguments.nested\` is not JSON (unreadable)`],
+    ["key argument not a string", { name: "cancel_reservation", arguments: { reservation_id: { $ne: null } } }, keyMissing],
+    ["key argument missing", { name: "cancel_reservation", arguments: {} }, keyMissing],
   ];
   for (const policy of ["veto", "escalate"] as const) {
-    for (const [what, call] of bad) {
-      it(`${policy}: a malformed call (${what}) is vetoed`, () => {
+    for (const [what, call, detail] of bad) {
+      it(`${policy}: a malformed call (${what}) is vetoed, saying what is wrong`, () => {
         const d = guard({ policy }).check(call, { userMessages: ["yes, go ahead"] });
         expect(d).toMatchObject({ route: "Vetoed", approved: false, reason: "malformed_call" });
-        expect(typeof d.detail).toBe("string");
+        expect(d.detail).toBe(detail);
         expect(() => JSON.stringify(d)).not.toThrow();
       });
     }

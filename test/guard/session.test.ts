@@ -61,8 +61,8 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
       expect(asked.question).toContain("`email`");
 
       const cancelOrder = { name: "cancel_pending_order", arguments: { order_id: "O1", reason: "no longer needed" } };
-      expect(g.check(cancelOrder, { userMessages: ["yes"] }).reason).toBe("overlap_conflict");
-      expect(g.check(cancelOrder, { userMessages: ["yes"] }).route).toBe("ConsentApproved");
+      expect(g.check(cancelOrder, { userMessages: ["I want to return the desk", "yes"] }).reason).toBe("overlap_conflict");
+      expect(g.check(cancelOrder, { userMessages: ["I want to return the desk", "yes", "yes, cancel it"] }).route).toBe("ConsentApproved");
       g.checkpoint();
       expect(g.check(cancelOrder).route).toBe("Approved");
     });
@@ -75,7 +75,8 @@ describe("consent in a session", () => {
     expect(g.check(updateFlights).route).toBe("Approved");
     g.observe(updateFlights, { ok: true });
     const certificate = { name: "send_certificate", arguments: { user_id: "mia" } };
-    expect(g.check(certificate, { userMessages: ["yes, send it"] }).route).toBe("ConsentApproved");
+    expect(g.check(certificate, { userMessages: ["send me a certificate"] }).route).toBe("ConsentEscalated");
+    expect(g.check(certificate, { userMessages: ["send me a certificate", "yes, send it"] }).route).toBe("ConsentApproved");
     g.observe(certificate, "sent");
     expect(g.sequence()).toEqual([]);
     expect(g.check(updateFlights).forward).toEqual([]);
@@ -146,6 +147,7 @@ describe("a forced core trap", () => {
       const d = g.check(updateFlights);
       expect(d.verdict).toEqual(expected.verdict);
       expect(d.route).toBe("Approved");
+      g.release(d.execution!); // not run: the next check is judged alone again
     }
   });
 

@@ -17,7 +17,7 @@ const RUNTIME_API = [
   "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
   "defaultConsentDetector", "detectConsent", "digestHex",
   "escalatePolicy", "explainVerdict", "formatSummary", "instantiateCore", "instantiateCoreSync", "isGuardError",
-  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "projectDocument",
+  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "prepareOntologyAsync", "projectDocument",
   "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "summarizeLog", "verifyAuditLog", "vetoPolicy", "wrapTools",
 ];
 const COMPILER_API = [

@@ -114,7 +114,7 @@ describe("verifier", () => {
 
   it("describes tools", () => {
     const { verifier } = setup();
-    expect(verifier.tool("set_note")).toEqual({ known: true, readOnly: false, actsOn: "order", keyArg: "order_id", creates: null });
+    expect(verifier.tool("set_note")).toEqual({ known: true, readOnly: false, actsOn: "order", keyArg: "order_id", keyConst: null, creates: null });
     expect(verifier.tool("get_order").readOnly).toBe(true);
     expect(verifier.tool("nope").known).toBe(false);
   });
@@ -165,7 +165,7 @@ describe("polar verdict", () => {
   const ontology = file("unit.polar", SOURCE);
   const state = file("state.json", JSON.stringify({ now: "2024-05-15T15:00:00", entities: { order: { o1: { status: "open", placed_at: "2024-05-16T00:00:00" } } } }));
   const call = file("call.json", JSON.stringify({ name: "reschedule", arguments: { order_id: "o1" } }));
-  const earlier = file("earlier.json", JSON.stringify([{ name: "set_note", arguments: { order_id: "o1" }, result: {} }]));
+  const earlier = file("earlier.json", JSON.stringify([{ name: "set_note", arguments: { order_id: "o1" }, result: {}, before: { status: "open" } }]));
 
   it("explains a verdict with both backends alike", () => {
     const text = runVerdict({ ontology, state, call, earlier, backend: "reference" });

@@ -8,11 +8,8 @@ import {
   GuardError,
   ProjectionError,
   RuntimeError,
-  loadCore,
   loadGuard,
-  parseProjectionRules,
   projectDocument,
-  type CoreInstance,
   type Decision,
   type Guard,
   type GuardConfig,
@@ -20,7 +17,7 @@ import {
   type Scope,
   type ToolCall,
 } from "polar-guard";
-import { DOMAINS } from "./domains.js";
+import { DOMAINS, READY, isReady } from "./domains.js";
 import { HttpError, errorResponse, isObject, json } from "./http.js";
 
 export interface Env {
@@ -45,17 +42,6 @@ const POLICIES: readonly string[] = ["veto", "escalate", "advisory"];
 const SCOPES: readonly string[] = ["turn", "session"];
 /** Verdict settings a client may choose; everything else (projection, log, models) is the Worker's. */
 const CONFIG_KEYS: readonly string[] = ["tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes"];
-
-// One core per domain per isolate: a core holds one ontology, and guards on it share its backend.
-const cores = new Map<string, Promise<CoreInstance>>();
-function coreFor(domain: string): Promise<CoreInstance> {
-  let core = cores.get(domain);
-  if (core === undefined) {
-    core = loadCore();
-    cores.set(domain, core);
-  }
-  return core;
-}
 
 const MAX_BATCH = 100;
 /** One journaled operation, as JSON: well under what one stored value may hold, so an accepted
@@ -216,12 +202,14 @@ export class GuardSession extends DurableObject<Env> {
     });
   }
 
+  /** A guard on the isolate's ready domain (domains.ts): nothing here validates the ontology again. */
   private async build(meta: Meta): Promise<Guard> {
-    const domain = DOMAINS[meta.domain];
-    const projection = parseProjectionRules(domain.projection);
+    const domain = READY[meta.domain];
+    if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
+    const { projection, ontology } = domain;
     const state = meta.document !== undefined ? projectDocument(projection, meta.document) : LayerB.fromJSON(meta.state ?? { entities: {} });
     const config = { ...meta.config, projection, log: { append: (d: Decision) => this.pendingLog.push(d) } } as GuardConfig;
-    return loadGuard({ blob: domain.blob, core: await coreFor(meta.domain), state, policy: meta.policy, scope: meta.scope, config });
+    return loadGuard({ blob: ontology.blob, core: await domain.core, state, policy: meta.policy, scope: meta.scope, config });
   }
 
   /** The session's guard; after an eviction, rebuilt once even if requests arrive together. */

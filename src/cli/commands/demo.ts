@@ -7,13 +7,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
-import { blobDigestHex, decodeBlob } from "../../blob/index.js";
-import { compile } from "../../compiler/index.js";
 import { fixedToDecimal } from "../../core/explain.js";
-import { instantiateCoreSync } from "../../core/wasm.js";
-import type { BackendFactory, Decision, OntologyInput } from "../../guard/index.js";
-import { parseProjectionRules, type ProjectionRules } from "../../projection/index.js";
-import { createReferenceBackend } from "../../reference/index.js";
+import type { Decision } from "../../guard/index.js";
+import { DomainLoadError, loadCoreBackend, loadDomainOntology, loadDomainRules } from "../../tau2/domains.js";
 import { advisoryGuardFactory } from "../../tau2/guard.js";
 import { projectAll, replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
 import { readTau2Data } from "../../tau2/data.js";
@@ -59,62 +55,8 @@ export function packageRoot(from: string = fileURLToPath(import.meta.url)): stri
   }
 }
 
-/** The domain's compiled ontology: the shipped blob, or (when it is refused, e.g. stale after a format
- * change in a development checkout) the ontology source compiled now. `note` says which. */
-export function loadDomainOntology(root: string, domain: string): { ontology: OntologyInput; note: string; source: string | null } {
-  const dir = join(root, "ontologies", domain);
-  const blobPath = join(dir, `${domain}.blob`);
-  const srcPath = join(dir, `${domain}.polar`);
-  const source = existsSync(srcPath) ? readFileSync(srcPath, "utf8") : null;
-  let refused = "";
-  if (existsSync(blobPath)) {
-    const blob = new Uint8Array(readFileSync(blobPath));
-    try {
-      return { ontology: { tables: decodeBlob(blob), hash: blobDigestHex(blob), blob }, note: `ontologies/${domain}/${domain}.blob`, source };
-    } catch (err) {
-      refused = `the shipped blob is refused (${err instanceof Error ? err.message : String(err)}); `;
-    }
-  }
-  if (source === null) {
-    throw new DemoError("no-ontology", `no ontology for domain \`${domain}\` in \`${dir}\``, `expected ${domain}.blob or ${domain}.polar`);
-  }
-  const result = compile(source, { name: `${domain}.polar` });
-  if (!result.ok) {
-    throw new DemoError("ontology-errors", `the ontology \`ontologies/${domain}/${domain}.polar\` has errors`, "run `polar check` on it");
-  }
-  return {
-    ontology: { tables: result.tables, hash: blobDigestHex(result.blob), blob: result.blob },
-    note: `${refused}compiled from ontologies/${domain}/${domain}.polar`,
-    source,
-  };
-}
-
-export function loadDomainRules(root: string, domain: string): ProjectionRules {
-  const path = join(root, "ontologies", domain, "projection.json");
-  if (!existsSync(path)) throw new DemoError("no-projection", `no projection rules for domain \`${domain}\``, `expected ${path}`);
-  return parseProjectionRules(JSON.parse(readFileSync(path, "utf8")));
-}
-
-function coreBackend(root: string, wanted: string): { factory: BackendFactory; name: string } {
-  if (wanted !== "wasm" && wanted !== "reference" && wanted !== "auto") {
-    throw new DemoError("bad-option", `--backend \`${wanted}\` is not wasm, reference or auto`);
-  }
-  if (wanted !== "reference") {
-    for (const rel of ["dist/polar-core.wasm", "build/polar-core.wasm"]) {
-      const file = join(root, rel);
-      if (existsSync(file)) {
-        const module = new WebAssembly.Module(readFileSync(file));
-        return {
-          // A fresh instance per guard: each guard loads its own blob into its own core.
-          factory: (tables, blob) => (blob ? instantiateCoreSync(module).load(blob) : createReferenceBackend(tables)),
-          name: `wasm (${rel})`,
-        };
-      }
-    }
-    if (wanted === "wasm") throw new DemoError("core-unavailable", "the core `polar-core.wasm` was not found", "run `npm run build:wasm`, or pass `--backend reference`");
-  }
-  return { factory: (tables) => createReferenceBackend(tables), name: wanted === "auto" ? "reference (no wasm core built)" : "reference" };
-}
+// Domain loading lives in src/tau2/domains.ts (the library); re-exported for existing callers.
+export { loadDomainOntology, loadDomainRules } from "../../tau2/domains.js";
 
 function parseScopes(v: string | undefined): ReplayScope[] {
   if (v === undefined || v === "both") return ["turn", "session"];
@@ -230,7 +172,7 @@ export function runDemo(options: DemoOptions): void {
   }
   const { ontology, note } = loadDomainOntology(root, domain);
   const rules = loadDomainRules(root, domain);
-  const backend = coreBackend(root, options.backend ?? "auto");
+  const backend = loadCoreBackend(root, options.backend ?? "auto");
   const dom = data.domain(domain);
   let trajectories = data.resultsFiles().flatMap((f) => data.readResultsFile(f)).filter((t) => t.domain === domain);
   if (options.task !== undefined) trajectories = trajectories.filter((t) => t.taskId === options.task);
@@ -329,7 +271,7 @@ export function register(cli: CAC): void {
           out: (s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`),
         });
       } catch (err) {
-        const code = err instanceof DemoError ? err.code : (err as { code?: string }).code ?? "demo-failed";
+        const code = err instanceof DemoError || err instanceof DomainLoadError ? err.code : (err as { code?: string }).code ?? "demo-failed";
         process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
         const help = (err as { help?: string }).help;
         if (help) process.stderr.write(`  help: ${help}\n`);

@@ -8,6 +8,7 @@ import { EvalError } from "../../eval/errors.js";
 import { pct } from "../../eval/format.js";
 import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } from "../../eval/tau2.js";
 import { writeReports, type WrittenReport } from "../../eval/write.js";
+import { runExecution } from "../../eval/execute-run.js";
 import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
 import { auditLogFile } from "./audit-log.js";
@@ -23,6 +24,9 @@ interface Flags {
   backend?: string;
   progress?: boolean;
   auditLog?: string;
+  execute?: boolean;
+  tau2Src?: string;
+  python?: string;
 }
 
 export interface EvalTau2Options {
@@ -38,6 +42,8 @@ export interface EvalTau2Options {
   progress?: boolean;
   /** Write the decision log of the replay (the main configuration, every guard) to this file. */
   auditLog?: string;
+  /** `--execute`: check every verdict in τ²-bench's environment (evalTau2Execute). */
+  execute?: { tau2Src?: string; python?: string };
 }
 
 function parseScopes(v: string | undefined): ReplayScope[] {
@@ -85,6 +91,21 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
   }
 }
 
+/** evalTau2 plus `--execute`: the same report with `execution` (src/eval/execute.ts), then written. */
+export async function evalTau2Execute(options: EvalTau2Options): Promise<{ report: Tau2EvalReport; files: WrittenReport; decisions: number | null }> {
+  const { report, decisions } = evalTau2({ ...options, out: options.out });
+  report.execution = await runExecution({
+    data: options.data,
+    results: options.results,
+    root: packageRoot(),
+    scopes: report.meta.scopes,
+    tau: report.meta.tau,
+    tau2Src: options.execute?.tau2Src,
+    python: options.execute?.python,
+  });
+  return { report, files: writeReports(report, options.out), decisions };
+}
+
 /** Two lines per scope: what POLAR-veto stops overall. */
 export function headline(report: Tau2EvalReport): string[] {
   const lines: string[] = [];
@@ -101,6 +122,14 @@ export function headline(report: Tau2EvalReport): string[] {
   return lines;
 }
 
+function executionHeadline(x: NonNullable<Tau2EvalReport["execution"]>): string[] {
+  return [
+    `  executed: ${x.admitted} admitted verdicts: ${x.restored} restored, ${x.withinResidue} within residue, ${x.wrong} wrong, ${x.missingArguments} missing arguments; ` +
+      `refusals ${x.refusals.confirmed} confirmed, ${x.refusals.conservative} conservative; fidelity ${x.fidelity.mismatches}/${x.fidelity.reads} mismatches; ` +
+      `replay ${x.replay.outputMismatches}/${x.replay.calls} output mismatches (${x.seconds} s)`,
+  ];
+}
+
 export function register(cli: CAC): void {
   cli
     .command("eval <suite> [...results]", "Evaluate the guard offline on real agent runs (suite: tau2)")
@@ -114,16 +143,20 @@ export function register(cli: CAC): void {
     .option("--backend <name>", "reference, wasm or auto (default reference; every backend gives the same verdicts)")
     .option("--no-progress", "no progress bar")
     .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
+    .option("--execute", "run every verdict's inverse in τ²-bench's own environment (needs Python and τ²-bench's code)")
+    .option("--tau2-src <dir>", "with --execute: a τ²-bench checkout or its src/ (default $POLAR_TAU2_SRC, else the installed tau2 package)")
+    .option("--python <path>", "with --execute: the Python to run τ²-bench with (default $POLAR_PYTHON, else python3)")
     .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
     .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
-    .action((suite: string, extra: string[], flags: Flags) => {
+    .action(async (suite: string, extra: string[], flags: Flags) => {
       try {
         if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suite is `tau2`: `polar eval tau2 --data DIR --out DIR`");
         if (typeof flags.data !== "string" || flags.data === "") throw new EvalError("bad-option", "missing `--data DIR`", "a folder laid out like τ²-bench's data/tau2");
         if (typeof flags.out !== "string" || flags.out === "") throw new EvalError("bad-option", "missing `--out DIR`");
         const given = flags.results === undefined ? [] : (Array.isArray(flags.results) ? flags.results : [flags.results]).map(String);
         const results = [...given, ...extra.map(String)];
-        const { report, files, decisions } = evalTau2({
+        const run = flags.execute === true ? evalTau2Execute : (o: EvalTau2Options) => Promise.resolve(evalTau2(o));
+        const { report, files, decisions } = await run({
           data: flags.data,
           results: results.length > 0 ? results : undefined,
           out: flags.out,
@@ -134,6 +167,7 @@ export function register(cli: CAC): void {
           backend: flags.backend,
           progress: flags.progress !== false,
           auditLog: flags.auditLog,
+          execute: flags.execute === true ? { tau2Src: flags.tau2Src, python: flags.python } : undefined,
         });
         const writes = report.inventory.reduce((n, i) => n + i.writes, 0);
         const runs = report.inventory.reduce((n, i) => n + i.trajectories, 0);
@@ -141,6 +175,7 @@ export function register(cli: CAC): void {
           [
             `polar eval tau2: ${runs} runs, ${writes} agent write calls, domains ${report.meta.domains.join(", ")}`,
             ...headline(report),
+            ...(report.execution ? executionHeadline(report.execution) : []),
             `  wrote ${files.json}`,
             `        ${files.markdown}`,
             `        ${files.html}`,

@@ -157,7 +157,7 @@ export function register(cli: CAC): void {
     .option("--rules <file>", "Instead of --state: the domain's projection rules, with --db")
     .option("--db <file>", "Instead of --state: a database document (JSON or TOML; NAME=FILE, repeatable), with --rules")
     .option("--call <file>", "The candidate call as JSON: { name, arguments }")
-    .option("--earlier <file>", "Earlier calls of the sequence as a JSON array, forward order")
+    .option("--earlier <file>", "Earlier calls of the sequence as a JSON array, forward order (each with its `before` snapshot)")
     .option("--tau <number>", "Threshold τ in [0, 1] (default 0.8)")
     .option("--now <iso>", "Session time (default: the state's `now`, else the epoch)")
     .option("--tiers <list>", "Enabled positive tiers, e.g. T1,T3 (default T1,T2,T3)")

@@ -1,0 +1,116 @@
+// Mutation testing of the fail-closed modules with StrykerJS (config: stryker.config.mjs).
+//   npm run mutate                       every module below, one after another
+//   npm run mutate -- --module project   one module (repeat --module, or give a comma list, for more)
+// Each module runs with its own vitest config (test/mutation/<module>.vitest.config.ts: the tests that
+// cover it) and its own incremental file, so a re-run redoes only mutants whose code or tests changed.
+// Reports: reports/mutation/<module>/{index.html,mutation.json}, and reports/mutation/summary.json.
+// Exits 1 when a module scores below its threshold.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { setPriority } from "node:os";
+import { Stryker } from "@stryker-mutator/core";
+import type { MutantResult, PartialStrykerOptions } from "@stryker-mutator/api/core";
+
+interface MutationModule {
+  name: string;
+  file: string;
+  /** The lowest score (killed or timed out / all valid mutants, in percent) that passes. */
+  threshold: number;
+}
+
+export const MODULES: readonly MutationModule[] = [
+  { name: "project", file: "src/projection/project.ts", threshold: 0 },
+  { name: "rules", file: "src/projection/rules.ts", threshold: 0 },
+  { name: "decode", file: "src/blob/decode.ts", threshold: 0 },
+  { name: "search", file: "src/reference/search.ts", threshold: 0 },
+];
+
+export interface ModuleScore {
+  module: string;
+  file: string;
+  mutants: number;
+  detected: number;
+  survived: number;
+  noCoverage: number;
+  /** Mutants that do not compile or crash outside any test: not counted in the score. */
+  invalid: number;
+  score: number;
+  threshold: number;
+}
+
+/** Scores as Stryker does: detected = killed + timeout; valid = detected + survived + no coverage. */
+export function scoreOf(m: MutationModule, results: readonly MutantResult[]): ModuleScore {
+  const count = (...s: string[]): number => results.filter((r) => s.includes(r.status)).length;
+  const detected = count("Killed", "Timeout");
+  const survived = count("Survived");
+  const noCoverage = count("NoCoverage");
+  const mutants = detected + survived + noCoverage;
+  return {
+    module: m.name,
+    file: m.file,
+    mutants,
+    detected,
+    survived,
+    noCoverage,
+    invalid: count("CompileError", "RuntimeError"),
+    score: mutants === 0 ? 100 : (100 * detected) / mutants,
+    threshold: m.threshold,
+  };
+}
+
+function selected(argv: readonly string[]): MutationModule[] {
+  const names: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--module") {
+      const v = argv[++i];
+      if (v === undefined) throw new Error("`--module` needs a module name");
+      names.push(...v.split(",").filter((s) => s !== ""));
+    } else if (argv[i].startsWith("--module=")) names.push(...argv[i].slice(9).split(",").filter((s) => s !== ""));
+    else throw new Error(`unknown argument \`${argv[i]}\` (use \`--module NAME\`)`);
+  }
+  if (names.length === 0) return [...MODULES];
+  return names.map((n) => {
+    const m = MODULES.find((x) => x.name === n || x.file === n);
+    if (m === undefined) throw new Error(`unknown module \`${n}\`; modules: ${MODULES.map((x) => x.name).join(", ")}`);
+    return m;
+  });
+}
+
+function optionsFor(m: MutationModule): PartialStrykerOptions {
+  const dir = `reports/mutation/${m.name}`;
+  return {
+    mutate: [m.file],
+    vitest: { configFile: `test/mutation/${m.name}.vitest.config.ts` },
+    incrementalFile: `${dir}/incremental.json`,
+    htmlReporter: { fileName: `${dir}/index.html` },
+    jsonReporter: { fileName: `${dir}/mutation.json` },
+  };
+}
+
+function table(scores: readonly ModuleScore[]): string {
+  const rows = [
+    ["module", "mutants", "killed+timeout", "survived", "no coverage", "score", "threshold"],
+    ...scores.map((s) => [s.file, String(s.mutants), String(s.detected), String(s.survived), String(s.noCoverage), `${s.score.toFixed(1)}%`, `${s.threshold}%`]),
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join("  ")).join("\n");
+}
+
+async function main(): Promise<void> {
+  // The machine is shared: lower our priority (the test-runner children inherit it).
+  setPriority(10);
+  const modules = selected(process.argv.slice(2));
+  const scores: ModuleScore[] = [];
+  for (const m of modules) {
+    mkdirSync(`reports/mutation/${m.name}`, { recursive: true });
+    console.log(`\n== mutate ${m.file} ==`);
+    const results = await new Stryker(optionsFor(m)).runMutationTest();
+    scores.push(scoreOf(m, results));
+  }
+  writeFileSync("reports/mutation/summary.json", `${JSON.stringify(scores, null, 2)}\n`);
+  console.log(`\n${table(scores)}`);
+  const low = scores.filter((s) => s.score < s.threshold);
+  for (const s of low) console.error(`mutation score of \`${s.file}\` is ${s.score.toFixed(1)}%, below its threshold ${s.threshold}%`);
+  process.exitCode = low.length > 0 ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,114 @@
+// `polar mcp --ontology O --rules R [--policy veto|escalate|advisory] [--audit-log F] [--listen
+// 127.0.0.1:PORT] [--upstream URL] [-- <server command…>]`: the MCP gateway (docs/mcp.md). Stdout is
+// the MCP channel in stdio mode: everything the command says goes to stderr. Exit 0 on a clean
+// shutdown (client gone, SIGTERM), 1 when the server crashed, 2 on bad usage.
+import { readFileSync } from "node:fs";
+import type { CAC } from "cac";
+import { compile } from "../../compiler/index.js";
+import { baseName, printDiagnostics } from "./check.js";
+
+interface Flags {
+  ontology?: string;
+  rules?: string;
+  policy?: string;
+  scope?: string;
+  tau?: string | number;
+  auditLog?: string;
+  listen?: string;
+  upstream?: string;
+  "--"?: string[];
+}
+
+class UsageError extends Error {
+  constructor(readonly code: string, message: string, readonly help?: string) {
+    super(message);
+  }
+}
+
+function readFile(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new UsageError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+/** A `.blob` as is; a `.polar` source compiled on the spot (the same bytes as `polar compile`). */
+export function loadOntology(path: string): Uint8Array {
+  const bytes = readFile(path, "ontology");
+  if (path.endsWith(".blob")) return new Uint8Array(bytes);
+  const r = compile(bytes, { name: baseName(path) });
+  if (!r.ok) {
+    printDiagnostics(r.diagnostics, bytes, path);
+    throw new UsageError("ontology-errors", `the ontology \`${path}\` has errors`);
+  }
+  return r.blob;
+}
+
+function parseListen(v: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(v);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new UsageError("bad-option", `\`--listen\` takes HOST:PORT, got \`${v}\``, "e.g. --listen 127.0.0.1:8808");
+  return { host: m[1].replace(/^\[|\]$/g, ""), port };
+}
+
+export function register(cli: CAC): void {
+  cli
+    .command("mcp", "Run the MCP gateway: judge every tools/call of an MCP server before it runs")
+    .option("--ontology <file>", "Ontology (.blob or .polar) for the server's tools")
+    .option("--rules <file>", "Projection rules (projection.json) with the reads before judging")
+    .option("--policy <name>", "veto, escalate (consent through elicitation) or advisory", { default: "veto" })
+    .option("--scope <scope>", "turn (each call alone) or session (calls since the start)", { default: "turn" })
+    .option("--tau <number>", "Threshold τ in [0, 1] (default 0.8)")
+    .option("--audit-log <file>", "Append one JSONL decision record per judged call")
+    .option("--listen <host:port>", "Serve Streamable HTTP on 127.0.0.1:PORT instead of stdio")
+    .option("--upstream <url>", "The MCP server over Streamable HTTP (instead of a command after --)")
+    .example("polar mcp --ontology ontologies/mcp-memory/memory.blob --rules ontologies/mcp-memory/projection.json -- npx @modelcontextprotocol/server-memory")
+    .action(async (flags: Flags) => {
+      try {
+        if (!flags.ontology || !flags.rules) throw new UsageError("missing-option", "`polar mcp` needs `--ontology FILE` and `--rules FILE`");
+        const policy = flags.policy ?? "veto";
+        if (!["veto", "escalate", "advisory"].includes(policy)) throw new UsageError("bad-option", `unknown policy \`${policy}\``, "use veto, escalate or advisory");
+        const scope = flags.scope ?? "turn";
+        if (scope !== "turn" && scope !== "session") throw new UsageError("bad-option", `unknown scope \`${scope}\``, "use turn or session");
+        const tau = flags.tau === undefined ? undefined : Number(flags.tau);
+        if (tau !== undefined && !(tau >= 0 && tau <= 1)) throw new UsageError("bad-option", `\`--tau\` must be a number in [0, 1], got \`${String(flags.tau)}\``);
+        const ontology = loadOntology(flags.ontology);
+        let rules: unknown;
+        try {
+          rules = JSON.parse(readFile(flags.rules, "projection rules").toString("utf8"));
+        } catch (e) {
+          if (e instanceof UsageError) throw e;
+          throw new UsageError("bad-rules", `\`${flags.rules}\` is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        const command = flags["--"] ?? [];
+        // The SDK stays out of every other command: loaded only here.
+        const { startGateway, GatewayStartError } = await import("../../mcp/node.js");
+        try {
+          const running = await startGateway({
+            ontology,
+            rules,
+            policy: policy as "veto" | "escalate" | "advisory",
+            scope,
+            tau,
+            auditLog: flags.auditLog,
+            command: command.length > 0 ? command : undefined,
+            upstreamUrl: flags.upstream,
+            listen: flags.listen === undefined ? undefined : parseListen(flags.listen),
+          });
+          const code = await running.done;
+          process.exitCode = code;
+          // Nothing else should keep the process alive once the gateway is down.
+          setTimeout(() => process.exit(code), 100).unref();
+        } catch (e) {
+          if (e instanceof GatewayStartError) throw new UsageError(e.code, e.message, e.help);
+          const err = e as Error & { code?: string };
+          throw new UsageError(err.code === "invalid-rules" ? "invalid-rules" : "start-failed", err.message, (err as { help?: string }).help);
+        }
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        process.stderr.write(`polar mcp: error[${err.code}]: ${err.message}\n${err.help ? `  help: ${err.help}\n` : ""}`);
+        process.exitCode = 2;
+      }
+    });
+}

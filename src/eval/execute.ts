@@ -1,0 +1,636 @@
+// `polar eval tau2 --execute`: every verdict checked against τ²-bench's own environment. Each run is
+// replayed in the environment (python/polar_tau2_bridge.py: initial db, the task's initialization,
+// then every executed call, each output compared with the recorded one). At every agent write call:
+// the Layer B values the verdict read are compared with the environment's state (projected by the
+// same rules), the call runs, and for an admitted verdict π runs on a snapshot and is compared with
+// the state before the earliest call it undoes; for a refusal (bound_violated, no_candidate) each
+// positive edge of the call runs with its bound ignored. Node only (the bridge is a child process).
+import { Lifecycle, Tier } from "../abi.js";
+import type { ToolCall, VerdictStep } from "../core/types.js";
+import { createGuard, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
+import type { OntologyTables } from "../ontology/tables.js";
+import { canonicalJson } from "../projection/canonical.js";
+import { LayerB } from "../projection/layer-b.js";
+import { parseToolResult, projectDocument } from "../projection/project.js";
+import type { ProjectionRules } from "../projection/rules.js";
+import type { Trajectory } from "../tau2/adapter.js";
+import { Tau2Bridge, type StateChanges, type StateDiff, type ToolSignature } from "../tau2/bridge.js";
+import { replayTrajectory, type ReplayGuard, type ReplayScope } from "../tau2/replay.js";
+import { DOMAIN_NOW, type DomainSetup } from "./collect.js";
+
+export type ExecClass = "restored" | "withinResidue" | "wrong" | "missingArguments";
+
+export interface ExecFigures {
+  /** Verdicts (call × scope) that admitted an agent write whose call ran without error. */
+  admitted: number;
+  restored: number;
+  withinResidue: number;
+  wrong: number;
+  missingArguments: number;
+  refusals: { confirmed: number; conservative: number };
+  fidelity: { reads: number; mismatches: number };
+  replay: { calls: number; outputMismatches: number };
+}
+
+export interface ExecExample {
+  class: string;
+  domain: string;
+  file: string;
+  task: string;
+  trial: number;
+  call: number;
+  scope: ReplayScope | null;
+  tool: string;
+  arguments: Record<string, unknown>;
+  pi: string;
+  edge: string | null;
+  detail: string;
+  /** The state difference (leaf paths, before → after), at most 12. */
+  diff: { path: string; before: unknown; after: unknown }[];
+  policyForbids?: string | null;
+}
+
+export interface ExecGroup {
+  key: string;
+  admitted: number;
+  restored: number;
+  withinResidue: number;
+  wrong: number;
+  missingArguments: number;
+  confirmed: number;
+  conservative: number;
+}
+
+export interface ExecutionReport extends ExecFigures {
+  format: "polar-execution/1";
+  tau2: string;
+  scopes: ReplayScope[];
+  seconds: number;
+  byDomain: Record<string, ExecFigures>;
+  byScope: Partial<Record<ReplayScope, ExecFigures>>;
+  byTool: ExecGroup[];
+  byEdge: ExecGroup[];
+  examples: Record<string, ExecExample[]>;
+  /** With `keepVerdicts`: every admitted verdict and its class (tests). */
+  verdicts?: ExecVerdict[];
+}
+
+export interface ExecVerdict {
+  domain: string;
+  file: string;
+  task: string;
+  call: number;
+  scope: ReplayScope;
+  tiers: string[];
+  lossClasses: (string | null)[];
+  class: ExecClass;
+}
+
+export interface ExecuteOptions {
+  /** The eval's `--data` folder: the environment reads its db from it. */
+  data: string;
+  tau2Src?: string;
+  python?: string;
+  scopes: readonly ReplayScope[];
+  tau: number;
+  backend?: BackendFactory;
+  onProgress?: (done: number, label: string) => void;
+  keepVerdicts?: boolean;
+}
+
+const MAX_EXAMPLES = 20;
+
+function emptyFigures(): ExecFigures {
+  return { admitted: 0, restored: 0, withinResidue: 0, wrong: 0, missingArguments: 0, refusals: { confirmed: 0, conservative: 0 }, fidelity: { reads: 0, mismatches: 0 }, replay: { calls: 0, outputMismatches: 0 } };
+}
+
+/** What the domain policy says about running a refused call's inverse, by edge id (policy.md text). */
+const POLICY_ON_INVERSE: Readonly<Record<string, string>> = {
+  "airline.flights.self": "airline policy.md: \"Basic economy flights cannot be modified\" and a flown segment or a cancelled reservation cannot be changed",
+  "airline.baggages.self": "airline policy.md: \"The user can add but not remove checked bags\"",
+  "airline.passengers.self": "airline policy.md: passengers can be modified but not their number",
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+interface Executed {
+  name: string;
+  key: string;
+  pre: number | null;
+}
+
+interface CheckPayload {
+  decision: Decision;
+  /** Refusals: the call judged again with one positive edge and no bound, per edge. */
+  unbounded: { edge: string; decision: Decision }[] | null;
+}
+
+class Tally {
+  readonly overall = emptyFigures();
+  readonly byDomain: Record<string, ExecFigures> = {};
+  readonly byScope: Partial<Record<ReplayScope, ExecFigures>> = {};
+  readonly tools = new Map<string, ExecGroup>();
+  readonly edges = new Map<string, ExecGroup>();
+  readonly examples: Record<string, ExecExample[]> = {};
+  readonly verdicts: ExecVerdict[] = [];
+  private readonly counts = new Map<string, number>();
+
+  figures(domain: string, scope: ReplayScope | null): ExecFigures[] {
+    const out = [this.overall, (this.byDomain[domain] ??= emptyFigures())];
+    if (scope !== null) out.push((this.byScope[scope] ??= emptyFigures()));
+    return out;
+  }
+  group(map: Map<string, ExecGroup>, key: string): ExecGroup {
+    let g = map.get(key);
+    if (!g) map.set(key, (g = { key, admitted: 0, restored: 0, withinResidue: 0, wrong: 0, missingArguments: 0, confirmed: 0, conservative: 0 }));
+    return g;
+  }
+  /** Up to MAX_EXAMPLES per class and domain. */
+  example(e: ExecExample): void {
+    const k = `${e.class}\u0000${e.domain}`;
+    const n = this.counts.get(k) ?? 0;
+    if (n >= MAX_EXAMPLES) return;
+    this.counts.set(k, n + 1);
+    (this.examples[e.class] ??= []).push(e);
+  }
+}
+
+/** The value a Layer B read saw, in canonical text (absent → `undefined`). */
+function readText(v: unknown): string {
+  return v === undefined ? "undefined" : canonicalJson(v);
+}
+
+/** τ²-bench's own comparison of a replayed output with the recorded one (Environment.set_state):
+ * JSON-parsed when both parse, else as text. */
+export function sameOutput(a: string, b: string): boolean {
+  if (a === b) return true;
+  const pa = tryJson(a);
+  const pb = tryJson(b);
+  if (pa.ok && pb.ok) return canonicalJson(pa.value) === canonicalJson(pb.value);
+  return false;
+}
+
+function tryJson(s: string): { ok: boolean; value?: unknown } {
+  try {
+    return { ok: true, value: JSON.parse(s) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function callKey(name: string, args: unknown): string {
+  try {
+    return `${name}\u0000${canonicalJson(args ?? {})}`;
+  } catch {
+    return `${name}\u0000?`;
+  }
+}
+
+// --- Layer B of the environment ------------------------------------------------------------------
+
+/** Updates the environment's Layer B mirror with what a call changed: the changed records (and a
+ * small db's whole fields) are projected as a document of their own into the mirror, after removing
+ * the entities their old versions had produced. */
+export function applyChanges(rules: ProjectionRules, mirror: LayerB, changes: StateChanges, documents: Set<string>): void {
+  const byDoc = new Map<string, { before: Record<string, Record<string, unknown>>; after: Record<string, Record<string, unknown>> }>();
+  const docOf = (name: string) => {
+    let d = byDoc.get(name);
+    if (!d) byDoc.set(name, (d = { before: {}, after: {} }));
+    return d;
+  };
+  for (const r of changes.records) {
+    const [doc, field, key] = r.path;
+    const d = docOf(doc);
+    if (r.before !== null) ((d.before[field] ??= {})[key] = r.before);
+    if (r.after !== null) ((d.after[field] ??= {})[key] = r.after);
+  }
+  for (const [doc, fields] of Object.entries(changes.whole)) {
+    const d = docOf(doc);
+    Object.assign(d.after, fields);
+    Object.assign(d.before, fields);
+  }
+  for (const [doc, { before, after }] of byDoc) {
+    if (!documents.has(doc)) continue;
+    // What the old records produced goes first (a deleted record's entities must not linger).
+    const old = new LayerB();
+    try {
+      projectDocument(rules, before, old, { document: doc });
+    } catch {
+      // A partial document may not project (a rule needs a record that did not change): the after
+      // projection below replaces what it can.
+    }
+    for (const type of old.entityTypes()) for (const id of old.ids(type)) mirror.deleteEntity(type, id);
+    projectDocument(rules, after, mirror, { document: doc });
+  }
+}
+
+// --- state differences and residue -----------------------------------------------------------------
+
+export interface Residue {
+  entity: string;
+  slot: string | null;
+  created: boolean;
+}
+
+interface DiffSite {
+  entity: string | null;
+  slot: string | null;
+  recordLevel: boolean;
+  kind: string;
+}
+
+/** Where a leaf difference is in Layer B terms: the projection source whose collection path is the
+ * longest prefix of the difference's path gives the entity; the next field is the slot. */
+export function locateDiff(rules: ProjectionRules, path: readonly (string | number)[], kind: string): DiffSite {
+  const [doc, ...rest] = path.map(String);
+  const sources = rules.documents.get(doc) ?? [];
+  let best: { entity: string; n: number; single: boolean } | null = null;
+  for (const s of sources) {
+    const segs = s.from;
+    if (segs.length > rest.length) continue;
+    if (!segs.every((g, i) => g === "*" || g === rest[i])) continue;
+    if (best === null || segs.length > best.n) best = { entity: s.entity, n: segs.length, single: s.single === true };
+  }
+  if (best === null) return { entity: null, slot: null, recordLevel: false, kind };
+  const slotAt = best.single ? best.n : best.n + 1;
+  const recordLevel = rest.length <= slotAt;
+  return { entity: best.entity, slot: recordLevel ? null : rest[slotAt], recordLevel, kind };
+}
+
+export function covered(site: DiffSite, residue: readonly Residue[]): boolean {
+  if (site.entity === null) return false;
+  return residue.some((r) => {
+    if (r.entity !== site.entity) return false;
+    if (r.created) return site.recordLevel && site.kind === "created";
+    if (r.slot === null) return true; // entity.*
+    return !site.recordLevel && r.slot === site.slot;
+  });
+}
+
+function residueOf(tables: OntologyTables, lossClass: string | null): Residue[] {
+  if (lossClass === null) return [];
+  const lc = tables.lossClasses.find((l) => l.name === lossClass) as { residue?: Residue[] } | undefined;
+  return lc?.residue ?? [];
+}
+
+// --- the bound-ignored variants of a tool's positive edges ----------------------------------------
+
+function unboundedTables(tables: OntologyTables, tool: number, keep: number): OntologyTables {
+  const edges = tables.edges.map((e, i) => {
+    if (e.forward !== tool) return e;
+    if (i !== keep) return { ...e, lifecycle: Lifecycle.Revoked };
+    return { ...e, program: -1, lifecycle: Lifecycle.Live };
+  });
+  return { ...tables, edges };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+interface DomainExec {
+  setup: DomainSetup;
+  bridge: Tau2Bridge;
+  signatures: Record<string, ToolSignature>;
+  mirrorBase: LayerB;
+  /** Per tool: its positive edges as bound-free single-edge ontologies. */
+  unbounded: Map<string, { edge: string; ontology: { tables: OntologyTables; hash: string } }[]>;
+  /** Results files the bridge has read. */
+  loaded: Set<string>;
+  /** The current run is in τ²-bench's solo mode (the agent calls the user's device tools). */
+  solo: boolean;
+}
+
+async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<DomainExec> {
+  const bridge = await Tau2Bridge.start({ domain: setup.name, data: options.data, tau2Src: options.tau2Src, python: options.python, timeoutMs: 120_000 });
+  const signatures = await bridge.tools();
+  const state = await bridge.state();
+  const mirrorBase = new LayerB();
+  for (const name of setup.rules.documents.keys()) if (state[name] !== undefined) projectDocument(setup.rules, state[name], mirrorBase, { document: name });
+  const tables = setup.ontology.tables;
+  const unbounded = new Map<string, { edge: string; ontology: { tables: OntologyTables; hash: string } }[]>();
+  tables.tools.forEach((t, ti) => {
+    const list: { edge: string; ontology: { tables: OntologyTables; hash: string } }[] = [];
+    for (let i = tables.edgeOffsets[ti]; i < tables.edgeOffsets[ti + 1]; i++) {
+      const e = tables.edges[i];
+      if (e.lifecycle !== Lifecycle.Live || e.tier > Tier.T3) continue;
+      list.push({ edge: e.id, ontology: { tables: unboundedTables(tables, ti, i), hash: `${setup.ontology.hash}:unbounded:${e.id}` } });
+    }
+    if (list.length > 0) unbounded.set(t.name, list);
+  });
+  return { setup, bridge, signatures, mirrorBase, unbounded, loaded: new Set(), solo: false };
+}
+
+function isSolo(t: Trajectory): boolean {
+  return t.agentImplementation !== null && /solo/i.test(t.agentImplementation);
+}
+
+function piText(steps: readonly VerdictStep[]): string {
+  if (steps.length === 0) return "(nothing to undo)";
+  return steps.map((s) => (s.tool === null ? `⊥${s.tier} ${s.forwardTool}` : `${s.tool}(${canonicalJson(s.arguments ?? {})})`)).join(" ; ");
+}
+
+/** π's steps with concrete arguments: a value pending on the call's result (`new.id`) is read from
+ * it (the tool's `new_key` field). Returns the steps or the first missing required parameter. */
+function concreteSteps(
+  steps: readonly VerdictStep[],
+  signatures: Record<string, ToolSignature>,
+  tables: OntologyTables,
+  results: (call: number) => unknown,
+): { ok: true; steps: { tool: string; args: Record<string, unknown>; step: VerdictStep }[] } | { ok: false; detail: string } {
+  const out: { tool: string; args: Record<string, unknown>; step: VerdictStep }[] = [];
+  for (const s of steps) {
+    if (s.tool === null) return { ok: false, detail: `step for \`${s.forwardTool}\` is fail-closed` };
+    const args: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(s.arguments ?? {})) {
+      if (v !== null && typeof v === "object" && !Array.isArray(v) && "$pending" in (v as object)) {
+        const fwd = tables.tools.find((t) => t.name === s.forwardTool);
+        const field = fwd?.newKey ?? "id";
+        const r = results(s.call) as Record<string, unknown> | null;
+        const got = r !== null && typeof r === "object" ? r[field] : undefined;
+        if (got !== undefined) args[k] = got;
+      } else if (v !== undefined) args[k] = v;
+    }
+    const sig = signatures[s.tool];
+    if (sig === undefined) return { ok: false, detail: `inverse tool \`${s.tool}\` is not a tool of the environment` };
+    const missing = sig.params.filter((p) => p.required && !(p.name in args)).map((p) => p.name);
+    if (missing.length > 0) return { ok: false, detail: `\`${s.tool}\` lacks required ${missing.map((m) => `\`${m}\``).join(", ")}` };
+    out.push({ tool: s.tool, args, step: s });
+  }
+  return { ok: true, steps: out };
+}
+
+/** Runs every run of every domain in the environment and returns the figures. */
+export async function executeVerdicts(
+  domains: readonly { setup: DomainSetup; trajectories: readonly Trajectory[] }[],
+  options: ExecuteOptions,
+): Promise<ExecutionReport> {
+  const started = Date.now();
+  const tally = new Tally();
+  let done = 0;
+  let tau2 = "";
+  for (const { setup, trajectories } of domains) {
+    const dom = await openDomain(setup, options);
+    tau2 = dom.bridge.info.tau2;
+    try {
+      for (const t of trajectories) {
+        await executeRun(dom, t, options, tally);
+        done++;
+        options.onProgress?.(done, `${setup.name} ${t.taskId}`);
+      }
+    } finally {
+      await dom.bridge.close();
+    }
+  }
+  const sortGroups = (m: Map<string, ExecGroup>) => [...m.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    format: "polar-execution/1",
+    tau2,
+    scopes: [...options.scopes],
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    ...tally.overall,
+    byDomain: tally.byDomain,
+    byScope: tally.byScope,
+    byTool: sortGroups(tally.tools),
+    byEdge: sortGroups(tally.edges),
+    examples: tally.examples,
+    ...(options.keepVerdicts ? { verdicts: tally.verdicts } : {}),
+  };
+}
+
+async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOptions, tally: Tally): Promise<void> {
+  const { setup, bridge } = dom;
+  const tables = setup.ontology.tables;
+  const file = traj.source.file ? traj.source.file.split(/[\\/]/).pop()! : "(results)";
+  const domain = setup.name;
+  await bridge.reset();
+  const solo = isSolo(traj);
+  await bridge.setSolo(solo);
+  dom.solo = solo;
+  if (traj.source.file && !dom.loaded.has(traj.source.file)) {
+    await bridge.loadResults(traj.source.file);
+    dom.loaded.add(traj.source.file);
+  }
+  const init = traj.task?.initialState ?? null;
+  let mirror: LayerB;
+  const data = init?.initializationData ?? null;
+  const actions = (init?.initializationActions ?? []).map((a) => ({ env_type: a.envType, func_name: a.funcName, arguments: a.arguments }));
+  if ((data !== null && (data.agentData != null || data.userData != null)) || actions.length > 0) {
+    const res = await bridge.initialize(data === null ? null : { agent_data: data.agentData ?? null, user_data: data.userData ?? null }, actions);
+    res.forEach((r, i) => {
+      if (!r.ok) tally.example({ class: "initialization", domain, file, task: traj.taskId, trial: traj.trial, call: -1, scope: null, tool: actions[i].func_name, arguments: actions[i].arguments, pi: "", edge: null, detail: r.error ?? "failed", diff: [] });
+    });
+    const state = await bridge.state();
+    mirror = new LayerB();
+    for (const name of setup.rules.documents.keys()) if (state[name] !== undefined) projectDocument(setup.rules, state[name], mirror, { document: name });
+  } else mirror = dom.mirrorBase.clone();
+  const docs = new Set(setup.rules.documents.keys());
+  const now = DOMAIN_NOW[domain];
+
+  // One main guard per scope, as the eval's main configuration; refusals are judged again, at check
+  // time (the state before the call), with each positive edge alone and its bound dropped.
+  const factory = (state: LayerB, scope: ReplayScope): ReplayGuard<CheckPayload> => {
+    const main: Guard = createGuard({ ontology: setup.ontology, backend: options.backend, state, policy: "advisory", scope, config: { tau: options.tau, now, projection: setup.rules } });
+    return {
+      updatesState: true,
+      check(call, context) {
+        const decision = main.check(call, { userMessages: context.userMessages, turnCalls: context.turnCalls });
+        let unbounded: CheckPayload["unbounded"] = null;
+        if (decision.reason === "bound_violated" || decision.reason === "no_candidate") {
+          unbounded = (dom.unbounded.get(call.name) ?? []).map((u) => {
+            const g = createGuard({ ontology: u.ontology, backend: options.backend, state, policy: "advisory", scope: "turn", config: { tau: 0, now } });
+            return { edge: u.edge, decision: g.check(call, {}) };
+          });
+        }
+        return { decision, unbounded };
+      },
+      observe: (call, content, info) => main.observe(call, content, { failed: info.error }).applied,
+    };
+  };
+
+  const run = replayTrajectory(traj, { rules: setup.rules, documents: setup.documents, base: setup.base, guard: factory, scopes: options.scopes });
+  const executed: Executed[] = [];
+  const results = new Map<number, unknown>(); // index in `executed` → parsed result
+  const snapshots: number[] = [];
+  for (const rec of run.records) {
+    if (rec.result === null) continue; // the run ended before this call
+    const call: ToolCall = { name: rec.call.name, arguments: rec.call.arguments };
+    const payloads = options.scopes.map((s) => [s, rec.decisions[s]] as const).filter((x): x is readonly [ReplayScope, CheckPayload] => x[1] !== undefined);
+    const write = payloads.length > 0 && payloads[0][1].decision.reason !== "read_only";
+
+    // 1. Layer B fidelity: each value a verdict read, against the environment projected now.
+    for (const [scope, p] of payloads) {
+      if (p.decision.reason === "read_only") continue;
+      for (const r of p.decision.reads) {
+        const [entity, id, slot] = r;
+        const seen = r.length > 3 ? r[3] : undefined;
+        const env = slot === null ? mirror.hasEntity(entity, id) : mirror.slot(entity, id, slot);
+        for (const f of tally.figures(domain, scope)) f.fidelity.reads++;
+        if (readText(seen) !== readText(env)) {
+          for (const f of tally.figures(domain, scope)) f.fidelity.mismatches++;
+          tally.example({ class: "fidelity", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `${entity}(${id}).${slot ?? "exists"}: Layer B ${readText(seen)}, environment ${readText(env)}`, diff: [] });
+        }
+      }
+    }
+
+    // 2. Run the call as recorded; compare its output.
+    const guarded = payloads.length > 0;
+    const pre = write ? await bridge.snapshot() : null;
+    if (pre !== null) snapshots.push(pre);
+    const recorded = traj.source.file ? { file: traj.source.file, simulation: traj.source.index, call: rec.callIndex } : undefined;
+    const out = await bridge.call(call.name, call.arguments, { requestor: rec.call.requestor, changes: true, recorded });
+    for (const f of tally.figures(domain, null)) f.replay.calls++;
+    if (out.error !== rec.result.error || !sameOutput(out.content, rec.result.content)) {
+      for (const f of tally.figures(domain, null)) f.replay.outputMismatches++;
+      tally.example({ class: "outputMismatch", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope: null, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `recorded ${rec.result.error ? "error " : ""}\`${rec.result.content.slice(0, 300)}\`, environment ${out.error ? "error " : ""}\`${out.content.slice(0, 300)}\``, diff: [] });
+    }
+    if (out.changes) applyChanges(setup.rules, mirror, out.changes, docs);
+    if (guarded) {
+      executed.push({ name: call.name, key: callKey(call.name, call.arguments), pre });
+      results.set(executed.length - 1, out.error ? null : parseToolResult(out.content).value);
+    }
+    if (!write || out.error || pre === null) continue;
+
+    // 3. The verdicts.
+    const me = executed.length - 1;
+    for (const [scope, p] of payloads) {
+      const d = p.decision;
+      const mapping = mapForward(d.forward, executed, me);
+      if (d.admissible) {
+        const steps = d.verdict?.steps ?? [];
+        const edge = steps.find((s) => s.call === d.forward.length)?.annotation ?? null;
+        const verdictClass = await runPi(dom, steps, mapping, results, executed, tally, { file, traj, rec: rec.callIndex, scope, call, edge, domain });
+        for (const f of tally.figures(domain, scope)) {
+          f.admitted++;
+          f[verdictClass]++;
+        }
+        if (options.keepVerdicts) {
+          tally.verdicts.push({ domain, file, task: traj.taskId, call: rec.callIndex, scope, tiers: steps.map((x) => x.tier), lossClasses: steps.map((x) => x.lossClass), class: verdictClass });
+        }
+        for (const g of [tally.group(tally.tools, call.name), tally.group(tally.edges, edge ?? "(none)")]) {
+          g.admitted++;
+          g[verdictClass]++;
+        }
+      } else if (p.unbounded !== null) {
+        let restoredBy: string | null = null;
+        for (const u of p.unbounded) {
+          const steps = (u.decision.verdict?.steps ?? []).filter((s) => s.call === u.decision.forward.length);
+          if (steps.length === 0 || !u.decision.verdict?.complete) continue;
+          const got = await tryPi(dom, steps, () => pre, (c) => (c === u.decision.forward.length ? results.get(me) : undefined));
+          if (got.class === "restored") {
+            restoredBy = u.edge;
+            break;
+          }
+        }
+        const cls = restoredBy === null ? "confirmed" : "conservative";
+        for (const f of tally.figures(domain, scope)) f.refusals[cls]++;
+        tally.group(tally.tools, call.name)[cls]++;
+        tally.group(tally.edges, restoredBy ?? `(refused: ${d.reason})`)[cls]++;
+        if (restoredBy !== null) {
+          tally.example({ class: "conservative", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: restoredBy, detail: `refused \`${d.reason}\`; edge \`${restoredBy}\` without its bound restores the state`, diff: [], policyForbids: POLICY_ON_INVERSE[restoredBy] ?? null });
+        }
+      }
+    }
+  }
+}
+
+/** For each index of the decision's forward sequence (and the candidate at `forward.length`), the
+ * executed call it is: matched by name and arguments from the most recent backwards. */
+function mapForward(forward: readonly unknown[], executed: readonly Executed[], me: number): Map<number, number> {
+  const m = new Map<number, number>([[forward.length, me]]);
+  let at = me - 1;
+  for (let j = forward.length - 1; j >= 0; j--) {
+    const f = forward[j] as { name?: string; arguments?: unknown };
+    const key = callKey(String(f?.name), f?.arguments);
+    while (at >= 0 && executed[at].key !== key) at--;
+    if (at < 0) break;
+    m.set(j, at);
+    at--;
+  }
+  return m;
+}
+
+interface Where {
+  file: string;
+  traj: Trajectory;
+  rec: number;
+  scope: ReplayScope;
+  call: ToolCall;
+  edge: string | null;
+  domain: string;
+}
+
+async function runPi(
+  dom: DomainExec,
+  steps: readonly VerdictStep[],
+  mapping: Map<number, number>,
+  results: Map<number, unknown>,
+  executed: readonly Executed[],
+  tally: Tally,
+  where: Where,
+): Promise<ExecClass> {
+  const undone = steps.map((s) => s.call);
+  // Nothing to undo: the state must already be the one before the call.
+  let target: number | null = executed[mapping.get(Math.max(...mapping.keys()))!].pre;
+  let missingMap = false;
+  const earliest = undone.length === 0 ? null : Math.min(...undone);
+  if (earliest !== null) {
+    const idx = mapping.get(earliest);
+    if (idx === undefined || executed[idx].pre === null) missingMap = true;
+    else target = executed[idx].pre;
+  }
+  const got = missingMap
+    ? { class: "wrong" as ExecClass, detail: "the earliest call π undoes is not among the executed calls", diff: [] as StateDiff["diffs"] }
+    : await tryPi(dom, steps, () => target!, (c) => {
+        const idx = mapping.get(c);
+        return idx === undefined ? undefined : results.get(idx);
+      });
+  if (got.class === "wrong" || got.class === "missingArguments" || got.class === "withinResidue") {
+    tally.example({
+      class: got.class,
+      domain: where.domain,
+      file: where.file,
+      task: where.traj.taskId,
+      trial: where.traj.trial,
+      call: where.rec,
+      scope: where.scope,
+      tool: where.call.name,
+      arguments: where.call.arguments,
+      pi: piText(steps),
+      edge: where.edge,
+      detail: got.detail,
+      diff: got.diff.slice(0, 12).map((x) => ({ path: x.path.join("/"), before: x.before, after: x.after })),
+    });
+  }
+  return got.class;
+}
+
+/** Runs π's steps on a snapshot of the current state, compares with `target()`, restores. */
+async function tryPi(
+  dom: DomainExec,
+  steps: readonly VerdictStep[],
+  target: () => number,
+  resultOf: (call: number) => unknown,
+): Promise<{ class: ExecClass; detail: string; diff: StateDiff["diffs"] }> {
+  const tables = dom.setup.ontology.tables;
+  const concrete = concreteSteps(steps, dom.signatures, tables, resultOf);
+  if (!concrete.ok) return { class: concrete.detail.includes("lacks required") ? "missingArguments" : "wrong", detail: concrete.detail, diff: [] };
+  const bridge = dom.bridge;
+  const post = await bridge.snapshot();
+  try {
+    for (const s of concrete.steps) {
+      const sig = dom.signatures[s.tool];
+      // In solo mode the agent makes the user-side calls (τ²-bench refuses user calls there).
+      const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" && !dom.solo ? "user" : "assistant" });
+      if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [] };
+    }
+    const d = await bridge.diff(target(), 200);
+    if (d.equal) return { class: "restored", detail: "", diff: [] };
+    const residue = concrete.steps.flatMap((s) => residueOf(tables, s.step.lossClass));
+    const rules = dom.setup.rules;
+    const outside = d.diffs.filter((x) => !covered(locateDiff(rules, x.path, x.kind), residue));
+    if (outside.length === 0 && d.count <= d.diffs.length && residue.length > 0) return { class: "withinResidue", detail: `${d.count} differences, all declared residue`, diff: d.diffs };
+    return { class: "wrong", detail: `${d.count} differences${residue.length > 0 ? `, ${outside.length} outside the declared residue` : " (no residue declared)"}`, diff: outside.length > 0 ? outside : d.diffs };
+  } finally {
+    await bridge.restore(post);
+    await bridge.release(post);
+  }
+}

@@ -1,0 +1,235 @@
+// A call's life in the guard, in one place, keyed by an execution id (docs/guard.md, "Executions"):
+//
+//   check ──approve──▶ pending ──observe──▶ observed ──(a later barrier or checkpoint)──▶ committed
+//                        │   └──release──▶ released (did not run)
+//                        └──(barrier or checkpoint while pending)──▶ pending, committed
+//
+// A pending execution is part of every later check's forward sequence (both scopes) until it is
+// observed, released or committed. An observed execution that the search did not admit (consent,
+// advisory passthrough) is a barrier: every execution checked before it is committed, so the
+// sequence up to it leaves the forward sequence. Barriers are executions, never call texts: an
+// admitted re-run of the same call is another execution and commits nothing.
+import type { ExecutedCall, ToolCall } from "../core/types.js";
+import { MAX_CALLS } from "../abi.js";
+
+export type ExecutionState = "pending" | "observed" | "released";
+
+export interface Execution {
+  /** `x<seq>`: the id of the check that approved it (deterministic, so a journal replays to it). */
+  readonly id: string;
+  readonly seq: number;
+  /** Canonical JSON of `{ name, arguments }`: how an observe without an id finds it. */
+  readonly key: string;
+  readonly call: ToolCall;
+  /** The forward entry while pending: name, arguments, the `before` snapshot; frozen. */
+  readonly entry: ExecutedCall;
+  /** The search admitted it (an observed inadmissible execution is a barrier). */
+  readonly admitted: boolean;
+  state: ExecutionState;
+  /** A barrier or checkpoint came while it was pending: when it is observed it updates Layer B but
+   * does not join the forward sequence. */
+  committed: boolean;
+}
+
+/** What the turn-scope barrier search needs to know of an observed execution. */
+interface Observed {
+  readonly key: string;
+  readonly admitted: boolean;
+  /** Its entity as it was before it ran (turn scope judges an earlier call on it). */
+  readonly before: Record<string, unknown> | undefined;
+}
+
+/** Executions kept for an observe that names them; past it the oldest committed ones are forgotten
+ * (an observe then re-reads `before` from Layer B, which for a committed call changes no verdict). */
+const MAX_TRACKED = 512;
+/** Observed executions remembered for turn scope's barriers (a message has far fewer calls). */
+const MAX_HISTORY = MAX_CALLS;
+
+export class Lifecycle {
+  /** The session's observed, uncommitted calls (frozen entries), at most `maxDepth` of them: with more,
+   * every verdict is `depth_exceeded` whatever the older ones were, so they need not be kept. */
+  private observed: ExecutedCall[] = [];
+  /** Pending executions in check order (committed ones excluded: they are in `tracked` only). */
+  private pendingList: Execution[] = [];
+  /** Every execution an observe or release may still name, by id. */
+  private readonly tracked = new Map<string, Execution>();
+  /** Observed executions in order (turn scope's barrier search), the most recent last. */
+  private history: Observed[] = [];
+
+  constructor(private readonly scope: "turn" | "session", private readonly maxDepth: number) {}
+
+  /** checked → approved and pending. */
+  approve(seq: number, key: string, call: ToolCall, before: Record<string, unknown> | undefined, admitted: boolean): Execution {
+    const entry: ExecutedCall = { name: call.name, arguments: call.arguments };
+    if (before !== undefined) entry.before = before;
+    const x: Execution = { id: `x${seq}`, seq, key, call, entry: Object.freeze(entry), admitted, state: "pending", committed: false };
+    this.pendingList.push(x);
+    this.tracked.set(x.id, x);
+    if (this.tracked.size > MAX_TRACKED) this.forgetOldest();
+    return x;
+  }
+
+  /** A check whose record could not be written (the sink threw): it never happened. */
+  undo(x: Execution): void {
+    this.drop(x);
+    this.tracked.delete(x.id);
+  }
+
+  get(id: string): Execution | undefined {
+    return this.tracked.get(id);
+  }
+
+  /** The oldest pending execution of this call text (an observe that does not name one). */
+  match(key: string): Execution | undefined {
+    for (const x of this.pendingList) if (x.key === key) return x;
+    for (const x of this.tracked.values()) if (x.state === "pending" && x.key === key) return x;
+    return undefined;
+  }
+
+  /** pending → released: it did not run (or failed and changed nothing). */
+  release(x: Execution): void {
+    if (x.state !== "pending") return;
+    x.state = "released";
+    this.drop(x);
+    this.tracked.delete(x.id);
+  }
+
+  /** pending → observed (or a call observed without a check, `x` undefined): session scope appends
+   * it to the forward sequence, unless it is a barrier, which commits everything checked before it. */
+  observe(x: Execution | undefined, key: string, entry: ExecutedCall, mutating: boolean): void {
+    if (x !== undefined) {
+      x.state = "observed";
+      this.drop(x);
+      this.tracked.delete(x.id);
+    }
+    const admitted = x === undefined || x.admitted;
+    this.history.push({ key, admitted, before: entry.before });
+    if (this.history.length > MAX_HISTORY) this.history = this.history.slice(-MAX_HISTORY);
+    if (!admitted) {
+      this.commitBefore(x!.seq);
+      return;
+    }
+    if (this.scope === "session" && mutating && !(x?.committed ?? false)) {
+      this.observed.push(entry);
+      if (this.observed.length > this.maxDepth) this.observed = this.observed.slice(-this.maxDepth);
+    }
+  }
+
+  /** Everything so far is committed; pending executions stay observable (Layer B) but leave the
+   * forward sequence. */
+  checkpoint(): void {
+    this.observed = [];
+    this.history = [];
+    for (const x of this.pendingList) x.committed = true;
+    this.pendingList = [];
+  }
+
+  /** The `before` snapshot of the most recent observed execution of this call text, if remembered. */
+  observedBefore(key: string): Record<string, unknown> | undefined {
+    for (let i = this.history.length - 1; i >= 0; i--) if (this.history[i].key === key) return this.history[i].before;
+    return undefined;
+  }
+
+  /** The session's observed calls since the last barrier or checkpoint (at most maxDepth). */
+  sequence(): readonly ExecutedCall[] {
+    return this.observed;
+  }
+
+  pending(): readonly Execution[] {
+    return this.pendingList;
+  }
+
+  /** Session scope's forward sequence: observed calls, then pending ones in check order; only the last
+   * maxDepth (all mutating: more would be `depth_exceeded` either way). */
+  sessionForward(): unknown[] {
+    const n = this.observed.length + this.pendingList.length;
+    const out: unknown[] = new Array<unknown>(n);
+    for (let i = 0; i < this.observed.length; i++) out[i] = this.observed[i];
+    for (let i = 0; i < this.pendingList.length; i++) out[this.observed.length + i] = pendingEntry(this.pendingList[i]);
+    return n > this.maxDepth ? out.slice(n - this.maxDepth) : out;
+  }
+
+  /**
+   * Turn scope's forward sequence from the caller's `turnCalls` (JSON-safe copies with their keys):
+   * entries that are pending executions are taken from the pending list instead (each at most once);
+   * of the rest, the calls up to and including the last one that ran unadmitted are dropped (matched
+   * against the observed executions from the most recent back, so a later admitted re-run of the same
+   * call is that re-run); then the pending executions; then only the suffix with at most maxDepth
+   * mutating calls.
+   */
+  turnForward(calls: readonly { copy: unknown; key: string | null }[], isMutating: (copy: unknown) => boolean): unknown[] {
+    const claimed = new Set<Execution>();
+    const rest: { copy: unknown; key: string | null }[] = [];
+    for (const c of calls) {
+      const x = c.key === null ? undefined : this.pendingList.find((p) => p.key === c.key && !claimed.has(p));
+      if (x !== undefined) claimed.add(x);
+      else rest.push(c);
+    }
+    let start = 0;
+    let h = this.history.length - 1;
+    for (let i = rest.length - 1; i >= 0 && h >= 0; i--, h--) {
+      const o = this.history[h];
+      if (rest[i].key !== o.key) break;
+      if (!o.admitted) {
+        start = i + 1;
+        break;
+      }
+    }
+    const out: unknown[] = [];
+    for (let i = start; i < rest.length; i++) out.push(rest[i].copy);
+    for (const x of this.pendingList) out.push(pendingEntry(x));
+    return boundedSuffix(out, this.maxDepth, isMutating);
+  }
+
+  private commitBefore(seq: number): void {
+    this.observed = [];
+    const keep: Execution[] = [];
+    for (const x of this.pendingList) {
+      if (x.seq < seq) x.committed = true;
+      else keep.push(x);
+    }
+    this.pendingList = keep;
+  }
+
+  private drop(x: Execution): void {
+    const i = this.pendingList.indexOf(x);
+    if (i >= 0) this.pendingList.splice(i, 1);
+  }
+
+  /** The oldest committed execution, else the oldest pending one (only reachable when a policy lets
+   * hundreds of calls through that are never observed: advisory logging). */
+  private forgetOldest(): void {
+    let victim: Execution | undefined;
+    for (const x of this.tracked.values()) {
+      if (x.committed) {
+        victim = x;
+        break;
+      }
+      victim ??= x;
+    }
+    if (victim === undefined) return;
+    this.tracked.delete(victim.id);
+    this.drop(victim);
+  }
+}
+
+const PENDING = new WeakMap<Execution, ExecutedCall>();
+
+/** A pending execution's forward entry: its call and `before`, marked `pending` (it has no result). */
+function pendingEntry(x: Execution): ExecutedCall {
+  let e = PENDING.get(x);
+  if (e === undefined) {
+    e = Object.freeze({ ...x.entry, pending: true }) as ExecutedCall;
+    PENDING.set(x, e);
+  }
+  return e;
+}
+
+/** The shortest suffix holding `maxDepth` mutating calls (all of `calls` when it holds fewer). */
+export function boundedSuffix(calls: unknown[], maxDepth: number, isMutating: (copy: unknown) => boolean): unknown[] {
+  let mutating = 0;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    if (isMutating(calls[i]) && ++mutating >= maxDepth) return i === 0 ? calls : calls.slice(i);
+  }
+  return calls;
+}

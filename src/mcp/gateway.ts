@@ -1,0 +1,296 @@
+// The MCP gateway's protocol side: a client-facing MCP server per client connection, in front of one
+// upstream MCP server reached through an SDK Client. tools/list is forwarded as the server answers it;
+// a read-only tool (per the ontology) is forwarded straight away; a mutating tools/call is judged
+// first: Layer B is read from the upstream server itself (projection `reads`), the guard decides, and
+// only an admitted (or consented) call reaches the server. No Node API here: transports are wired in
+// src/mcp/node.ts, so another runtime can host the same code.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  GetPromptResultSchema,
+  ListPromptsRequestSchema,
+  ListPromptsResultSchema,
+  ListResourcesRequestSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  ReadResourceResultSchema,
+  type CallToolResult,
+  type Implementation,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Guard } from "../guard/guard.js";
+import type { Decision } from "../guard/decision.js";
+import { checkApproval, encodeApproval, issueApproval } from "../guard/approval.js";
+import { LayerB } from "../projection/layer-b.js";
+import type { ProjectionRules, ReadRule } from "../projection/rules.js";
+import { applyReadResult, applyReadsFinally, judgedCall, readArguments } from "../projection/reads.js";
+import type { ToolCall } from "../core/types.js";
+import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
+
+/** Where each tool result carries the guard's decision (route, reason, score, inverse sequence). */
+export const DECISION_META_KEY = "polar-guard/decision";
+/** The one user message a consent given through elicitation is recorded as (the library's consent
+ * detector reads it, so the audit log re-derives the ConsentApproved decision). */
+export const ELICITED_CONSENT = "yes";
+
+export interface GatewayOptions {
+  /** A connected SDK client of the upstream MCP server. */
+  upstream: Client;
+  /** Projection rules (with `reads`) for the upstream server. */
+  rules: ProjectionRules;
+  /** A fresh guard per client session over the given Layer B (policy, backend, audit sink, scope,
+   * projection rules: the caller's choice). */
+  createGuard: (state: LayerB) => Guard;
+  /** How the gateway introduces itself; default `polar-guard-mcp`. */
+  serverInfo?: Implementation;
+  /** Key for the approval tokens' MAC (default: unkeyed SHA-256; tokens never leave the gateway). */
+  approvalKey?: Uint8Array;
+  /** Per-request timeout towards the upstream server, ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+export interface DecisionMeta {
+  seq: number | null;
+  route: Decision["route"];
+  reason: Decision["reason"];
+  phi: number | null;
+  tau: number;
+  stateDigest: string | null;
+  ontologyHash: string;
+  /** The inverse sequence π with concrete arguments (most recent call first). */
+  inverse: Array<{ tool: string | null; arguments: Record<string, unknown> | null; tier: string; annotation: string }>;
+  /** The approval token the call ran under (consent). */
+  approval?: string;
+}
+
+export interface Gateway {
+  /** A client-facing MCP server for one client connection (its own guard and Layer B). */
+  session(): Server;
+  /** The wiring reports that the upstream server is gone; every later request is an error saying so. */
+  upstreamClosed(reason: string): void;
+  readonly closedReason: string | null;
+}
+
+function meta(d: Decision, approval?: string): DecisionMeta {
+  const out: DecisionMeta = {
+    seq: d.seq,
+    route: d.route,
+    reason: d.reason,
+    phi: d.verdict?.phi ?? null,
+    tau: d.tau,
+    stateDigest: d.stateDigest,
+    ontologyHash: d.ontologyHash,
+    inverse: (d.verdict?.steps ?? []).map((s) => ({ tool: s.tool, arguments: s.arguments, tier: s.tier, annotation: s.annotation })),
+  };
+  if (approval !== undefined) out.approval = approval;
+  return out;
+}
+
+function withMeta(result: CallToolResult, m: DecisionMeta | null): CallToolResult {
+  if (m === null) return result;
+  return { ...result, _meta: { ...(result._meta ?? {}), [DECISION_META_KEY]: m } };
+}
+
+function refusal(text: string, m: DecisionMeta | null): CallToolResult {
+  return withMeta({ content: [{ type: "text", text }], isError: true }, m);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const { upstream, rules } = options;
+  const timeout = options.timeoutMs ?? 60_000;
+  let closedReason: string | null = null;
+  const sessions = new Set<Server>();
+
+  const upstreamCaps: ServerCapabilities = upstream.getServerCapabilities() ?? {};
+  const capabilities: ServerCapabilities = { tools: upstreamCaps.tools?.listChanged ? { listChanged: true } : {} };
+  if (upstreamCaps.resources) capabilities.resources = {};
+  if (upstreamCaps.prompts) capabilities.prompts = {};
+
+  // Notifications the upstream server sends (list changes, resource updates, logs) go to every client.
+  upstream.fallbackNotificationHandler = async (n) => {
+    for (const s of sessions) await s.notification(n as never).catch(() => {});
+  };
+
+  function down(): McpError {
+    return new McpError(ErrorCode.InternalError, `the upstream MCP server is not available: ${closedReason}`);
+  }
+
+  /** A request to the upstream server; its failures become JSON-RPC errors that say where they came from. */
+  async function forward<T>(fn: () => Promise<T>): Promise<T> {
+    if (closedReason !== null) throw down();
+    try {
+      return await fn();
+    } catch (e) {
+      if (closedReason !== null) throw down();
+      if (e instanceof McpError) throw e;
+      throw new McpError(ErrorCode.InternalError, `the upstream MCP server failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  function session(): Server {
+    const server = new Server(options.serverInfo ?? { name: "polar-guard-mcp", version: "0.1.0" }, {
+      capabilities,
+      instructions: "Tool calls that change state are judged by the POLAR reversibility guard before they run; a refused call returns an error result that says why and what would make it safe.",
+    });
+    const state = new LayerB();
+    const guard = options.createGuard(state);
+    const tools = new Map(guard.tables.tools.map((t) => [t.name, t]));
+    const entityName = (i: number): string | null => (i >= 0 ? guard.tables.entities[i].name : null);
+
+    server.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
+      forward(() => upstream.request({ method: "tools/list", params: req.params }, ListToolsResultSchema, { signal: extra.signal, timeout })));
+    if (capabilities.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, (req, extra) =>
+        forward(() => upstream.request({ method: "resources/list", params: req.params }, ListResourcesResultSchema, { signal: extra.signal, timeout })));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) =>
+        forward(() => upstream.request({ method: "resources/templates/list", params: req.params }, ListResourceTemplatesResultSchema, { signal: extra.signal, timeout })));
+      server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
+        forward(() => upstream.request({ method: "resources/read", params: req.params }, ReadResourceResultSchema, { signal: extra.signal, timeout })));
+    }
+    if (capabilities.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, (req, extra) =>
+        forward(() => upstream.request({ method: "prompts/list", params: req.params }, ListPromptsResultSchema, { signal: extra.signal, timeout })));
+      server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
+        forward(() => upstream.request({ method: "prompts/get", params: req.params }, GetPromptResultSchema, { signal: extra.signal, timeout })));
+    }
+
+    const callUpstream = (call: ToolCall, signal: AbortSignal): Promise<CallToolResult> =>
+      forward(() => upstream.request({ method: "tools/call", params: { name: call.name, arguments: call.arguments } }, CallToolResultSchema, { signal, timeout })) as Promise<CallToolResult>;
+
+    /** Reads the state `judged` touches from the server into Layer B. The acts_on entity is retracted
+     * first, so only this call's reads can ground it. A read that fails leaves it retracted. */
+    async function readState(rule: ReadRule | undefined, judged: ToolCall, signal: AbortSignal): Promise<string | null> {
+      if (rule === undefined || (rule.steps.length === 0 && rule.finally.length === 0)) return null;
+      const info = tools.get(judged.name);
+      const actsOn = info ? entityName(info.actsOn) : null;
+      const key = info?.keyArg ? judged.arguments[info.keyArg] : undefined;
+      const retract = (): void => {
+        if (actsOn !== null && (typeof key === "string" || typeof key === "number")) state.deleteEntity(actsOn, String(key));
+      };
+      retract();
+      try {
+        for (const step of rule.steps) {
+          const args = readArguments(step, judged, state);
+          if (args === null) continue;
+          const result = await callUpstream({ name: step.tool, arguments: args }, signal);
+          applyReadResult(rules, state, step, judged, result);
+        }
+        applyReadsFinally(rules, state, rule, judged);
+        return null;
+      } catch (e) {
+        retract();
+        if (e instanceof McpError && closedReason !== null) throw e;
+        return e instanceof Error ? e.message : String(e);
+      }
+    }
+
+    async function run(judged: ToolCall, sent: ToolCall, signal: AbortSignal, m: DecisionMeta): Promise<CallToolResult> {
+      let result: CallToolResult;
+      try {
+        result = await callUpstream(sent, signal);
+      } catch (e) {
+        // Whether it changed anything is unknown; the next call re-reads the state anyway.
+        guard.observe(judged, undefined, { failed: true });
+        throw e;
+      }
+      guard.observe(judged, result, { failed: result.isError === true });
+      return withMeta(result, m);
+    }
+
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      if (closedReason !== null) throw down();
+      const name = req.params.name;
+      const args = req.params.arguments ?? {};
+      if (!isPlainObject(args)) throw new McpError(ErrorCode.InvalidParams, "`arguments` must be an object");
+      const sent: ToolCall = { name, arguments: args };
+      const info = tools.get(name);
+      if (info?.readOnly) {
+        const result = await callUpstream(sent, extra.signal);
+        // A read's answer is state the server gave: it updates Layer B like any tool result.
+        if (result.isError !== true) guard.observe(sent, result);
+        return result;
+      }
+      const rule = rules.reads?.get(name);
+      const derived = judgedCall(rule, sent);
+      if (!derived.ok) {
+        const d = guard.check({ name, arguments: { ...args, $polar_reserved: { $nonjson: derived.problem } } });
+        return refusal(refusalText(name, d, undefined, guard.policy), meta(d));
+      }
+      const judged = derived.call;
+      const readProblem = await readState(rule, judged, extra.signal);
+      const d = guard.check(judged);
+      const ungrounded = readProblem !== null ? `The server's state could not be read (${readProblem}); try again.` : rule?.ungrounded;
+      if (d.route === "ConsentEscalated") return escalate(judged, sent, d, rule, extra.signal);
+      if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
+      return run(judged, sent, extra.signal, meta(d));
+    });
+
+    async function escalate(judged: ToolCall, sent: ToolCall, d: Decision, rule: ReadRule | undefined, signal: AbortSignal): Promise<CallToolResult> {
+      const question = d.question ?? d.message ?? `Run \`${sent.name}\`?`;
+      const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+      // An empty `elicitation` capability means form mode (the spec's default); url-only clients cannot answer a form.
+      const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+      if (!form) return refusal(consentRefusalText(sent.name, question, "unsupported"), meta(d));
+      const token = issueApproval(d, { by: "user:elicitation", key: options.approvalKey });
+      let answer;
+      try {
+        answer = await server.elicitInput({
+          mode: "form",
+          message: consentMessage(sent.name, sent.arguments, question),
+          requestedSchema: {
+            type: "object",
+            properties: { approve: { type: "boolean", title: `Run ${sent.name}`, description: "Yes runs exactly this call, once." } },
+            required: ["approve"],
+          },
+        }, { signal, timeout: 10 * 60_000 });
+      } catch (e) {
+        return refusal(consentRefusalText(sent.name, question, "failed", e instanceof Error ? e.message : String(e)), meta(d));
+      }
+      if (answer.action === "decline" || (answer.action === "accept" && answer.content?.approve !== true)) {
+        return refusal(consentRefusalText(sent.name, question, "declined"), meta(d));
+      }
+      if (answer.action !== "accept") return refusal(consentRefusalText(sent.name, question, "cancelled"), meta(d));
+      // Consent is for this call on the state the user was shown: read the state again and judge again;
+      // the approval must still cover the call (same arguments, same state read, same ontology).
+      const readProblem = await readState(rule, judged, signal);
+      const again = guard.check(judged, { userMessages: [ELICITED_CONSENT] });
+      const covered = checkApproval(token, again, { key: options.approvalKey });
+      if (readProblem !== null || !covered.ok || again.route !== "ConsentApproved") {
+        const why = readProblem !== null ? `the state could not be read again (${readProblem})` : !covered.ok ? covered.message : `the guard now answers \`${again.reason}\``;
+        return refusal(consentRefusalText(sent.name, question, "stale", why), meta(again));
+      }
+      return run(judged, sent, signal, meta(again, encodeApproval(token)));
+    }
+
+    sessions.add(server);
+    const prevClose = server.onclose;
+    server.onclose = () => {
+      sessions.delete(server);
+      prevClose?.();
+    };
+    return server;
+  }
+
+  return {
+    session,
+    upstreamClosed(reason: string): void {
+      closedReason ??= reason;
+    },
+    get closedReason() {
+      return closedReason;
+    },
+  };
+}

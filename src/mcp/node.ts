@@ -1,0 +1,290 @@
+// Node wiring of the MCP gateway: the upstream server as a stdio child (or a Streamable HTTP URL), the
+// client side on stdio or Streamable HTTP on 127.0.0.1, the audit log file, signals and shutdown. The
+// protocol logic is in gateway.ts; this file only connects pipes and owns processes.
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
+import type { Scope } from "../guard/config.js";
+import { createJsonlSink } from "../audit/jsonl.js";
+import { decodeBlob } from "../blob/index.js";
+import { instantiateCoreSync } from "../core/wasm.js";
+import { parseProjectionRules } from "../projection/rules.js";
+import type { LayerB } from "../projection/layer-b.js";
+import type { PolicyName } from "../policies/index.js";
+import { createGateway, type Gateway } from "./gateway.js";
+import { VERSION } from "../version.js";
+
+export class GatewayStartError extends Error {
+  constructor(readonly code: string, message: string, readonly help?: string) {
+    super(message);
+  }
+}
+
+export interface NodeGatewayOptions {
+  /** The compiled ontology blob (a `.polar` source must be compiled by the caller). */
+  ontology: Uint8Array;
+  /** Projection rules JSON (already parsed). */
+  rules: unknown;
+  policy?: PolicyName;
+  scope?: Scope;
+  tau?: number;
+  /** Append one JSONL decision record per judged call here. */
+  auditLog?: string;
+  /** Upstream server as a child process: command and arguments. */
+  command?: string[];
+  /** Upstream server over Streamable HTTP. */
+  upstreamUrl?: string;
+  /** Serve the client over Streamable HTTP on this host:port (127.0.0.1 only) instead of stdio. */
+  listen?: { host: string; port: number };
+  /** Where the gateway's own messages go (default process.stderr). */
+  log?: (line: string) => void;
+  /** Extra environment for the child, over the gateway's own (servers are configured by environment,
+   * e.g. server-memory's MEMORY_FILE_PATH, so the child inherits it). */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+export interface RunningGateway {
+  /** Set when listening: the bound port (useful with port 0). */
+  port: number | null;
+  /** Resolves with the exit code once the gateway has shut down (client gone, signal, server crash). */
+  done: Promise<number>;
+  /** Shuts down: client connections, the upstream (its child process is terminated), the audit log. */
+  close(code?: number): Promise<number>;
+}
+
+const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
+
+/** The WebAssembly core beside the bundle (or the build folder from a checkout); null: use the reference. */
+function wasmBackend(): BackendFactory | undefined {
+  for (const rel of CORE_FILES) {
+    const file = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(file)) {
+      const module = new WebAssembly.Module(readFileSync(file));
+      return (_tables, blob) => instantiateCoreSync(module).load(blob!);
+    }
+  }
+  return undefined;
+}
+
+function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+const nodeSha256 = (data: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(data).digest());
+
+export async function startGateway(options: NodeGatewayOptions): Promise<RunningGateway> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if ((options.command === undefined || options.command.length === 0) === (options.upstreamUrl === undefined)) {
+    throw new GatewayStartError("bad-upstream", "give exactly one upstream: a server command after `--`, or `--upstream URL`");
+  }
+  if (options.listen !== undefined && options.listen.host !== "127.0.0.1" && options.listen.host !== "localhost" && options.listen.host !== "::1") {
+    throw new GatewayStartError("bad-listen", `\`--listen\` binds loopback only, got \`${options.listen.host}\``, "use 127.0.0.1:PORT; put a reverse proxy with authentication in front for anything else");
+  }
+  try {
+    decodeBlob(options.ontology);
+  } catch (e) {
+    throw new GatewayStartError("bad-ontology", `the ontology blob is refused: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const rules = parseProjectionRules(options.rules);
+  let auditFd: number | null = null;
+  if (options.auditLog !== undefined) {
+    try {
+      auditFd = openSync(options.auditLog, "a");
+    } catch (e) {
+      throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${options.auditLog}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+  }
+  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line));
+  const backend = wasmBackend();
+
+  // ---- upstream
+  const upstream = new Client({ name: "polar-guard-mcp", version: VERSION });
+  let stderrTail = "";
+  let transport: StdioClientTransport | StreamableHTTPClientTransport;
+  const what = options.command ? `\`${options.command.map((a) => basename(a)).join(" ")}\`` : `\`${options.upstreamUrl}\``;
+  if (options.command) {
+    const [command, ...args] = options.command;
+    const stdio = new StdioClientTransport({ command, args, env: { ...inheritedEnv(), ...(options.env ?? {}) }, cwd: options.cwd, stderr: "pipe" });
+    stdio.stderr?.on("data", (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
+    });
+    transport = stdio;
+  } else {
+    let url: URL;
+    try {
+      url = new URL(options.upstreamUrl!);
+    } catch {
+      throw new GatewayStartError("bad-upstream", `\`${options.upstreamUrl}\` is not a URL`);
+    }
+    transport = new StreamableHTTPClientTransport(url);
+  }
+  try {
+    await upstream.connect(transport);
+  } catch (e) {
+    await transport.close().catch(() => {});
+    const tail = stderrTail.trim();
+    throw new GatewayStartError("upstream-failed", `the MCP server ${what} did not start: ${e instanceof Error ? e.message : String(e)}${tail ? `\n${tail}` : ""}`);
+  }
+
+  const gateway: Gateway = createGateway({
+    upstream,
+    rules,
+    createGuard: (state: LayerB): Guard =>
+      createGuard({
+        ontology: options.ontology,
+        backend,
+        state,
+        policy: options.policy ?? "veto",
+        scope: options.scope ?? "turn",
+        config: { projection: rules, log: sink, sha256: nodeSha256, tau: options.tau },
+      }),
+  });
+
+  // ---- lifecycle
+  let closing = false;
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((r) => (resolveDone = r));
+  const servers = new Set<Server>();
+  let http: HttpServer | null = null;
+  const onSignal = (): void => void close(0);
+
+  async function close(code = 0): Promise<number> {
+    if (closing) return done;
+    closing = true;
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+    for (const s of servers) await s.close().catch(() => {});
+    if (http !== null) await new Promise<void>((r) => http!.close(() => r()));
+    // Closing the client transport ends the child's stdin, then SIGTERM, then SIGKILL (the SDK's order).
+    await upstream.close().catch(() => {});
+    if (auditFd !== null) closeSync(auditFd);
+    resolveDone(code);
+    return done;
+  }
+
+  upstream.onclose = () => {
+    if (closing) return;
+    const tail = stderrTail.trim().split("\n").slice(-5).join("\n");
+    const reason = `${what} closed the connection (it exited or crashed)${tail ? `; its last output: ${tail}` : ""}`;
+    gateway.upstreamClosed(reason);
+    log(`polar mcp: error[upstream-exited]: the MCP server ${reason}`);
+    // On stdio the client cannot be served any more: answer what is in flight (errors), then exit 1.
+    // Over HTTP the sessions stay up and answer every request with the error until shut down.
+    if (options.listen === undefined) setTimeout(() => void close(1), 50).unref();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
+  // ---- client side
+  if (options.listen === undefined) {
+    const server = gateway.session();
+    servers.add(server);
+    const stdio = new StdioServerTransport();
+    // The client closing stdin is a disconnect: shut down (and take the child along).
+    process.stdin.once("end", () => void close(0));
+    await server.connect(stdio);
+    const sessionClosed = server.onclose;
+    server.onclose = () => {
+      sessionClosed?.();
+      void close(0);
+    };
+    return { port: null, done, close };
+  }
+
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const { host, port } = options.listen;
+  http = createServer((req, res) => void handleHttp(req, res));
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const path = (req.url ?? "/").split("?")[0];
+      if (path !== "/mcp") {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `no MCP endpoint at \`${path}\`: use /mcp` }, id: null }));
+        return;
+      }
+      const sid = req.headers["mcp-session-id"];
+      const existing = typeof sid === "string" ? transports.get(sid) : undefined;
+      if (existing) {
+        await existing.handleRequest(req, res);
+        return;
+      }
+      if (req.method !== "POST") {
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no valid session: send initialize first" }, id: null }));
+        return;
+      }
+      const body = await readBody(req);
+      if (body === undefined) {
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "parse error: the body is not JSON" }, id: null }));
+        return;
+      }
+      if (typeof sid === "string" || !isInitializeRequest(body)) {
+        res.writeHead(typeof sid === "string" ? 404 : 400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: typeof sid === "string" ? "unknown session" : "no valid session: send initialize first" }, id: null }));
+        return;
+      }
+      const bound = (http!.address() as { port: number }).port;
+      const t = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        enableDnsRebindingProtection: true,
+        allowedHosts: [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`],
+        onsessioninitialized: (id) => void transports.set(id, t),
+      });
+      const server = gateway.session();
+      servers.add(server);
+      t.onclose = () => {
+        if (t.sessionId) transports.delete(t.sessionId);
+        servers.delete(server);
+      };
+      await server.connect(t);
+      await t.handleRequest(req, res, body);
+    } catch (e) {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: `internal error: ${e instanceof Error ? e.message : String(e)}` }, id: null }));
+    }
+  }
+  await new Promise<void>((resolve, reject) => {
+    http!.once("error", reject);
+    http!.listen(port, host, () => resolve());
+  }).catch(async (e) => {
+    await close(1);
+    throw new GatewayStartError("listen-failed", `cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  });
+  const bound = (http.address() as { port: number }).port;
+  log(`polar mcp: serving MCP (Streamable HTTP) on http://${host}:${bound}/mcp in front of ${what}`);
+  return { port: bound, done, close };
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        req.destroy();
+        resolve(undefined);
+      } else chunks.push(c);
+    });
+    req.on("end", () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch {
+        resolve(undefined);
+      }
+    });
+    req.on("error", () => resolve(undefined));
+  });
+}

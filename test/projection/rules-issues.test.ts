@@ -1,0 +1,157 @@
+// What the rules validator reports for each kind of bad rules document: the exact issues (code, JSON
+// pointer, message, help), not just that one of them exists. A validator that loses an issue, reports
+// it at the wrong place, or reports an issue that is not there misleads the author of the rules.
+import { describe, expect, it } from "vitest";
+import { parseProjectionRules, safeParseProjectionRules, ProjectionError, type RuleIssue } from "../../src/projection/index.js";
+
+const base = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  format: "polar-projection/1",
+  domain: "d",
+  entities: { thing: { fields: "*" } },
+  ...extra,
+});
+
+function issues(json: unknown): RuleIssue[] {
+  const r = safeParseProjectionRules(json);
+  if (r.ok) throw new Error("expected issues");
+  return r.issues;
+}
+
+const NAME_HELP = "identifiers match [A-Za-z_][A-Za-z0-9_]*";
+const badName = (path: string, what: string, got: unknown): RuleIssue => ({
+  code: "bad-name",
+  path,
+  message: `${what} must be an identifier, got \`${JSON.stringify(got)}\``,
+  help: NAME_HELP,
+});
+const badType = (path: string, message: string): RuleIssue => ({ code: "bad-type", path, message });
+const SOURCE = { entity: "thing", from: "items", id: "$key" };
+const EFFECT = { entity: "thing", id: "$args.id", set: { a: "$result" } };
+
+describe("the rules validator reports exactly the problems of a rules document", () => {
+  it.each<[string, unknown, RuleIssue[]]>([
+    ["null", null, [badType("", "projection rules must be a JSON object")]],
+    ["a list", [], [badType("", "projection rules must be a JSON object")]],
+    [
+      "an unknown top-level key, with the allowed keys as help",
+      base({ extra: 1 }),
+      [{ code: "unknown-key", path: "/extra", message: "unknown key `extra`", help: "allowed here: format, domain, comment, entities, documents, tools, actions" }],
+    ],
+    ["a wrong format", base({ format: "v0" }), [{ code: "bad-format", path: "/format", message: "`format` must be `polar-projection/1`, got `\"v0\"`" }]],
+    ["an empty domain", base({ domain: "" }), [badType("/domain", "`domain` must be a non-empty string")]],
+    ["a numeric domain", base({ domain: 7 }), [badType("/domain", "`domain` must be a non-empty string")]],
+    ["entities that are not a map", base({ entities: null }), [badType("/entities", "`entities` must be an object from entity type to entity rule")]],
+    ["a bad entity type name (its rule is not looked at)", base({ entities: { "bad-name": 3 } }), [badName("/entities/bad-name", "an entity type", "bad-name")]],
+    ["an entity rule that is not an object", base({ entities: { t: 3 } }), [badType("/entities/t", "entity rule `t` must be an object")]],
+    [
+      "a source of an entity whose rule is broken (the entity is not declared)",
+      base({ entities: { t: 3 }, documents: { db: [{ entity: "t", from: "x", id: "$key" }] } }),
+      [
+        badType("/entities/t", "entity rule `t` must be an object"),
+        { code: "unknown-entity", path: "/documents/db/0/entity", message: "entity type `t` is not declared in `entities`" },
+      ],
+    ],
+    ["fields with a non-string", base({ entities: { t: { fields: ["a", 3] } } }), [badType("/entities/t/fields", "`fields` must be `\"*\"` or a list of field names")]],
+    ["a field that is not an identifier", base({ entities: { t: { fields: ["ok", "a-b"] } } }), [badName("/entities/t/fields/1", "a field copied as a slot", "a-b")]],
+    ["exclude that is not a list", base({ entities: { t: { exclude: "a" } } }), [badType("/entities/t/exclude", "`exclude` must be a list of field names")]],
+    ["exclude with a non-string", base({ entities: { t: { exclude: ["a", 1] } } }), [badType("/entities/t/exclude", "`exclude` must be a list of field names")]],
+    ["slots that are not a map", base({ entities: { t: { slots: 3 } } }), [badType("/entities/t/slots", "`slots` must be an object from slot name to expression")]],
+    ["a source that is not an object", base({ documents: { db: [3] } }), [badType("/documents/db/0", "a source must be an object")]],
+    ["an entity given as a list", base({ documents: { db: [{ ...SOURCE, entity: ["thing"] }] } }), [badName("/documents/db/0/entity", "`entity`", ["thing"])]],
+    ["an entity given as a number", base({ documents: { db: [{ ...SOURCE, entity: 3 }] } }), [badName("/documents/db/0/entity", "`entity`", 3)]],
+    ["a path list with a number", base({ documents: { db: [{ ...SOURCE, from: ["a", 1] }] } }), [badType("/documents/db/0/from", "`from` must be a dotted path (use `*` for every key) or a list of keys")]],
+    ["a path that is a number", base({ documents: { db: [{ ...SOURCE, from: 1 }] } }), [badType("/documents/db/0/from", "`from` must be a dotted path (use `*` for every key) or a list of keys")]],
+    ["a source without id (no issue about the missing expression itself)", base({ documents: { db: [{ entity: "thing", from: "x" }] } }), [{ code: "missing-key", path: "/documents/db/0", message: "a source needs `id` (an expression; `\"$key\"` for the map key)" }]],
+    ["a non-boolean merge", base({ documents: { db: [{ ...SOURCE, merge: 1 }] } }), [badType("/documents/db/0/merge", "`merge` must be a boolean")]],
+    ["an unknown source key, with the allowed keys", base({ documents: { db: [{ ...SOURCE, frm: "x" }] } }), [{ code: "unknown-key", path: "/documents/db/0/frm", message: "unknown key `frm`", help: "allowed here: comment, entity, from, single, id, where, slots, merge" }]],
+    ["an effect that is not an object", base({ tools: { t: [3] } }), [badType("/tools/t/0", "an effect must be an object")]],
+    ["a bad tool name", base({ tools: { "a-b": EFFECT } }), [badName("/tools/a-b", "a tool name", "a-b")]],
+    ["a bad action name", base({ actions: { "a-b": EFFECT } }), [badName("/actions/a-b", "an action name", "a-b")]],
+    ["tools that are not a map", base({ tools: [] }), [badType("/tools", "`tools` must be an object from name to a list of effects")]],
+    ["an effect of an undeclared entity", base({ tools: { t: { ...EFFECT, entity: "nope" } } }), [{ code: "unknown-entity", path: "/tools/t/entity", message: "entity type `nope` is not declared in `entities`" }]],
+    ["a delete with a record", base({ tools: { t: { op: "delete", entity: "thing", id: "$args.id", record: "$result" } } }), [{ code: "bad-effect", path: "/tools/t", message: "a `delete` effect takes no `record` or `set`" }]],
+    [
+      "a create with nothing to write",
+      base({ tools: { t: { op: "create", entity: "thing", id: "$args.id" } } }), [{ code: "bad-effect", path: "/tools/t", message: "a `create` effect needs `record` or `set`" }],
+    ],
+    ["an upsert with nothing to write", base({ tools: { t: { entity: "thing", id: "$args.id" } } }), [{ code: "bad-effect", path: "/tools/t", message: "an `upsert` effect needs `record` or `set`" }]],
+  ])("%s", (_name, json, expected) => {
+    expect(issues(json)).toStrictEqual(expected);
+  });
+
+  it.each([
+    ["a source's id", { documents: { db: [{ ...SOURCE, id: 3 }] } }, "/documents/db/0/id"],
+    ["a source's where", { documents: { db: [{ ...SOURCE, where: 3 }] } }, "/documents/db/0/where"],
+    ["a source's slot", { documents: { db: [{ ...SOURCE, slots: { s: 3 } }] } }, "/documents/db/0/slots/s"],
+    ["an effect's id", { tools: { t: { ...EFFECT, id: 3 } } }, "/tools/t/id"],
+    ["an effect's record", { tools: { t: { ...EFFECT, record: 3 } } }, "/tools/t/record"],
+    ["an effect's set", { tools: { t: { ...EFFECT, set: { a: 3 } } } }, "/tools/t/set/a"],
+    ["an effect's when", { tools: { t: { ...EFFECT, when: 3 } } }, "/tools/t/when"],
+    ["an effect's forEach", { tools: { t: { ...EFFECT, forEach: 3 } } }, "/tools/t/forEach"],
+    ["the second effect of a list", { tools: { t: [EFFECT, { ...EFFECT, when: 3 }] } }, "/tools/t/1/when"],
+  ])("a bad expression in %s is reported at its own pointer", (_name, extra, path) => {
+    expect(issues(base(extra)).map((i) => [i.code, i.path])).toEqual([["bad-expression", path]]);
+  });
+});
+
+describe("parseProjectionRules' error", () => {
+  it("names the first issue, at `/` for the document itself, and no count for a single issue", () => {
+    const err = (() => {
+      try {
+        parseProjectionRules([]);
+      } catch (e) {
+        return e as ProjectionError;
+      }
+      throw new Error("expected a throw");
+    })();
+    expect(err).toBeInstanceOf(ProjectionError);
+    expect(err.message).toBe("invalid projection rules: projection rules must be a JSON object at `/`");
+    expect(err.help).toBe("/: projection rules must be a JSON object");
+  });
+
+  it("counts the other issues and lists each on its own line in the help", () => {
+    let err: ProjectionError | undefined;
+    try {
+      parseProjectionRules(base({ domain: "", extra: 1 }));
+    } catch (e) {
+      err = e as ProjectionError;
+    }
+    expect(err?.message).toBe("invalid projection rules: unknown key `extra` at `/extra` (and 1 more)");
+    expect(err?.help).toBe("/extra: unknown key `extra`\n/domain: `domain` must be a non-empty string");
+  });
+});
+
+describe("what a valid rules document compiles to", () => {
+  it("keeps a field list, an exclude set, dotted and listed paths, single and merge", () => {
+    const rules = parseProjectionRules(
+      base({
+        comment: "c",
+        entities: { thing: { comment: "e", fields: ["a", "b"], exclude: ["b"] } },
+        documents: {
+          db: [
+            { comment: "s", entity: "thing", from: "a.*.b", id: "$key", single: false, merge: true },
+            { entity: "thing", from: ["x.y", "z"], id: "$key", single: true },
+            { entity: "thing", from: "", id: "$key", single: true },
+          ],
+        },
+      }),
+    );
+    const thing = rules.entities.get("thing")!;
+    expect(thing.fields).toEqual(["a", "b"]);
+    expect([...thing.exclude]).toEqual(["b"]);
+    const [a, b, c] = rules.documents.get("db")!;
+    expect([a.from, a.single, a.merge]).toEqual([["a", "*", "b"], false, true]);
+    expect([b.from, b.single, b.merge]).toEqual([["x.y", "z"], true, false]);
+    expect(c.from).toEqual([]);
+  });
+
+  it("takes one effect or a list of effects, `upsert` by default, for tools and actions apart", () => {
+    const rules = parseProjectionRules(
+      base({ tools: { one: { comment: "x", ...EFFECT }, two: [EFFECT, { ...EFFECT, op: "create" }] }, actions: { act: { ...EFFECT, op: "delete", set: undefined } } }),
+    );
+    expect(rules.tools.get("one")!.map((e) => e.op)).toEqual(["upsert"]);
+    expect(rules.tools.get("two")!.map((e) => e.op)).toEqual(["upsert", "create"]);
+    expect(rules.actions.get("act")!.map((e) => e.op)).toEqual(["delete"]);
+    expect(rules.tools.has("act")).toBe(false);
+  });
+});
