@@ -28,7 +28,7 @@ export {
   type GuardRefusal,
   type Scope,
 } from "./guard/index.js";
-export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, summarizeLog, formatSummary, type VerifyOptions, type VerifyReport, type LogSummary } from "./audit/index.js";
+export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, chainHead, createChain, recordHash, CHAIN_GENESIS, summarizeLog, formatSummary, type VerifyOptions, type VerifyReport, type ChainHead, type ChainLink, type LogSummary } from "./audit/index.js";
 
 // Decision policies and the consent detector.
 export {

@@ -43,7 +43,7 @@ import {
   type TaggedValue,
 } from "./values.js";
 
-export type VerifierErrorCode = "internal-error" | "malformed-call" | "bad-option" | "input-too-large";
+export type VerifierErrorCode = "internal-error" | "malformed-call" | "bad-option" | "input-too-large" | "bad-state";
 
 /** A typed failure of the verifier; the guard turns every one of them into a veto. */
 export class VerifierError extends Error {
@@ -495,21 +495,56 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   return { tables, backend, verdict, tool };
 }
 
+/** A short description of a JSON value for an error message. */
+function describeJson(v: unknown): string {
+  if (v === null) return "`null`";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "string") return `the string \`${v.length > 40 ? `${v.slice(0, 37)}...` : v}\``;
+  if (typeof v === "object") return "an object";
+  return `${typeof v} \`${String(v)}\``;
+}
+
 function stripUndefined<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
 
-/** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`. */
+/** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`.
+ * Anything else is refused with a `bad-state` VerifierError naming what was expected where: a raw
+ * domain database, `{}`, `[]` or `null` is not an empty state. */
 export class JsonState implements StateView {
-  readonly now: string | undefined;
+  readonly now: string | number | undefined;
   private readonly entities: Record<string, unknown>;
 
   constructor(json: unknown) {
-    const root = isPlainObject(json) ? json : {};
-    this.now = typeof root.now === "string" ? root.now : undefined;
-    this.entities = isPlainObject(root.entities) ? root.entities : {};
+    const fail = (message: string, help?: string): never => {
+      throw new VerifierError("bad-state", message, help ?? "a state is `{ \"now\"?: time, \"entities\": { entity: { id: { slot: value } } } }`");
+    };
+    if (!isPlainObject(json)) fail(`the state is ${describeJson(json)}, expected an object with \`entities\``);
+    const root = json as Record<string, unknown>;
+    const extra = Object.keys(root).filter((k) => k !== "now" && k !== "entities");
+    if (extra.length > 0) {
+      fail(`unexpected key \`${extra[0]}\` in the state, expected only \`now\` and \`entities\``, "a domain database is projected into a state first (projection rules, `projectDocument`)");
+    }
+    if (!Object.prototype.hasOwnProperty.call(root, "entities")) fail("the state has no `entities`, expected `entities: { entity: { id: { slot: value } } }`");
+    if (!isPlainObject(root.entities)) fail(`\`entities\` is ${describeJson(root.entities)}, expected an object of entity types`);
+    for (const [entity, ids] of Object.entries(root.entities as Record<string, unknown>)) {
+      if (!isPlainObject(ids)) fail(`\`entities.${entity}\` is ${describeJson(ids)}, expected an object of ids`);
+      for (const [id, slots] of Object.entries(ids as Record<string, unknown>)) {
+        if (!isPlainObject(slots)) fail(`\`entities.${entity}.${id}\` is ${describeJson(slots)}, expected an object of slots`);
+      }
+    }
+    if (root.now !== undefined) {
+      const now = root.now;
+      if ((typeof now !== "string" && typeof now !== "number") || timeToFixed(now) === null) {
+        fail(`\`now\` is ${describeJson(now)}, expected an ISO-8601 time or epoch milliseconds`);
+      }
+      this.now = now as string | number;
+    } else {
+      this.now = undefined;
+    }
+    this.entities = root.entities as Record<string, unknown>;
   }
 
   hasEntity(entity: string, id: string): boolean {

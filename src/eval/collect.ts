@@ -187,8 +187,9 @@ export function multiGuardFactory(
       state,
       policy: "advisory",
       scope,
+      // recent-messages: the replay cannot put the guard's question to the user (docs/guard.md, "Consent").
       config: {
-        tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now,
+        tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages",
         ...(project ? { projection: setup.rules } : {}),
         ...(project && auditLog !== undefined ? { log: auditLog() } : {}),
       },
@@ -199,7 +200,7 @@ export function multiGuardFactory(
     return {
       updatesState: true,
       check(call, context) {
-        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls };
+        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls, messages: context.messages };
         const out: Record<string, VariantOutcome> = {};
         for (const o of others) out[o.id] = outcome(o.guard.check(call, ctx));
         const d = main.check(call, ctx);

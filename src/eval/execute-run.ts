@@ -1,7 +1,7 @@
 // The `--execute` part of `polar eval tau2`: reads the same results files the eval read, builds each
 // domain's setup, runs ./execute.ts and renders its section of the Markdown and HTML reports.
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
 import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";

@@ -4,7 +4,9 @@
 // and returns one report object (rendered to JSON, Markdown and HTML by ./report-*.ts). Node only.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import type { AuditSink } from "../guard/index.js";
+import { instantiateCoreSync } from "../core/wasm.js";
+import type { AuditSink, BackendFactory } from "../guard/index.js";
+import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
 import { readTau2Data } from "../tau2/data.js";
 import { DomainLoadError, hasDomainOntology, loadCoreBackend, loadDomainOntology, loadDomainRules } from "../tau2/domains.js";

@@ -5,9 +5,9 @@
 // inputs give the same verdict bytes everywhere.
 import type { SearchBackend } from "../core/backend.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
-import type { CoreInstance, CoreOptions } from "../core/wasm.js";
-import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
-import { describeError, GuardError } from "../guard/errors.js";
+import { CoreError, type CoreInstance, type CoreOptions } from "../core/wasm.js";
+import { createGuard, GuardError, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
+import { describeError } from "../guard/errors.js";
 import { prepareOntology, prepareOntologyAsync, type PreparedOntology } from "../ontology/prepared.js";
 import type { Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
@@ -165,9 +165,12 @@ export async function loadVerifierOn(platform: Platform, options: LoadVerifierOp
 /** The guard decodes and validates the blob itself; its backend factory shares the core (see
  * sharedBackend), so many guards, e.g. one per session, can run on one core. */
 export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
+  if (typeof options !== "object" || options === null) {
+    throw new GuardError("invalid-config", "loadGuard needs an options object", "pass `{ blob | ontologyPath | ontologyUrl, state, … }`");
+  }
   const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, coreOptions: _o, ...guardOptions } = options;
   const [core, bytes] = await Promise.all([
-    options.core ?? platform.core(options.wasm, options.coreOptions),
+    options.core ?? typedCore(platform.core(options.wasm, options.coreOptions)),
     ontologyBytes(platform, options),
   ]);
   // The platform's native hash serves the blob check and the reads digest unless the caller chose one.
@@ -188,6 +191,16 @@ async function prepareGuardOntology(bytes: Uint8Array, sha256: Sha256 | undefine
     return await prepare(bytes, sha256);
   } catch (e) {
     throw new GuardError("invalid-ontology", `the ontology blob is refused: ${describeError(e)}`, "compile the ontology again with `polar compile`", { cause: e });
+  }
+}
+
+/** The core, with a module that does not compile (garbage bytes) made a typed error. */
+async function typedCore(core: Promise<CoreInstance>): Promise<CoreInstance> {
+  try {
+    return await core;
+  } catch (e) {
+    if (e instanceof RuntimeError || e instanceof CoreError) throw e;
+    throw new RuntimeError("core-unavailable", `the core could not be instantiated: ${e instanceof Error ? e.message : String(e)}`, "pass the `polar-core.wasm` the package ships");
   }
 }
 

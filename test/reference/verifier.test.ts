@@ -129,7 +129,7 @@ describe("JsonState", () => {
     expect(s.hasEntity("order", "toString")).toBe(false);
     expect(s.slot("order", "o1", "status")).toBe("open");
     expect(s.slot("order", "o1", "__proto__")).toBeUndefined();
-    expect(new JsonState(null).hasEntity("order", "o1")).toBe(false);
+    expect(() => new JsonState(null)).toThrow(/expected an object with `entities`/u);
   });
 });
 

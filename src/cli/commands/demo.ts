@@ -14,6 +14,7 @@ import { advisoryGuardFactory } from "../../tau2/guard.js";
 import { projectAll, replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
 import { readTau2Data } from "../../tau2/data.js";
 import type { Trajectory } from "../../tau2/adapter.js";
+import { action, CliError, usageError } from "../errors.js";
 import type { ReplayGuardFactory } from "../../tau2/replay.js";
 import { auditLogFile } from "./audit-log.js";
 
@@ -28,9 +29,10 @@ interface Flags {
   auditLog?: string;
 }
 
-class DemoError extends Error {
-  constructor(readonly code: string, message: string, readonly help?: string) {
-    super(message);
+/** A demo failure; `bad-option` is a usage error (exit 2). */
+class DemoError extends CliError {
+  constructor(code: string, message: string, help?: string) {
+    super(code, message, help, code === "bad-option" ? 2 : 1);
   }
 }
 
@@ -250,15 +252,15 @@ export function register(cli: CAC): void {
     .example("polar demo")
     .example("polar demo --audit-log decisions.jsonl")
     .example("polar demo --data ../tau2-bench/data/tau2 --task 35")
-    .action((flags: Flags) => {
+    .action(action((flags: Flags) => {
       // `polar demo | head`: a closed pipe ends the output quietly.
       process.stdout.on("error", (err: NodeJS.ErrnoException) => {
         if (err.code === "EPIPE") process.exit(0);
         throw err;
       });
-      try {
-        const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new DemoError("bad-option", `--limit \`${String(flags.limit)}\` is not a positive integer`);
+      {
+        const limit = flags.limit === undefined ? undefined : /^\d+$/u.test(String(flags.limit)) ? Number(flags.limit) : Number.NaN;
+        if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw usageError("bad-option", `--limit \`${String(flags.limit)}\` is not a positive integer`);
         runDemo({
           data: flags.data,
           domain: flags.domain,
@@ -270,12 +272,6 @@ export function register(cli: CAC): void {
           auditLog: flags.auditLog,
           out: (s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`),
         });
-      } catch (err) {
-        const code = err instanceof DemoError || err instanceof DomainLoadError ? err.code : (err as { code?: string }).code ?? "demo-failed";
-        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
-        const help = (err as { help?: string }).help;
-        if (help) process.stderr.write(`  help: ${help}\n`);
-        process.exitCode = 1;
       }
-    });
+    }));
 }

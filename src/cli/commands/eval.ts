@@ -1,9 +1,10 @@
 // `polar eval tau2 --data DIR [--results FILE...] --out DIR`: the offline evaluation of the guard on
 // real τ²-bench agent runs (src/eval). Writes tau2-eval.json, tau2-eval.md and a self-contained
 // tau2-eval.html into --out, with a progress bar on a terminal.
+import { join } from "node:path";
 import type { CAC } from "cac";
 import cliProgress from "cli-progress";
-import { ALL } from "../../eval/analyze.js";
+import { ALL, policyLabel } from "../../eval/analyze.js";
 import { EvalError } from "../../eval/errors.js";
 import { pct } from "../../eval/format.js";
 import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } from "../../eval/tau2.js";
@@ -11,6 +12,7 @@ import { writeReports, type WrittenReport } from "../../eval/write.js";
 import { runExecution } from "../../eval/execute-run.js";
 import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
+import { action, CliError } from "../errors.js";
 import { auditLogFile } from "./audit-log.js";
 
 interface Flags {
@@ -23,10 +25,10 @@ interface Flags {
   seed?: string | number;
   backend?: string;
   progress?: boolean;
-  auditLog?: string;
   execute?: boolean;
   tau2Src?: string;
   python?: string;
+  auditLog?: string;
 }
 
 export interface EvalTau2Options {
@@ -40,10 +42,10 @@ export interface EvalTau2Options {
   backend?: string;
   /** Show a progress bar (on stderr when it is a terminal). */
   progress?: boolean;
-  /** Write the decision log of the replay (the main configuration, every guard) to this file. */
-  auditLog?: string;
   /** `--execute`: check every verdict in τ²-bench's environment (evalTau2Execute). */
   execute?: { tau2Src?: string; python?: string };
+  /** Write the decision log of the replay (the main configuration, every guard) to this file. */
+  auditLog?: string;
 }
 
 function parseScopes(v: string | undefined): ReplayScope[] {
@@ -54,7 +56,8 @@ function parseScopes(v: string | undefined): ReplayScope[] {
 
 function parseNumber(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
+  // Decimal text only: `Number` would read "", " ", "0x0" and "1e3" as numbers.
+  const n = /^(?:\d+(?:\.\d*)?|\.\d+)$/u.test(String(v)) ? Number(v) : Number.NaN;
   if (!Number.isFinite(n) || !check(n)) throw new EvalError("bad-option", `--${name} \`${String(v)}\` is not ${what}`);
   return n;
 }
@@ -85,7 +88,7 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
     });
     bar?.stop();
     const decisions = log === null ? null : log.write();
-    return { report, files: writeReports(report, options.out), decisions };
+    return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }), decisions };
   } finally {
     bar?.stop();
   }
@@ -103,23 +106,18 @@ export async function evalTau2Execute(options: EvalTau2Options): Promise<{ repor
     tau2Src: options.execute?.tau2Src,
     python: options.execute?.python,
   });
-  return { report, files: writeReports(report, options.out), decisions };
+  return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }), decisions };
 }
 
-/** Two lines per scope: what POLAR-veto stops overall. */
+/** One line per scope and pair: POLAR against its static baseline over all domains, deduplicated. */
 export function headline(report: Tau2EvalReport): string[] {
-  const lines: string[] = [];
-  for (const scope of report.meta.scopes) {
-    const cell = report.scopes[scope]?.labeled.find((c) => c.domain === ALL && c.model === ALL);
-    if (cell === undefined) continue;
-    for (const id of ["polar-veto", "polar-escalate"] as const) {
-      const p = cell.policies[id];
-      lines.push(
-        `  ${scope.padEnd(7)} ${id.padEnd(14)} stops ${pct(p.unauthorizedStopped.share)} of ${p.unauthorizedStopped.n} unauthorized and ${pct(p.authorizedStopped.share)} of ${p.authorizedStopped.n} authorized effective writes`,
-      );
-    }
-  }
-  return lines;
+  return report.dominance
+    .filter((d) => d.dedup && d.domain === ALL)
+    .map((d) => {
+      const u = d.unauthorized;
+      const a = d.authorized;
+      return `  ${d.scope.padEnd(7)} ${d.polar.padEnd(14)} stops ${pct(u.polar)} of ${u.n} unauthorized and ${pct(a.polar)} of ${a.n} authorized (dedup); ${policyLabel(d.baseline)} ${pct(u.baseline)} / ${pct(a.baseline)}: ${d.verdict}`;
+    });
 }
 
 function executionHeadline(x: NonNullable<Tau2EvalReport["execution"]>): string[] {
@@ -142,13 +140,13 @@ export function register(cli: CAC): void {
     .option("--seed <n>", `bootstrap seed (default ${DEFAULT_SEED})`)
     .option("--backend <name>", "reference, wasm or auto (default reference; every backend gives the same verdicts)")
     .option("--no-progress", "no progress bar")
-    .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .option("--execute", "run every verdict's inverse in τ²-bench's own environment (needs Python and τ²-bench's code)")
     .option("--tau2-src <dir>", "with --execute: a τ²-bench checkout or its src/ (default $POLAR_TAU2_SRC, else the installed tau2 package)")
     .option("--python <path>", "with --execute: the Python to run τ²-bench with (default $POLAR_PYTHON, else python3)")
+    .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
     .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
-    .action(async (suite: string, extra: string[], flags: Flags) => {
+    .action(action(async (suite: string, extra: string[], flags: Flags) => {
       try {
         if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suite is `tau2`: `polar eval tau2 --data DIR --out DIR`");
         if (typeof flags.data !== "string" || flags.data === "") throw new EvalError("bad-option", "missing `--data DIR`", "a folder laid out like τ²-bench's data/tau2");
@@ -166,8 +164,8 @@ export function register(cli: CAC): void {
           seed: parseNumber("seed", flags.seed, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, "an integer in [0, 2^32)"),
           backend: flags.backend,
           progress: flags.progress !== false,
-          auditLog: flags.auditLog,
           execute: flags.execute === true ? { tau2Src: flags.tau2Src, python: flags.python } : undefined,
+          auditLog: flags.auditLog,
         });
         const writes = report.inventory.reduce((n, i) => n + i.writes, 0);
         const runs = report.inventory.reduce((n, i) => n + i.trajectories, 0);
@@ -184,11 +182,9 @@ export function register(cli: CAC): void {
           ].join("\n"),
         );
       } catch (err) {
-        const code = err instanceof EvalError ? err.code : (err as { code?: string }).code ?? "eval-failed";
-        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
-        const help = (err as { help?: string }).help;
-        if (help) process.stderr.write(`  help: ${help}\n`);
-        process.exitCode = err instanceof EvalError && err.code === "bad-option" ? 2 : 1;
+        // The evaluation's own errors keep their code; a bad option is a usage error (exit 2).
+        if (err instanceof EvalError) throw new CliError(err.code, err.message, (err as { help?: string }).help, err.code === "bad-option" ? 2 : 1);
+        throw err;
       }
-    });
+    }));
 }
