@@ -47,6 +47,9 @@ export default defineConfig([
     format: ["esm"],
     target: "es2022",
     platform: "node",
+    // `polar mcp` bundles the MCP SDK (a dev dependency), whose CommonJS parts require Node builtins
+    // (child_process for the stdio child): give the ESM bundle a `require`.
+    banner: { js: "import { createRequire as __polarCreateRequire } from 'node:module'; const require = __polarCreateRequire(import.meta.url);" },
     splitting: false,
     dts: false,
     clean: true,

@@ -11,11 +11,13 @@ import { register as evalCmd } from "./commands/eval.js";
 import { register as demo } from "./commands/demo.js";
 import { register as mcp } from "./commands/mcp.js";
 import { register as project } from "./commands/project.js";
+import { register as draft } from "./commands/draft.js";
+import { register as promote } from "./commands/promote.js";
 import { VERSION } from "../version.js";
 import { rawOptionText, realNegatedDefaults, reportError, usageError } from "./errors.js";
 
 const cli = cac("polar");
-for (const reg of [check, compile, verdict, project, audit, lint, evalCmd, demo, mcp]) reg(cli);
+for (const reg of [check, compile, verdict, project, audit, lint, evalCmd, demo, mcp, draft, promote]) reg(cli);
 realNegatedDefaults(cli);
 const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]
 `;
