@@ -203,16 +203,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
 
-    async function run(judged: ToolCall, sent: ToolCall, signal: AbortSignal, m: DecisionMeta): Promise<CallToolResult> {
+    /** Runs an approved call on the server and observes it as the execution its decision created. */
+    async function run(judged: ToolCall, sent: ToolCall, d: Decision, signal: AbortSignal, m: DecisionMeta): Promise<CallToolResult> {
+      const execution = d.execution ?? undefined;
       let result: CallToolResult;
       try {
         result = await callUpstream(sent, signal);
       } catch (e) {
         // Whether it changed anything is unknown; the next call re-reads the state anyway.
-        guard.observe(judged, undefined, { failed: true });
+        guard.observe(judged, undefined, { failed: true, execution });
         throw e;
       }
-      guard.observe(judged, result, { failed: result.isError === true });
+      guard.observe(judged, result, { failed: result.isError === true, execution });
       return withMeta(result, m);
     }
 
@@ -247,12 +249,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (d.route === "ConsentEscalated") return escalate(judged, sent, d, rule, extra.signal);
       if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
       if (d.admissible) {
-        const gap = await inverseGap(d, extra.signal);
+        let gap: string | null;
+        try {
+          gap = await inverseGap(d, extra.signal);
+        } catch (e) {
+          if (d.execution) guard.release(d.execution);
+          throw e;
+        }
         if (gap !== null) {
+          if (d.execution) guard.release(d.execution); // approved, but it will not run
           return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: the way to undo it cannot be run as the ontology gives it (${gap}). What would make it safe: the operator has to fix the ontology or the projection rules; until then ask the user.`, { ...meta(d), route: "Vetoed" });
         }
       }
-      return run(judged, sent, extra.signal, meta(d));
+      return run(judged, sent, d, extra.signal, meta(d));
     });
 
     /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with
@@ -308,9 +317,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       const covered = checkApproval(token, again, { key: options.approvalKey });
       if (readProblem !== null || !covered.ok || again.route !== "ConsentApproved") {
         const why = readProblem !== null ? `the state could not be read again (${readProblem})` : !covered.ok ? covered.message : `the guard now answers \`${again.reason}\``;
+        if (again.approved && again.execution) guard.release(again.execution);
         return refusal(consentRefusalText(sent.name, question, "stale", why), meta(again));
       }
-      return run(judged, sent, signal, meta(again, encodeApproval(token)));
+      return run(judged, sent, again, signal, meta(again, encodeApproval(token)));
     }
 
     sessions.add(server);
