@@ -236,6 +236,20 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (result.isError !== true) guard.observe(sent, result);
         return result;
       }
+      // Mutating calls of a session run one at a time, read → judge → run: parallel calls must not
+      // judge one call on the state read for another (the reads share this session's Layer B).
+      return serially(() => judgeAndRun(name, args, sent, extra.signal));
+    });
+
+    let queue: Promise<unknown> = Promise.resolve();
+    function serially<T>(fn: () => Promise<T>): Promise<T> {
+      const next = queue.then(fn, fn);
+      queue = next.catch(() => {});
+      return next;
+    }
+
+    async function judgeAndRun(name: string, args: Record<string, unknown>, sent: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
+      const extra = { signal };
       const rule = reads.get(name);
       const derived = judgedCall(rule, sent);
       if (!derived.ok) {
@@ -262,7 +276,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       }
       return run(judged, sent, d, extra.signal, meta(d));
-    });
+    }
 
     /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with
      * every parameter its input schema requires (values known only after the call, `{ $pending }`,
