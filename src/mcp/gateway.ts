@@ -113,6 +113,15 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** Read steps that name a tool the ontology does not declare read-only (the gateway refuses to call
+ * them: every call depending on them fails closed). */
+export function unsafeReadSteps(reads: ReadRules, tables: { tools: ReadonlyArray<{ name: string; readOnly: boolean }> }): string[] {
+  const readOnly = new Set(tables.tools.filter((t) => t.readOnly).map((t) => t.name));
+  const out: string[] = [];
+  for (const [tool, rule] of reads) for (const st of rule.steps) if (!readOnly.has(st.tool)) out.push(`${tool} → ${st.tool}`);
+  return out;
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const { upstream, rules } = options;
   const reads = options.reads ?? parseReadRules(rules);
@@ -189,6 +198,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       retract();
       try {
         for (const step of rule.steps) {
+          // A read must never change anything: only tools the ontology declares read-only are called.
+          if (tools.get(step.tool)?.readOnly !== true) throw new Error(`the read step's tool \`${step.tool}\` is not read-only in the ontology`);
           const args = readArguments(step, judged, state);
           if (args === null) continue;
           const result = await callUpstream({ name: step.tool, arguments: args }, signal);
