@@ -18,6 +18,11 @@ export default defineConfig([
       browser: "src/runtimes/browser.ts",
       workerd: "src/runtimes/workerd.ts",
       compiler: "src/runtimes/compiler.ts",
+      // The framework adapters (polar-guard/ai, /openai-agents, /langchain): they import the frameworks'
+      // types only, so no framework code is in them; the frameworks are optional peer dependencies.
+      "adapters/ai": "src/adapters/ai.ts",
+      "adapters/openai-agents": "src/adapters/openai-agents.ts",
+      "adapters/langchain": "src/adapters/langchain.ts",
     },
     outDir: "dist",
     format: ["esm"],

@@ -22,6 +22,12 @@ export const MODULES: readonly MutationModule[] = [
   { name: "rules", file: "src/projection/rules.ts", threshold: 0 },
   { name: "decode", file: "src/blob/decode.ts", threshold: 0 },
   { name: "search", file: "src/reference/search.ts", threshold: 0 },
+  { name: "call", file: "src/guard/call.ts", threshold: 0 },
+  { name: "config", file: "src/guard/config.ts", threshold: 0 },
+  { name: "reads", file: "src/guard/reads.ts", threshold: 0 },
+  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 0 },
+  { name: "consent", file: "src/policies/consent.ts", threshold: 0 },
+  { name: "verify", file: "src/audit/verify.ts", threshold: 0 },
 ];
 
 export interface ModuleScore {

@@ -38,14 +38,20 @@ export function jsonSafe(value: unknown): unknown {
   return walk(value, 0, { nodes: 0, stack: [], freeze: false });
 }
 
+/** A marker for what is not JSON; frozen in a frozen copy like every other part of it. */
+function mark(kind: string, w: Walk): Record<string, string> {
+  const m = { [NON_JSON]: kind };
+  return w.freeze ? Object.freeze(m) : m;
+}
+
 function walk(v: unknown, depth: number, w: Walk): unknown {
-  if (++w.nodes > MAX_NODES) return { [NON_JSON]: "too large" };
+  if (++w.nodes > MAX_NODES) return mark("too large", w);
   if (v === null || typeof v === "string" || typeof v === "boolean") return v;
-  if (typeof v === "number") return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : { [NON_JSON]: kindOf(v) };
-  if (typeof v !== "object") return { [NON_JSON]: kindOf(v) };
-  if (depth >= MAX_DEPTH) return { [NON_JSON]: "too deep" };
+  if (typeof v === "number") return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : mark(kindOf(v), w);
+  if (typeof v !== "object") return mark(kindOf(v), w);
+  if (depth >= MAX_DEPTH) return mark("too deep", w);
   // Ancestors only (a shared subtree is copied twice, not a cycle); at most MAX_DEPTH of them.
-  if (w.stack.includes(v)) return { [NON_JSON]: "cycle" };
+  if (w.stack.includes(v)) return mark("cycle", w);
   w.stack.push(v);
   let out: unknown;
   try {
@@ -54,24 +60,32 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
       for (let i = 0; i < v.length; i++) {
         // A hole costs a node too: `length` alone can claim 2^32 - 1 elements that hold nothing.
         if (w.nodes >= MAX_NODES) {
-          arr.push({ [NON_JSON]: "too large" });
+          arr.push(mark("too large", w));
           break;
         }
         if (i in v) arr.push(walk(v[i], depth + 1, w));
         else {
           w.nodes++;
-          arr.push({ [NON_JSON]: "array hole" });
+          arr.push(mark("array hole", w));
         }
       }
       out = arr;
     } else {
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) {
-        out = { [NON_JSON]: kindOf(v) };
+        out = { [NON_JSON]: kindOf(v) }; // frozen below, with the containers
       } else {
         const obj: Record<string, unknown> = {};
         const keys = Object.keys(v);
-        for (let i = 0; i < keys.length; i++) define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        for (let i = 0; i < keys.length; i++) {
+          // As for arrays: past the budget, one marker and stop (a 2M-key object costs its key list,
+          // not 2M copies of the marker).
+          if (w.nodes >= MAX_NODES) {
+            define(obj, keys[i], { [NON_JSON]: "too large" });
+            break;
+          }
+          define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        }
         out = obj;
       }
     }
@@ -139,7 +153,8 @@ export function checkCallShape(safe: unknown, what = "the call"): CallCheck {
  * `frozen`: the copy is frozen all the way down (markers and containers; the guard shares it). */
 export function safeExecuted(raw: unknown, frozen = false): unknown {
   const safe = frozen ? frozenJsonSafe(raw) : jsonSafe(raw);
-  if (!isPlainObject(safe)) return safe;
+  // A marker stays the marker (the check then says "is not an object", not "has no tool name").
+  if (!isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return safe;
   const out: Record<string, unknown> = { name: safe.name, arguments: safe.arguments };
   if (safe.result !== undefined) out.result = safe.result;
   if (safe.before !== undefined) out.before = safe.before;

@@ -64,6 +64,7 @@ describe("the rules validator reports exactly the problems of a rules document",
     ["a source without id (no issue about the missing expression itself)", base({ documents: { db: [{ entity: "thing", from: "x" }] } }), [{ code: "missing-key", path: "/documents/db/0", message: "a source needs `id` (an expression; `\"$key\"` for the map key)" }]],
     ["a non-boolean merge", base({ documents: { db: [{ ...SOURCE, merge: 1 }] } }), [badType("/documents/db/0/merge", "`merge` must be a boolean")]],
     ["an unknown source key, with the allowed keys", base({ documents: { db: [{ ...SOURCE, frm: "x" }] } }), [{ code: "unknown-key", path: "/documents/db/0/frm", message: "unknown key `frm`", help: "allowed here: comment, entity, from, single, id, where, slots, merge" }]],
+    ["an effect without id (no issue about the missing expression itself)", base({ tools: { t: { entity: "thing", set: { a: "$result" } } } }), [{ code: "missing-key", path: "/tools/t", message: "an effect needs `id` (an expression over `$args` / `$result`)" }]],
     ["an effect that is not an object", base({ tools: { t: [3] } }), [badType("/tools/t/0", "an effect must be an object")]],
     ["a bad tool name", base({ tools: { "a-b": EFFECT } }), [badName("/tools/a-b", "a tool name", "a-b")]],
     ["a bad action name", base({ actions: { "a-b": EFFECT } }), [badName("/actions/a-b", "an action name", "a-b")]],
@@ -77,6 +78,36 @@ describe("the rules validator reports exactly the problems of a rules document",
     ["an upsert with nothing to write", base({ tools: { t: { entity: "thing", id: "$args.id" } } }), [{ code: "bad-effect", path: "/tools/t", message: "an `upsert` effect needs `record` or `set`" }]],
   ])("%s", (_name, json, expected) => {
     expect(issues(json)).toStrictEqual(expected);
+  });
+
+  const STEP = { tool: "get_thing", arguments: { id: "$args.id" }, effects: [EFFECT] };
+  it.each<[string, unknown, RuleIssue[]]>([
+    ["reads that are not a map", base({ reads: [] }), [badType("/reads", "`reads` must be an object from tool name to a read rule")]],
+    ["a read rule under a bad tool name", base({ reads: { "a-b": { steps: [STEP] } } }), [badName("/reads/a-b", "a tool name", "a-b")]],
+    ["a read rule that is not an object", base({ reads: { t: 3 } }), [badType("/reads/t", "the read rule of `t` must be an object")]],
+    ["a read rule with nothing to do", base({ reads: { t: { ungrounded: "say so" } } }), [{ code: "bad-effect", path: "/reads/t", message: "a read rule needs `derive` or `steps`" }]],
+    ["an unknown read-rule key", base({ reads: { t: { steps: [STEP], then: 1 } } }), [{ code: "unknown-key", path: "/reads/t/then", message: "unknown key `then`", help: "allowed here: comment, derive, steps, finally, ungrounded" }]],
+    ["derive that is not a map", base({ reads: { t: { derive: ["x"], steps: [STEP] } } }), [badType("/reads/t/derive", "`derive` must be an object from argument name to expression")]],
+    ["ungrounded that is not text", base({ reads: { t: { steps: [STEP], ungrounded: 1 } } }), [badType("/reads/t/ungrounded", "`ungrounded` must be a string")]],
+    ["steps that are not a list", base({ reads: { t: { derive: { k: "$args.id" }, steps: {} } } }), [badType("/reads/t/steps", "`steps` must be a list of read steps")]],
+    ["a step that is not an object", base({ reads: { t: { derive: { k: "$args.id" }, steps: [3] } } }), [badType("/reads/t/steps/0", "a read step must be an object")]],
+    ["a step without effects", base({ reads: { t: { steps: [{ tool: "get_thing" }] } } }), [{ code: "missing-key", path: "/reads/t/steps/0", message: "a read step needs `effects` (a list: how its result becomes Layer B)" }, { code: "bad-effect", path: "/reads/t", message: "a read rule needs `derive` or `steps`" }]],
+    ["a step with a bad tool", base({ reads: { t: { derive: { k: "$args.id" }, steps: [{ ...STEP, tool: "a b" }] } } }), [badName("/reads/t/steps/0/tool", "`tool`", "a b")]],
+    ["step arguments that are not a map", base({ reads: { t: { steps: [{ ...STEP, arguments: 1 }] } } }), [badType("/reads/t/steps/0/arguments", "`arguments` must be an object from argument name to expression")]],
+    ["an unknown step key", base({ reads: { t: { steps: [{ ...STEP, args: {} }] } } }), [{ code: "unknown-key", path: "/reads/t/steps/0/args", message: "unknown key `args`", help: "allowed here: comment, tool, arguments, when, effects" }]],
+    ["finally that is not a list", base({ reads: { t: { steps: [STEP], finally: EFFECT } } }), [badType("/reads/t/finally", "`finally` must be a list of effects")]],
+    ["a bad effect in finally", base({ reads: { t: { steps: [STEP], finally: [3] } } }), [badType("/reads/t/finally/0", "an effect must be an object")]],
+    ["a bad effect in a step", base({ reads: { t: { steps: [{ ...STEP, effects: [3] }] } } }), [badType("/reads/t/steps/0/effects/0", "an effect must be an object")]],
+  ])("%s", (_name, json, expected) => {
+    expect(issues(json)).toStrictEqual(expected);
+  });
+
+  it.each([
+    ["a derived argument", { derive: { k: 3 } }, "/reads/t/derive/k"],
+    ["a step argument", { steps: [{ ...STEP, arguments: { id: 3 } }] }, "/reads/t/steps/0/arguments/id"],
+    ["a step's when", { steps: [{ ...STEP, when: 3 }] }, "/reads/t/steps/0/when"],
+  ])("a bad expression in %s of a read rule is reported at its pointer", (_name, rule, path) => {
+    expect(issues(base({ reads: { t: rule } })).map((i) => [i.code, i.path])).toEqual([["bad-expression", path]]);
   });
 
   it.each([
@@ -122,6 +153,14 @@ describe("parseProjectionRules' error", () => {
 });
 
 describe("what a valid rules document compiles to", () => {
+  it("keeps `*` fields, no exclusions and no slots when none are given, and the slots in order", () => {
+    const rules = parseProjectionRules(base({ entities: { thing: { fields: "*" }, other: { slots: { b: "x", a: "y" } } } }));
+    const thing = rules.entities.get("thing")!;
+    expect([thing.fields, [...thing.exclude], thing.slots]).toEqual(["*", [], []]);
+    const other = rules.entities.get("other")!;
+    expect([other.fields, other.slots.map(([k, ev]) => [k, typeof ev])]).toEqual([[], [["b", "function"], ["a", "function"]]]);
+  });
+
   it("keeps a field list, an exclude set, dotted and listed paths, single and merge", () => {
     const rules = parseProjectionRules(
       base({
@@ -143,6 +182,31 @@ describe("what a valid rules document compiles to", () => {
     expect([a.from, a.single, a.merge]).toEqual([["a", "*", "b"], false, true]);
     expect([b.from, b.single, b.merge]).toEqual([["x.y", "z"], true, false]);
     expect(c.from).toEqual([]);
+  });
+
+  it("compiles read rules: derived arguments, steps with their arguments, when and effects, finally", () => {
+    const rules = parseProjectionRules(
+      base({
+        reads: {
+          t: {
+            comment: "c",
+            derive: { k: "$args.id" },
+            steps: [{ comment: "s", tool: "get_thing", arguments: { id: "$args.id", n: { const: 1 } }, when: { exists: "$args.id" }, effects: [EFFECT] }],
+            finally: [{ ...EFFECT, op: "delete", set: undefined }],
+            ungrounded: "read it first",
+          },
+          u: { derive: { k: "$args.id" } },
+        },
+      }),
+    );
+    const t = rules.reads.get("t")!;
+    expect(t.derive.map(([k]) => k)).toEqual(["k"]);
+    expect(t.steps.map((s) => [s.tool, s.arguments.map(([k]) => k), s.when !== undefined, s.effects.length])).toEqual([["get_thing", ["id", "n"], true, 1]]);
+    expect(t.finally.map((e) => e.op)).toEqual(["delete"]);
+    expect(t.ungrounded).toBe("read it first");
+    const u = rules.reads.get("u")!;
+    expect([u.steps, u.finally, u.ungrounded]).toEqual([[], [], undefined]);
+    expect(parseProjectionRules(base()).reads.size).toBe(0);
   });
 
   it("takes one effect or a list of effects, `upsert` by default, for tools and actions apart", () => {

@@ -1,0 +1,213 @@
+// The Layer B reads a decision records and replays: recorded in canonical order without repeats,
+// hashed into the state digest, answered back from the record alone (a read it does not hold is
+// reported), and overlaid by a candidate target state.
+import { describe, expect, it } from "vitest";
+import { defineStateDigest, isCanonicalJson, LazyDigest, OverlayView, ownReads, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
+import type { StateView } from "../../src/core/types.js";
+import { canonicalJson } from "../../src/projection/canonical.js";
+import { sha256Hex } from "../../src/util/sha256.js";
+
+/** A state with two reservations; `seat` is never set. */
+const state: StateView = {
+  hasEntity: (entity, id) => entity === "reservation" && (id === "R1" || id === "R2"),
+  slot: (entity, id, slot) => (entity === "reservation" && slot === "status" ? (id === "R1" ? "confirmed" : "cancelled") : undefined),
+};
+
+describe("RecordingView", () => {
+  it("answers from the state and records each read: existence, a slot with its value, a slot without one", () => {
+    const v = new RecordingView(state);
+    expect(v.hasEntity("reservation", "R1")).toBe(true);
+    expect(v.hasEntity("reservation", "R9")).toBe(false);
+    expect(v.slot("reservation", "R1", "status")).toBe("confirmed");
+    expect(v.slot("reservation", "R1", "seat")).toBeUndefined();
+    expect(v.reads()).toEqual([
+      ["reservation", "R1", null, true],
+      ["reservation", "R1", "seat"],
+      ["reservation", "R1", "status", "confirmed"],
+      ["reservation", "R9", null, false],
+    ]);
+    expect(v.reads()[1]).toHaveLength(3);
+  });
+
+  it("a state that answers existence with something other than true records false", () => {
+    const v = new RecordingView({ hasEntity: () => 1 as unknown as boolean, slot: () => undefined });
+    expect(v.hasEntity("a", "b")).toBe(false);
+    expect(v.reads()).toEqual([["a", "b", null, false]]);
+  });
+
+  it("sorts by entity, id, existence before slots, slot name; keeps the first of repeated reads", () => {
+    let n = 0;
+    const changing: StateView = { hasEntity: () => true, slot: () => ++n };
+    const v = new RecordingView(changing);
+    v.slot("user", "u", "b");
+    v.slot("order", "o", "a");
+    v.slot("user", "u", "b");
+    v.hasEntity("user", "u");
+    v.slot("order", "a", "z");
+    expect(v.reads()).toEqual([
+      ["order", "a", "z", 4],
+      ["order", "o", "a", 2],
+      ["user", "u", null, true],
+      ["user", "u", "b", 1],
+    ]);
+  });
+
+  it("a long read list (past the small-list sort) is ordered and deduplicated the same way", () => {
+    const v = new RecordingView(state);
+    const small = new RecordingView(state);
+    for (let i = 29; i >= 0; i--) v.slot("reservation", `R${i % 15}`, "status");
+    for (let i = 14; i >= 0; i--) small.slot("reservation", `R${i}`, "status");
+    expect(v.reads()).toHaveLength(15);
+    expect(v.reads()).toEqual(small.reads());
+    expect(v.reads().map((r) => r[1])).toEqual([...Array.from({ length: 15 }, (_, i) => `R${i}`)].sort());
+  });
+
+  it("reads of the same id and slot of two entity types are two reads", () => {
+    const v = new RecordingView(state);
+    v.slot("order", "X", "status");
+    v.slot("user", "X", "status");
+    expect(v.reads().map((r) => r[0])).toEqual(["order", "user"]);
+  });
+
+  it("of repeated existence reads the first is kept, in a long list too", () => {
+    let n = 0;
+    const flipping: StateView = { hasEntity: () => n++ % 2 === 0, slot: () => 1 };
+    for (const count of [4, 40]) {
+      const v = new RecordingView(flipping);
+      n = 0;
+      for (let i = 0; i < count; i++) v.hasEntity("user", "u");
+      expect(v.reads()).toEqual([["user", "u", null, true]]);
+    }
+  });
+
+  it("sortReads orders in place the same way", () => {
+    const reads: Read[] = [["b", "1", "s", 1], ["a", "2", null, true], ["a", "1", "t", 2], ["a", "1", null, false], ["a", "1", "s", 3]];
+    expect(sortReads(reads)).toBe(reads);
+    expect(reads.map((r) => `${r[0]}${r[1]}${r[2] ?? "?"}`)).toEqual(["a1?", "a1s", "a1t", "a2?", "b1s"]);
+  });
+});
+
+describe("the state digest", () => {
+  const reads: Read[] = [["reservation", "R1", null, true], ["reservation", "R1", "status", "confirmed"]];
+
+  it("is the SHA-256 of the reads' canonical JSON, with an injected hash when given", () => {
+    expect(readsDigest(reads)).toBe(sha256Hex(canonicalJson(reads)));
+    const hash = (text: string) => new TextEncoder().encode(text.slice(0, 2));
+    expect(readsDigest(reads, hash)).toBe("5b5b");
+  });
+
+  it("LazyDigest computes once", () => {
+    let calls = 0;
+    const counting = (text: string) => {
+      calls++;
+      return new TextEncoder().encode(text.slice(0, 1));
+    };
+    const d = new LazyDigest(reads, counting);
+    expect(d.get()).toBe("5b");
+    expect(d.get()).toBe("5b");
+    expect(calls).toBe(1);
+  });
+
+  it("defineStateDigest gives a record a plain, enumerable, read-only stateDigest and nothing else", () => {
+    const record: Record<string, unknown> = { route: "Approved" };
+    defineStateDigest(record, new LazyDigest(reads, undefined));
+    expect(JSON.parse(JSON.stringify(record))).toEqual({ route: "Approved", stateDigest: readsDigest(reads) });
+    expect({ ...record }).toEqual({ route: "Approved", stateDigest: readsDigest(reads) });
+    expect(Object.keys(record)).toEqual(["route", "stateDigest"]);
+    expect(() => {
+      record.stateDigest = "x";
+    }).toThrow(TypeError);
+    expect(() => Object.defineProperty(record, "stateDigest", { value: "x" })).toThrow(TypeError);
+    expect(record.stateDigest).toBe(readsDigest(reads));
+  });
+
+  it("ownReads: frozen copies, object values copied too, so a decision shares nothing with Layer B", () => {
+    const value = { city: "Austin", tags: ["a"] };
+    const reads: Read[] = [["user", "u", "address", value], ["user", "u", null, true], ["user", "u", "name", "Ann"], ["user", "u", "gone"]];
+    const own = ownReads(reads);
+    expect(own).toEqual(reads);
+    expect(Object.isFrozen(own)).toBe(true);
+    for (let i = 0; i < own.length; i++) {
+      expect(own[i]).not.toBe(reads[i]);
+      expect(Object.isFrozen(own[i])).toBe(true);
+    }
+    expect(own[0][3]).not.toBe(value);
+    expect(Object.isFrozen(own[0][3])).toBe(true);
+    expect(Object.isFrozen((own[0][3] as { tags: string[] }).tags)).toBe(true);
+    expect(own[3]).toHaveLength(3);
+    value.city = "Reno";
+    expect((own[0][3] as { city: string }).city).toBe("Austin");
+  });
+});
+
+describe("isCanonicalJson", () => {
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  const shared = { a: 1 };
+  it.each<[string, unknown, boolean]>([
+    ["a string", "s", true],
+    ["a boolean", false, true],
+    ["null", null, true],
+    ["a finite number", -1.5, true],
+    ["NaN", NaN, false],
+    ["Infinity", Infinity, false],
+    ["undefined", undefined, false],
+    ["a function", () => 1, false],
+    ["a bigint", 1n, false],
+    ["a nested list and object", { a: [1, { b: "c" }], d: null }, true],
+    ["a prototype-free object", Object.assign(Object.create(null), { a: 1 }), true],
+    ["a Date", new Date(0), false],
+    ["a Map", new Map(), false],
+    ["a list with a hole", [1, , 3], false],
+    ["a list holding NaN", [1, NaN], false],
+    ["an object holding undefined", { a: undefined }, false],
+    ["a cycle", cyclic, false],
+    ["a subtree shared twice (not a cycle)", { x: shared, y: [shared, shared] }, true],
+  ])("%s: %s", (_what, value, ok) => {
+    expect(isCanonicalJson(value)).toBe(ok);
+  });
+});
+
+describe("ReplayView", () => {
+  const reads: Read[] = [["reservation", "R1", null, true], ["reservation", "R2", null, false], ["reservation", "R1", "status", "confirmed"], ["reservation", "R1", "seat"]];
+
+  it("answers the recorded reads, a slot recorded without value as undefined", () => {
+    const v = new ReplayView(reads);
+    expect(v.hasEntity("reservation", "R1")).toBe(true);
+    expect(v.hasEntity("reservation", "R2")).toBe(false);
+    expect(v.slot("reservation", "R1", "status")).toBe("confirmed");
+    expect(v.slot("reservation", "R1", "seat")).toBeUndefined();
+    expect(v.unrecorded).toEqual([]);
+  });
+
+  it("notes every read the record does not hold, and answers it as absent", () => {
+    const v = new ReplayView(reads);
+    expect(v.hasEntity("reservation", "R3")).toBe(false);
+    expect(v.slot("reservation", "R2", "status")).toBeUndefined();
+    expect(v.slot("reservation", "R1", "status ")).toBeUndefined();
+    expect(v.unrecorded).toEqual(["exists reservation R3", "reservation R2 status", "reservation R1 status "]);
+  });
+
+  it("keeps an existence read apart from a slot read of the same name", () => {
+    const v = new ReplayView([["a", "b", null, true]]);
+    expect(v.slot("a", "b", "")).toBeUndefined();
+    expect(v.unrecorded).toEqual(["a b "]);
+  });
+});
+
+describe("OverlayView", () => {
+  it("asserted slots win, their entities exist; everything else is the state's", () => {
+    const v = new OverlayView(state, [{ entity: "reservation", id: "R9", slot: "status", value: "confirmed" }, { entity: "reservation", id: "R1", slot: "status", value: "cancelled" }]);
+    expect(v.hasEntity("reservation", "R9")).toBe(true);
+    expect(v.hasEntity("reservation", "R2")).toBe(true);
+    expect(v.hasEntity("reservation", "R7")).toBe(false);
+    expect(v.slot("reservation", "R1", "status")).toBe("cancelled");
+    expect(v.slot("reservation", "R2", "status")).toBe("cancelled");
+    expect(v.slot("reservation", "R9", "seat")).toBeUndefined();
+  });
+
+  it("an assertion of an undefined value still overrides the state", () => {
+    const v = new OverlayView(state, [{ entity: "reservation", id: "R1", slot: "status", value: undefined }]);
+    expect(v.slot("reservation", "R1", "status")).toBeUndefined();
+  });
+});
