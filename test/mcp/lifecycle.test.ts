@@ -87,9 +87,9 @@ describe("a crashed server is a clear error", () => {
     expect(reply[0]?.error?.code).toBe(ErrorCode.InternalError);
   });
 
-  it("a server command that does not exist is a start-up error, exit 2", () => {
+  it("a server command that does not exist is a start-up error, exit 1", () => {
     const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", MEMORY_RULES, "--", "/nonexistent/polar-server"], { cwd: ROOT, encoding: "utf8", input: "", timeout: 30_000 });
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/error\[upstream-failed\]: the MCP server `polar-server` did not start/);
   });
 });
@@ -218,7 +218,7 @@ describe("Streamable HTTP towards the client", () => {
       rules.reads.delete_entities.steps[0].tool = "delete_relations";
       writeFileSync(join(t.dir, "rules.json"), JSON.stringify(rules));
       const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", join(t.dir, "rules.json"), "--", process.execPath, MEMORY_SERVER], { cwd: ROOT, encoding: "utf8", timeout: 30_000, input: "" });
-      expect(r.status).toBe(2);
+      expect(r.status).toBe(1);
       expect(r.stderr).toMatch(/error\[unsafe-reads\]: .*`delete_entities → delete_relations`/);
     } finally {
       t.cleanup();
