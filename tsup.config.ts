@@ -18,6 +18,11 @@ export default defineConfig([
       browser: "src/runtimes/browser.ts",
       workerd: "src/runtimes/workerd.ts",
       compiler: "src/runtimes/compiler.ts",
+      // The framework adapters (polar-guard/ai, /openai-agents, /langchain): they import the frameworks'
+      // types only, so no framework code is in them; the frameworks are optional peer dependencies.
+      "adapters/ai": "src/adapters/ai.ts",
+      "adapters/openai-agents": "src/adapters/openai-agents.ts",
+      "adapters/langchain": "src/adapters/langchain.ts",
     },
     outDir: "dist",
     format: ["esm"],
@@ -42,6 +47,9 @@ export default defineConfig([
     format: ["esm"],
     target: "es2022",
     platform: "node",
+    // `polar mcp` bundles the MCP SDK (a dev dependency), whose CommonJS parts require Node builtins
+    // (child_process for the stdio child): give the ESM bundle a `require`.
+    banner: { js: "import { createRequire as __polarCreateRequire } from 'node:module'; const require = __polarCreateRequire(import.meta.url);" },
     splitting: false,
     dts: false,
     clean: true,

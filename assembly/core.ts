@@ -85,7 +85,7 @@ import {
   toolCount,
   toolsBase,
 } from "./memory";
-import { boundHolds } from "./program";
+import { COND_FALSE, COND_TRUE, conditionValue } from "./program";
 
 // ---------------------------------------------------------------------------------------------------
 // Test hook for the fault build only. Nothing in the release build writes trapAt, so the optimizer
@@ -207,13 +207,17 @@ function mutatingCount(nCalls: i32): u32 {
   return tier >= Tier.T4 || (flags & (1 << (<u32>tier - 1))) != 0;
 }
 
-/** Live, tier enabled, call grounded, and no bound or a bound that holds. */
+/** Live, tier enabled, call grounded, and its condition: a positive edge needs no condition or one
+ * that is TRUE; a fail-closed edge applies unless its condition is definitely FALSE. */
 function admissible(edge: i32, flags: u32, grounded: bool, operands: usize, nOps: u32, now: i64): bool {
   const rec = edgeRec(edge);
   if (!grounded || <i32>load<u8>(rec + EDGE_LIFECYCLE) != Lifecycle.Live) return false;
-  if (!tierEnabled(<i32>load<u8>(rec + EDGE_TIER), flags)) return false;
+  const tier = <i32>load<u8>(rec + EDGE_TIER);
+  if (!tierEnabled(tier, flags)) return false;
   const program = load<i32>(rec + EDGE_PROGRAM);
-  return program < 0 || boundHolds(program, operands, nOps, now);
+  if (program < 0) return true;
+  const value = conditionValue(program, operands, nOps, now);
+  return tier >= Tier.T4 ? value != COND_FALSE : value == COND_TRUE;
 }
 
 // Candidates listed so far across calls. The walk stops as soon as a call takes it past
@@ -228,7 +232,7 @@ let candTotal: u32 = 0;
   candTotal++;
 }
 
-// The first T2 edge that was live, enabled and grounded but whose bound did not hold (-1 none).
+// The first positive edge that was live, enabled and grounded but whose condition was not TRUE (-1 none).
 let failedBound: i32 = -1;
 
 /** Lists call i's candidates (steps 2 and 3 of the walk). */
@@ -255,11 +259,11 @@ function listCandidates(i: i32, tool: i32, flags: u32, now: i64): void {
     if (tier >= Tier.T4) continue;
     if (admissible(e, flags, grounded, operands, nOps, now)) {
       addCandidate(e, load<i32>(edgeRec(e) + EDGE_PHI));
-    } else if (tier == Tier.T2 && failedBound < 0 && grounded) {
-      // Not admissible although grounded: it failed here when live, enabled and its bound not TRUE.
+    } else if (failedBound < 0 && grounded) {
+      // Not admissible although grounded: it failed here when live, enabled and its condition not TRUE.
       const rec = edgeRec(e);
       const live = <i32>load<u8>(rec + EDGE_LIFECYCLE) == Lifecycle.Live;
-      if (live && tierEnabled(Tier.T2, flags) && load<i32>(rec + EDGE_PROGRAM) >= 0) failedBound = e;
+      if (live && tierEnabled(tier, flags) && load<i32>(rec + EDGE_PROGRAM) >= 0) failedBound = e;
     }
   }
   if (!failClosed) {

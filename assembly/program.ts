@@ -77,12 +77,17 @@ function binary(op: u32, at: i32, av: i64, bt: i32, bv: i64): bool {
   return true;
 }
 
+export const COND_FALSE: i32 = 0;
+export const COND_TRUE: i32 = 1;
+export const COND_UNKNOWN: i32 = 2;
+
 /**
- * True when program `program` leaves exactly Bool TRUE. `operands` points at the call's first operand
- * value in the input record; `operandCount` is its tool's operand count; `now` is the input's now.
- * The program index and its code range were checked against the blob by load().
+ * The three-valued result of condition program `program`: COND_TRUE or COND_FALSE when it leaves
+ * exactly that Bool, COND_UNKNOWN otherwise (any other value, or a malformed program). `operands` points
+ * at the call's first operand value in the input record; `operandCount` is its tool's operand count;
+ * `now` is the input's now. The program index and its code range were checked against the blob by load().
  */
-export function boundHolds(program: i32, operands: usize, operandCount: u32, now: i64): bool {
+export function conditionValue(program: i32, operands: usize, operandCount: u32, now: i64): i32 {
   const rec = programsBase + <usize>program * PROGRAM_SIZE; // Programs[program]
   let pc = codeBase + (<usize>load<u32>(rec) << 2); //         Code[start]
   const end = pc + (<usize>load<u32>(rec, 4) << 2); //         Code[start + length]
@@ -93,16 +98,16 @@ export function boundHolds(program: i32, operands: usize, operandCount: u32, now
     const op = word & 0xff;
     const arg = word >>> 8;
     if (op == Op.Const || op == Op.Operand || op == Op.Now) {
-      if (sp >= MAX_STACK) return false;
+      if (sp >= MAX_STACK) return COND_UNKNOWN;
       let tag: i32 = ValueTag.Number;
       let val: i64 = now;
       if (op == Op.Const) {
-        if (arg >= constCount) return false;
+        if (arg >= constCount) return COND_UNKNOWN;
         const c = constsBase + <usize>arg * CONST_SIZE; // Constants[arg]: i32 tag, i32 0, i64 value
         tag = load<i32>(c);
         val = load<i64>(c, 8);
       } else if (op == Op.Operand) {
-        if (arg >= operandCount) return false;
+        if (arg >= operandCount) return COND_UNKNOWN;
         const v = operands + <usize>arg * OPERAND_VALUE_SIZE; // operands[call.operand_start + arg]
         tag = load<i32>(v);
         val = load<i64>(v, 8);
@@ -111,7 +116,7 @@ export function boundHolds(program: i32, operands: usize, operandCount: u32, now
       store<i64>(STACK_VAL + (<usize>sp << 3), val); // STACK_VAL[sp]
       sp++;
     } else if (op == Op.Not) {
-      if (sp < 1) return false;
+      if (sp < 1) return COND_UNKNOWN;
       const t = STACK_TAG + (<usize>(sp - 1) << 2); // STACK_TAG[sp - 1]
       const v = STACK_VAL + (<usize>(sp - 1) << 3); // STACK_VAL[sp - 1]
       setResult(load<i32>(t), load<i64>(v));
@@ -119,16 +124,19 @@ export function boundHolds(program: i32, operands: usize, operandCount: u32, now
       store<i32>(t, resTag);
       store<i64>(v, resVal);
     } else {
-      if (sp < 2) return false;
+      if (sp < 2) return COND_UNKNOWN;
       const ta = STACK_TAG + (<usize>(sp - 2) << 2); // STACK_TAG[sp - 2]: left operand, result slot
       const va = STACK_VAL + (<usize>(sp - 2) << 3); // STACK_VAL[sp - 2]
       const tb = ta + 4; //                             STACK_TAG[sp - 1]: right operand
       const vb = va + 8; //                             STACK_VAL[sp - 1]
-      if (!binary(op, load<i32>(ta), load<i64>(va), load<i32>(tb), load<i64>(vb))) return false;
+      if (!binary(op, load<i32>(ta), load<i64>(va), load<i32>(tb), load<i64>(vb))) return COND_UNKNOWN;
       store<i32>(ta, resTag);
       store<i64>(va, resVal);
       sp--;
     }
   }
-  return sp == 1 && isTrue(load<i32>(STACK_TAG), load<i64>(STACK_VAL));
+  if (sp != 1) return COND_UNKNOWN;
+  const tag = load<i32>(STACK_TAG);
+  const val = load<i64>(STACK_VAL);
+  return isTrue(tag, val) ? COND_TRUE : isFalse(tag, val) ? COND_FALSE : COND_UNKNOWN;
 }

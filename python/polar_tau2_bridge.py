@@ -231,6 +231,7 @@ class Bridge:
         self.journal = Journal()
         self.wrap_all()
         self.initial = self.take()
+        self.recorded = {}
 
     # the dbs, as (name, toolkit) pairs: "db" is the agent's, "user_db" telecom's user side
     def toolkits(self):
@@ -339,9 +340,10 @@ class Bridge:
 
     # ----------------------------------------------------------------------------------------------
 
-    def call(self, name, arguments, requestor, call_id, with_changes=False):
+    def call(self, name, arguments, requestor, call_id, with_changes=False, recorded=None):
         from tau2.data_model.message import ToolCall
 
+        arguments = self.recorded_arguments(recorded, name, arguments)
         if with_changes:
             snap = self.take()
             try:
@@ -358,6 +360,42 @@ class Bridge:
         finally:
             self.journal.tracking = True
         return {"content": msg.content, "error": bool(msg.error), "mutating": mutating}
+
+    def load_results(self, path):
+        """Reads a results file with Python's json, as tau2-bench does, and keeps every tool call's
+        arguments by (simulation index, position among its tool calls): a JSON number `2.0` stays a float (JavaScript, which
+        has one number type, would hand us 2, and the tool would print `2 GB` instead of `2.0 GB`)."""
+        with open(path, "r", encoding="utf-8") as fp:
+            doc = json.load(fp)
+        if isinstance(doc, list):
+            sims = doc
+        elif isinstance(doc, dict) and isinstance(doc.get("simulations"), list):
+            sims = doc["simulations"]
+        elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+            sims = [doc]
+        else:
+            raise BridgeError("bad-results", "`%s` has no simulations" % path)
+        table = {}
+        for i, sim in enumerate(sims):
+            k = 0  # the call's position among the simulation's tool calls (ids may be empty or repeat)
+            for m in (sim or {}).get("messages") or []:
+                for tc in (m or {}).get("tool_calls") or []:
+                    if isinstance(tc, dict) and isinstance(tc.get("arguments"), dict):
+                        table[(i, k)] = (tc.get("name"), tc["arguments"])
+                    k += 1
+        self.recorded[os.path.abspath(path)] = table
+        return len(table)
+
+    def recorded_arguments(self, ref, name, arguments):
+        if not ref:
+            return arguments
+        table = self.recorded.get(os.path.abspath(str(ref.get("file"))))
+        if table is None:
+            raise BridgeError("no-results", "results file `%s` was not loaded" % ref.get("file"))
+        hit = table.get((int(ref.get("simulation", -1)), int(ref.get("call", -1))))
+        if hit is None or hit[0] != name:
+            raise BridgeError("no-call", "no recorded call `%s` at position %s in simulation %s" % (name, ref.get("call"), ref.get("simulation")))
+        return hit[1]
 
     def reset(self):
         # Back to the pristine db objects (a task's initialization data builds new ones).
@@ -474,7 +512,8 @@ def main():
     handlers = {
         "ping": lambda r: "pong",
         "call": lambda r: bridge.call(r["name"], r.get("arguments") or {}, r.get("requestor", "assistant"),
-                                      str(r.get("callId", "polar")), bool(r.get("changes"))),
+                                      str(r.get("callId", "polar")), bool(r.get("changes")), r.get("recorded")),
+        "results": lambda r: bridge.load_results(r["file"]),
         "calls": lambda r: [bridge.call(c["name"], c.get("arguments") or {}, c.get("requestor", "assistant"),
                                         str(c.get("callId", "polar")), bool(c.get("changes"))) for c in r["calls"]],
         "release": lambda r: bridge.release(r["snapshot"]),

@@ -5,7 +5,7 @@
 
 /** Bumped whenever a layout, an opcode or a meaning below changes. The host refuses a core or a blob
  * whose ABI version differs from its own. */
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 // ---------------------------------------------------------------------------------------------------
 // Fixed-point arithmetic. Weights, scores, losses and numeric Layer B values are integers scaled by
@@ -18,7 +18,7 @@ export const FIXED_ONE = 1000000;
 // 8-byte aligned. The digest covers every byte of the blob except the digest field itself (so the
 // source hash is covered too): SHA-256 of bytes [0, HDR_BLOB_DIGEST) followed by [BLOB_DIGEST_FROM, total_len).
 export const BLOB_MAGIC = 0x4f524c50; // "PLRO" read as a little-endian u32
-export const BLOB_FORMAT_VERSION = 1;
+export const BLOB_FORMAT_VERSION = 2;
 export const BLOB_HEADER_SIZE = 96;
 export const HDR_MAGIC = 0; //         u32
 export const HDR_ABI_VERSION = 4; //   u16
@@ -72,7 +72,7 @@ export const TOOL_TARGET = 20; //       i32 entity an inverse restores: creates 
 export const TOOL_OPERAND_START = 24; // u32 index into Operands
 export const TOOL_OPERAND_COUNT = 28; // u32
 export const TOOL_NEW_KEY = 32; //      i32 string: the result field holding a created entity's id, -1 none
-export const TOOL_RESERVED = 36; //     u32 0
+export const TOOL_KEY_CONST = 36; //    i32 string: the constant id of the acts_on entity (`key = "phone"`), -1 none
 export enum ToolFlag { ReadOnly = 1, Declared = 2 }
 
 // Edges (annotations).
@@ -89,7 +89,7 @@ export const EDGE_SINK = 20; //       i32 sink, -1 none
 export const EDGE_WEIGHT = 24; //     i32 curator weight w (fixed, (0, ONE])
 export const EDGE_PHI = 28; //        i32 per-step phi when admissible (T1: w, T2: w, T3: floor(w*(ONE-wl)/ONE), T4/T5: 0)
 export const EDGE_LOSS_W = 32; //     i32 loss weight added to the cumulative loss (0 when no loss class)
-export const EDGE_PROGRAM = 36; //    i32 bound program (T2), -1 none
+export const EDGE_PROGRAM = 36; //    i32 condition program (T2 bound, `when`, required-argument presence, conjoined), -1 none
 export const EDGE_ID = 40; //         u32 string: stable annotation id
 export const EDGE_LINE = 44; //       u32 1-based source line of the annotation
 export const EDGE_COL = 48; //        u32 1-based source column
@@ -105,7 +105,7 @@ export const OPERAND_SIZE = 12;
 export const OPERAND_KIND = 0; // u32 OperandKind
 export const OPERAND_REF = 4; //  u32 slot index (slot kinds) or string index of a dotted argument path (arg kinds)
 export const OPERAND_TYPE = 8; // u32 SlotType expected (arg kinds: declared or inferred)
-export enum OperandKind { SlotValue = 0, SlotSize = 1, ArgValue = 2, ArgSize = 3 }
+export enum OperandKind { SlotValue = 0, SlotSize = 1, ArgValue = 2, ArgSize = 3, SlotPresent = 4, ArgPresent = 5 }
 
 // Programs: u32 code start (instruction index), u32 code length, u32 max stack depth.
 export const PROGRAM_SIZE = 12;

@@ -28,7 +28,7 @@ export {
   type GuardRefusal,
   type Scope,
 } from "./guard/index.js";
-export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, type VerifyOptions, type VerifyReport } from "./audit/index.js";
+export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, chainHead, createChain, recordHash, CHAIN_GENESIS, summarizeLog, formatSummary, type VerifyOptions, type VerifyReport, type ChainHead, type ChainLink, type LogSummary } from "./audit/index.js";
 
 // Decision policies and the consent detector.
 export {
@@ -63,11 +63,11 @@ export type {
 } from "./core/types.js";
 
 // The WebAssembly core and compiled ontologies (validated on load).
-export { instantiateCore, instantiateCoreSync, CoreError, type CoreInstance, type CoreSource } from "./core/wasm.js";
+export { instantiateCore, instantiateCoreSync, CoreError, type CoreInstance, type CoreSource, type CoreOptions } from "./core/wasm.js";
 export type { SearchBackend } from "./core/backend.js";
 export { decodeBlob, safeDecodeBlob, blobInfo, blobDigestHex, BlobError, type BlobInfo } from "./blob/index.js";
 export type { OntologyTables } from "./ontology/tables.js";
-export { prepareOntology, type PreparedOntology, type OntologyBytes } from "./ontology/prepared.js";
+export { prepareOntology, prepareOntologyAsync, type PreparedOntology, type OntologyBytes, type AsyncDigest } from "./ontology/prepared.js";
 
 // Layer B: the state projection.
 export {
@@ -94,6 +94,6 @@ export {
   type CoreInput,
   type BlobSource,
   type WasmSource,
-} from "./runtimes/shared.js";
-export { loadCore, loadGuard, loadVerifier } from "./runtimes/default.js";
+} from "./loading/shared.js";
+export { loadCore, loadGuard, loadVerifier } from "./loading/portable.js";
 export { VERSION, ENGINE_VERSION } from "./version.js";

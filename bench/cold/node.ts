@@ -16,7 +16,8 @@ const trusted = process.argv[4] === "trusted";
 const t0 = performance.now();
 const lib = (await import(libPath)) as typeof import("./lib.js");
 const t1 = performance.now();
-const core = await lib.instantiateCore(readFileSync(join(root, "build", "polar-core.wasm")));
+// As the Node entry does (node-platform.ts): a synchronous compile of the small core.
+const core = lib.instantiateCoreSync(readFileSync(join(root, "build", "polar-core.wasm")));
 const t2 = performance.now();
 const blob = new Uint8Array(readFileSync(join(root, "ontologies", "airline", "airline.blob")));
 // As the Node entry does: the digest check uses node:crypto's native SHA-256.

@@ -92,7 +92,7 @@ export function resultsSection(r: Results, plots: string[]): string {
   }
   if (wd?.ok) {
     const w = wd.median;
-    lines.push(`workerd, minimal Worker (median of ${wd.samples.length} fresh \`workerd serve\` processes, timed from outside, ms; core instantiated and blob validated at module scope): spawn → listening ${num(w.listenMs, 1)} (an empty Worker: ${num(w.emptyListenMs, 1)}, so startup +${num(w.listenMs - w.emptyListenMs, 1)}); first request ${num(w.firstRequestMs)}, warm request ${num(w.warmRequestMs)}: **first − warm ${num(w.firstRequestMs - w.warmRequestMs)}**; spawn → first response ${num(w.totalMs, 1)}.`);
+    lines.push(`workerd, minimal Worker (median of ${wd.samples.length} fresh \`workerd serve\` processes, timed from outside, ms; core instantiated and blob validated at module scope): spawn → listening ${num(w.listenMs, 1)} (an empty Worker: ${num(w.emptyListenMs, 1)}, so startup +${num(w.listenMs - w.emptyListenMs, 1)}); first request ${num(w.firstRequestMs)}, warm request ${num(w.warmRequestMs)}: first − warm ${num(w.firstRequestMs - w.warmRequestMs)}, of which the empty Worker's own first − warm (a fresh connection, workerd's first dispatch) is ${num(w.emptyFirstRequestMs - w.emptyWarmRequestMs)}, so **the guard adds ${num(w.firstRequestMs - w.warmRequestMs - (w.emptyFirstRequestMs - w.emptyWarmRequestMs))}** to a cold isolate's first request; spawn → first response ${num(w.totalMs, 1)}.`);
   } else if (wd) {
     lines.push(`workerd: not measured (${String(wd.error)}).`);
   }

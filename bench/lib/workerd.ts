@@ -19,6 +19,9 @@ export interface WorkerdSample {
   totalMs: number;
   /** The same spawn → listening for an empty Worker (no modules but its script): the baseline. */
   emptyListenMs: number;
+  /** The empty Worker's first and warm requests: what HTTP and a fresh connection cost by themselves. */
+  emptyFirstRequestMs: number;
+  emptyWarmRequestMs: number;
 }
 
 export interface WorkerdResult {
@@ -104,16 +107,25 @@ export async function measureWorkerd(opts: { root: string; dir: string; workerd:
   const samples: WorkerdSample[] = [];
   for (let s = 0; s < opts.samples; s++) {
     try {
-      const empty = await serve(workerd, dir, "empty.capnp", emptyConfig, async () => undefined);
-      const sample = await serve(workerd, dir, "config.capnp", config, async (port) => {
+      const requests = (check: (body: string) => boolean) => async (port: number) => {
         const first = await timedFetch(`http://127.0.0.1:${port}/`);
-        if (!first.body.includes('"cold":true')) throw new Error(`unexpected first response: ${first.body.slice(0, 200)}`);
+        if (!check(first.body)) throw new Error(`unexpected first response: ${first.body.slice(0, 200)}`);
         const warm: number[] = [];
         for (let k = 0; k < 20; k++) warm.push((await timedFetch(`http://127.0.0.1:${port}/`)).ms);
         return { first: first.ms, warm: median(warm) };
-      });
+      };
+      const empty = await serve(workerd, dir, "empty.capnp", emptyConfig, requests((b) => b === "ok"));
+      const sample = await serve(workerd, dir, "config.capnp", config, requests((b) => b.includes('"cold":true')));
       const { first, warm } = sample.value;
-      samples.push({ listenMs: sample.listenMs, firstRequestMs: first, warmRequestMs: warm, totalMs: sample.listenMs + first, emptyListenMs: empty.listenMs });
+      samples.push({
+        listenMs: sample.listenMs,
+        firstRequestMs: first,
+        warmRequestMs: warm,
+        totalMs: sample.listenMs + first,
+        emptyListenMs: empty.listenMs,
+        emptyFirstRequestMs: empty.value.first,
+        emptyWarmRequestMs: empty.value.warm,
+      });
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e), workerd, samples };
     }
@@ -123,7 +135,15 @@ export async function measureWorkerd(opts: { root: string; dir: string; workerd:
     ok: true,
     workerd,
     samples,
-    median: { listenMs: med("listenMs"), firstRequestMs: med("firstRequestMs"), warmRequestMs: med("warmRequestMs"), totalMs: med("totalMs"), emptyListenMs: med("emptyListenMs") },
+    median: {
+      listenMs: med("listenMs"),
+      firstRequestMs: med("firstRequestMs"),
+      warmRequestMs: med("warmRequestMs"),
+      totalMs: med("totalMs"),
+      emptyListenMs: med("emptyListenMs"),
+      emptyFirstRequestMs: med("emptyFirstRequestMs"),
+      emptyWarmRequestMs: med("emptyWarmRequestMs"),
+    },
   };
 }
 

@@ -1,17 +1,19 @@
 // A minimal Worker for the workerd cold-start measurement: the core arrives as an imported wasm
 // module (Workers refuse to compile bytes at run time), the compiled ontology as a data module. As the
 // Worker example does, everything that is the same for every request is done at module scope (the
-// isolate's startup budget): instantiate the core, validate and load the blob, build the verifier.
+// isolate's startup budget): instantiate the core, validate and load the blob (its digests by
+// WebCrypto), build the verifier.
 // A request pays only for its verdict, so (first − later) response time is what a cold isolate still
 // adds to its first request (the first run of the verdict's JavaScript).
 import wasm from "./polar-core.wasm";
 import blobData from "./airline.blob";
 import { instantiateCoreSync } from "../../src/core/wasm.js";
 import { createVerifier } from "../../src/core/verifier.js";
-import { prepareOntology } from "../../src/ontology/prepared.js";
+import { prepareOntologyAsync } from "../../src/ontology/prepared.js";
 import { LayerB } from "../../src/projection/layer-b.js";
 
-const ontology = prepareOntology(blobData as ArrayBuffer);
+// WebCrypto takes the blob's digests (awaited at module scope; workerd allows it there).
+const ontology = await prepareOntologyAsync(blobData as ArrayBuffer);
 const verifier = createVerifier(ontology.tables, instantiateCoreSync(wasm as WebAssembly.Module).load(ontology.blob), { now: "2024-05-15T15:00:00" });
 const state = new LayerB();
 for (const [slot, value] of Object.entries({ user_id: "u1", cabin: "economy", status: null, flown: false, nonfree_baggages: 1, total_baggages: 1 })) state.set("reservation", "R1", slot, value);

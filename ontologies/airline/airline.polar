@@ -32,6 +32,10 @@ slot_definition(reservation, nonfree_baggages, number).
 slot_definition(reservation, insurance, string).
 slot_definition(reservation, status, string).         % null until cancelled (the db has no status field)
 slot_definition(reservation, flown, bool).            % some segment's flight-date is `landed` or `flying`
+slot_definition(reservation, rebookable, bool).       % every segment `available` with seats for all passengers
+slot_definition(reservation, fares_current, bool).    % every segment's booked price is its current price
+slot_definition(reservation, card_only, bool).        % every payment_history entry is a credit card
+slot_definition(reservation, payment_count, number).  % entries in payment_history
 
 % ---------------------------------------------------------------------------------------------------
 % Residues (loss classes) and sinks
@@ -82,9 +86,18 @@ compensates(cancel_reservation, book_reservation, reservation.status, refund_not
 % id_generation) at current fares, paid with the original payment methods (payment_history entries are
 % τ²-bench's {payment_id, amount} shape). An earlier edit's inverse on the old id is then ungrounded:
 % the search reports overlap_conflict (docs/semantics.md).
+% The re-booking only goes through while book_reservation would accept it (manifest, book_reservation
+% `checks`, `fees`, and cancel_reservation `fees`): every segment still `available` with seats for every
+% passenger (nothing flown: a flown segment is not `available`), every booked price still the current
+% fare (the payment must add up to the fares now), and paid once by credit card only (a cancellation
+% restores neither gift-card balances nor certificates, and a later payment — bags, a flight change —
+% would make the amounts differ from the fares). Otherwise there is no compensation (`bound_violated`).
 compensates(book_reservation, cancel_reservation, reservation.status, rebooking_price_diff, 0.90,
     id = "airline.cancel.rebook",
     identity = new,
+    when = reservation.status != "cancelled" and reservation.rebookable == true
+        and reservation.fares_current == true and reservation.card_only == true
+        and reservation.payment_count == 1,
     args = { user_id: reservation.user_id,
              origin: reservation.origin,
              destination: reservation.destination,
@@ -118,12 +131,18 @@ compensates(update_reservation_baggages, update_reservation_baggages, reservatio
              payment_id: call.payment_id }).
 
 % update_reservation_flights — T2: restoring the old itinerary and cabin with the same tool works while
-% policy would let the agent make that call: basic-economy flights cannot be modified, a cabin cannot
-% change once a segment has flown, and a cancelled reservation is not modified (policy.md, "Modify
-% flight"; the API checks none of it). Segments re-priced at current fares are the named residue.
+% policy would let the agent make that call and the tool would accept it. Policy (policy.md, "Modify
+% flight", "Change cabin"): basic-economy flights cannot be modified, but every reservation, basic
+% economy included, can change cabin without changing its flights; nothing is changed once a segment has
+% flown; a cancelled reservation is not modified (the API checks none of it). So the undo is allowed
+% unless the reservation is basic economy before the call and stays basic economy (the undo would then
+% change a basic-economy itinerary's flights). The tool itself (manifest: update_reservation_flights
+% checks that every segment it takes is `available` with enough seats in the cabin, and never releases
+% seats) accepts the undo only while the old segments are still `rebookable`. The undo prices the old
+% segments anew and records payments (manifest `fees`): `rebooking_price_diff`.
 bounded_reversibility(update_reservation_flights,
-    reservation.cabin != "basic_economy" and reservation.status != "cancelled"
-        and reservation.flown == false,
+    reservation.status != "cancelled" and reservation.flown == false and reservation.rebookable == true
+        and (reservation.cabin != "basic_economy" or call.cabin != "basic_economy"),
     rebooking_price_diff, 0.99,
     id = "airline.flights.self",
     args = { reservation_id: call.reservation_id,

@@ -35,6 +35,8 @@ slot_definition(order, payment_status, string).
 
 slot_definition(voucher, status, string).          % "issued" | "redeemed"
 
+slot_definition(kiosk, language, string).          % the one self-service kiosk's display language
+
 % ---------------------------------------------------------------------------------------------------
 % Residues (loss classes, weight in [0, 1)) and sinks. `none` (weight 0) is predeclared.
 
@@ -75,6 +77,9 @@ tool(refund_fine, acts_on = member, key = member_id).
 tool(send_overdue_notice, acts_on = loan, key = loan_id).
 tool(transfer_to_librarian).                        % acts on no entity: always grounded
 tool(print_receipt, acts_on = order, key = order_id).
+% The library has one kiosk and its tool takes no argument naming it: a constant key (a string) says
+% every call acts on the kiosk entity `front_desk`.
+tool(set_kiosk_language, acts_on = kiosk, key = "front_desk").
 
 % Read-only tools: no step in the search, no annotation.
 read_only(get_member, search_catalog, get_order, list_holds).
@@ -162,7 +167,10 @@ compensates(place_hold, cancel_hold, hold.status, queue_position, 0.90,
     args = { member_id: hold.member_id, book_id: hold.book_id }).
 
 % A card charge is refunded by the transaction id in the charge's result; the processor keeps its fee.
+% `when`: only while the charge is not disputed (a disputed charge is the bank's to reverse); any tier
+% may carry a condition, and an UNKNOWN one never offers the undo.
 compensates(refund_charge, charge_card, order.payment_status, card_fee, 0.98,
+    when = order.payment_status != "disputed",
     args = { order_id: call.order_id, transaction_id: result.transaction.id, amount: call.amount }).
 
 % A cancelled order cannot be reinstated: the member orders the same items again and gets a new order
@@ -200,5 +208,12 @@ external_side_effect(send_overdue_notice, email, 1.0).
 % Once a librarian has the conversation, the agent is out of the loop.
 external_side_effect(transfer_to_librarian, librarian_desk, 1.0).
 
-% Paper comes out of the printer.
-external_side_effect(print_receipt, printer, 0.9).
+% Paper comes out of the printer — when any copy is printed. On a T4/T5 edge `when` removes the effect
+% only when definitely FALSE: a call that does not say how many copies still counts as printing.
+external_side_effect(print_receipt, printer, 0.9, when = call.copies > 0).
+
+% Setting the kiosk's language back to the old one is exact, provided there was an old one to restore
+% (`present(...)` is TRUE when the slot has a non-null value).
+inverse_of(set_kiosk_language, set_kiosk_language, kiosk.language, 1.0,
+    when = present(kiosk.language),
+    args = { language: kiosk.language }).

@@ -81,12 +81,23 @@ read_only(get_customer_by_phone, get_customer_by_id, get_customer_by_name, get_d
 
 % enable_roaming / disable_roaming — T1: each sets lines[line_id].roaming_enabled and nothing else on
 % the line (the user-side mirror is re-synced from it); the roaming change is free (policy "Data
-% Roaming"). An exact pair on one slot.
+% Roaming"). An exact pair on one slot — while the call changes the setting: on a line already in the
+% requested state the tool only answers "Roaming was already enabled/disabled" (tools.py, manifest
+% `checks`), and the other tool would then change what the call did not. That no-op is undone by
+% nothing: the T2 edge (the call itself again, which changes nothing) covers it.
 inverse_of(disable_roaming, enable_roaming, line.roaming_enabled, 1.0,
     id = "telecom.roaming.disable_undoes_enable",
+    when = line.roaming_enabled == false,
+    args = { customer_id: call.customer_id, line_id: call.line_id }).
+bounded_reversibility(enable_roaming, line.roaming_enabled == true, none, 0.99,
+    id = "telecom.roaming.enable_noop",
     args = { customer_id: call.customer_id, line_id: call.line_id }).
 inverse_of(enable_roaming, disable_roaming, line.roaming_enabled, 1.0,
     id = "telecom.roaming.enable_undoes_disable",
+    when = line.roaming_enabled == true,
+    args = { customer_id: call.customer_id, line_id: call.line_id }).
+bounded_reversibility(disable_roaming, line.roaming_enabled == false, none, 0.99,
+    id = "telecom.roaming.disable_noop",
     args = { customer_id: call.customer_id, line_id: call.line_id }).
 
 % suspend_line — T3: resume_line restores status `Active` and clears suspension_start_date, which is
@@ -118,19 +129,22 @@ external_side_effect(transfer_to_human_agents, human_handoff, 1.0, id = "telecom
 % ---------------------------------------------------------------------------------------------------
 % User-side device tools (manifest side = user; user_tools.py)
 
-tool(toggle_airplane_mode).
-tool(toggle_data).
-tool(toggle_roaming).
-tool(toggle_data_saver_mode).
-tool(toggle_wifi).
-tool(toggle_wifi_calling).
-tool(set_network_mode_preference).
-tool(set_apn_settings).
-tool(reset_apn_settings).
-tool(reboot_device).
-tool(reseat_sim_card).
-tool(connect_vpn).
-tool(disconnect_vpn).
+% The device tools take no argument naming the phone (manifest: `params` empty, or only the new
+% setting): every call acts on the one user device, which the projection asserts as `device(device)`
+% (user_db.toml [device]). The constant key lets bounds, conditions and inverse arguments read it.
+tool(toggle_airplane_mode, acts_on = device, key = "device").
+tool(toggle_data, acts_on = device, key = "device").
+tool(toggle_roaming, acts_on = device, key = "device").
+tool(toggle_data_saver_mode, acts_on = device, key = "device").
+tool(toggle_wifi, acts_on = device, key = "device").
+tool(toggle_wifi_calling, acts_on = device, key = "device").
+tool(set_network_mode_preference, acts_on = device, key = "device").
+tool(set_apn_settings, acts_on = device, key = "device").
+tool(reset_apn_settings, acts_on = device, key = "device").
+tool(reboot_device, acts_on = device, key = "device").
+tool(reseat_sim_card, acts_on = device, key = "device").
+tool(connect_vpn, acts_on = device, key = "device").
+tool(disconnect_vpn, acts_on = device, key = "device").
 tool(grant_app_permission, acts_on = app, key = app_name).
 tool(make_payment).
 
@@ -158,27 +172,39 @@ compensates(toggle_airplane_mode, toggle_airplane_mode, device.airplane_mode, co
 compensates(toggle_wifi, toggle_wifi, device.wifi_enabled, connection_reset, 0.90,
     id = "telecom.device.toggle_wifi", args = {}).
 
-% Settings written wholesale — T1: writing the old value back is exact. The old value is a device slot
-% the call cannot name (no acts_on), so the host must supply `mode` / `apn_settings` for the inverse.
+% Settings written wholesale — T1: writing the old value back is exact (manifest: set_network_mode_preference
+% and set_apn_settings overwrite the setting; "Overwrites all APN fields"). The old value is the
+% device's slot before the call (constant key above), so the inverse carries it.
 inverse_of(set_network_mode_preference, set_network_mode_preference, device.network_mode_preference, 1.0,
-    id = "telecom.device.network_mode").
+    id = "telecom.device.network_mode",
+    args = { mode: device.network_mode_preference }).
 inverse_of(set_apn_settings, set_apn_settings, device.active_apn_settings, 1.0,
-    id = "telecom.device.apn_settings").
-% reset_apn_settings only sets reset_at_reboot (applied by the next reboot): writing the old settings
-% back with set_apn_settings clears it — an exact inverse by a different tool.
+    id = "telecom.device.apn_settings",
+    args = { apn_settings: device.active_apn_settings }).
+% reset_apn_settings only sets reset_at_reboot (applied by the next reboot, manifest): writing the old
+% settings back with set_apn_settings clears it — an exact inverse by a different tool.
 inverse_of(set_apn_settings, reset_apn_settings, device.active_apn_settings, 1.0,
-    id = "telecom.device.apn_reset").
-% reboot_device — T3: a pending APN reset takes effect and network services restart; set_apn_settings
-% can write the old APN back, the restart itself cannot be undone.
+    id = "telecom.device.apn_reset",
+    args = { apn_settings: device.active_apn_settings }).
+% reboot_device — T3: a pending APN reset takes effect and network services restart (manifest);
+% set_apn_settings writes the old APN back, the restart itself cannot be undone.
 compensates(set_apn_settings, reboot_device, device.active_apn_settings, device_restart, 0.90,
-    id = "telecom.device.reboot").
+    id = "telecom.device.reboot",
+    args = { apn_settings: device.active_apn_settings }).
 
 % VPN — connect_vpn is undone exactly by disconnect_vpn (T1); disconnect_vpn is compensated by
-% connect_vpn, which connects to the default server rather than the one in use (T3).
+% connect_vpn, which connects to the default server rather than the one in use (T3). Each only while
+% it changes something: connect_vpn on a connected VPN answers "VPN already connected." and
+% disconnect_vpn on none "No active VPN connection to disconnect." (user_tools.py, manifest); the no-op
+% is undone by the same call again (T2).
 inverse_of(disconnect_vpn, connect_vpn, device.vpn_connected, 1.0,
-    id = "telecom.device.vpn_connect", args = {}).
+    id = "telecom.device.vpn_connect", when = device.vpn_connected == false, args = {}).
+bounded_reversibility(connect_vpn, device.vpn_connected == true, none, 0.99,
+    id = "telecom.device.vpn_connect_noop", args = {}).
 compensates(connect_vpn, disconnect_vpn, device.vpn_connected, vpn_details_lost, 0.90,
-    id = "telecom.device.vpn_disconnect", args = {}).
+    id = "telecom.device.vpn_disconnect", when = device.vpn_connected == true, args = {}).
+bounded_reversibility(disconnect_vpn, device.vpn_connected == false, none, 0.99,
+    id = "telecom.device.vpn_disconnect_noop", args = {}).
 
 % grant_app_permission — T2: there is no revoke tool (manifest notes), so the call is undoable only
 % when it changes nothing: the permission was already granted.

@@ -8,7 +8,7 @@
 //
 // Use: `tool(polar.tool({ name, description, parameters, execute }))` — the options are returned with
 // `needsApproval`, one more input guardrail and `execute` wrapped, so no SDK value is imported here.
-import type { RunContext, RunToolApprovalItem } from "@openai/agents";
+import type { RunToolApprovalItem, ToolInputParameters, ToolOptions, ToolOutputSchema } from "@openai/agents";
 import type { Decision, Guard } from "../index.js";
 import { createSession, judgedArguments, judgedCall, textMessages, type AdapterOptions, type CallContext } from "./core.js";
 
@@ -18,17 +18,11 @@ export interface AgentsGuardOptions extends AdapterOptions {
   userMessages?: (context: unknown) => readonly string[];
 }
 
-/** What a tool's options need for the adapter: a name and an execute function. */
-export interface GuardableToolOptions {
-  name?: string;
-  execute: (input: never, context?: RunContext<never>, details?: { toolCall?: { callId?: string; arguments?: string } }) => unknown;
-  needsApproval?: unknown;
-  inputGuardrails?: unknown[];
-}
-
 export interface AgentsGuard {
   /** The tool options with the guard in them; pass the result to the SDK's `tool()`. */
-  tool<T extends GuardableToolOptions>(options: T): T;
+  tool<TParameters extends ToolInputParameters = undefined, Context = unknown, TOutputSchema extends ToolOutputSchema | undefined = undefined>(
+    options: ToolOptions<TParameters, Context, TOutputSchema>,
+  ): ToolOptions<TParameters, Context, TOutputSchema>;
   /** The guard's question behind an interruption (null if the guard did not ask it). */
   question(item: RunToolApprovalItem): string | null;
   /** The guard's latest decision for a call id (until its tool has run). */
@@ -72,7 +66,11 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
     return { userMessages: Array.isArray(given) ? textMessages(given) : [], turn: turnOf(ctx) };
   }
 
-  function wrap<T extends GuardableToolOptions>(opts: T): T {
+  /** The fields of the SDK's tool options the adapter reads or replaces. */
+  type Guardable = { name?: string; execute: unknown; inputGuardrails?: unknown[] };
+
+  function wrap<T>(given: T): T {
+    const opts = given as unknown as Guardable;
     const name = opts.name;
     if (typeof name !== "string" || name === "") throw new TypeError("polar-guard: a guarded tool needs a `name`");
     const execute = opts.execute as (input: unknown, context?: unknown, details?: { toolCall?: { callId?: string } }) => unknown;
@@ -126,7 +124,7 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
       needsApproval,
       inputGuardrails: [...(opts.inputGuardrails ?? []), guardrail],
       execute: guardedExecute,
-    } as T;
+    } as unknown as T;
   }
 
   return {

@@ -20,6 +20,7 @@ import type { BackendFactory } from "../guard/guard.js";
 import { recordedMarks } from "../guard/unknown.js";
 import { ReplayView, readsDigest, type Read } from "../guard/reads.js";
 import { splitJsonl } from "./jsonl.js";
+import { CHAIN_GENESIS, EMPTY_HEAD, recordHash, type ChainHead } from "./chain.js";
 
 export interface Mismatch {
   /** 1-based line number in the log. */
@@ -40,9 +41,18 @@ export interface VerifyOptions {
   consentDetectors?: Record<string, ConsentDetector>;
   /** Refuse records written by another engine version (default true). */
   strictEngineVersion?: boolean;
-  /** A synchronous SHA-256 for blob hashes and reads digests (Node: node:crypto's); default the
-   * JavaScript one. */
+  /** A synchronous SHA-256 for blob hashes, reads digests and the chain (Node: node:crypto's); default
+   * the JavaScript one. */
   sha256?: Sha256;
+  /** An anchored head (a record hash stored elsewhere, `polar audit head`): the log must still hold
+   * that record, unchanged, with everything before it. Catches a truncated or rewritten tail. */
+  head?: string;
+  /** Count records that failed closed on a backend fault the replay cannot reproduce as accounted for
+   * (listed in `transient`) instead of as mismatches. Default false: such a record claims an outcome
+   * that does not follow from its inputs, which is also what a hidden approval looks like. */
+  acceptTransient?: boolean;
+  /** An empty log verifies (default false: an empty log is reported, it proves nothing). */
+  allowEmpty?: boolean;
 }
 
 export interface VerifyReport {
@@ -52,9 +62,11 @@ export interface VerifyReport {
   /** Records re-derived with every field equal. */
   verified: number;
   mismatches: Mismatch[];
-  /** Records that failed closed because the backend itself failed (e.g. a trap): the replay cannot
-   * reproduce a transient fault, so they are listed, not counted as mismatches. They never approve. */
+  /** Records that failed closed because the backend itself failed (e.g. a trap) where the replay does
+   * not fail: listed here when `acceptTransient` is set (they never approve), else mismatches. */
   transient: number[];
+  /** The log's last record (index and hash): what to anchor. */
+  head: ChainHead;
 }
 
 interface Engine {
@@ -115,7 +127,21 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
   const mismatches: Mismatch[] = [];
   const transient: number[] = [];
   let verified = 0;
-  for (const { line, text } of lines) {
+  // The chain: the previous record's hash (null after a line that is not a record, already reported)
+  // and the guard's seq of the previous record.
+  let prevHash: string | null = CHAIN_GENESIS;
+  let prevSeq = 0;
+  let head: ChainHead = EMPTY_HEAD;
+  let anchored = options.head === undefined;
+  if (lines.length === 0 && options.allowEmpty !== true) {
+    mismatches.push({ line: 0, field: "log", expected: "at least one decision record", actual: "an empty log" });
+  }
+  if (typeof input === "string" && lines.length > 0 && !/\n\s*$/u.test(input)) {
+    // The sinks end every record with a newline: a log that stops mid-line was cut off while written.
+    const last = lines[lines.length - 1].line;
+    mismatches.push({ line: last, field: "truncated", expected: "a log ending in a newline", actual: "the last line has no newline" });
+  }
+  lines.forEach(({ line, text }, position) => {
     const found: Mismatch[] = [];
     const miss = (field: string, expected: unknown, actual: unknown): void => {
       found.push({ line, field, expected, actual });
@@ -127,8 +153,24 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       rec = parsed;
     } catch (e) {
       mismatches.push({ line, field: "json", expected: "a decision record", actual: describeError(e) });
-      continue;
+      prevHash = null;
+      prevSeq = -1;
+      return;
     }
+    let hash: string;
+    try {
+      hash = recordHash(rec, options.sha256);
+    } catch (e) {
+      mismatches.push({ line, field: "json", expected: "a decision record", actual: describeError(e) });
+      prevHash = null;
+      prevSeq = -1;
+      return;
+    }
+    checkChain(rec, position + 1, prevHash, prevSeq, miss);
+    prevHash = hash;
+    prevSeq = typeof rec.seq === "number" ? rec.seq : -1;
+    head = { index: position + 1, hash };
+    if (hash === options.head) anchored = true;
     try {
       if (rec.format !== DECISION_FORMAT) miss("format", DECISION_FORMAT, rec.format);
       replay(rec as unknown as Decision, miss, transient, line);
@@ -137,8 +179,27 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     }
     if (found.length === 0) verified++;
     mismatches.push(...found);
+  });
+  if (!anchored) {
+    mismatches.push({ line: lines.length === 0 ? 0 : lines[lines.length - 1].line, field: "head", expected: options.head, actual: "no record of the log has the anchored hash (truncated or rewritten)" });
   }
-  return { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient };
+  return { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient, head };
+
+  /** The record's place in the chain and in its guard's numbering. */
+  function checkChain(rec: Record<string, unknown>, index: number, prev: string | null, lastSeq: number, miss: (f: string, e: unknown, a: unknown) => void): void {
+    const link = rec.chain as { index?: unknown; prev?: unknown } | undefined;
+    if (!isRecord(link)) {
+      miss("chain", "a chain link `{ index, prev }`", link);
+    } else {
+      if (link.index !== index) miss("chain.index", index, link.index);
+      if (prev !== null && link.prev !== prev) miss("chain.prev", prev, link.prev);
+    }
+    // A guard numbers its decisions 1, 2, 3…; a log may hold several guards one after another, each
+    // starting again at 1.
+    const seq = rec.seq;
+    if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 1) miss("seq", "a positive integer", seq);
+    else if (seq !== 1 && lastSeq >= 0 && seq !== lastSeq + 1) miss("seq", lastSeq + 1, seq);
+  }
 
   function replay(rec: Decision, miss: (f: string, e: unknown, a: unknown) => void, transientLines: number[], line: number): void {
     if ((options.strictEngineVersion ?? true) && rec.engineVersion !== ENGINE_VERSION) miss("engineVersion", ENGINE_VERSION, rec.engineVersion);
@@ -149,9 +210,19 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     }
     // The configuration must be one the guard could have run with, and hash to the recorded hash.
     const c = rec.config as EffectiveConfig;
+    if (!isRecord(c)) {
+      miss("config", "an effective configuration", c);
+      return;
+    }
     const config = resolveConfig({ ...c, env: undefined });
     if (!same(config, c)) miss("config", config, c);
-    const hash = configHash(config);
+    // The hash covers the configuration as recorded, every key of it, canonically.
+    let hash: string;
+    try {
+      hash = configHash(c);
+    } catch {
+      hash = configHash(config);
+    }
     if (hash !== rec.configHash) miss("configHash", hash, rec.configHash);
     if (rec.scope !== config.scope) miss("scope", config.scope, rec.scope);
     if (rec.policy !== config.policy) miss("policy", config.policy, rec.policy);
@@ -207,12 +278,16 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       return;
     }
     const transientFault = rec.reason === "internal_error" && model.error === null && ev.reason !== "internal_error";
-    if (transientFault) {
-      // A backend fault at decision time: the record must fail closed; nothing more can be re-derived.
-      if (rec.approved && rec.route !== "AdvisoryPassthrough") miss("route", "Vetoed (internal_error)", rec.route);
+    if (transientFault && options.acceptTransient === true) {
+      // A backend fault at decision time that the replay does not reproduce: accepted only on request,
+      // and then only as a plain fail-closed veto (what the guard records for a fault).
+      const route = config.policy === "advisory" ? "AdvisoryPassthrough" : "Vetoed";
+      if (rec.route !== route || rec.approved !== (route === "AdvisoryPassthrough") || rec.admissible !== false) miss("route", `${route} (internal_error)`, rec.route);
       transientLines.push(line);
       return;
     }
+    // Otherwise a record claiming an internal error the replay does not reproduce is compared like any
+    // other: its claim does not follow from its inputs.
     const unrecorded = [view, ...targetViews].flatMap((v) => v.unrecorded);
     if (unrecorded.length > 0) miss("reads", "every value the verdict reads", `missing: ${unrecorded.slice(0, 5).join("; ")}`);
     const derived = { ...ev, stateDigest: ev.digest.get() } as unknown as Record<string, unknown>;

@@ -56,7 +56,7 @@ import {
   TOOL_NEW_KEY,
   TOOL_OPERAND_COUNT,
   TOOL_OPERAND_START,
-  TOOL_RESERVED,
+  TOOL_KEY_CONST,
   TOOL_SIZE,
   TOOL_TARGET,
   ToolFlag,
@@ -75,6 +75,7 @@ import type {
   SlotTable,
   ToolTable,
 } from "../ontology/tables.js";
+import { isSlotOperand } from "../ontology/tables.js";
 import { BlobError, type BlobErrorCode } from "./errors.js";
 import { blobDigest, LE, readHeader, readSectionTable, type SectionRef, viewOf } from "./layout.js";
 import { checkProgram, type ProgramCheck } from "./program.js";
@@ -358,10 +359,10 @@ function readOperands(c: Ctx, slotCount: number): OperandTable[] {
   const out: OperandTable[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const at = s.offset + i * OPERAND_SIZE;
-    const kind = enumValue(u32(c, at + OPERAND_KIND), OperandKind.SlotValue, OperandKind.ArgSize, at, `operand ${i} kind`);
+    const kind = enumValue(u32(c, at + OPERAND_KIND), OperandKind.SlotValue, OperandKind.ArgPresent, at, `operand ${i} kind`);
     const ref = u32(c, at + OPERAND_REF);
     const type = enumValue(u32(c, at + OPERAND_TYPE), SlotType.String, SlotType.Object, at + OPERAND_TYPE, `operand ${i} type`);
-    const isSlot = kind === OperandKind.SlotValue || kind === OperandKind.SlotSize;
+    const isSlot = isSlotOperand(kind);
     const slot = isSlot ? index(ref, slotCount, at + OPERAND_REF, `operand ${i} slot`) : -1;
     const path = isSlot ? null : stringAt(c, ref, at + OPERAND_REF, `operand ${i} path`);
     out[i] = { kind, slot, path, type };
@@ -403,12 +404,17 @@ function readTools(c: Ctx, entityCount: number, operands: OperandTable[]): ToolT
     if (count > MAX_OPERANDS) fail("bad-tool", `${what} has ${count} operands, at most ${MAX_OPERANDS} allowed`, at + TOOL_OPERAND_COUNT);
     nextOperand += count;
     const newKey = optString(c, i32(c, at + TOOL_NEW_KEY), at + TOOL_NEW_KEY, `${what} new key`);
-    if (u32(c, at + TOOL_RESERVED) !== 0) fail("bad-reserved", `${what} reserved field is not zero`, at + TOOL_RESERVED);
+    const keyConst = optString(c, i32(c, at + TOOL_KEY_CONST), at + TOOL_KEY_CONST, `${what} constant key`);
+    if (keyConst !== null && (actsOn < 0 || keyArg !== null)) {
+      fail("bad-tool", `${what} has a constant key but ${actsOn < 0 ? "acts on no entity" : "also a key argument"}`, at + TOOL_KEY_CONST,
+        "a constant key names the one entity a tool acts on, instead of a key argument");
+    }
     out[i] = {
       name,
       readOnly: (flags & ToolFlag.ReadOnly) !== 0,
       actsOn,
       keyArg,
+      keyConst,
       creates,
       target,
       newKey,
@@ -617,7 +623,6 @@ export function tierFieldProblem(e: EdgeFields, argMap: number): string | null {
   if (positive && e.inverse < 0) return "a positive edge needs an inverse tool";
   if (!positive && e.inverse >= 0) return "a fail-closed edge has no inverse tool";
   if (e.tier === Tier.T2 && e.inverse !== e.forward) return "a bounded-reversibility edge is its own inverse";
-  if (e.tier !== Tier.T2 && e.program >= 0) return "only a bounded-reversibility edge has a bound program";
   if ((e.tier === Tier.T5) !== (e.sink >= 0)) return e.tier === Tier.T5 ? "an external side effect needs a sink" : "only an external side effect has a sink";
   if ((e.tier === Tier.T3 || e.tier === Tier.T4) && e.lossClass < 0) return "needs a loss class";
   if ((e.tier === Tier.T1 || e.tier === Tier.T5) && e.lossClass >= 0) return "has no loss class";

@@ -54,6 +54,7 @@ import {
   TOOL_KEY_ARG,
   TOOL_NAME,
   TOOL_NEW_KEY,
+  TOOL_KEY_CONST,
   TOOL_OPERAND_COUNT,
   TOOL_OPERAND_START,
   TOOL_SIZE,
@@ -61,7 +62,7 @@ import {
   ToolFlag,
   BLOB_HEADER_SIZE,
 } from "../abi.js";
-import type { OntologyTables } from "../ontology/tables.js";
+import { isSlotOperand, type OntologyTables } from "../ontology/tables.js";
 import { decodeBlob } from "./decode.js";
 import { BlobError } from "./errors.js";
 import { FIRST_SECTION_OFFSET, LE, align, blobDigest } from "./layout.js";
@@ -276,6 +277,7 @@ function toolsSection(t: OntologyTables, pool: StringPool): Uint8Array {
     out.u32(at + TOOL_OPERAND_START, operandStart, "tool operand start");
     out.u32(at + TOOL_OPERAND_COUNT, tool.operands.length, "tool operand count");
     out.i32(at + TOOL_NEW_KEY, pool.opt(tool.newKey), "tool new key");
+    out.i32(at + TOOL_KEY_CONST, pool.opt(tool.keyConst), "tool constant key");
     operandStart += tool.operands.length;
   });
   return out.bytes;
@@ -323,7 +325,7 @@ function operandsSection(t: OntologyTables, pool: StringPool): Uint8Array {
   for (const tool of t.tools) {
     for (const o of tool.operands) {
       const at = i++ * OPERAND_SIZE;
-      const bySlot = o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize;
+      const bySlot = isSlotOperand(o.kind);
       out.u32(at + OPERAND_KIND, o.kind, "operand kind");
       if (bySlot || (o.path === null && !isArgKind(o.kind))) out.u32(at + OPERAND_REF, o.slot, "operand slot");
       else if (o.path !== null) out.u32(at + OPERAND_REF, pool.id(o.path), "operand path");
@@ -335,7 +337,7 @@ function operandsSection(t: OntologyTables, pool: StringPool): Uint8Array {
 }
 
 function isArgKind(kind: OperandKind): boolean {
-  return kind === OperandKind.ArgValue || kind === OperandKind.ArgSize;
+  return kind === OperandKind.ArgValue || kind === OperandKind.ArgSize || kind === OperandKind.ArgPresent;
 }
 
 function programsSection(t: OntologyTables): Uint8Array {

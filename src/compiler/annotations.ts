@@ -5,7 +5,7 @@ import { Identity, Lifecycle, Tier } from "../abi.js";
 import type { ArgMapEntry, ProgramTable } from "../ontology/tables.js";
 import { describe, type Expr, type Statement } from "./ast.js";
 import { compileArgMap } from "./argmap.js";
-import { compileBound, type ConstantPool } from "./bounds.js";
+import { compileCondition, type ConstantPool } from "./bounds.js";
 import { didYouMean, type Context } from "./context.js";
 import { DIAGNOSTIC_CODES, q } from "./diagnostics.js";
 import { compensatedPhi } from "./fixed.js";
@@ -42,7 +42,8 @@ export class Annotations {
     const sink = tier === Tier.T5 ? this.sink(argValue(b, "sink")) : -1;
     const weight = readWeight(this.ctx, argValue(b, "w"));
     const options = this.options(b, tier, forward);
-    const program = tier === Tier.T2 && forward !== null ? this.bound(forward, argValue(b, "bound")) : null;
+    const required = options !== null && inverse !== null && isPositive(tier) ? this.requiredArguments(stmt, b, inverse, options.argMap) : [];
+    const program = forward !== null ? this.condition(forward, tier, b, required) : null;
     if (!b.ok || this.ctx.diags.count !== before || forward === null || weight === null || options === null) return;
     if (this.model.edges.length >= this.ctx.limits.edges) {
       if (!this.overLimit) this.ctx.report("limit-exceeded", `more than ${this.ctx.limits.edges} annotations`, stmt);
@@ -63,6 +64,7 @@ export class Annotations {
       phi: phiOf(tier, weight, lossWeight),
       lossWeight: tier === Tier.T2 || tier === Tier.T3 || tier === Tier.T4 ? lossWeight : 0,
       program: program ?? null,
+      conditional: argValue(b, "when") !== undefined,
       id: options.id ?? this.derivedId(tier, forward, inverse, slot, sink),
       explicitId: options.id !== null,
       span: this.ctx.span(stmt),
@@ -145,9 +147,49 @@ export class Annotations {
     return sink.index;
   }
 
-  private bound(forward: ToolDecl, e: Expr | undefined): ProgramTable | null {
-    if (e === undefined) return null;
-    return compileBound(this.ctx, this.model, this.constants, forward, e).program;
+  /** The edge's condition program: a T2 bound, any tier's `when` and the presence of every required
+   * inverse argument read from the call or the entity, conjoined (docs/semantics.md). */
+  private condition(forward: ToolDecl, tier: Tier, b: BoundArgs, required: Expr[]): ProgramTable | null {
+    const parts: Expr[] = [];
+    const bound = tier === Tier.T2 ? argValue(b, "bound") : undefined;
+    if (bound !== undefined) parts.push(bound);
+    const when = argValue(b, "when");
+    if (when !== undefined) parts.push(when);
+    parts.push(...required);
+    return compileCondition(this.ctx, this.model, this.constants, forward, parts).program;
+  }
+
+  /** With the inverse tool's parameters declared: reports required ones `args` leaves out and names it
+   * does not declare, and returns a `present(source)` check for each required argument whose value is
+   * read at verdict time (a call argument or a slot; literals are always there, and `new.id`/`result.*`
+   * exist only once the call has run). */
+  private requiredArguments(stmt: Statement, b: BoundArgs, inverse: ToolDecl, argMap: ArgMapEntry[] | null): Expr[] {
+    if (inverse.params === null) return [];
+    const argsExpr = argValue(b, "args");
+    const given = new Set((argMap ?? []).map((a) => a.param));
+    const missing = inverse.params.filter((p) => p.required && !given.has(p.name)).map((p) => p.name);
+    if (missing.length > 0) {
+      const list = missing.map((m) => q(m)).join(", ");
+      this.ctx.report("missing-inverse-argument",
+        argsExpr === undefined ? `inverse \`${inverse.name}\` requires ${list} but the annotation has no \`args\`` :
+          `\`args\` gives no source for \`${inverse.name}\`'s required ${missing.length === 1 ? "parameter" : "parameters"} ${list}`,
+        argsExpr ?? { start: stmt.nameStart, end: stmt.nameEnd });
+    }
+    if (argsExpr === undefined || argsExpr.kind !== "object") return [];
+    const declared = new Map(inverse.params.map((p) => [p.name, p]));
+    const checks: Expr[] = [];
+    for (const entry of argsExpr.entries) {
+      const param = declared.get(entry.key);
+      if (param === undefined) {
+        this.ctx.report("unknown-inverse-parameter", `\`${inverse.name}\` declares no parameter ${q(entry.key)}`, entry,
+          didYouMean(entry.key, declared.keys(), `declare it: \`tool(${inverse.name}, params = [...], optional_params = [${entry.key}])\``));
+        continue;
+      }
+      const v = entry.value;
+      if (!param.required || v.kind !== "path" || v.parts[0] === "new" || v.parts[0] === "result") continue;
+      checks.push({ kind: "apply", name: "present", args: [v], start: v.start, end: v.end });
+    }
+    return checks;
   }
 
   private options(b: BoundArgs, tier: Tier, forward: ToolDecl | null):

@@ -62,16 +62,32 @@ export class ConstantPool {
 export function compileBound(
   ctx: Context, model: Model, constants: ConstantPool, tool: ToolDecl, e: Expr,
 ): { ok: boolean; program: ProgramTable | null } {
-  if (e.kind === "bool" && e.value) return { ok: true, program: null };
-  if (depthOf(e) > ctx.limits.expressionDepth) {
-    ctx.report("limit-exceeded", `bound nests deeper than ${ctx.limits.expressionDepth} levels`, e);
-    return { ok: false, program: null };
-  }
+  return compileCondition(ctx, model, constants, tool, [e]);
+}
+
+/** Compiles the conjunction of `parts` (a T2 bound, a `when` condition, required-argument presence
+ * checks) into one condition program of an edge on `tool`; a part that is the literal `true` adds
+ * nothing, so all-`true` (or no part) is no program. */
+export function compileCondition(
+  ctx: Context, model: Model, constants: ConstantPool, tool: ToolDecl, parts: readonly Expr[],
+): { ok: boolean; program: ProgramTable | null } {
+  const live = parts.filter((e) => !(e.kind === "bool" && e.value));
+  if (live.length === 0) return { ok: true, program: null };
   const c = new BoundCompiler(ctx, model, constants, tool);
   const before = ctx.diags.count;
   const operandsBefore = tool.operands.length;
-  const ty = c.expr(e);
-  if (ctx.diags.count === before) c.condition(ty, e, "a bound must be a condition, found", "bad-bound-expression");
+  for (const e of live) {
+    if (depthOf(e) > ctx.limits.expressionDepth) {
+      ctx.report("limit-exceeded", `condition nests deeper than ${ctx.limits.expressionDepth} levels`, e);
+      continue;
+    }
+    const partStart = ctx.diags.count;
+    const ty = c.expr(e);
+    if (ctx.diags.count === partStart) c.condition(ty, e, "a condition must be true or false, found", "bad-bound-expression");
+    if (e !== live[0]) c.and();
+  }
+  const whole: Node = { start: Math.min(...live.map((e) => e.start)), end: Math.max(...live.map((e) => e.end)) };
+  const e = live[0].start === whole.start ? live[0] : whole;
   if (ctx.diags.count === before && c.code.length > ctx.limits.programInstructions) {
     ctx.report("limit-exceeded", `bound compiles to ${c.code.length} instructions, more than ${ctx.limits.programInstructions}`, e);
   }
@@ -173,6 +189,11 @@ class BoundCompiler {
     }
   }
 
+  /** Conjoins the two conditions on top of the stack (the parts of one edge's condition). */
+  and(): void {
+    this.emit(Op.And, 0, -1);
+  }
+
   // ---- leaves -------------------------------------------------------------------------------------
 
   private number(e: Expr & { kind: "number" }): Ty {
@@ -261,9 +282,10 @@ class BoundCompiler {
 
   private apply(e: Expr & { kind: "apply" }): Ty {
     if (e.name === "size") return this.size(e);
+    if (e.name === "present") return this.present(e);
     if (e.name in SECONDS) return this.duration(e);
     if (e.name === "date" || e.name === "datetime") return this.time(e);
-    return this.bad(e, `unknown function \`${e.name}\``, "the functions are size(ref), minutes(n), hours(n), days(n), date(\"YYYY-MM-DD\") and datetime(\"YYYY-MM-DDTHH:MM:SS\")");
+    return this.bad(e, `unknown function \`${e.name}\``, "the functions are size(ref), present(ref), minutes(n), hours(n), days(n), date(\"YYYY-MM-DD\") and datetime(\"YYYY-MM-DDTHH:MM:SS\")");
   }
 
   private size(e: Expr & { kind: "apply" }): Ty {
@@ -278,6 +300,26 @@ class BoundCompiler {
     }
     this.emit(Op.Operand, this.operand(OperandKind.SlotSize, slot.index, null, slot.type), 1);
     return NUMBER;
+  }
+
+  /** `present(ref)`: TRUE when the slot (of the acts_on entity) or the call argument has a value that is
+   * not null, FALSE otherwise — never UNKNOWN. Any slot type, lists and objects included. */
+  private present(e: Expr & { kind: "apply" }): Ty {
+    const ref = e.args.length === 1 ? e.args[0] : null;
+    if (ref === null || ref.kind !== "path") return this.bad(e, "`present` takes one slot or argument", "write `present(entity.slot)` or `present(call.x)`");
+    if (ref.parts[0] === "call") {
+      const path = ref.parts.slice(1).join(".");
+      if (path === "") return this.bad(ref, "`call` needs an argument name", "write `call.argument`");
+      this.emit(Op.Operand, this.operand(OperandKind.ArgPresent, -1, path, SlotType.Bool), 1);
+      return BOOL;
+    }
+    if (ref.parts[0] === "new" || ref.parts[0] === "result") {
+      return this.bad(ref, `\`${ref.parts.join(".")}\` is not known before the call runs`, "a condition is decided before the call");
+    }
+    const slot = this.slotRef(ref);
+    if (slot === null) return UNKNOWN;
+    this.emit(Op.Operand, this.operand(OperandKind.SlotPresent, slot.index, null, SlotType.Bool), 1);
+    return BOOL;
   }
 
   /** `hours(24)`: a duration in seconds, fixed point. */

@@ -42,6 +42,7 @@ function toolTable(t: ToolDecl): ToolTable {
     readOnly: t.readOnly,
     actsOn: t.actsOn,
     keyArg: t.keyArg,
+    keyConst: t.keyConst,
     creates: t.creates,
     target: t.creates >= 0 ? t.creates : t.actsOn,
     newKey: t.newKey,
@@ -102,6 +103,7 @@ function internAll(ctx: Context, t: OntologyTables): void {
   for (const tool of t.tools) {
     add(tool.name);
     add(tool.keyArg);
+    add(tool.keyConst);
     add(tool.newKey);
     tool.operands.forEach((o) => add(o.path));
   }

@@ -4,7 +4,8 @@ import { SlotType } from "../abi.js";
 import type { Expr, Node, Statement } from "./ast.js";
 import { didYouMean, type Context } from "./context.js";
 import { q } from "./diagnostics.js";
-import { Model, type ToolDecl } from "./model.js";
+import { Model, type LossDecl, type ResidueItem, type ToolDecl, type ToolParam } from "./model.js";
+import { describe } from "./ast.js";
 import { readBool, readDotted, readIdent, readLossWeight } from "./read.js";
 import { argValue, type BoundArgs } from "./signatures.js";
 
@@ -21,11 +22,15 @@ const RESERVED = new Set(["call", "new", "result", "now", "true", "false", "null
 
 export const NONE_LOSS = "none";
 
+const PARAMS_HELP = "parameters are names: `tool(book, params = [user_id, cabin], optional_params = [insurance])`";
+const RESIDUE_HELP = "a residue lists what a compensation paying this class may leave changed: `residue = [order.status, order.*, new(order)]`";
+
 export class Declarations {
   private readonly pendingTools: { decl: ToolDecl; bound: BoundArgs }[] = [];
+  private readonly pendingResidues: { decl: LossDecl; expr: Expr }[] = [];
 
   constructor(private readonly ctx: Context, readonly model: Model) {
-    model.lossClasses.set(NONE_LOSS, { name: NONE_LOSS, weight: 0, index: 0, node: null });
+    model.lossClasses.set(NONE_LOSS, { name: NONE_LOSS, weight: 0, index: 0, node: null, residue: [] });
   }
 
   declare(stmt: Statement, bound: BoundArgs): void {
@@ -42,6 +47,7 @@ export class Declarations {
   /** Resolves what declarations may name in any order: the entities of `tool(...)` options. */
   finish(): void {
     for (const { decl, bound } of this.pendingTools) this.resolveTool(decl, bound);
+    for (const { decl, expr } of this.pendingResidues) decl.residue = this.residue(expr);
   }
 
   private slot(b: BoundArgs): void {
@@ -86,7 +92,63 @@ export class Declarations {
     }
     // Declared even when its weight is wrong, so its uses do not report it unknown as well.
     const m = this.model;
-    m.lossClasses.set(name, { name, weight: weight ?? 0, index: m.lossClasses.size, node: nameExpr! });
+    const decl: LossDecl = { name, weight: weight ?? 0, index: m.lossClasses.size, node: nameExpr!, residue: [] };
+    m.lossClasses.set(name, decl);
+    const residueExpr = argValue(b, "residue");
+    if (residueExpr !== undefined) this.pendingResidues.push({ decl, expr: residueExpr });
+  }
+
+  /** `residue = [entity.slot, entity.*, new(entity), ...]`, checked against the declared slots. */
+  private residue(e: Expr): ResidueItem[] {
+    if (e.kind !== "list") {
+      this.ctx.report("invalid-argument", `\`residue\` must be a list, found ${describe(e)}`, e, RESIDUE_HELP);
+      return [];
+    }
+    const out: ResidueItem[] = [];
+    const seen = new Set<string>();
+    for (const item of e.items) {
+      const r = this.residueItem(item);
+      if (r === null) continue;
+      const key = `${r.created ? "new:" : ""}${r.entity}.${r.slot ?? "*"}`;
+      if (seen.has(key)) {
+        this.ctx.report("invalid-argument", `residue item ${q(r.created ? `new(${r.entity})` : `${r.entity}.${r.slot ?? "*"}`)} is listed twice`, item, RESIDUE_HELP);
+        continue;
+      }
+      seen.add(key);
+      out.push(r);
+    }
+    return out;
+  }
+
+  private residueItem(e: Expr): ResidueItem | null {
+    if (e.kind === "apply" && e.name === "new") {
+      const arg = e.args.length === 1 ? e.args[0] : undefined;
+      if (arg === undefined || arg.kind !== "ident") {
+        this.ctx.report("invalid-argument", "`new(...)` takes one entity name", e, RESIDUE_HELP);
+        return null;
+      }
+      return this.entityKnown(arg.name, arg) ? { entity: arg.name, slot: null, created: true } : null;
+    }
+    if (e.kind !== "path" || e.parts.length !== 2) {
+      this.ctx.report("invalid-argument", `a residue item is \`entity.slot\`, \`entity.*\` or \`new(entity)\`, found ${describe(e)}`, e, RESIDUE_HELP);
+      return null;
+    }
+    const [entity, slot] = e.parts;
+    if (!this.entityKnown(entity, e)) return null;
+    if (slot === "*") return { entity, slot: null, created: false };
+    if (!this.model.slots.has(`${entity}.${slot}`)) {
+      const known = this.model.slotList().filter((s) => s.entity === this.model.entities.get(entity)!.index).map((s) => `${entity}.${s.name}`);
+      this.ctx.report("unknown-slot", `unknown slot ${q(`${entity}.${slot}`)}`, e, didYouMean(`${entity}.${slot}`, known, "declare it with `slot_definition(entity, slot, type).`"));
+      return null;
+    }
+    return { entity, slot, created: false };
+  }
+
+  private entityKnown(name: string, node: Node): boolean {
+    if (this.model.entities.has(name)) return true;
+    this.ctx.report("unknown-entity", `unknown entity ${q(name)}`, node,
+      didYouMean(name, this.model.entities.keys(), "an entity is declared by its slots: `slot_definition(entity, slot, type).`"));
+    return false;
   }
 
   private sink(b: BoundArgs): void {
@@ -138,7 +200,7 @@ export class Declarations {
 
   private newTool(name: string, index: number, node: Node, readOnly: boolean): ToolDecl {
     return {
-      name, index, readOnly, actsOn: -1, keyArg: null, creates: -1, newKey: null, node,
+      name, index, params: null, readOnly, actsOn: -1, keyArg: null, keyConst: null, creates: -1, newKey: null, node,
       operands: [], operandIndex: new Map(), untypedArgs: new Set(),
     };
   }
@@ -150,7 +212,10 @@ export class Declarations {
     const newKeyExpr = argValue(b, "new_key");
     decl.actsOn = this.entityRef(actsOnExpr);
     decl.creates = this.entityRef(createsExpr);
-    const key = readDotted(this.ctx, keyExpr, "the argument naming the entity");
+    // `key = "phone"`: a string literal is the constant id of the one entity the tool acts on.
+    const keyConst = keyExpr !== undefined && keyExpr.kind === "string" ? keyExpr.value : null;
+    if (keyConst !== null && keyConst === "") this.ctx.report("invalid-argument", "a constant key cannot be empty", keyExpr!);
+    const key = keyConst !== null ? null : readDotted(this.ctx, keyExpr, "the argument naming the entity (or a string: a constant entity id)");
     const newKey = readDotted(this.ctx, newKeyExpr, "the result field holding the new id");
     if (keyExpr !== undefined && actsOnExpr === undefined) {
       this.ctx.report("invalid-option", "`key` needs `acts_on`: it names the argument identifying that entity", keyExpr);
@@ -159,8 +224,37 @@ export class Declarations {
       this.ctx.report("invalid-option", "`new_key` needs `creates`: it names the result field holding the new id", newKeyExpr);
     }
     // Conventions: a tool acting on `order` names it by `order_id`; a created entity's id is `id`.
-    if (decl.actsOn >= 0) decl.keyArg = key ?? `${readIdentQuiet(actsOnExpr)}_id`;
+    if (decl.actsOn >= 0 && keyConst !== null) decl.keyConst = keyConst;
+    else if (decl.actsOn >= 0) decl.keyArg = key ?? `${readIdentQuiet(actsOnExpr)}_id`;
     if (decl.creates >= 0) decl.newKey = newKey ?? "id";
+    decl.params = this.params(argValue(b, "params"), argValue(b, "optional_params"));
+  }
+
+  /** `params = [a, b], optional_params = [c]`: the tool's parameters; null when neither is given. */
+  private params(required: Expr | undefined, optional: Expr | undefined): ToolParam[] | null {
+    if (required === undefined && optional === undefined) return null;
+    const out: ToolParam[] = [];
+    const seen = new Set<string>();
+    for (const [e, isRequired] of [[required, true], [optional, false]] as const) {
+      if (e === undefined) continue;
+      if (e.kind !== "list") {
+        this.ctx.report("invalid-argument", `expected a list of parameter names, found ${describe(e)}`, e, PARAMS_HELP);
+        continue;
+      }
+      for (const item of e.items) {
+        if (item.kind !== "ident") {
+          this.ctx.report("invalid-argument", `expected a parameter name, found ${describe(item)}`, item, PARAMS_HELP);
+          continue;
+        }
+        if (seen.has(item.name)) {
+          this.ctx.report("invalid-argument", `parameter ${q(item.name)} is declared twice`, item, PARAMS_HELP);
+          continue;
+        }
+        seen.add(item.name);
+        out.push({ name: item.name, required: isRequired });
+      }
+    }
+    return out;
   }
 
   private entityRef(e: Expr | undefined): number {

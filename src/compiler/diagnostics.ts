@@ -48,6 +48,8 @@ export const DIAGNOSTIC_CODES = {
   "invalid-lifecycle": "the lifecycle states are `live`, `provisional`, `revoked` and `disputed`",
   "invalid-identity": "`identity` is `same` or `new`, and `new` needs a positive annotation on a tool with an entity",
   "bad-arg-source": "inverse arguments come from `call.x`, `entity.slot` (before the call), `new.id`, `result.x` or a literal",
+  "missing-inverse-argument": "give every required parameter of the inverse tool a source in `args = { ... }`, or declare it in `optional_params`",
+  "unknown-inverse-parameter": "`args` may set only the inverse tool's declared `params` and `optional_params`",
   "annotated-read-only-tool": "read-only tools need no undo; remove the annotation or the read_only declaration",
   "limit-exceeded": "raise the compile limit or split the ontology",
   "internal-error": "this is a bug in the compiler; please report it with the ontology source",

@@ -15,7 +15,7 @@ import { Declarations } from "./declarations.js";
 import { DiagnosticList, hasErrors, makeDiagnostic, q, sortDiagnostics, type Diagnostic } from "./diagnostics.js";
 import { lex } from "./lexer.js";
 import { resolveLimits, type CompileLimits } from "./limits.js";
-import { Model } from "./model.js";
+import { Model, type ResidueItem, type ToolParam } from "./model.js";
 import { parse } from "./parser.js";
 import { checkRelations } from "./relations.js";
 import { CONSTRUCT_NAMES, SIGNATURES, bindArgs, type BoundArgs } from "./signatures.js";
@@ -25,6 +25,7 @@ import type { Tier } from "../abi.js";
 
 export { formatDiagnostic, DIAGNOSTIC_CODES, type Diagnostic, type DiagnosticCode, type Severity } from "./diagnostics.js";
 export { DEFAULT_LIMITS, type CompileLimits } from "./limits.js";
+export type { ResidueItem, ToolParam } from "./model.js";
 
 export interface CompileOptions {
   /** Recorded in the blob as the source name; default `ontology.polar`. */
@@ -32,8 +33,15 @@ export interface CompileOptions {
   limits?: Partial<CompileLimits>;
 }
 
+/** What the source declares beyond the blob, for hosts that execute inverses (docs/ontology-language.md):
+ * each loss class's declared residue and each tool's declared parameters, in table order. */
+export interface CompiledModel {
+  lossClasses: { name: string; weight: number; residue: ResidueItem[] }[];
+  tools: { name: string; params: ToolParam[] | null }[];
+}
+
 export type CompileResult =
-  | { ok: true; tables: OntologyTables; blob: Uint8Array; diagnostics: Diagnostic[] }
+  | { ok: true; tables: OntologyTables; blob: Uint8Array; model: CompiledModel; diagnostics: Diagnostic[] }
   | { ok: false; diagnostics: Diagnostic[] };
 
 export const DEFAULT_SOURCE_NAME = "ontology.polar";
@@ -43,12 +51,13 @@ export function compile(source: string | Uint8Array, options: CompileOptions = {
   const diags = new DiagnosticList(limits.diagnostics);
   const input = readSource(source, limits, diags);
   if (input === null) return finish(diags, null);
-  const tables = check(input.text, input.sha256, options.name ?? DEFAULT_SOURCE_NAME, limits, diags);
-  return finish(diags, tables);
+  const checked = check(input.text, input.sha256, options.name ?? DEFAULT_SOURCE_NAME, limits, diags);
+  return finish(diags, checked);
 }
 
 /** The pipeline after decoding: tables when nothing is wrong, null otherwise. */
-function check(text: string, sourceSha256: Uint8Array, name: string, limits: CompileLimits, diags: DiagnosticList): OntologyTables | null {
+function check(text: string, sourceSha256: Uint8Array, name: string, limits: CompileLimits, diags: DiagnosticList):
+  { tables: OntologyTables; model: CompiledModel } | null {
   const src = new SourceText(text);
   const ctx = new Context(src, diags, limits);
   ctx.pool.intern(VERSION);
@@ -72,7 +81,14 @@ function check(text: string, sourceSha256: Uint8Array, name: string, limits: Com
     diags.push(makeDiagnostic("limit-exceeded", `the string pool holds ${tables.strings.length} strings, more than ${limits.strings}`, src.span(0, 0)));
     return null;
   }
-  return tables;
+  return { tables, model: compiledModel(model) };
+}
+
+function compiledModel(model: Model): CompiledModel {
+  return {
+    lossClasses: model.lossList().map((l) => ({ name: l.name, weight: l.weight, residue: l.residue.map((r) => ({ ...r })) })),
+    tools: model.toolList().map((t) => ({ name: t.name, params: t.params === null ? null : t.params.map((p) => ({ name: p.name, required: p.required })) })),
+  };
 }
 
 interface PendingAnnotation { stmt: Statement; bound: BoundArgs; tier: Tier }
@@ -110,7 +126,8 @@ function internDeclarations(ctx: Context, model: Model): void {
   for (const t of model.toolList()) ctx.pool.intern(t.name);
 }
 
-function finish(diags: DiagnosticList, tables: OntologyTables | null): CompileResult {
+function finish(diags: DiagnosticList, checked: { tables: OntologyTables; model: CompiledModel } | null): CompileResult {
+  const tables = checked?.tables ?? null;
   if (diags.dropped > 0) {
     diags.items.push(makeDiagnostic("limit-exceeded", `${diags.dropped} more diagnostics not shown`,
       { line: 1, col: 1, endLine: 1, endCol: 1 }, "fix the errors above first"));
@@ -126,7 +143,7 @@ function finish(diags: DiagnosticList, tables: OntologyTables | null): CompileRe
       { line: 1, col: 1, endLine: 1, endCol: 1 }));
     return { ok: false, diagnostics };
   }
-  return { ok: true, tables, blob, diagnostics };
+  return { ok: true, tables, blob, model: checked!.model, diagnostics };
 }
 
 // ---- source ---------------------------------------------------------------------------------------

@@ -114,6 +114,8 @@ function scanName(text: string, i: number): number {
   for (;;) {
     while (j < text.length && isIdentChar(text.charCodeAt(j))) j++;
     if (text.charCodeAt(j) === 46 /* . */ && isIdentStart(text.charCodeAt(j + 1))) j++;
+    // `entity.*` (a residue naming every slot): the wildcard ends the name.
+    else if (text.charCodeAt(j) === 46 /* . */ && text.charCodeAt(j + 1) === 42 /* * */) return j + 2;
     else return j;
   }
 }

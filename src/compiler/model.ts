@@ -6,15 +6,25 @@ import type { Node } from "./ast.js";
 
 export interface EntityDecl { name: string; index: number; node: Node }
 export interface SlotDecl { name: string; entity: number; type: SlotType; index: number; node: Node }
-export interface LossDecl { name: string; weight: number; index: number; node: Node | null }
+/** One item of a loss class's declared residue: a slot of an entity (null: any slot), or an entity of
+ * that type the compensating step creates. */
+export interface ResidueItem { entity: string; slot: string | null; created: boolean }
+export interface LossDecl { name: string; weight: number; index: number; node: Node | null; residue: ResidueItem[] }
 export interface SinkDecl { name: string; external: boolean; index: number; node: Node }
+
+/** A declared parameter of a tool (`params = [...]`, `optional_params = [...]`). */
+export interface ToolParam { name: string; required: boolean }
 
 export interface ToolDecl {
   name: string;
+  /** Declared parameters, or null when the tool declares none (nothing is checked then). */
+  params: ToolParam[] | null;
   index: number;
   readOnly: boolean;
   actsOn: number;
   keyArg: string | null;
+  /** `key = "phone"`: the constant id of the one entity the tool acts on (then keyArg is null). */
+  keyConst: string | null;
   creates: number;
   newKey: string | null;
   node: Node;
@@ -38,6 +48,8 @@ export interface EdgeDecl {
   phi: number;
   lossWeight: number;
   program: ProgramTable | null;
+  /** The annotation has a `when` condition (it applies only in some states). */
+  conditional: boolean;
   id: string;
   explicitId: boolean;
   span: Span;

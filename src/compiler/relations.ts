@@ -39,12 +39,14 @@ function duplicateIds(ctx: Context, edges: EdgeDecl[]): void {
   }
 }
 
-/** A live positive edge (T1/T3) and a live T4 edge of one forward tool on the same slot. */
+/** A live positive edge (T1/T3) and a live T4 edge of one forward tool on the same slot. Edges with a
+ * `when` condition are left out: they may apply in different states (T3 unless a voucher paid, T4 when
+ * one did), and the search takes whichever applies. */
 function contradictions(ctx: Context, model: Model): void {
   const positive = new Map<string, EdgeDecl>();
   const consuming = new Map<string, EdgeDecl>();
   for (const e of model.edges) {
-    if (e.lifecycle !== Lifecycle.Live || e.slot < 0) continue;
+    if (e.lifecycle !== Lifecycle.Live || e.slot < 0 || e.conditional) continue;
     const key = `${e.forward}|${e.slot}`;
     const isPositive = e.tier === Tier.T1 || e.tier === Tier.T3;
     const other = (isPositive ? consuming : positive).get(key);

@@ -14,13 +14,13 @@ export interface Signature {
   tier?: Tier;
 }
 
-const ANNOTATION_OPTIONS = ["id", "status", "identity", "args"];
+const ANNOTATION_OPTIONS = ["id", "status", "identity", "args", "when"];
 
 export const SIGNATURES: ReadonlyMap<string, Signature> = new Map<string, Signature>([
   ["slot_definition", { name: "slot_definition", params: ["entity", "slot", "type"], options: [] }],
-  ["loss_class_definition", { name: "loss_class_definition", params: ["name", "weight"], options: [] }],
+  ["loss_class_definition", { name: "loss_class_definition", params: ["name", "weight"], options: ["residue"] }],
   ["sink_definition", { name: "sink_definition", params: ["name"], optionalParams: ["external"], options: [] }],
-  ["tool", { name: "tool", params: ["name"], options: ["acts_on", "key", "creates", "new_key"] }],
+  ["tool", { name: "tool", params: ["name"], options: ["acts_on", "key", "creates", "new_key", "params", "optional_params"] }],
   ["read_only", { name: "read_only", params: [], options: [], variadic: true }],
   ["inverse_of", { name: "inverse_of", params: ["a", "b", "slot", "w"], options: ANNOTATION_OPTIONS, tier: Tier.T1 }],
   ["bounded_reversibility", {

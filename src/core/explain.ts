@@ -17,7 +17,7 @@ const REASON_TEXT: Record<Verdict["reason"], string> = {
   no_candidate: "no admissible inverse for a call",
   external_side_effect: "a call emits to an external sink",
   irreversibly_consumes: "a call consumes a resource beyond recovery",
-  bound_violated: "a bounded inverse exists but its bound does not hold",
+  bound_violated: "an inverse exists but its condition does not hold (its bound or `when` is not true, or a required argument has no value)",
   unknown_tool: "a call's tool is not in the ontology",
   overlap_conflict: "calls conflict: a later inverse does not restore an entity an earlier inverse needs",
   depth_exceeded: "the search bound was exceeded",

@@ -43,7 +43,7 @@ import {
   type TaggedValue,
 } from "./values.js";
 
-export type VerifierErrorCode = "internal-error" | "malformed-call" | "bad-option" | "input-too-large";
+export type VerifierErrorCode = "internal-error" | "malformed-call" | "bad-option" | "input-too-large" | "bad-state";
 
 /** A typed failure of the verifier; the guard turns every one of them into a veto. */
 export class VerifierError extends Error {
@@ -68,6 +68,8 @@ export interface ToolInfo {
   readOnly: boolean;
   actsOn: string | null;
   keyArg: string | null;
+  /** The constant id of the one entity the tool acts on (`key = "phone"`), null when keyArg names it. */
+  keyConst: string | null;
   creates: string | null;
 }
 
@@ -120,6 +122,7 @@ interface ToolPlan {
   readOnly: boolean;
   actsOn: string | null;
   keyArg: string | null;
+  keyConst: string | null;
   creates: string | null;
   newKey: string | null;
   operands: OperandPlan[];
@@ -190,6 +193,11 @@ function keyOf(args: Record<string, unknown>, keyArg: string | null): string | n
   return null;
 }
 
+/** The id of the entity a call of tool `p` acts on: its constant key, or the key argument's value. */
+function entityKey(p: { keyArg: string | null; keyConst: string | null }, args: Record<string, unknown>): string | null {
+  return p.keyConst ?? keyOf(args, p.keyArg);
+}
+
 /** The created entity's id from an executed call's result, or null before the call ran. */
 function createdId(call: ExecutedCall, newKey: string | null): string | null {
   if (call.result === undefined || newKey === null) return null;
@@ -245,6 +253,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       readOnly: t.readOnly,
       actsOn: t.actsOn >= 0 ? tables.entities[t.actsOn].name : null,
       keyArg: t.keyArg,
+      keyConst: t.keyConst,
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
@@ -293,8 +302,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
 
   function tool(name: string): ToolInfo {
     const p = byName.get(name);
-    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, creates: null };
-    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, creates: p.creates };
+    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null };
+    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates };
   }
 
   /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. `pre` is
@@ -304,7 +313,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   function writeOperandValue(view: DataView, k: number, o: OperandPlan, call: ExecutedCall, key: string | null,
     pre: PreState, state: StateView, reads: ReadCollector): void {
     let v: unknown;
-    if (o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize) {
+    if (o.slotName !== null) {
       if (o.slotOnActsOn && key !== null) {
         if (pre === CURRENT) {
           v = state.slot(o.slotEntity!, key, o.slotName!);
@@ -315,6 +324,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       }
     } else {
       v = getPath(call.arguments, o.path!);
+    }
+    if (o.kind === OperandKind.SlotPresent || o.kind === OperandKind.ArgPresent) {
+      // Presence (`present(ref)`, required inverse arguments): a value that is neither absent nor null.
+      writeOperand(view, k, ValueTag.Bool, v === undefined || v === null ? 0n : 1n);
+      return;
     }
     const t = o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize ? toSize(v, scratch) : toTagged(v, o.type, interner, scratch);
     writeOperand(view, k, t.tag, t.value);
@@ -353,7 +367,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         writeCall(view, i, -1, false, interner.fresh(), operandCount);
         continue;
       }
-      const key = keyOf(call.arguments, p.keyArg);
+      const key = entityKey(p, call.arguments);
       const pre = preStateOf(call, i === n - 1);
       let grounded = true;
       if (p.actsOn !== null) {
@@ -452,7 +466,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
           // The candidate has not run: the current state is its pre-call state. An earlier call's is its
           // snapshot; without one the value is unknown, so the argument is absent.
           if (candidate) {
-            const key = keyOf(call.arguments, p.keyArg);
+            const key = entityKey(p, call.arguments);
             v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
           } else if (isPlainObject(call.before)) {
             v = ownValue(call.before, a.slot);
@@ -481,21 +495,56 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   return { tables, backend, verdict, tool };
 }
 
+/** A short description of a JSON value for an error message. */
+function describeJson(v: unknown): string {
+  if (v === null) return "`null`";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "string") return `the string \`${v.length > 40 ? `${v.slice(0, 37)}...` : v}\``;
+  if (typeof v === "object") return "an object";
+  return `${typeof v} \`${String(v)}\``;
+}
+
 function stripUndefined<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
 
-/** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`. */
+/** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`.
+ * Anything else is refused with a `bad-state` VerifierError naming what was expected where: a raw
+ * domain database, `{}`, `[]` or `null` is not an empty state. */
 export class JsonState implements StateView {
-  readonly now: string | undefined;
+  readonly now: string | number | undefined;
   private readonly entities: Record<string, unknown>;
 
   constructor(json: unknown) {
-    const root = isPlainObject(json) ? json : {};
-    this.now = typeof root.now === "string" ? root.now : undefined;
-    this.entities = isPlainObject(root.entities) ? root.entities : {};
+    const fail = (message: string, help?: string): never => {
+      throw new VerifierError("bad-state", message, help ?? "a state is `{ \"now\"?: time, \"entities\": { entity: { id: { slot: value } } } }`");
+    };
+    if (!isPlainObject(json)) fail(`the state is ${describeJson(json)}, expected an object with \`entities\``);
+    const root = json as Record<string, unknown>;
+    const extra = Object.keys(root).filter((k) => k !== "now" && k !== "entities");
+    if (extra.length > 0) {
+      fail(`unexpected key \`${extra[0]}\` in the state, expected only \`now\` and \`entities\``, "a domain database is projected into a state first (projection rules, `projectDocument`)");
+    }
+    if (!Object.prototype.hasOwnProperty.call(root, "entities")) fail("the state has no `entities`, expected `entities: { entity: { id: { slot: value } } }`");
+    if (!isPlainObject(root.entities)) fail(`\`entities\` is ${describeJson(root.entities)}, expected an object of entity types`);
+    for (const [entity, ids] of Object.entries(root.entities as Record<string, unknown>)) {
+      if (!isPlainObject(ids)) fail(`\`entities.${entity}\` is ${describeJson(ids)}, expected an object of ids`);
+      for (const [id, slots] of Object.entries(ids as Record<string, unknown>)) {
+        if (!isPlainObject(slots)) fail(`\`entities.${entity}.${id}\` is ${describeJson(slots)}, expected an object of slots`);
+      }
+    }
+    if (root.now !== undefined) {
+      const now = root.now;
+      if ((typeof now !== "string" && typeof now !== "number") || timeToFixed(now) === null) {
+        fail(`\`now\` is ${describeJson(now)}, expected an ISO-8601 time or epoch milliseconds`);
+      }
+      this.now = now as string | number;
+    } else {
+      this.now = undefined;
+    }
+    this.entities = root.entities as Record<string, unknown>;
   }
 
   hasEntity(entity: string, id: string): boolean {

@@ -8,7 +8,7 @@
 // asked, with the exact PolicyInput the guard built, what they would have routed.
 import { FIXED_ONE, Tier, Lifecycle } from "../abi.js";
 import type { ToolCall } from "../core/types.js";
-import { createGuard, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
+import { createGuard, type AuditSink, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { defaultConsentDetector, escalatePolicy, type GuardReason, type Route } from "../policies/index.js";
 import type { LayerB } from "../projection/layer-b.js";
@@ -176,6 +176,8 @@ export function multiGuardFactory(
   setup: DomainSetup,
   variants: { main: GuardVariant; others: GuardVariant[] },
   backend: BackendFactory | undefined,
+  /** A decision log for each replayed guard of the main configuration (`--audit-log`). */
+  auditLog?: () => AuditSink,
 ): ReplayGuardFactory<CallDecisions> {
   const now = DOMAIN_NOW[setup.name];
   const make = (v: GuardVariant, state: LayerB, scope: ReplayScope, project: boolean): Guard =>
@@ -185,7 +187,12 @@ export function multiGuardFactory(
       state,
       policy: "advisory",
       scope,
-      config: { tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, ...(project ? { projection: setup.rules } : {}) },
+      // recent-messages: the replay cannot put the guard's question to the user (docs/guard.md, "Consent").
+      config: {
+        tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages",
+        ...(project ? { projection: setup.rules } : {}),
+        ...(project && auditLog !== undefined ? { log: auditLog() } : {}),
+      },
     });
   return (state, scope): ReplayGuard<CallDecisions> => {
     const main = make(variants.main, state, scope, true);
@@ -193,7 +200,7 @@ export function multiGuardFactory(
     return {
       updatesState: true,
       check(call, context) {
-        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls };
+        const ctx = { userMessages: context.userMessages, turnCalls: context.turnCalls, messages: context.messages };
         const out: Record<string, VariantOutcome> = {};
         for (const o of others) out[o.id] = outcome(o.guard.check(call, ctx));
         const d = main.check(call, ctx);
@@ -237,6 +244,8 @@ export interface CollectOptions {
   scopes: readonly ReplayScope[];
   tau: number;
   backend?: BackendFactory;
+  /** A decision log per replayed guard (the main configuration's decisions). */
+  auditLog?: () => AuditSink;
 }
 
 export interface TrajectoryNotes {
@@ -325,7 +334,7 @@ export function collectTrajectory(
 
 /** Builds the multi-configuration guard factory for a domain at the main τ. */
 export function domainFactory(setup: DomainSetup, options: CollectOptions): ReplayGuardFactory<CallDecisions> {
-  return multiGuardFactory(setup, allVariants(options.tau), options.backend);
+  return multiGuardFactory(setup, allVariants(options.tau), options.backend, options.auditLog);
 }
 
 export const PHI_ONE = FIXED_ONE;

@@ -1,44 +1,14 @@
 // The report as a list of neutral blocks (headings, paragraphs, tables, charts) built once from the
 // report object; report-md.ts and report-html.ts only render them, so both say the same thing.
 import type { ReplayScope } from "../tau2/replay.js";
-import { ALL, POLICIES, type LabeledCell, type PaperTables, type PolicyId } from "./analyze.js";
-import { clip, compactArgs, num, pct, shareCI, shareFull } from "./format.js";
+import { clipped, type Block, type Cell } from "./blocks.js";
+import { ALL, POLICIES, policyLabel, type LabeledCell, type PaperTables, type PolicyId } from "./analyze.js";
+import { compactArgs, num, pct, shareCI, shareFull } from "./format.js";
+import { diffText, headlineBlocks } from "./headline.js";
 import type { ScopeReport, Tau2EvalReport } from "./tau2.js";
 import { TAU_SWEEP } from "./variants.js";
 
-export interface Bar {
-  label: string;
-  value: number;
-  text: string;
-}
-
-export interface Series {
-  name: string;
-  values: (number | null)[];
-}
-
-export interface CIPoint {
-  label: string;
-  x: number;
-  xlo: number;
-  xhi: number;
-  y: number;
-  ylo: number;
-  yhi: number;
-}
-
-export type Chart =
-  | { type: "hbar"; title: string; bars: Bar[] }
-  | { type: "grouped"; title: string; categories: string[]; series: Series[]; percent: boolean }
-  | { type: "line"; title: string; x: string[]; series: Series[]; xLabel: string; yLabel: string }
-  | { type: "scatter"; title: string; xLabel: string; yLabel: string; panels: { title: string; points: CIPoint[] }[] };
-
-export type Block =
-  | { kind: "heading"; level: 1 | 2 | 3; text: string }
-  | { kind: "paragraph"; text: string }
-  | { kind: "list"; items: string[] }
-  | { kind: "table"; head: string[]; rows: string[][]; align?: ("l" | "r")[] }
-  | { kind: "chart"; chart: Chart };
+export type { Bar, Block, Cell, Chart, CIPoint, Series } from "./blocks.js";
 
 const SCOPE_TEXT: Record<ReplayScope, string> = {
   turn: "turn scope (the forward sequence is the calls of the same assistant message)",
@@ -138,17 +108,60 @@ function paperBlocks(p: PaperTables, scope: ReplayScope, domains: string[], tau:
   return b;
 }
 
-const SHOWN: readonly PolicyId[] = ["polar-veto", "polar-escalate", "static-table"];
+const SHOWN: readonly PolicyId[] = ["polar-veto", "static-table", "polar-escalate", "static-escalate"];
 
-function labeledBlocks(cells: LabeledCell[], scope: ReplayScope): Block[] {
+function comparisonBlocks(r: Tau2EvalReport, cells: LabeledCell[], scope: ReplayScope): Block[] {
   const b: Block[] = [];
+  b.push({ kind: "heading", level: 3, text: `POLAR against its static baseline in detail — ${scope}` });
+  b.push({
+    kind: "paragraph",
+    text:
+      "Every comparison deduplicated (identical repeats in a run counted once) and over every call; the pooled share " +
+      "(every write one vote, 95% task-cluster bootstrap interval) beside the mean over results files (every file one vote).",
+  });
+  const rows: string[][] = [];
+  for (const c of cells.filter((x) => x.model === ALL)) {
+    for (const id of SHOWN) {
+      const p = c.policies[id];
+      rows.push([c.domain, policyLabel(id), c.dedup ? "dedup" : "every call", shareFull(p.unauthorizedStopped), pct(p.unauthorizedStopped.fileMean), shareFull(p.authorizedStopped), pct(p.authorizedStopped.fileMean)]);
+    }
+  }
+  b.push({ kind: "table", head: ["domain", "policy", "counted", "unauthorized stopped ↑ (pooled)", "file mean", "authorized stopped ↓ (pooled)", "file mean"], align: ["l", "l", "l", "r", "r", "r", "r"], rows });
+  const entries = r.dominance.filter((d) => d.scope === scope);
+  b.push({ kind: "paragraph", text: "Dominance, deduplicated and over every call (Δ: POLAR minus baseline, paired bootstrap; share of resamples in which POLAR dominates):" });
+  b.push({
+    kind: "table",
+    head: ["domain", "pair", "counted", "Δ unauthorized stopped", "Δ authorized stopped", "verdict", "resamples dominating"],
+    align: ["l", "l", "l", "r", "r", "l", "r"],
+    rows: entries.map((e) => [e.domain, e.pair, e.dedup ? "dedup" : "every call", diffText(e.unauthorized), diffText(e.authorized), e.verdict, pct(e.resamplesDominating)]),
+  });
+  const disc = entries.filter((e) => e.dedup && e.domain !== ALL).flatMap((e) => e.discordant.map((d) => ({ e, d })));
+  b.push({
+    kind: "paragraph",
+    text:
+      "Where each POLAR policy and its baseline disagree (deduplicated), per tool: `polar-only` writes POLAR stops and the static table " +
+      "lets through, `baseline-only` the other way round, with what POLAR said (reason, `@` the annotation behind it). A POLAR-only " +
+      "authorized write or a baseline-only unauthorized one is where POLAR loses.",
+  });
+  b.push({
+    kind: "table",
+    head: ["domain", "pair", "tool", "label", "side", "writes", "POLAR's reason"],
+    align: ["l", "l", "l", "l", "l", "r", "l"],
+    rows: disc.map(({ e, d }) => [e.domain, e.pair, `\`${d.tool}\``, d.label, d.side, String(d.count), clipped(d.why.join("; "), 120)]),
+  });
+  return b;
+}
+
+function labeledBlocks(allCells: LabeledCell[], scope: ReplayScope): Block[] {
+  const b: Block[] = [];
+  const cells = allCells.filter((c) => c.dedup);
   b.push({ kind: "heading", level: 3, text: `Labeled evaluation — ${scope}` });
   b.push({
     kind: "paragraph",
     text:
-      "Share of effective writes (ran, no error, labeled) each policy stops: vetoed, or held for a consent question (escalate). " +
+      "Share of effective writes (ran, no error, labeled; identical repeats in a run counted once) each policy stops: vetoed, or held for a consent question (escalate). " +
       "Higher is better for unauthorized writes, lower for authorized ones. 95% task-cluster bootstrap intervals in brackets; " +
-      "counts are stopped/total.",
+      "counts are stopped/total. The same figures over every call are in the comparison details above.",
   });
   const pooled = cells.filter((c) => c.model === ALL);
   for (const c of pooled) {
@@ -188,6 +201,11 @@ function labeledBlocks(cells: LabeledCell[], scope: ReplayScope): Block[] {
   return b;
 }
 
+/** A code cell; when shortened, the full text is kept for hovering. */
+function codeCell(full: string, short: string): Cell {
+  return short === full ? `\`${full}\`` : { text: `\`${short}\``, full };
+}
+
 function errorBlocks(s: ScopeReport, scope: ReplayScope): Block[] {
   const b: Block[] = [];
   b.push({ kind: "heading", level: 3, text: `Where the veto disagrees with the labels — ${scope}` });
@@ -199,21 +217,28 @@ function errorBlocks(s: ScopeReport, scope: ReplayScope): Block[] {
     head: ["kind", "domain / model / task", "call", "reason", "φ", "bottleneck / π", "last user message"],
     rows: s.examples.map((e) => [
       e.kind,
-      `${e.domain} / ${e.model} / ${clip(e.taskId, 40)} (reward ${num(e.reward, 0)})`,
-      `\`${e.tool}(${compactArgs(e.arguments, 70)})\``,
+      clipped(`${e.domain} / ${e.model} / ${e.taskId} (reward ${num(e.reward, 0)})`, 60),
+      codeCell(`${e.tool}(${compactArgs(e.arguments, 10_000)})`, `${e.tool}(${compactArgs(e.arguments, 60)})`),
       e.reason,
       e.phi ?? "–",
-      clip(`${e.bottleneck ?? ""}${e.earlier ? " (earlier call)" : ""}${e.inverse ? ` · ${e.inverse}` : ""}`, 90),
-      clip(e.lastUserMessage ?? "", 110),
+      clipped(`${e.bottleneck ?? ""}${e.earlier ? " (earlier call)" : ""}${e.inverse ? ` · ${e.inverse}` : ""}`, 90),
+      clipped(e.lastUserMessage ?? "", 110),
     ]),
   });
   return b;
 }
 
-export function reportBlocks(r: Tau2EvalReport): Block[] {
+export interface ReportBlockOptions {
+  /** A relative link from the report to docs/tau2.md; null: named, not linked. */
+  docsHref?: string | null;
+}
+
+export function reportBlocks(r: Tau2EvalReport, options: ReportBlockOptions = {}): Block[] {
   const b: Block[] = [];
   const m = r.meta;
   b.push({ kind: "heading", level: 1, text: "polar eval tau2: the guard on real τ²-bench agent runs" });
+  b.push(...headlineBlocks(r, options.docsHref ?? null));
+  b.push({ kind: "heading", level: 2, text: "Details: the data and the runs" });
   b.push({
     kind: "paragraph",
     text:
@@ -225,7 +250,7 @@ export function reportBlocks(r: Tau2EvalReport): Block[] {
     kind: "table",
     head: ["results file", "domain", "model", "runs", "used"],
     align: ["l", "l", "l", "r", "l"],
-    rows: m.files.map((f) => [f.file, f.domain ?? "?", f.model ?? "?", String(f.trajectories), f.used ? "yes" : `no: ${f.note}`]),
+    rows: m.files.map((f) => [f.file, f.domain === null ? "?" : f.domainFrom?.startsWith("inferred") ? clipped(`${f.domain} (${f.domainFrom})`, 40) : f.domain, f.model ?? "?", String(f.trajectories), f.used ? "yes" : clipped(`no: ${f.note}`, 90)]),
   });
   b.push({ kind: "list", items: Object.entries(m.ontologies).map(([d, o]) => `${d}: ontology ${o.source}, blob sha-256 \`${o.hash.slice(0, 16)}…\``) });
   if (m.notes.length > 0) b.push({ kind: "list", items: m.notes.map((n) => `note: ${n}`) });
@@ -245,8 +270,13 @@ export function reportBlocks(r: Tau2EvalReport): Block[] {
       "(same tool, equal values on `compare_args`, or on the call's own arguments when `compare_args` is absent). A task whose gold list is empty (the refusal tasks) makes every write unauthorized; unlabeled: writes of a task with no gold list at all.",
   });
 
-  b.push({ kind: "heading", level: 2, text: "The static baseline" });
-  b.push({ kind: "paragraph", text: "A per-tool table read from the ontology alone (no state, no search): a write is blocked when the tool's worst live annotation is T4/T5 or it has no positive (T1–T3) annotation." });
+  b.push({ kind: "heading", level: 2, text: "The static baselines" });
+  b.push({
+    kind: "paragraph",
+    text:
+      "A per-tool table read from the ontology alone (no state, no search): a write is blocked when the tool's worst live annotation is T4/T5 or it has no positive (T1–T3) annotation. " +
+      "Static veto refuses a blocked write; static escalate asks for consent exactly as POLAR escalate does (the same policy, detector and user messages; an unknown tool is refused).",
+  });
   b.push({
     kind: "table",
     head: ["domain", "tool", "live tiers", "static verdict"],
@@ -257,6 +287,7 @@ export function reportBlocks(r: Tau2EvalReport): Block[] {
     const s = r.scopes[scope];
     if (s === undefined) continue;
     b.push({ kind: "heading", level: 2, text: `Results in ${SCOPE_TEXT[scope]}` });
+    b.push(...comparisonBlocks(r, s.labeled, scope));
     b.push(...labeledBlocks(s.labeled, scope));
     b.push(...paperBlocks(s.paper, scope, m.domains, m.tau));
     b.push(...errorBlocks(s, scope));

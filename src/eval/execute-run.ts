@@ -2,7 +2,7 @@
 // domain's setup, runs ./execute.ts and renders its section of the Markdown and HTML reports.
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { loadDomainOntology, loadDomainRules } from "../cli/commands/demo.js";
+import { loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
 import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
 import { readTau2Data } from "../tau2/data.js";
@@ -22,6 +22,9 @@ export interface ExecuteRunOptions {
   tau2Src?: string;
   python?: string;
   onProgress?: (done: number, label: string) => void;
+  /** Keep only some runs: (file, simulation index, simulations in the file) → run it. */
+  only?: (file: string, simulation: number, count: number) => boolean;
+  keepVerdicts?: boolean;
 }
 
 export async function runExecution(options: ExecuteRunOptions): Promise<ExecutionReport> {
@@ -37,7 +40,8 @@ export async function runExecution(options: ExecuteRunOptions): Promise<Executio
       : data.resultsFiles();
   const byDomain = new Map<string, Trajectory[]>();
   for (const f of files) {
-    const trajs = data.readResultsFile(f);
+    const all = data.readResultsFile(f);
+    const trajs = options.only ? all.filter((t) => options.only!(f, t.source.index, all.length)) : all;
     const domain = trajs[0]?.domain ?? null;
     if (domain === null || !data.domainNames.includes(domain) || !existsSync(join(options.root, "ontologies", domain))) continue;
     byDomain.set(domain, [...(byDomain.get(domain) ?? []), ...trajs]);
@@ -49,7 +53,6 @@ export async function runExecution(options: ExecuteRunOptions): Promise<Executio
     const setup: DomainSetup = { name, ontology: ontology as DomainSetup["ontology"], rules, documents: dom.documents, base: projectAll(rules, dom.documents) };
     return { setup, trajectories: byDomain.get(name)! };
   });
-  void basename;
   return executeVerdicts(domains, {
     data: data.root,
     tau2Src: options.tau2Src,
@@ -58,6 +61,7 @@ export async function runExecution(options: ExecuteRunOptions): Promise<Executio
     tau: options.tau ?? DEFAULT_TAU,
     backend: (tables) => createReferenceBackend(tables),
     onProgress: options.onProgress,
+    keepVerdicts: options.keepVerdicts,
   });
 }
 

@@ -34,6 +34,7 @@ export interface ExecFigures {
 
 export interface ExecExample {
   class: string;
+  domain: string;
   file: string;
   task: string;
   trial: number;
@@ -70,6 +71,19 @@ export interface ExecutionReport extends ExecFigures {
   byTool: ExecGroup[];
   byEdge: ExecGroup[];
   examples: Record<string, ExecExample[]>;
+  /** With `keepVerdicts`: every admitted verdict and its class (tests). */
+  verdicts?: ExecVerdict[];
+}
+
+export interface ExecVerdict {
+  domain: string;
+  file: string;
+  task: string;
+  call: number;
+  scope: ReplayScope;
+  tiers: string[];
+  lossClasses: (string | null)[];
+  class: ExecClass;
 }
 
 export interface ExecuteOptions {
@@ -81,6 +95,7 @@ export interface ExecuteOptions {
   tau: number;
   backend?: BackendFactory;
   onProgress?: (done: number, label: string) => void;
+  keepVerdicts?: boolean;
 }
 
 const MAX_EXAMPLES = 20;
@@ -117,6 +132,8 @@ class Tally {
   readonly tools = new Map<string, ExecGroup>();
   readonly edges = new Map<string, ExecGroup>();
   readonly examples: Record<string, ExecExample[]> = {};
+  readonly verdicts: ExecVerdict[] = [];
+  private readonly counts = new Map<string, number>();
 
   figures(domain: string, scope: ReplayScope | null): ExecFigures[] {
     const out = [this.overall, (this.byDomain[domain] ??= emptyFigures())];
@@ -128,9 +145,13 @@ class Tally {
     if (!g) map.set(key, (g = { key, admitted: 0, restored: 0, withinResidue: 0, wrong: 0, missingArguments: 0, confirmed: 0, conservative: 0 }));
     return g;
   }
+  /** Up to MAX_EXAMPLES per class and domain. */
   example(e: ExecExample): void {
-    const list = (this.examples[e.class] ??= []);
-    if (list.length < MAX_EXAMPLES) list.push(e);
+    const k = `${e.class}\u0000${e.domain}`;
+    const n = this.counts.get(k) ?? 0;
+    if (n >= MAX_EXAMPLES) return;
+    this.counts.set(k, n + 1);
+    (this.examples[e.class] ??= []).push(e);
   }
 }
 
@@ -272,6 +293,10 @@ interface DomainExec {
   mirrorBase: LayerB;
   /** Per tool: its positive edges as bound-free single-edge ontologies. */
   unbounded: Map<string, { edge: string; ontology: { tables: OntologyTables; hash: string } }[]>;
+  /** Results files the bridge has read. */
+  loaded: Set<string>;
+  /** The current run is in τ²-bench's solo mode (the agent calls the user's device tools). */
+  solo: boolean;
 }
 
 async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<DomainExec> {
@@ -291,7 +316,7 @@ async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<
     }
     if (list.length > 0) unbounded.set(t.name, list);
   });
-  return { setup, bridge, signatures, mirrorBase, unbounded };
+  return { setup, bridge, signatures, mirrorBase, unbounded, loaded: new Set(), solo: false };
 }
 
 function isSolo(t: Trajectory): boolean {
@@ -367,6 +392,7 @@ export async function executeVerdicts(
     byTool: sortGroups(tally.tools),
     byEdge: sortGroups(tally.edges),
     examples: tally.examples,
+    ...(options.keepVerdicts ? { verdicts: tally.verdicts } : {}),
   };
 }
 
@@ -376,7 +402,13 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
   const file = traj.source.file ? traj.source.file.split(/[\\/]/).pop()! : "(results)";
   const domain = setup.name;
   await bridge.reset();
-  await bridge.setSolo(isSolo(traj));
+  const solo = isSolo(traj);
+  await bridge.setSolo(solo);
+  dom.solo = solo;
+  if (traj.source.file && !dom.loaded.has(traj.source.file)) {
+    await bridge.loadResults(traj.source.file);
+    dom.loaded.add(traj.source.file);
+  }
   const init = traj.task?.initialState ?? null;
   let mirror: LayerB;
   const data = init?.initializationData ?? null;
@@ -384,7 +416,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
   if ((data !== null && (data.agentData != null || data.userData != null)) || actions.length > 0) {
     const res = await bridge.initialize(data === null ? null : { agent_data: data.agentData ?? null, user_data: data.userData ?? null }, actions);
     res.forEach((r, i) => {
-      if (!r.ok) tally.example({ class: "initialization", file, task: traj.taskId, trial: traj.trial, call: -1, scope: null, tool: actions[i].func_name, arguments: actions[i].arguments, pi: "", edge: null, detail: r.error ?? "failed", diff: [] });
+      if (!r.ok) tally.example({ class: "initialization", domain, file, task: traj.taskId, trial: traj.trial, call: -1, scope: null, tool: actions[i].func_name, arguments: actions[i].arguments, pi: "", edge: null, detail: r.error ?? "failed", diff: [] });
     });
     const state = await bridge.state();
     mirror = new LayerB();
@@ -434,7 +466,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
         for (const f of tally.figures(domain, scope)) f.fidelity.reads++;
         if (readText(seen) !== readText(env)) {
           for (const f of tally.figures(domain, scope)) f.fidelity.mismatches++;
-          tally.example({ class: "fidelity", file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `${entity}(${id}).${slot ?? "exists"}: Layer B ${readText(seen)}, environment ${readText(env)}`, diff: [] });
+          tally.example({ class: "fidelity", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `${entity}(${id}).${slot ?? "exists"}: Layer B ${readText(seen)}, environment ${readText(env)}`, diff: [] });
         }
       }
     }
@@ -443,11 +475,12 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
     const guarded = payloads.length > 0;
     const pre = write ? await bridge.snapshot() : null;
     if (pre !== null) snapshots.push(pre);
-    const out = await bridge.call(call.name, call.arguments, { requestor: rec.call.requestor, changes: true });
+    const recorded = traj.source.file ? { file: traj.source.file, simulation: traj.source.index, call: rec.callIndex } : undefined;
+    const out = await bridge.call(call.name, call.arguments, { requestor: rec.call.requestor, changes: true, recorded });
     for (const f of tally.figures(domain, null)) f.replay.calls++;
     if (out.error !== rec.result.error || !sameOutput(out.content, rec.result.content)) {
       for (const f of tally.figures(domain, null)) f.replay.outputMismatches++;
-      tally.example({ class: "outputMismatch", file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope: null, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `recorded ${rec.result.error ? "error " : ""}\`${rec.result.content.slice(0, 300)}\`, environment ${out.error ? "error " : ""}\`${out.content.slice(0, 300)}\``, diff: [] });
+      tally.example({ class: "outputMismatch", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope: null, tool: call.name, arguments: call.arguments, pi: "", edge: null, detail: `recorded ${rec.result.error ? "error " : ""}\`${rec.result.content.slice(0, 300)}\`, environment ${out.error ? "error " : ""}\`${out.content.slice(0, 300)}\``, diff: [] });
     }
     if (out.changes) applyChanges(setup.rules, mirror, out.changes, docs);
     if (guarded) {
@@ -469,6 +502,9 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
           f.admitted++;
           f[verdictClass]++;
         }
+        if (options.keepVerdicts) {
+          tally.verdicts.push({ domain, file, task: traj.taskId, call: rec.callIndex, scope, tiers: steps.map((x) => x.tier), lossClasses: steps.map((x) => x.lossClass), class: verdictClass });
+        }
         for (const g of [tally.group(tally.tools, call.name), tally.group(tally.edges, edge ?? "(none)")]) {
           g.admitted++;
           g[verdictClass]++;
@@ -489,7 +525,7 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
         tally.group(tally.tools, call.name)[cls]++;
         tally.group(tally.edges, restoredBy ?? `(refused: ${d.reason})`)[cls]++;
         if (restoredBy !== null) {
-          tally.example({ class: "conservative", file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: restoredBy, detail: `refused \`${d.reason}\`; edge \`${restoredBy}\` without its bound restores the state`, diff: [], policyForbids: POLICY_ON_INVERSE[restoredBy] ?? null });
+          tally.example({ class: "conservative", domain, file, task: traj.taskId, trial: traj.trial, call: rec.callIndex, scope, tool: call.name, arguments: call.arguments, pi: "", edge: restoredBy, detail: `refused \`${d.reason}\`; edge \`${restoredBy}\` without its bound restores the state`, diff: [], policyForbids: POLICY_ON_INVERSE[restoredBy] ?? null });
         }
       }
     }
@@ -550,6 +586,7 @@ async function runPi(
   if (got.class === "wrong" || got.class === "missingArguments" || got.class === "withinResidue") {
     tally.example({
       class: got.class,
+      domain: where.domain,
       file: where.file,
       task: where.traj.taskId,
       trial: where.traj.trial,
@@ -581,7 +618,8 @@ async function tryPi(
   try {
     for (const s of concrete.steps) {
       const sig = dom.signatures[s.tool];
-      const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" ? "user" : "assistant" });
+      // In solo mode the agent makes the user-side calls (τ²-bench refuses user calls there).
+      const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" && !dom.solo ? "user" : "assistant" });
       if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [] };
     }
     const d = await bridge.diff(target(), 200);

@@ -1,5 +1,5 @@
 // The report as Markdown (charts are only in the HTML report).
-import type { Block } from "./document.js";
+import { cellText, type Block } from "./blocks.js";
 import { mdTable } from "./format.js";
 
 export function renderMarkdown(blocks: readonly Block[]): string {
@@ -16,7 +16,7 @@ export function renderMarkdown(blocks: readonly Block[]): string {
         out.push(b.items.map((i) => `- ${i}`).join("\n"));
         break;
       case "table":
-        out.push(mdTable(b.head, b.rows, b.align));
+        out.push(mdTable(b.head, b.rows.map((r) => r.map(cellText)), b.align));
         break;
       case "chart":
         break;

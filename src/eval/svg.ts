@@ -19,11 +19,12 @@ function svgOpen(width: number, height: number, title: string): string {
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(title)}"><title>${escapeXml(title)}</title>`;
 }
 
-function legend(series: readonly { name: string }[], x: number, y: number): string {
+function legend(series: readonly { name: string; shape?: "circle" | "square" }[], x: number, y: number): string {
   let out = "";
   let cx = x;
   series.forEach((s, i) => {
-    out += `<rect x="${r1(cx)}" y="${r1(y - 9)}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/>`;
+    const color = PALETTE[i % PALETTE.length];
+    out += s.shape === "circle" ? `<circle cx="${r1(cx + 5)}" cy="${r1(y - 4)}" r="5" fill="${color}"/>` : `<rect x="${r1(cx)}" y="${r1(y - 9)}" width="10" height="10" fill="${color}"/>`;
     out += text(cx + 14, y, s.name, 'class="legend"');
     cx += 24 + s.name.length * 6.5;
   });
@@ -105,8 +106,42 @@ function line(c: Extract<Chart, { type: "line" }>): string {
   return `${out}</svg>`;
 }
 
+/** Markers closer than this (px) would hide each other. */
+const COINCIDE = 6;
+
+/** Groups of point indices whose markers would overlap (transitively), in input order. */
+export function coincident(pts: readonly (readonly [number, number])[]): number[][] {
+  const group = pts.map((_, i) => i);
+  const find = (i: number): number => (group[i] === i ? i : (group[i] = find(group[i])));
+  for (let i = 0; i < pts.length; i++) {
+    for (let j = 0; j < i; j++) if (Math.hypot(pts[i][0] - pts[j][0], pts[i][1] - pts[j][1]) < COINCIDE) group[find(i)] = find(j);
+  }
+  const out = new Map<number, number[]>();
+  pts.forEach((_, i) => out.set(find(i), [...(out.get(find(i)) ?? []), i]));
+  return [...out.values()];
+}
+
+/** Deterministic offsets that keep coinciding markers visible: the members of a group sit on a small
+ * circle around their common place, in input order (no randomness, the same chart every run). */
+export function spread(pts: readonly (readonly [number, number])[]): [number, number][] {
+  const out: [number, number][] = pts.map(() => [0, 0]);
+  for (const g of coincident(pts)) {
+    if (g.length < 2) continue;
+    g.forEach((idx, k) => {
+      const angle = Math.PI / 4 + (2 * Math.PI * k) / g.length;
+      out[idx] = [COINCIDE * Math.cos(angle), -COINCIDE * Math.sin(angle)];
+    });
+  }
+  return out;
+}
+
+function marker(shape: "circle" | "square", x: number, y: number, color: string): string {
+  if (shape === "square") return `<rect x="${r1(x - 4)}" y="${r1(y - 4)}" width="8" height="8" fill="${color}" stroke="#fff"/>`;
+  return `<circle cx="${r1(x)}" cy="${r1(y)}" r="4.5" fill="${color}" stroke="#fff"/>`;
+}
+
 function scatterPanel(title: string, points: readonly CIPoint[], ox: number, oy: number, size: number, colors: Map<string, string>): string {
-  let out = text(ox + size / 2, oy - 6, title, 'text-anchor="middle" class="ptitle"');
+  let out = text(ox + size / 2, oy - 12, title, 'text-anchor="middle" class="ptitle"');
   out += `<rect x="${ox}" y="${oy}" width="${size}" height="${size}" class="frame"/>`;
   for (const t of [0, 0.5, 1]) {
     out += `<line x1="${r1(ox + t * size)}" y1="${oy}" x2="${r1(ox + t * size)}" y2="${oy + size}" class="grid"/>`;
@@ -116,28 +151,38 @@ function scatterPanel(title: string, points: readonly CIPoint[], ox: number, oy:
   }
   // The diagonal: a policy on it stops authorized and unauthorized writes alike (no better than chance).
   out += `<line x1="${ox}" y1="${oy + size}" x2="${ox + size}" y2="${oy}" class="diag"/>`;
-  for (const p of points) {
+  const X = (v: number): number => ox + v * size;
+  const Y = (v: number): number => oy + size - v * size;
+  const offsets = spread(points.map((p) => [X(p.x), Y(p.y)] as const));
+  for (const [i, p] of points.entries()) {
     const color = colors.get(p.label) ?? PALETTE[6];
-    const X = (v: number): number => ox + v * size;
-    const Y = (v: number): number => oy + size - v * size;
+    const [dx, dy] = offsets[i];
     out += `<g><title>${escapeXml(`${p.label}: authorized stopped ${(p.x * 100).toFixed(1)}% [${(p.xlo * 100).toFixed(1)}, ${(p.xhi * 100).toFixed(1)}], unauthorized stopped ${(p.y * 100).toFixed(1)}% [${(p.ylo * 100).toFixed(1)}, ${(p.yhi * 100).toFixed(1)}]`)}</title>`;
-    out += `<line x1="${r1(X(p.xlo))}" y1="${r1(Y(p.y))}" x2="${r1(X(p.xhi))}" y2="${r1(Y(p.y))}" stroke="${color}" stroke-width="1.5"/>`;
-    out += `<line x1="${r1(X(p.x))}" y1="${r1(Y(p.ylo))}" x2="${r1(X(p.x))}" y2="${r1(Y(p.yhi))}" stroke="${color}" stroke-width="1.5"/>`;
-    out += `<circle cx="${r1(X(p.x))}" cy="${r1(Y(p.y))}" r="4.5" fill="${color}" stroke="#fff"/></g>`;
+    out += `<line x1="${r1(X(p.xlo))}" y1="${r1(Y(p.y) + dy)}" x2="${r1(X(p.xhi))}" y2="${r1(Y(p.y) + dy)}" stroke="${color}" stroke-width="1.5"/>`;
+    out += `<line x1="${r1(X(p.x) + dx)}" y1="${r1(Y(p.ylo))}" x2="${r1(X(p.x) + dx)}" y2="${r1(Y(p.yhi))}" stroke="${color}" stroke-width="1.5"/>`;
+    out += marker(p.shape ?? "circle", X(p.x) + dx, Y(p.y) + dy, color);
+    out += "</g>";
+  }
+  // Where points coincide, say how many there are.
+  for (const g of coincident(points.map((p) => [X(p.x), Y(p.y)] as const))) {
+    if (g.length < 2) continue;
+    const [x, y] = [X(points[g[0]].x), Y(points[g[0]].y)];
+    out += text(x + 9, y - 7, `×${g.length}`, 'class="tick"');
   }
   return out;
 }
 
 function scatter(c: Extract<Chart, { type: "scatter" }>): string {
-  const size = 170;
+  const size = 200;
   const gap = 60;
   const ox = 50;
-  const oy = 60;
+  const oy = 72;
   const width = ox + c.panels.length * (size + gap);
   const height = oy + size + 50;
   const labels = [...new Set(c.panels.flatMap((p) => p.points.map((q) => q.label)))];
   const colors = new Map(labels.map((l, i) => [l, PALETTE[i % PALETTE.length]]));
-  let out = svgOpen(width, height, c.title) + text(0, 16, c.title, 'class="ctitle"') + legend(labels.map((name) => ({ name })), ox, 34);
+  const shapes = new Map(c.panels.flatMap((p) => p.points.map((q) => [q.label, q.shape ?? "circle"] as const)));
+  let out = svgOpen(width, height, c.title) + text(0, 16, c.title, 'class="ctitle"') + legend(labels.map((name) => ({ name, shape: shapes.get(name) })), ox, 34);
   c.panels.forEach((p, i) => (out += scatterPanel(p.title, p.points, ox + i * (size + gap), oy, size, colors)));
   out += text(ox + (c.panels.length * (size + gap) - gap) / 2, oy + size + 36, `x: ${c.xLabel} · y: ${c.yLabel}`, 'text-anchor="middle" class="tick"');
   return `${out}</svg>`;

@@ -4,6 +4,9 @@
 // and returns one report object (rendered to JSON, Markdown and HTML by ./report-*.ts). Node only.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { instantiateCoreSync } from "../core/wasm.js";
+import type { AuditSink, BackendFactory } from "../guard/index.js";
+import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
 import { readTau2Data } from "../tau2/data.js";
 import { DomainLoadError, hasDomainOntology, loadCoreBackend, loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
@@ -47,6 +50,8 @@ export interface Tau2EvalOptions {
   root: string;
   onStart?: (total: number) => void;
   onProgress?: (done: number, label: string) => void;
+  /** A decision log for each replayed guard (`--audit-log`): the main configuration's decisions. */
+  auditLog?: () => AuditSink;
 }
 
 export interface ScopeReport {
@@ -217,7 +222,7 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     ontologies[domain] = { hash: loaded.hash, source: note };
     const table = staticTable(loaded.tables);
     statics[domain] = [...table.values()].filter((e) => !e.readOnly).sort((a, b) => (a.tool < b.tool ? -1 : 1));
-    const factory = domainFactory(setup, { scopes, tau, backend: backend.factory });
+    const factory = domainFactory(setup, { scopes, tau, backend: backend.factory, auditLog: options.auditLog });
     const unsupported = new Map<string, number>();
     for (const t of byDomain.get(domain)!) {
       const { rows: rs, notes: n } = collectTrajectory(t, setup, table, factory, { scopes, tau, backend: backend.factory });

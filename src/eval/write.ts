@@ -1,6 +1,6 @@
 // Writes the three report files of `polar eval tau2` into one folder. Node only.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { reportBlocks } from "./document.js";
 import { EvalError } from "./errors.js";
 import { executionBlocks } from "./execute-run.js";
@@ -16,9 +16,11 @@ export interface WrittenReport {
   html: string;
 }
 
-export function writeReports(report: Tau2EvalReport, outDir: string): WrittenReport {
+/** `docs`: the path of docs/tau2.md, linked from the report (relative to the output folder) when it exists. */
+export function writeReports(report: Tau2EvalReport, outDir: string, options: { docs?: string } = {}): WrittenReport {
   const dir = resolve(outDir);
-  const blocks = [...reportBlocks(report), ...executionBlocks(report.execution)];
+  const docsHref = options.docs !== undefined && existsSync(options.docs) ? relative(dir, resolve(options.docs)).split("\\").join("/") : null;
+  const blocks = [...reportBlocks(report, { docsHref }), ...executionBlocks(report.execution)];
   const paths = { json: join(dir, REPORT_FILES.json), markdown: join(dir, REPORT_FILES.markdown), html: join(dir, REPORT_FILES.html) };
   try {
     mkdirSync(dir, { recursive: true });

@@ -2,7 +2,7 @@
 // is a token over three hashes: the call's canonical hash, the Layer B digest the verdict read and the
 // ontology hash. Checking it against the call about to run, re-judged on a fresh read of the state,
 // refuses it when the arguments, the state or the ontology differ from what was approved. Pure
-// functions, runtime-neutral; the format is in docs/guard.md ("Approvals").
+// functions, runtime-neutral; the format is in docs/mcp.md ("Approvals").
 import { canonicalJson } from "../projection/canonical.js";
 import { sha256, sha256Hex, toHex } from "../util/sha256.js";
 

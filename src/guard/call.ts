@@ -77,7 +77,15 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
       } else {
         const obj: Record<string, unknown> = {};
         const keys = Object.keys(v);
-        for (let i = 0; i < keys.length; i++) define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        for (let i = 0; i < keys.length; i++) {
+          // As for arrays: past the budget, one marker and stop (a 2M-key object costs its key list,
+          // not 2M copies of the marker).
+          if (w.nodes >= MAX_NODES) {
+            define(obj, keys[i], { [NON_JSON]: "too large" });
+            break;
+          }
+          define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+        }
         out = obj;
       }
     }

@@ -375,8 +375,8 @@ export function createGuard(options: GuardOptions): Guard {
    * copied and frozen: the forward sequence never shares a value with Layer B. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null || info.keyArg === null) return undefined;
-    const key = call.arguments[info.keyArg];
+    if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
+    const key = info.keyConst ?? call.arguments[info.keyArg!];
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
@@ -684,8 +684,10 @@ export function createGuard(options: GuardOptions): Guard {
       } catch (e) {
         applied = { tool: checked.call.name, matched: true, changes: [], skipped: [`the projection failed: ${describeError(e)}`] };
       }
-      // A write whose result the rules could not project: what it touched is unknown from now on.
-      if (mutating && applied.matched && (applied.skipped.length > 0 || applied.changes.length === 0)) {
+      // A write whose result the rules could not project (an effect skipped: no record, no entity id):
+      // what it touched is unknown from now on. Effects that apply to nothing (a `when` that does not
+      // hold, an empty `forEach`) are the rules' answer, not a failure.
+      if (mutating && applied.matched && applied.skipped.length > 0) {
         const k = info.keyArg === null ? undefined : checked.call.arguments[info.keyArg];
         const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
         const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };

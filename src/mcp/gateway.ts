@@ -27,12 +27,13 @@ import {
   type Implementation,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { checkApproval, encodeApproval, issueApproval } from "../guard/approval.js";
 import { LayerB } from "../projection/layer-b.js";
-import type { ProjectionRules, ReadRule } from "../projection/rules.js";
-import { applyReadResult, applyReadsFinally, judgedCall, readArguments } from "../projection/reads.js";
+import type { ProjectionRules } from "../projection/rules.js";
+import { applyReadResult, applyReadsFinally, judgedCall, parseReadRules, readArguments, type ReadRule, type ReadRules } from "../projection/reads.js";
 import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
 
@@ -45,8 +46,10 @@ export const ELICITED_CONSENT = "yes";
 export interface GatewayOptions {
   /** A connected SDK client of the upstream MCP server. */
   upstream: Client;
-  /** Projection rules (with `reads`) for the upstream server. */
+  /** Projection rules for the upstream server; their `reads` say how to read Layer B from it. */
   rules: ProjectionRules;
+  /** The rules' read table (default: `parseReadRules(rules)`). */
+  reads?: ReadRules;
   /** A fresh guard per client session over the given Layer B (policy, backend, audit sink, scope,
    * projection rules: the caller's choice). */
   createGuard: (state: LayerB) => Guard;
@@ -80,6 +83,8 @@ export interface Gateway {
   readonly closedReason: string | null;
 }
 
+const LooseCallTool = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() }).passthrough();
+
 function meta(d: Decision, approval?: string): DecisionMeta {
   const out: DecisionMeta = {
     seq: d.seq,
@@ -110,6 +115,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { upstream, rules } = options;
+  const reads = options.reads ?? parseReadRules(rules);
   const timeout = options.timeoutMs ?? 60_000;
   let closedReason: string | null = null;
   const sessions = new Set<Server>();
@@ -210,8 +216,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       return withMeta(result, m);
     }
 
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    // Registered under a loose schema: the SDK then validates tools/call itself and answers a bad one
+    // with InvalidParams (under the strict schema a malformed request would be an InternalError).
+    server.setRequestHandler(LooseCallTool, async (raw, extra) => {
       if (closedReason !== null) throw down();
+      const parsed = CallToolRequestSchema.safeParse(raw);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid tools/call request: ${parsed.error.issues.map((i) => `\`${i.path.join(".")}\` ${i.message}`).join("; ")}`);
+      const req = parsed.data;
       const name = req.params.name;
       const args = req.params.arguments ?? {};
       if (!isPlainObject(args)) throw new McpError(ErrorCode.InvalidParams, "`arguments` must be an object");
@@ -223,7 +234,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (result.isError !== true) guard.observe(sent, result);
         return result;
       }
-      const rule = rules.reads?.get(name);
+      const rule = reads.get(name);
       const derived = judgedCall(rule, sent);
       if (!derived.ok) {
         const d = guard.check({ name, arguments: { ...args, $polar_reserved: { $nonjson: derived.problem } } });
@@ -235,8 +246,35 @@ export function createGateway(options: GatewayOptions): Gateway {
       const ungrounded = readProblem !== null ? `The server's state could not be read (${readProblem}); try again.` : rule?.ungrounded;
       if (d.route === "ConsentEscalated") return escalate(judged, sent, d, rule, extra.signal);
       if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
+      if (d.admissible) {
+        const gap = await inverseGap(d, extra.signal);
+        if (gap !== null) {
+          return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: the way to undo it cannot be run as the ontology gives it (${gap}). What would make it safe: the operator has to fix the ontology or the projection rules; until then ask the user.`, { ...meta(d), route: "Vetoed" });
+        }
+      }
       return run(judged, sent, extra.signal, meta(d));
     });
+
+    /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with
+     * every parameter its input schema requires (values known only after the call, `{ $pending }`,
+     * count as present). The search does not know the server's schemas; the gateway does. */
+    let schemas: Map<string, string[]> | null = null;
+    async function inverseGap(d: Decision, signal: AbortSignal): Promise<string | null> {
+      const steps = d.verdict?.steps ?? [];
+      if (steps.every((st) => st.tool === null)) return null;
+      if (schemas === null) {
+        const list = await forward(() => upstream.request({ method: "tools/list", params: {} }, ListToolsResultSchema, { signal, timeout }));
+        schemas = new Map(list.tools.map((t) => [t.name, Array.isArray(t.inputSchema.required) ? t.inputSchema.required.filter((r): r is string => typeof r === "string") : []]));
+      }
+      for (const st of steps) {
+        if (st.tool === null) continue;
+        const required = schemas.get(st.tool);
+        if (required === undefined) return `the server has no tool \`${st.tool}\``;
+        const missing = required.filter((r) => !Object.prototype.hasOwnProperty.call(st.arguments ?? {}, r));
+        if (missing.length > 0) return `\`${st.tool}\` would lack ${missing.map((m) => `\`${m}\``).join(", ")}`;
+      }
+      return null;
+    }
 
     async function escalate(judged: ToolCall, sent: ToolCall, d: Decision, rule: ReadRule | undefined, signal: AbortSignal): Promise<CallToolResult> {
       const question = d.question ?? d.message ?? `Run \`${sent.name}\`?`;

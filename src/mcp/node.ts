@@ -13,13 +13,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
 import { parseProjectionRules } from "../projection/rules.js";
+import { parseReadRules } from "../projection/reads.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { PolicyName } from "../policies/index.js";
 import { createGateway, type Gateway } from "./gateway.js";
@@ -100,6 +102,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     throw new GatewayStartError("bad-ontology", `the ontology blob is refused: ${e instanceof Error ? e.message : String(e)}`);
   }
   const rules = parseProjectionRules(options.rules);
+  const reads = parseReadRules(rules);
   let auditFd: number | null = null;
   if (options.auditLog !== undefined) {
     try {
@@ -143,6 +146,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const gateway: Gateway = createGateway({
     upstream,
     rules,
+    reads,
     createGuard: (state: LayerB): Guard =>
       createGuard({
         ontology: options.ontology,
@@ -193,7 +197,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   if (options.listen === undefined) {
     const server = gateway.session();
     servers.add(server);
-    const stdio = new StdioServerTransport();
+    const stdio = new StdioServerTransport(checkedLines(process.stdin, process.stdout), process.stdout);
     // The client closing stdin is a disconnect: shut down (and take the child along).
     process.stdin.once("end", () => void close(0));
     await server.connect(stdio);
@@ -263,6 +267,43 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const bound = (http.address() as { port: number }).port;
   log(`polar mcp: serving MCP (Streamable HTTP) on http://${host}:${bound}/mcp in front of ${what}`);
   return { port: bound, done, close };
+}
+
+/** The client's stdin, line by line: a line that is not JSON gets a JSON-RPC parse error (-32700), one
+ * that is not a JSON-RPC message an invalid-request error (-32600), both answered here and dropped
+ * (the SDK's stdio transport would only report them locally, leaving the client without an answer). */
+export function checkedLines(input: Readable, output: Writable): Readable {
+  let buf = "";
+  const reply = (id: unknown, code: number, message: string): void => {
+    output.write(`${JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } })}\n`);
+  };
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      buf += chunk.toString("utf8");
+      let nl: number;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl).replace(/\r$/, "");
+        buf = buf.slice(nl + 1);
+        if (line.trim() === "") continue;
+        let msg: unknown;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          reply(null, -32700, "parse error: the line is not JSON");
+          continue;
+        }
+        if (!JSONRPCMessageSchema.safeParse(msg).success) {
+          reply((msg as { id?: unknown } | null)?.id, -32600, "invalid request: not a JSON-RPC 2.0 message");
+          continue;
+        }
+        this.push(`${line}\n`);
+      }
+      done();
+    },
+  });
+  input.pipe(t);
+  input.once("end", () => t.end());
+  return t;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;

@@ -4,6 +4,8 @@
 // (its 1 s startup budget) instead of inside the first request (its 10 ms CPU budget), and a Durable
 // Object woken from storage finds the work already done by its isolate.
 import { blobDigestHex, decodeBlob, type Sha256 } from "../blob/index.js";
+import { blobDigest, readHeader } from "../blob/layout.js";
+import { sha256 as jsSha256 } from "../util/sha256.js";
 import type { OntologyTables } from "./tables.js";
 
 /** Validated tables, the blob's hash, and a private copy of the bytes they were read from. */
@@ -48,17 +50,71 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
  */
 export function prepareOntology(source: OntologyBytes, options: { sha256?: Sha256 } = {}): PreparedOntology {
   const bytes = asBytes(source);
-  let entries = cache.get(bytes.buffer);
-  const hit = entries?.find((e) => e.offset === bytes.byteOffset && equalBytes(e.copy, bytes));
-  if (hit !== undefined) return hit.prepared;
-  // Two copies: the one validated and handed out, and a private one the cache compares against.
+  return cached(bytes) ?? prepareCopy(bytes, bytes.slice(), options.sha256);
+}
+
+/** An asynchronous digest, e.g. WebCrypto's: `(data) => crypto.subtle.digest("SHA-256", data)`. */
+export type AsyncDigest = (data: Uint8Array) => Promise<ArrayBuffer | Uint8Array>;
+
+/**
+ * prepareOntology, with the blob's two SHA-256 digests (the digest check's and the ontology hash)
+ * taken by an asynchronous native digest, by default WebCrypto's where the runtime has it. Where no
+ * synchronous native hash exists (browsers, workerd), the JavaScript one runs in a cold interpreter and
+ * costs several milliseconds per digest; WebCrypto takes a fraction of one. A Worker can await this at
+ * module scope. Without any native digest it is prepareOntology.
+ */
+export async function prepareOntologyAsync(source: OntologyBytes, options: { digest?: AsyncDigest } = {}): Promise<PreparedOntology> {
+  const bytes = asBytes(source);
+  const hit = cached(bytes);
+  if (hit !== undefined) return hit;
+  const digest = options.digest ?? webCryptoDigest();
   const blob = bytes.slice();
+  const sha256 = digest === undefined ? undefined : await precomputed(blob, digest);
+  return cached(bytes) ?? prepareCopy(bytes, blob, sha256);
+}
+
+function webCryptoDigest(): AsyncDigest | undefined {
+  const subtle = (globalThis as { crypto?: { subtle?: { digest?: unknown } } }).crypto?.subtle;
+  if (typeof subtle?.digest !== "function") return undefined;
+  return (data) => (subtle as { digest(alg: string, data: Uint8Array): Promise<ArrayBuffer> }).digest("SHA-256", data);
+}
+
+/** A synchronous SHA-256 that answers from digests taken ahead of time for exactly the bytes the blob
+ * check and the ontology hash will ask for (compared byte for byte), and computes anything else. */
+async function precomputed(blob: Uint8Array, digest: AsyncDigest): Promise<Sha256 | undefined> {
+  let covered: Uint8Array | undefined;
+  try {
+    blobDigest(blob, readHeader(blob).totalLength, (d) => {
+      covered = d;
+      return new Uint8Array(32);
+    });
+  } catch {
+    return undefined; // not a readable blob: decodeBlob will say why
+  }
+  const inputs = [covered!, blob];
+  const digests = (await Promise.all(inputs.map((d) => digest(d)))).map((d) => (d instanceof Uint8Array ? d : new Uint8Array(d)));
+  return (data) => {
+    if (typeof data !== "string") {
+      for (let i = 0; i < inputs.length; i++) if (digests[i].length === 32 && equalBytes(inputs[i], data)) return digests[i].slice();
+    }
+    return jsSha256(typeof data === "string" ? new TextEncoder().encode(data) : data);
+  };
+}
+
+function cached(bytes: Uint8Array): PreparedOntology | undefined {
+  return cache.get(bytes.buffer)?.find((e) => e.offset === bytes.byteOffset && equalBytes(e.copy, bytes))?.prepared;
+}
+
+/** Validates `blob` (a copy of `bytes`) and remembers it for `bytes` and for itself. */
+function prepareCopy(bytes: Uint8Array, blob: Uint8Array, sha256: Sha256 | undefined): PreparedOntology {
+  // Two copies: the one validated and handed out, and a private one the cache compares against.
   const copy = blob.slice();
   const prepared: PreparedOntology = Object.freeze({
-    tables: decodeBlob(blob, { sha256: options.sha256 }),
-    hash: blobDigestHex(blob, options.sha256),
+    tables: decodeBlob(blob, { sha256 }),
+    hash: blobDigestHex(blob, sha256),
     blob,
   });
+  let entries = cache.get(bytes.buffer);
   if (entries === undefined) {
     entries = [];
     cache.set(bytes.buffer, entries);

@@ -1,7 +1,8 @@
 // The compiled ontology as plain data: what the compiler produces, what the blob encodes, what the
 // loader returns after validating a blob, and what the reference search reads. Field meanings are in
 // src/abi.ts (the byte layout) and docs/semantics.md (what the search does with them).
-import type { ArgSource, Identity, Lifecycle, OperandKind, SlotType, Tier, ValueTag } from "../abi.js";
+import { OperandKind } from "../abi.js";
+import type { ArgSource, Identity, Lifecycle, SlotType, Tier, ValueTag } from "../abi.js";
 
 export interface Span {
   line: number; // 1-based
@@ -19,17 +20,23 @@ export interface ToolTable {
   name: string;
   readOnly: boolean;
   actsOn: number; // entity index, -1 none
-  keyArg: string | null; // argument that names the acts_on entity
+  keyArg: string | null; // argument that names the acts_on entity (null with keyConst)
+  keyConst: string | null; // constant id of the acts_on entity (`key = "phone"`), null: named by keyArg
   creates: number; // entity index, -1 none
   target: number; // creates >= 0 ? creates : actsOn
   newKey: string | null; // result field holding the created entity's id (default "id" when creates is set)
   operands: OperandTable[]; // what the host supplies for this tool's bound programs
 }
 
+/** Slot operands name a slot (OPERAND_REF is a slot index); the others an argument path. */
+export function isSlotOperand(kind: OperandKind): boolean {
+  return kind === OperandKind.SlotValue || kind === OperandKind.SlotSize || kind === OperandKind.SlotPresent;
+}
+
 export interface OperandTable {
   kind: OperandKind;
-  slot: number; // slot index for SlotValue/SlotSize, -1 otherwise
-  path: string | null; // dotted argument path for ArgValue/ArgSize, null otherwise
+  slot: number; // slot index for the slot kinds (SlotValue/SlotSize/SlotPresent), -1 otherwise
+  path: string | null; // dotted argument path for the argument kinds, null otherwise
   type: SlotType;
 }
 
@@ -51,7 +58,7 @@ export interface EdgeTable {
   weight: number; // fixed
   phi: number; // fixed, per-step phi when admissible
   lossWeight: number; // fixed
-  program: number; // -1 none
+  program: number; // condition program (any tier), -1 none
   id: string;
   span: Span;
   argMap: ArgMapEntry[] | null; // null: no args given

@@ -68,6 +68,42 @@ const EN_CONDITION = enWords([
   "if", "unless", "but", "however", "only if", "as long as", "provided", "depends", "before", "first", "after",
 ]);
 
+// Unclear answers: a message with any of these is not a yes, whatever else it says ("Yes!! (just
+// kidding)"), and it decides (an earlier yes in the window does not count past it): ask again. Each
+// class is what a "yes" can carry that makes it not consent to *this* call as asked.
+const EN_UNCLEAR: ReadonlyArray<readonly [string, RegExp]> = [
+  // Deferral: later, elsewhen, or after someone else is asked.
+  ["deferral", enWords([
+    "later", "later on", "tomorrow", "tonight", "next (?:week|month|year|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+    "some ?other time", "another time", "some ?time", "eventually", "in a (?:bit|sec|second|minute|moment|while|few|day|week)",
+    "in (?:an|one|two|a couple of) (?:hours?|days?|weeks?|minutes?)", "one (?:sec|second|moment|minute)", "give me (?:a|one) (?:sec|second|minute|moment)",
+    "hold", "holding", "postpone", "delay", "defer", "pause", "not yet", "until", "till", "once i", "when i",
+    "let me (?:check|ask|see|talk|think|confirm|get back|call|discuss|look|sleep|run|consult|verify|double.check|speak|text|email)",
+    "check with", "ask (?:my|the|her|him|them)", "talk to", "speak (?:to|with)", "run it by", "consult", "discuss",
+    "get back to you", "think (?:about it|it over)", "sleep on it", "need to (?:check|ask|think|talk|confirm)",
+  ])],
+  // Partial consent: yes to part of it.
+  ["partial", enWords([
+    "except", "excepting", "excluding", "apart from", "aside from", "other than", "all but", "everything but",
+    "only", "just the", "just one", "partly", "partially", "part of", "half", "some of",
+  ])],
+  // Consent to something else: keep things as they are, another item, another action.
+  ["something else", enWords([
+    "keep", "keeping", "as is", "as it is", "leave (?:it|them|that|this|everything|things)", "unchanged", "the same", "stay",
+    "instead", "rather", "other", "another", "different", "else", "wrong", "switch", "swap",
+  ])],
+  // Jokes and irony.
+  ["joke", new RegExp(`${EN_LEFT}(?:kidding|kiddin|joking|joke|jk|j/k|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|yeah right|sarcasm|sarcastic|not serious)${EN_RIGHT}|/s(?![\\p{L}\\p{N}])|[😂🤣😜🙃😆]`, "u")],
+];
+/** A clause that asks: wh-words or an auxiliary first (at the start of a sentence or after a comma or
+ * dash, after an optional "yes,"), not "do it" or "will do", which are answers. */
+const EN_QUESTION_START = new RegExp(
+  `(?:^|[,;:\u2013\u2014-])\\s*(?:(?:yes|yeah|yep|ok|okay|sure|alright|well|so|and|but|oh|um+|uh+)[\\s,.!;:\u2013\u2014-]+){0,3}` +
+    `(?:what|what's|whats|how|why|when|where|which|who|whom|whose|can(?! do${EN_RIGHT})|could|would|will(?! do${EN_RIGHT})|` +
+    `is|are|am|was|were|does|did|do(?! (?:it|that|so|this)${EN_RIGHT})|should|shall|may|might)${EN_RIGHT}`,
+  "u",
+);
+
 // Korean. Syllables attach particles and endings without spaces, so most rules match stems; the
 // one-syllable answers must stand alone: preceded by start, space or punctuation and followed by end,
 // space, punctuation or a polite ending.
@@ -93,18 +129,32 @@ const KO_AFFIRMATIVE = new RegExp(
 // Negations designed for this detector (the paper's Korean rule had none): 안 as a word (안 돼, 안 해;
 // not 안녕 or 안내), 않, 못, 아니/아뇨/아냐/아닙, 싫, 말아/마세요/말고/하지 마, 취소 (cancel that), 잠깐/잠시만
 // (wait), 멈춰/멈추/중지/그만 (stop), 보류 (hold), 거절/거부 (refuse), 반대 (oppose), 없던 일로 (never mind).
-// 취소 also means "cancel" as a request (예약 취소해 주세요); treating it as a veto costs recall in
-// cancellation flows but never precision, which is the trade this detector makes.
+// 취소 is also the action asked for: as a request (취소해 주세요, 취소해 줘, 취소 부탁, 취소하세요, 취소해도
+// 돼요) it is the verb of "yes, please cancel", as "cancel" is in English, not a negation; any other
+// 취소 (취소, 취소할게요, 취소하지 마세요) still vetoes.
 const KO_NEGATION = new RegExp(
   [
     `${KO_LEFT}안(?=\\s|돼|되|해|할|함|하|$)`,
     "않", "못", "아니", "아뇨", "아냐", "아닙", "아닌", "싫", "말아", "말고", "마세요", "마요", "하지 ?마",
-    "취소", "잠깐", "잠시만", "멈춰", "멈추", "중지", "그만", "보류", "거절", "거부", "반대", "없던 일로",
+    "취소(?!(?:를 |을 | )?(?:해 ?주세요|해 ?주십시오|해 ?주시기|해 ?줘|해 ?주라|부탁|하세요|해도 (?:돼|됩|좋)|진행))", "잠깐", "잠시만", "멈춰", "멈추", "중지", "그만", "보류", "거절", "거부", "반대", "없던 일로",
   ].join("|"),
   "u",
 );
 const KO_HEDGE = /아마|글쎄|모르겠|고민|생각해 ?볼|생각 ?좀/u;
 const KO_CONDITION = /만약|혹시|일단|나중에|그런데|근데|하지만|다만|먼저|전에|면요?(?=[\s.,!?]|$)/u;
+const KO_UNCLEAR: ReadonlyArray<readonly [string, RegExp]> = [
+  // Later, tomorrow, next time, after asking someone (물어보고, 상의), after checking (확인해 보고).
+  ["deferral", /나중|이따|다음에|다음 ?주|내일|모레|좀 ?있다|있다가|기다려|기다리|미뤄|미루|연기|물어보|물어 ?볼|상의|의논|얘기해 ?보|이야기해 ?보|확인해 ?보|알아보|연락 ?드릴|다시 연락|생각 ?중/u],
+  // Partial: except (빼고, 제외), only (-만 after a noun), part (일부, 부분, 절반).
+  ["partial", /빼고|제외|일부|부분|절반|(?<=\p{Script=Hangul})만(?=[\s.,!?~]|$| ?(?:해|진행|취소|변경))/u],
+  // Something else: as is (그대로), keep (유지), other (다른, 딴), instead (대신), leave it (그냥 두, 놔두).
+  ["something else", /그대로|유지|다른|딴 |대신|그냥 ?두|놔두|냅두|내버려|바꾸지|변경하지/u],
+  // ㅋㅋ / ㅎㅎ (laughter) in both jamo forms: NFKC turns the compatibility jamo into conjoining ones.
+  ["joke", /농담|장난|뻥|[\u314b\u110f]{2,}|[\u314e\u1112]{2,}/u],
+  // Question words: what, how much, how, why, when, where, which, how many.
+  ["question", /뭐|무엇|무슨|얼마|어떻게|어떤|왜|언제|어디|어느|몇/u],
+];
+
 /** Korean interrogative endings at the end of a sentence: 까(요), 나요, 습니까, 는지, 가요. */
 const KO_QUESTION_END = /(?:까요?|나요|습니까|ㅂ니까|는지요?|가요|죠)\s*$/u;
 
@@ -150,21 +200,22 @@ export function classifyMessage(raw: string): MessageConsent {
   if (negation !== null) return { kind: "no", evidence: negation };
   const hedge = firstMatch(EN_HEDGE, text) ?? firstMatch(KO_HEDGE, text);
   if (hedge !== null) return { kind: "no", evidence: hedge };
-  let questionOnly = false;
-  for (const part of text.split(SENTENCE_SPLIT)) {
-    const sentence = part.trim();
+  for (const [kind, re] of [...EN_UNCLEAR, ...KO_UNCLEAR]) {
+    const token = firstMatch(re, text);
+    if (token !== null) return { kind: "no", evidence: `${kind}: ${token}` };
+  }
+  const sentences = text.split(SENTENCE_SPLIT).map((p) => p.trim()).filter((p) => p !== "");
+  // Any question makes the message unclear: the user is still asking, not answering.
+  const asked = sentences.find((p) => isQuestion(p) || EN_QUESTION_START.test(p));
+  if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
+  for (const sentence of sentences) {
     const token = affirmative(sentence);
     if (token === null) continue;
-    if (isQuestion(sentence)) {
-      questionOnly = true;
-      continue;
-    }
     const condition = firstMatch(EN_CONDITION, text) ?? firstMatch(KO_CONDITION, text);
     if (condition !== null) return { kind: "no", evidence: condition };
     return { kind: "yes", evidence: token };
   }
-  // An affirmative asked back as a question ("is that ok?") decides the message as not-consent.
-  return questionOnly ? { kind: "no", evidence: "?" } : { kind: "none", evidence: null };
+  return { kind: "none", evidence: null };
 }
 
 /**
@@ -183,7 +234,9 @@ export function detectConsent(messages: readonly string[]): ConsentResult {
   return { consent: false, message: -1, evidence: null };
 }
 
-export const DEFAULT_CONSENT_DETECTOR_ID = "polar-regex-en-ko@1";
+/** @2: deferrals, partial consent, consent to something else, jokes and questions read as unclear;
+ * 취소 as the requested action is not a negation. */
+export const DEFAULT_CONSENT_DETECTOR_ID = "polar-regex-en-ko@2";
 
 export const defaultConsentDetector: ConsentDetector = Object.freeze({
   id: DEFAULT_CONSENT_DETECTOR_ID,

@@ -31,31 +31,66 @@ export function projectDocument(
   return into;
 }
 
+/** What a JSON value is, for an error message. */
+function kindOf(v: unknown): string {
+  if (v === null) return "`null`";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  if (typeof v === "string") return "a string";
+  return `${typeof v} \`${String(v)}\``;
+}
+
+function isObjectLike(v: unknown): v is object {
+  return typeof v === "object" && v !== null;
+}
+
+function isRecordObject(v: unknown): v is Record<string, unknown> {
+  return isObjectLike(v) && !Array.isArray(v);
+}
+
+// A path of the rules that is absent from the document is an empty collection; one that is there with
+// the wrong type is an error naming what was expected: `{"reservations": 5}` is not an empty state.
 function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, into: LayerB, ctx: EvalContext): void {
   const entity = rules.entities.get(src.entity)!;
-  const visit = (container: unknown, parent: unknown, depth: number, captures: string[]): void => {
+  const wrong = (where: string, v: unknown, expected: string): never => {
+    throw new ProjectionError("bad-document", `\`${where}\` in the document is ${kindOf(v)}, expected ${expected}`, {
+      help: `the rules of \`${rules.domain}\` read ${src.entity} records from \`${src.from.join(".") || "(document)"}\``,
+    });
+  };
+  if (src.from.length > 0 && !isRecordObject(doc)) wrong("(document)", doc, "an object");
+  const visit = (container: unknown, parent: unknown, depth: number, captures: string[], path: string[]): void => {
+    const where = path.join(".") || "(document)";
     if (depth === src.from.length && src.single) {
       // `single`: the path names one record, not a collection.
+      if (!isRecordObject(container)) wrong(where, container, `a ${src.entity} record (an object)`);
       emit(container, src.from[src.from.length - 1] ?? "", parent, captures);
       return;
     }
     if (depth === src.from.length) {
       // The collection itself: every element of a list or every value of a map is a record.
-      if (Array.isArray(container)) container.forEach((rec, i) => emit(rec, i, parent, captures));
-      else if (container !== null && typeof container === "object") {
-        for (const k of Object.keys(container)) emit((container as Record<string, unknown>)[k], k, parent, captures);
-      }
+      if (!isObjectLike(container)) wrong(where, container, `a collection of ${src.entity} records (an object or an array)`);
+      const each = (rec: unknown, key: string | number): void => {
+        if (!isRecordObject(rec)) wrong(`${where}.${key}`, rec, `a ${src.entity} record (an object)`);
+        emit(rec, key, parent, captures);
+      };
+      if (Array.isArray(container)) container.forEach((rec, i) => each(rec, i));
+      else for (const k of Object.keys(container as object)) each((container as Record<string, unknown>)[k], k);
       return;
     }
     const seg = src.from[depth];
     if (seg === "*") {
-      if (container === null || typeof container !== "object") return;
-      const keys = Array.isArray(container) ? container.map((_, i) => String(i)) : Object.keys(container);
-      for (const k of keys) visit(getKey(container, k), getKey(container, k), depth + 1, [...captures, k]);
+      if (!isObjectLike(container)) wrong(where, container, "an object or an array");
+      const keys = Array.isArray(container) ? container.map((_, i) => String(i)) : Object.keys(container as object);
+      for (const k of keys) {
+        const child = getKey(container, k);
+        // Under a wildcard each element is an object holding the rest of the path.
+        if (!isRecordObject(child)) wrong(`${where}.${k}`, child, "an object");
+        visit(child, child, depth + 1, [...captures, k], [...path, k]);
+      }
       return;
     }
     const next = getKey(container, seg);
-    if (next !== undefined) visit(next, container, depth + 1, captures);
+    if (next !== undefined) visit(next, container, depth + 1, captures, [...path, seg]);
   };
   const emit = (rec: unknown, key: unknown, parent: unknown, captures: string[]): void => {
     ctx.self = rec;
@@ -75,7 +110,7 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
       for (const k of Object.keys(slots)) into.set(src.entity, id, k, slots[k]);
     } else into.adoptEntity(src.entity, id, slots);
   };
-  visit(doc, undefined, 0, []);
+  visit(doc, undefined, 0, [], []);
 }
 
 function entityId(v: unknown, where: string): string {

@@ -75,41 +75,51 @@ function binary(op: Op, a: Value, b: Value): Value | null {
   }
 }
 
+export type Truth = "true" | "false" | "unknown";
+
 /**
- * True when program `p` leaves exactly Bool TRUE for this call. `operands` are the call's own operand
- * values (already offset by the call's operand_start). A malformed program (unknown opcode, stack
- * under- or overflow, out-of-range reference) never holds: the bound fails closed.
+ * The three-valued result of condition program `p` for this call: "true" or "false" when it leaves
+ * exactly that Bool, "unknown" otherwise. `operands` are the call's own operand values (already offset
+ * by the call's operand_start). A malformed program (unknown opcode, stack under- or overflow,
+ * out-of-range reference) is "unknown": a positive edge's condition then fails closed, and a
+ * fail-closed edge still applies.
  */
-export function boundHolds(tables: OntologyTables, p: number, operands: Value[], now: bigint): boolean {
+export function conditionValue(tables: OntologyTables, p: number, operands: Value[], now: bigint): Truth {
   const program = tables.programs[p];
-  if (program === undefined) return false;
+  if (program === undefined) return "unknown";
   const stack: Value[] = [];
   for (const word of program.code) {
     const op = word & 0xff;
     const arg = word >>> 8;
     if (op === Op.Const) {
       const c = tables.constants[arg];
-      if (c === undefined) return false;
+      if (c === undefined) return "unknown";
       stack.push({ tag: c.tag, value: c.value });
     } else if (op === Op.Operand) {
       const v = operands[arg];
-      if (v === undefined) return false;
+      if (v === undefined) return "unknown";
       stack.push(v);
     } else if (op === Op.Now) {
       stack.push({ tag: ValueTag.Number, value: now });
     } else if (op === Op.Not) {
       const a = stack.pop();
-      if (a === undefined) return false;
+      if (a === undefined) return "unknown";
       stack.push(not(a));
     } else {
       const b = stack.pop();
       const a = stack.pop();
-      if (a === undefined || b === undefined) return false;
+      if (a === undefined || b === undefined) return "unknown";
       const r = binary(op, a, b);
-      if (r === null) return false;
+      if (r === null) return "unknown";
       stack.push(r);
     }
-    if (stack.length > MAX_STACK) return false;
+    if (stack.length > MAX_STACK) return "unknown";
   }
-  return stack.length === 1 && isTrue(stack[0]);
+  if (stack.length !== 1) return "unknown";
+  return isTrue(stack[0]) ? "true" : isFalse(stack[0]) ? "false" : "unknown";
+}
+
+/** True when program `p` leaves exactly Bool TRUE (a positive edge's condition holds). */
+export function boundHolds(tables: OntologyTables, p: number, operands: Value[], now: bigint): boolean {
+  return conditionValue(tables, p, operands, now) === "true";
 }

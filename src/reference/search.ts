@@ -6,7 +6,7 @@
 // the oracle the WebAssembly core is held to, so clarity beats speed here.
 import { FIXED_ONE, Identity, Lifecycle, MAX_CANDIDATES, Reason, Tier } from "../abi.js";
 import type { EdgeTable, OntologyTables } from "../ontology/tables.js";
-import { boundHolds } from "./bound.js";
+import { boundHolds, conditionValue } from "./bound.js";
 import type { Input, InputCall } from "./input.js";
 
 export interface Step {
@@ -69,19 +69,21 @@ function callOperands(tables: OntologyTables, input: Input, call: InputCall) {
   return input.operands.slice(call.operandStart, call.operandStart + count);
 }
 
-/** Admissibility of an edge for a call: live, tier enabled, call grounded, bound (if any) TRUE. */
+/** Admissibility of an edge for a call: live, tier enabled, call grounded, and its condition (if any):
+ * TRUE for a positive edge; for a fail-closed edge anything but FALSE (UNKNOWN fails closed). */
 function admissible(tables: OntologyTables, input: Input, call: InputCall, edge: EdgeTable): boolean {
   if (edge.lifecycle !== Lifecycle.Live) return false;
   if (!tierEnabled(input, edge.tier)) return false;
   if (!call.grounded) return false;
   if (edge.program < 0) return true;
-  return boundHolds(tables, edge.program, callOperands(tables, input, call), input.now);
+  const value = conditionValue(tables, edge.program, callOperands(tables, input, call), input.now);
+  return isFailClosedTier(edge.tier) ? value !== "false" : value === "true";
 }
 
-/** A T2 edge that would have been admissible but for its bound: the cause of `bound_violated`. */
+/** A positive edge that would have been admissible but for its condition: the cause of `bound_violated`. */
 function failedBound(tables: OntologyTables, input: Input, call: InputCall, edge: EdgeTable): boolean {
   return (
-    edge.tier === Tier.T2 &&
+    !isFailClosedTier(edge.tier) &&
     edge.lifecycle === Live &&
     tierEnabled(input, edge.tier) &&
     call.grounded &&

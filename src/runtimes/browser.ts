@@ -4,8 +4,8 @@
 import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import type { Verifier } from "../core/verifier.js";
 import type { Guard } from "../guard/index.js";
-import { loadGuardOn, loadVerifierOn, type LoadGuardOptions, type LoadVerifierOptions, type WasmSource } from "./shared.js";
-import { webPlatform } from "./web.js";
+import { loadGuardOn, loadVerifierOn, type LoadGuardOptions, type LoadVerifierOptions, type WasmSource } from "../loading/shared.js";
+import { webPlatform } from "../loading/web.js";
 
 export * from "../index.js";
 

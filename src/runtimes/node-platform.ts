@@ -1,25 +1,26 @@
 // How Node obtains the core and the ontology: files (or a URL) read with node:fs.
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { instantiateCore } from "../core/wasm.js";
-import { RuntimeError, fetchOk, toBytes, type Platform } from "./shared.js";
+import { instantiateCore, instantiateCoreSync } from "../core/wasm.js";
+import { RuntimeError, fetchOk, toBytes, type Platform } from "../loading/shared.js";
 
 // dist/ (entries and chunks), dist/cli/ (the CLI), then src/runtimes/ run from source (tests).
 const CORE_FILES = ["./polar-core.wasm", "../polar-core.wasm", "../../build/polar-core.wasm"];
 
-async function packagedCore(): Promise<Uint8Array> {
+function packagedCore(): Uint8Array {
   for (const rel of CORE_FILES) {
     const url = new URL(rel, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return readFile(url);
+    if (existsSync(fileURLToPath(url))) return readFileSync(url);
   }
   throw new RuntimeError("core-unavailable", "the packaged core `polar-core.wasm` was not found next to the entry", "run `npm run build`, or pass `wasm`");
 }
 
-async function readPath(path: string | URL, what: "core" | "ontology"): Promise<Uint8Array> {
+// Synchronous reads and compilation: the core (~5 KB) and a blob are small, and a cold process starts
+// faster without a round trip through the thread pool and a background compile (bench: cold-node).
+function readPath(path: string | URL, what: "core" | "ontology"): Uint8Array {
   try {
-    return await readFile(path);
+    return readFileSync(path);
   } catch (err) {
     const code = what === "core" ? "core-unavailable" : "ontology-unreadable";
     throw new RuntimeError(code, `cannot read the ${what} \`${String(path)}\`: ${(err as NodeJS.ErrnoException).code ?? "error"}`);
@@ -31,8 +32,9 @@ export const nodePlatform: Platform = {
   // Node's SHA-256 is synchronous and native: it checks a blob's digest several times faster at load.
   sha256: (data) => createHash("sha256").update(data).digest(),
   async core(wasm, options) {
-    if (wasm === undefined) return instantiateCore(await packagedCore(), options);
-    if (typeof wasm === "string" || wasm instanceof URL) return instantiateCore(await readPath(wasm, "core"), options);
+    if (wasm === undefined) return instantiateCoreSync(packagedCore(), options);
+    if (typeof wasm === "string" || wasm instanceof URL) return instantiateCoreSync(readPath(wasm, "core"), options);
+    if (wasm instanceof WebAssembly.Module || ArrayBuffer.isView(wasm) || wasm instanceof ArrayBuffer) return instantiateCoreSync(wasm, options);
     return instantiateCore(wasm, options);
   },
   async ontology({ ontologyPath, ontologyUrl }) {

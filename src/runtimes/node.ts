@@ -4,7 +4,7 @@ import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import type { Verifier } from "../core/verifier.js";
 import type { Guard } from "../guard/index.js";
 import { nodePlatform as node } from "./node-platform.js";
-import { loadGuardOn, loadVerifierOn, type LoadGuardOptions, type LoadVerifierOptions, type WasmSource } from "./shared.js";
+import { loadGuardOn, loadVerifierOn, type LoadGuardOptions, type LoadVerifierOptions, type WasmSource } from "../loading/shared.js";
 
 export * from "../index.js";
 

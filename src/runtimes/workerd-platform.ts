@@ -2,7 +2,7 @@
 // .wasm file (workerd refuses to compile bytes at run time); the ontology comes as bytes (a Data
 // module) or from a URL.
 import { instantiateCoreSync } from "../core/wasm.js";
-import { RuntimeError, fetchOk, toBytes, type Platform } from "./shared.js";
+import { RuntimeError, fetchOk, toBytes, type Platform } from "../loading/shared.js";
 
 export function workerdPlatform(coreModule: WebAssembly.Module): Platform {
   return {

@@ -5,7 +5,7 @@ import coreModule from "./polar-core.wasm";
 import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import type { Verifier } from "../core/verifier.js";
 import type { Guard } from "../guard/index.js";
-import { loadGuardOn, loadVerifierOn, type LoadGuardOptions, type LoadVerifierOptions, type WasmSource } from "./shared.js";
+import { loadGuardOn, loadVerifierOn, type LoadGuardOptions, type LoadVerifierOptions, type WasmSource } from "../loading/shared.js";
 import { workerdPlatform } from "./workerd-platform.js";
 
 export * from "../index.js";

@@ -249,8 +249,18 @@ export class Tau2Bridge {
     });
   }
 
-  call(name: string, args: Record<string, unknown>, options: { requestor?: string; changes?: boolean } = {}): Promise<ToolOutput> {
-    return this.request("call", { name, arguments: args, requestor: options.requestor ?? "assistant", changes: options.changes === true });
+  /** Runs a tool call as τ²-bench does. With `recorded`, the arguments are the run's own, as Python
+   * parsed them from the results file (loadResults): exact number types. */
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options: { requestor?: string; changes?: boolean; recorded?: { file: string; simulation: number; call: number } } = {},
+  ): Promise<ToolOutput> {
+    return this.request("call", { name, arguments: args, requestor: options.requestor ?? "assistant", changes: options.changes === true, recorded: options.recorded ?? null });
+  }
+  /** Reads a results file on the Python side (for `call`'s `recorded`); returns its tool-call count. */
+  loadResults(file: string): Promise<number> {
+    return this.request("results", { file: resolve(file) });
   }
   calls(calls: readonly BridgeCall[]): Promise<ToolOutput[]> {
     return this.request("calls", { calls: calls.map((c) => ({ ...c, requestor: c.requestor ?? "assistant" })) });

@@ -53,7 +53,7 @@ export function readTau2Data(dir: string): Tau2Data {
       return readdirSync(r).filter((f) => f.endsWith(".json")).sort().map((f) => join(r, f));
     },
     readResultsFile(file: string) {
-      const json: unknown = JSON.parse(readFileSync(file, "utf8"));
+      const json: unknown = parseFile(file, readFileSync(file, "utf8"), JSON.parse);
       const first = readResults(json, { file });
       // Bare lists carry no tasks: attach the domain's (tasks.json), when the domain is known and present.
       if (first.length > 0 && first.every((t) => t.task === null) && first[0].domain && domainNames.includes(first[0].domain)) {
@@ -64,6 +64,16 @@ export function readTau2Data(dir: string): Tau2Data {
   };
 }
 
+/** A data file parsed; a failure names the file (a corrupt db must say which one). */
+function parseFile(file: string, text: string, parse: (text: string) => unknown): unknown {
+  try {
+    return parse(text);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new ProjectionError("bad-document", `\`${file}\` cannot be read: ${why.charAt(0).toLowerCase()}${why.slice(1)}`);
+  }
+}
+
 function loadDomain(root: string, name: string): Tau2Domain {
   const dir = join(root, "domains", name);
   if (!existsSync(dir)) throw new ProjectionError("bad-document", `τ²-bench domain \`${name}\` is not in \`${root}\``);
@@ -71,16 +81,16 @@ function loadDomain(root: string, name: string): Tau2Domain {
   const readIf = (f: string): string | null => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), "utf8") : null);
   const dbJson = readIf("db.json");
   const dbToml = readIf("db.toml");
-  if (dbJson !== null) documents.db = JSON.parse(dbJson);
-  else if (dbToml !== null) documents.db = parseTomlDocument(dbToml);
+  if (dbJson !== null) documents.db = parseFile(join(dir, "db.json"), dbJson, JSON.parse);
+  else if (dbToml !== null) documents.db = parseFile(join(dir, "db.toml"), dbToml, parseTomlDocument);
   const userDb = readIf("user_db.toml");
-  if (userDb !== null) documents.user_db = parseTomlDocument(userDb);
+  if (userDb !== null) documents.user_db = parseFile(join(dir, "user_db.toml"), userDb, parseTomlDocument);
   const userDbJson = readIf("user_db.json");
-  if (userDbJson !== null) documents.user_db = JSON.parse(userDbJson);
+  if (userDbJson !== null) documents.user_db = parseFile(join(dir, "user_db.json"), userDbJson, JSON.parse);
   const tasks = new Map<string, Tau2Task>();
   const tasksText = readIf("tasks.json");
   if (tasksText !== null) {
-    const list: unknown = JSON.parse(tasksText);
+    const list: unknown = parseFile(join(dir, "tasks.json"), tasksText, JSON.parse);
     if (Array.isArray(list)) for (const t of list) {
       const task = normalizeTask(t);
       tasks.set(task.id, task);

@@ -31,11 +31,13 @@ export function advisoryGuardFactory(options: AdvisoryGuardOptions): ReplayGuard
       state,
       policy: options.policy ?? "advisory",
       scope,
-      config: { ...options.config, projection: options.rules },
+      // The offline replay cannot ask the user the guard's question (the run is what it was): consent is
+      // the paper's, a yes among the recent user messages that answers a message naming the call.
+      config: { consent: "recent-messages", ...options.config, projection: options.rules },
     });
     return {
       updatesState: true,
-      check: (call, context) => guard.check(call, { userMessages: context.userMessages, turnCalls: context.turnCalls }),
+      check: (call, context) => guard.check(call, { userMessages: context.userMessages, turnCalls: context.turnCalls, messages: context.messages }),
       observe: (call, content, info) => guard.observe(call, content, { failed: info.error }).applied,
     };
   };

@@ -18,6 +18,9 @@ export interface ReplayCheckContext {
   userMessages: string[];
   /** Turn scope: the calls made earlier in the same message, already executed, with their results. */
   turnCalls: ExecutedCall[];
+  /** The user and assistant text messages before the call, oldest first (the `recent-messages`
+   * consent mode reads which assistant message a user's yes answers). */
+  messages: { role: "user" | "assistant"; content: string }[];
 }
 
 /** The part of a guard replay drives. `observe` is told about every executed call of a guarded
@@ -138,6 +141,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
   function* run(): Generator<ReplayRecord<D>, void, undefined> {
     const calls = callsWithResults(traj);
     const userTexts: string[] = [];
+    const conversation: { role: "user" | "assistant"; content: string }[] = [];
     let nextMessage = 0;
     let turnMessage = -1;
     let turnCalls: ExecutedCall[] = [];
@@ -147,6 +151,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
       for (; nextMessage < c.messageIndex; nextMessage++) {
         const m = traj.messages[nextMessage];
         if (m.role === "user" && m.content !== null && m.content.trim() !== "") userTexts.push(m.content);
+        if ((m.role === "user" || m.role === "assistant") && m.content !== null && m.content.trim() !== "") conversation.push({ role: m.role, content: m.content });
       }
       if (c.messageIndex !== turnMessage) {
         turnMessage = c.messageIndex;
@@ -155,7 +160,7 @@ export function replayTrajectory<D = unknown>(traj: Trajectory, options: ReplayO
       const call: ToolCall = { name: c.call.name, arguments: c.call.arguments };
       const decisions: Partial<Record<ReplayScope, D>> = {};
       if (requestors.includes(c.call.requestor)) {
-        const context: ReplayCheckContext = { userMessages: userTexts.slice(), turnCalls: turnCalls.slice() };
+        const context: ReplayCheckContext = { userMessages: userTexts.slice(), turnCalls: turnCalls.slice(), messages: conversation.slice() };
         scopes.forEach((s, i) => {
           decisions[s] = guards[i].check(call, context);
         });

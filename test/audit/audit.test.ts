@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createGuard, readsDigest, type Guard } from "../../src/guard/index.js";
-import { createJsonlSink, verifyAuditLog } from "../../src/audit/index.js";
+import { CHAIN_GENESIS, chainHead, createJsonlSink, recordHash, verifyAuditLog, type VerifyOptions, type VerifyReport } from "../../src/audit/index.js";
 import { airline, airlineState, NOW, referenceFactory, retail, retailState, wasmFactory } from "../guard/helpers.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
 
@@ -79,7 +79,12 @@ function generateLog(decisions: number, seed: number): string[] {
       if (r() < 0.2) turn.length = 0;
       if (r() < 0.05) g.checkpoint();
       const call = domain === "airline" ? airlineCalls(r) : retailCalls(r);
-      const d = g.check(call, { userMessages: messages, turnCalls: turn });
+      let d = g.check(call, { userMessages: messages, turnCalls: turn });
+      if (d.route === "ConsentEscalated" && r() < 0.8) {
+        // The user answers the guard's question, and the agent proposes the call again.
+        messages.push(MESSAGES[Math.floor(r() * MESSAGES.length)]);
+        d = g.check(call, { userMessages: messages, turnCalls: turn });
+      }
       if (!d.approved || d.reason === "malformed_call") continue;
       const c = call as { name: string; arguments: Record<string, unknown> };
       // Execute: a plausible result, and Layer B changes as the real tool would make them.
@@ -102,6 +107,18 @@ function generateLog(decisions: number, seed: number): string[] {
 
 const ontologies = [airline.blob, retail.blob];
 const log = generateLog(1200, 20261130);
+
+function tamper(index: number, edit: (d: Record<string, any>) => void): string[] {
+  const copy = [...log];
+  const d = JSON.parse(copy[index]);
+  edit(d);
+  copy[index] = JSON.stringify(d);
+  return copy;
+}
+const firstWith = (pred: (d: Record<string, any>) => boolean) => log.findIndex((l) => pred(JSON.parse(l)));
+/** The re-derivation's findings on the edited line itself (the chain's are on the next line). */
+const on = (report: VerifyReport, line: number) => report.mismatches.filter((m) => m.line === line).map((m) => m.field);
+
 
 describe("audit replay", () => {
   it("re-derives every decision of a ≥ 1,000-decision generated log with zero mismatches", () => {
@@ -132,20 +149,11 @@ describe("audit replay", () => {
     expect(verifyAuditLog(log.slice(0, 20).join("\n") + "\n", { ontologies }).verified).toBe(20);
   });
 
-  function tamper(index: number, edit: (d: Record<string, any>) => void): string[] {
-    const copy = [...log];
-    const d = JSON.parse(copy[index]);
-    edit(d);
-    copy[index] = JSON.stringify(d);
-    return copy;
-  }
-  const firstWith = (pred: (d: Record<string, any>) => boolean) => log.findIndex((l) => pred(JSON.parse(l)));
-
-  it("reports a tampered route by line", () => {
+  it("reports a tampered route by line, and the chain reports it on the next line", () => {
     const i = firstWith((d) => d.route === "Vetoed" && d.verdict !== null);
     const report = verifyAuditLog(tamper(i, (d) => { d.route = "Approved"; d.approved = true; }), { ontologies });
     expect(report.ok).toBe(false);
-    expect(report.mismatches.map((m) => [m.line, m.field])).toEqual([[i + 1, "route"], [i + 1, "approved"]]);
+    expect(report.mismatches.map((m) => [m.line, m.field])).toEqual([[i + 1, "route"], [i + 1, "approved"], [i + 2, "chain.prev"]]);
   });
 
   it("reports an edited Layer B value (digest), and a consistent edit of value and digest (verdict)", () => {
@@ -155,22 +163,124 @@ describe("audit replay", () => {
       r[3] = "cancelled";
     };
     const a = verifyAuditLog(tamper(i, edit), { ontologies });
-    expect(a.mismatches.map((m) => m.field)).toContain("stateDigest");
+    expect(on(a, i + 1)).toContain("stateDigest");
     const b = verifyAuditLog(tamper(i, (d) => { edit(d); d.stateDigest = readsDigest(d.reads); }), { ontologies });
-    expect(b.mismatches.length).toBeGreaterThan(0);
-    expect(b.mismatches.every((m) => m.line === i + 1)).toBe(true);
+    expect(on(b, i + 1).length).toBeGreaterThan(0);
+    expect(b.mismatches.every((m) => m.line === i + 1 || (m.line === i + 2 && m.field === "chain.prev"))).toBe(true);
   });
 
   it("reports a changed score, a dropped read, a changed config and a line that is not JSON", () => {
     const i = firstWith((d) => d.verdict !== null && d.verdict.complete);
-    expect(verifyAuditLog(tamper(i, (d) => { d.verdict.phi += 1; }), { ontologies }).mismatches.map((m) => m.field)).toEqual(["verdict"]);
+    expect(on(verifyAuditLog(tamper(i, (d) => { d.verdict.phi += 1; }), { ontologies }), i + 1)).toEqual(["verdict"]);
     const dropped = verifyAuditLog(tamper(i, (d) => { d.reads = d.reads.slice(1); d.stateDigest = readsDigest(d.reads); }), { ontologies });
-    expect(dropped.mismatches.map((m) => m.field)).toContain("reads");
+    expect(on(dropped, i + 1)).toContain("reads");
     const cfg = verifyAuditLog(tamper(i, (d) => { d.config.tau = 0.1; }), { ontologies });
-    expect(cfg.mismatches.map((m) => m.field)).toContain("configHash");
+    expect(on(cfg, i + 1)).toContain("configHash");
     const copy = [...log];
     copy[5] = "{not json";
     expect(verifyAuditLog(copy, { ontologies }).mismatches).toEqual([expect.objectContaining({ line: 6, field: "json" })]);
     expect(verifyAuditLog(log.slice(0, 5), { ontologies: [airline.blob.slice(0, 0)].slice(1) }).mismatches[0].field).toBe("ontologyHash");
+  });
+});
+
+describe("audit log as a hash chain", () => {
+  const short = log.slice(0, 40);
+  const fields = (lines: string[] | string, options: Partial<VerifyOptions> = {}) => verifyAuditLog(lines, { ontologies, ...options }).mismatches.map((m) => `${m.line}:${m.field}`);
+  const edit = (lines: string[], i: number, f: (d: Record<string, any>) => void) => {
+    const copy = [...lines];
+    const d = JSON.parse(copy[i]);
+    f(d);
+    copy[i] = JSON.stringify(d);
+    return copy;
+  };
+
+  it("links every record to the one before it, from the genesis, with contiguous indexes", () => {
+    const records = short.map((l) => JSON.parse(l));
+    expect(records[0].chain).toEqual({ index: 1, prev: CHAIN_GENESIS });
+    records.slice(1).forEach((r, k) => expect(r.chain).toEqual({ index: k + 2, prev: recordHash(records[k]) }));
+    const report = verifyAuditLog(short, { ontologies });
+    expect(report.ok).toBe(true);
+    expect(report.head).toEqual({ index: 40, hash: recordHash(records[39]) });
+    expect(chainHead(short.join("\n") + "\n")).toEqual(report.head);
+  });
+
+  it("reports reordered, duplicated and deleted lines", () => {
+    const swapped = [...short];
+    [swapped[10], swapped[11]] = [swapped[11], swapped[10]];
+    expect(fields(swapped)).toEqual(expect.arrayContaining(["11:chain.index", "11:chain.prev", "12:chain.index", "12:chain.prev"]));
+    const duplicated = [...short.slice(0, 8), short[7], ...short.slice(8)];
+    expect(fields(duplicated)).toEqual(expect.arrayContaining(["9:chain.index", "9:chain.prev"]));
+    const deleted = [...short.slice(0, 8), ...short.slice(9)];
+    expect(fields(deleted)).toEqual(expect.arrayContaining(["9:chain.index", "9:chain.prev"]));
+    const deletedFirst = short.slice(1);
+    expect(fields(deletedFirst)).toEqual(expect.arrayContaining(["1:chain.index", "1:chain.prev"]));
+  });
+
+  it("reports an edited seq, even on the last line", () => {
+    const mid = edit(short, 5, (d) => { d.seq += 7; });
+    expect(fields(mid)).toEqual(expect.arrayContaining(["6:seq", "7:chain.prev"]));
+    const guardSeqs = short.map((l) => JSON.parse(l).seq as number);
+    const last = short.length - 1;
+    expect(guardSeqs[last]).toBeGreaterThan(1);
+    expect(fields(edit(short, last, (d) => { d.seq += 1; }))).toEqual([`${last + 1}:seq`]);
+    expect(fields(edit(short, last, (d) => { d.chain.index += 1; }))).toEqual([`${last + 1}:chain.index`]);
+  });
+
+  it("reports an empty log and a log cut off mid-line", () => {
+    expect(fields("")).toEqual(["0:log"]);
+    expect(fields([])).toEqual(["0:log"]);
+    expect(verifyAuditLog("", { ontologies, allowEmpty: true }).ok).toBe(true);
+    const text = short.join("\n") + "\n";
+    const cut = text.slice(0, text.length - 30);
+    expect(fields(cut)).toEqual(expect.arrayContaining([`${short.length}:truncated`, `${short.length}:json`]));
+    expect(fields(short.join("\n"))).toEqual([`${short.length}:truncated`]);
+  });
+
+  it("catches an edit to call arguments that no operand reads", () => {
+    const i = short.findIndex((l) => JSON.parse(l).call?.name === "update_reservation_flights");
+    expect(i).toBeGreaterThanOrEqual(0);
+    expect(i).toBeLessThan(short.length - 1);
+    const tampered = edit(short, i, (d) => { d.call.arguments.note = "added later"; });
+    expect(fields(tampered)).toEqual([`${i + 2}:chain.prev`]);
+  });
+
+  it("reports an edited scope, policy or tau, and a config with an extra key", () => {
+    const i = 3;
+    expect(fields(edit(short, i, (d) => { d.scope = d.scope === "turn" ? "session" : "turn"; }))).toEqual(expect.arrayContaining([`${i + 1}:scope`]));
+    expect(fields(edit(short, i, (d) => { d.policy = d.policy === "veto" ? "advisory" : "veto"; }))).toEqual(expect.arrayContaining([`${i + 1}:policy`]));
+    expect(fields(edit(short, i, (d) => { d.tau = 1; }))).toEqual(expect.arrayContaining([`${i + 1}:tau`]));
+    const extra = fields(edit(short, i, (d) => { d.config.threshold = 0.1; }));
+    expect(extra).toEqual(expect.arrayContaining([`${i + 1}:config`, `${i + 1}:configHash`]));
+  });
+
+  it("a head anchored elsewhere catches a truncated or rewritten tail", () => {
+    const head = chainHead(short.join("\n") + "\n").hash;
+    expect(verifyAuditLog(short, { ontologies, head }).ok).toBe(true);
+    // The log grew after the anchor: the anchored record is still in it.
+    expect(verifyAuditLog(log.slice(0, 60), { ontologies, head }).ok).toBe(true);
+    expect(verifyAuditLog(short.slice(0, -3), { ontologies }).ok).toBe(true); // undetectable without an anchor
+    expect(fields(short.slice(0, -3), { head })).toEqual([`${short.length - 3}:head`]);
+    const last = short.length - 1;
+    expect(fields(edit(short, last, (d) => { d.call.arguments.note = "x"; }), { head })).toEqual([`${last + 1}:head`]);
+  });
+
+  it("a record claiming a backend fault the replay does not reproduce fails, unless accepted as transient", () => {
+    const i = firstWith((d) => d.route === "Approved" && d.reason === "ok");
+    const hidden = (d: Record<string, any>) => {
+      Object.assign(d, { route: "Vetoed", approved: false, admissible: false, reason: "internal_error", detail: "core-trap: unreachable", verdict: null });
+    };
+    const lines = tamper(i, hidden);
+    const strict = verifyAuditLog(lines, { ontologies });
+    expect(on(strict, i + 1)).toEqual(expect.arrayContaining(["route", "approved", "reason"]));
+    expect(strict.transient).toEqual([]);
+    const accepted = verifyAuditLog(lines, { ontologies, acceptTransient: true });
+    expect(on(accepted, i + 1)).toEqual([]);
+    expect(accepted.transient).toEqual([i + 1]);
+    // Accepted as transient only as a plain veto: never as an approval or a passthrough.
+    const j = firstWith((d) => d.route === "Vetoed" && d.reason !== "internal_error" && d.policy === "veto");
+    for (const route of ["Approved", "AdvisoryPassthrough"]) {
+      const r = verifyAuditLog(tamper(j, (d) => { hidden(d); d.route = route; d.approved = true; }), { ontologies, acceptTransient: true });
+      expect(on(r, j + 1)).toContain("route");
+    }
   });
 });

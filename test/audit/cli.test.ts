@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/guard/index.js";
-import { createMemorySink } from "../../src/audit/index.js";
+import { createMemorySink, recordHash } from "../../src/audit/index.js";
 import { runAuditVerify } from "../../src/cli/commands/audit.js";
 import { airline, airlineState, NOW } from "../guard/helpers.js";
 
@@ -51,5 +51,22 @@ describe("polar audit verify", () => {
     expect(mismatch.code).toBe(1);
     expect(mismatch.out).toContain(":3: mismatch in `route`");
     expect(cli(["audit", "verify", good]).code).toBe(2);
+  });
+
+  it("prints the head to anchor, and `--head` catches a cut tail", () => {
+    const head = cli(["audit", "head", good]);
+    expect(head.code).toBe(0);
+    expect(head.out).toBe(`${recordHash(JSON.parse(sink.lines()[2]))}\n`);
+    const cut = join(dir, "cut.jsonl");
+    writeFileSync(cut, sink.lines().slice(0, 2).join("\n") + "\n");
+    expect(runAuditVerify(cut, { ontology: blobFile }).report.ok).toBe(true);
+    const anchored = runAuditVerify(cut, { ontology: blobFile, head: head.out.trim() });
+    expect(anchored.report.mismatches.map((m) => m.field)).toEqual(["head"]);
+    expect(runAuditVerify(good, { ontology: blobFile, head: head.out.trim() }).report.ok).toBe(true);
+    expect(cli(["audit", "verify", good, "--ontology", blobFile, "--head", "xyz"]).code).toBe(2);
+    const empty = join(dir, "empty.jsonl");
+    writeFileSync(empty, "");
+    expect(runAuditVerify(empty, { ontology: blobFile }).report.ok).toBe(false);
+    expect(runAuditVerify(empty, { ontology: blobFile, allowEmpty: true }).report.ok).toBe(true);
   });
 });

@@ -126,6 +126,7 @@ export class TablesBuilder {
       creates,
       target: creates >= 0 ? creates : actsOn,
       newKey: o.newKey ?? null,
+      keyConst: null,
       operands: o.operands ?? [],
     };
     this.t.tools.push(tool);

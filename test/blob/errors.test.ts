@@ -28,7 +28,7 @@ import {
   Tier,
   TOOL_FLAGS,
   TOOL_OPERAND_START,
-  TOOL_RESERVED,
+  TOOL_KEY_CONST,
   TOOL_SIZE,
   ValueTag,
 } from "../../src/abi.js";
@@ -309,7 +309,7 @@ describe("enums", () => {
     ["lifecycle", (t) => (t.edges[0].lifecycle = 4 as Lifecycle)],
     ["identity", (t) => (t.edges[0].identity = 2 as Identity)],
     ["slot type", (t) => (t.slots[0].type = 7 as SlotType)],
-    ["operand kind", (t) => (t.tools[3].operands[0].kind = 4 as OperandKind)],
+    ["operand kind", (t) => (t.tools[3].operands[0].kind = 6 as OperandKind)],
     ["operand type", (t) => (t.tools[3].operands[0].type = 9 as SlotType)],
     ["constant tag", (t) => (t.constants[1].tag = 5 as ValueTag)],
     ["argument source", (t) => (edge(t, "t3.cancel.book").argMap![0].source = 5 as ArgSource)],
@@ -412,7 +412,6 @@ describe("tier fields", () => {
     ["T1 with a loss class", (t) => (edge(t, "t1.book.cancel").lossClass = 0)],
     ["T1 without a slot", (t) => (edge(t, "t1.book.cancel").slot = -1)],
     ["T4 without a slot", (t) => (edge(t, "t4.delete").slot = -1)],
-    ["T1 with a bound program", (t) => (edge(t, "t1.book.cancel").program = 0)],
     ["T4 with inverse arguments", (t) => (edge(t, "t4.delete").argMap = [])],
   ];
   for (const [what, mutate] of cases) {
@@ -448,9 +447,15 @@ describe("tools", () => {
       "bad-tool",
     );
   });
-  it("bad-reserved: tool reserved field, edge padding, constant padding, argument entry padding", () => {
+  it("bad-tool: a constant key on a tool that names its entity by an argument or acts on none", () => {
     const b = encodeBlob(canonical());
-    refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Tools).offset + TOOL_RESERVED, 1, true)), "bad-reserved");
+    const tools = sectionOf(b, Section.Tools).offset;
+    for (let i = 0; i < canonical().tools.length; i++) {
+      refused(patched((_, v) => v.setInt32(tools + i * TOOL_SIZE + TOOL_KEY_CONST, 0, true)), "bad-tool");
+    }
+  });
+  it("bad-reserved: edge padding, constant padding, argument entry padding", () => {
+    const b = encodeBlob(canonical());
     refused(patched((x) => (x[sectionOf(b, Section.Edges).offset + EDGE_PAD] = 1)), "bad-reserved");
     refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Constants).offset + 4, 1, true)), "bad-reserved");
     const am = sectionOf(b, Section.ArgMaps);

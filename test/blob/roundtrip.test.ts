@@ -98,7 +98,7 @@ describe("determinism", () => {
     const bytes = encodeBlob(sampleTables());
     expect(bytes.length % 8).toBe(0);
     expect(blobDigestHex(bytes)).toBe(toHex(sha256(bytes)));
-    expect(blobDigestHex(bytes)).toBe("955ce3b2607bba188ea8f256debf6969294756966329fc8e79a84db598694893");
+    expect(blobDigestHex(bytes)).toBe("78b805c35de269af543a1a6a1d47d8c318e6e0b17412775a3ba682075d5323c2");
   });
 });
 

@@ -90,7 +90,7 @@ describe("the example ontology", () => {
       expect(seen, f).toContain(f);
     }
     const kinds = new Set(tables.tools.flatMap((t) => t.operands.map((o) => o.kind)));
-    expect(kinds).toEqual(new Set([OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.ArgValue, OperandKind.ArgSize]));
+    expect(kinds).toEqual(new Set([OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.ArgValue, OperandKind.ArgSize, OperandKind.SlotPresent]));
   });
 
   it("explains every annotation with a comment just above it", () => {

@@ -184,6 +184,7 @@ export class TablesBuilder {
       creates,
       target: creates >= 0 ? creates : actsOn,
       newKey: creates >= 0 ? "id" : null,
+      keyConst: null,
       operands: Array.from({ length: spec.operands ?? 0 }, (_, k) => ({
         kind: OperandKind.ArgValue,
         slot: -1,

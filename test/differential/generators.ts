@@ -15,6 +15,7 @@ import {
   Tier,
   ValueTag,
 } from "../../src/abi.js";
+import { isSlotOperand } from "../../src/ontology/tables.js";
 import type {
   ArgMapEntry,
   ConstantTable,
@@ -134,6 +135,8 @@ interface RawEdge {
   sink: number;
   weight: number;
   bound: Expr | null;
+  /** A `when` condition on a non-T2 tier (T2's is folded into its bound). */
+  when: Expr | null;
   args: { source: ArgSource; ref: number }[] | null;
 }
 
@@ -154,6 +157,7 @@ const rawEdgeArb: fc.Arbitrary<RawEdge> = fc.record({
   sink: fc.nat(15),
   weight: fixedArb,
   bound: fc.option(boolExprArb, { freq: 4 }),
+  when: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: boolExprArb }),
   args: fc.option(fc.array(fc.record({ source: fc.constantFrom(ArgSource.CallArg, ArgSource.PreSlot, ArgSource.Literal, ArgSource.NewId, ArgSource.Result), ref: fc.nat(3) }), { maxLength: 3 }), { freq: 3 }),
 });
 
@@ -161,7 +165,7 @@ const rawToolArb: fc.Arbitrary<RawTool> = fc.record({
   actsOn: fc.integer({ min: -1, max: 2 }),
   creates: fc.constantFrom(-1, -1, -1, 0, 1, 2),
   operands: fc.array(
-    fc.record({ kind: fc.constantFrom(OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.ArgValue, OperandKind.ArgSize), ref: fc.nat(15), type: fc.integer({ min: 0, max: 6 }) as fc.Arbitrary<SlotType> }),
+    fc.record({ kind: fc.constantFrom(OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.ArgValue, OperandKind.ArgSize, OperandKind.SlotPresent, OperandKind.ArgPresent), ref: fc.nat(15), type: fc.integer({ min: 0, max: 6 }) as fc.Arbitrary<SlotType> }),
     { maxLength: 4 },
   ),
   edges: fc.oneof({ weight: 1, arbitrary: fc.constant<RawEdge[]>([]) }, { weight: 9, arbitrary: fc.array(rawEdgeArb, { minLength: 1, maxLength: 4 }) }),
@@ -204,12 +208,13 @@ function buildTables(raw: typeof rawTablesArb extends fc.Arbitrary<infer T> ? T 
     const operands: OperandTable[] = readOnly
       ? []
       : t.operands.map((o) => {
-          const isSlot = o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize;
+          const isSlot = isSlotOperand(o.kind);
+          const presence = o.kind === OperandKind.SlotPresent || o.kind === OperandKind.ArgPresent;
           return {
             kind: o.kind,
             slot: isSlot ? o.ref % slots.length : -1,
             path: isSlot ? null : intern(PATHS[o.ref % PATHS.length]),
-            type: isSlot ? slots[o.ref % slots.length].type : o.type,
+            type: presence ? SlotType.Bool : isSlot ? slots[o.ref % slots.length].type : o.type,
           };
         });
     tools.push({
@@ -220,6 +225,7 @@ function buildTables(raw: typeof rawTablesArb extends fc.Arbitrary<infer T> ? T 
       creates,
       target: creates >= 0 ? creates : actsOn,
       newKey: creates >= 0 ? intern("id") : null,
+      keyConst: null,
       operands,
     });
     if (!readOnly) {
@@ -239,9 +245,11 @@ function buildTables(raw: typeof rawTablesArb extends fc.Arbitrary<infer T> ? T 
     const wl = lossClass >= 0 ? lossClasses[lossClass].weight : 0;
     const { phi, loss } = score(e.tier, e.weight, wl);
     let program = -1;
-    if (e.tier === Tier.T2 && e.bound !== null) {
+    // A condition on any tier (issue 12): positive edges need it TRUE, fail-closed ones apply unless FALSE.
+    const condition = e.tier === Tier.T2 ? e.bound : e.when;
+    if (condition !== null) {
       const code: number[] = [];
-      compileExpr(e.bound, nOperands, constants.length, code);
+      compileExpr(condition, nOperands, constants.length, code);
       program = programs.length;
       programs.push({ code, maxStack: maxStackOf(code) });
     }

@@ -126,7 +126,7 @@ function manyEdges(k: number): OntologyTables {
     slots: [{ name: "state", entity: 0, type: 0 }],
     lossClasses: [],
     sinks: [],
-    tools: [{ name: "flip", readOnly: false, actsOn: -1, keyArg: null, creates: -1, target: -1, newKey: null, operands: [] }],
+    tools: [{ name: "flip", readOnly: false, actsOn: -1, keyArg: null, keyConst: null, creates: -1, target: -1, newKey: null, operands: [] }],
     edgeOffsets: [0, k],
     edges,
     programs: [],

@@ -6,8 +6,8 @@ import { CI_SEED } from "./support.js";
 import { TARGETS } from "./targets/index.js";
 
 describe("fuzz targets (fixed seed)", () => {
-  it("are the five of the issue", () => {
-    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent"]);
+  it("are the five of the first issue and the lifecycle's three", () => {
+    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing"]);
   });
 
   for (const t of TARGETS) {

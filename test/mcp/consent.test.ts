@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FS_ONTOLOGY, FS_RULES, FS_SERVER, decisionOf, gateway, tempDir, textOf, type Connected, type Elicit } from "./helpers.js";
+import { spawnSync } from "node:child_process";
+import { FS_ONTOLOGY, FS_RULES, FS_SERVER, ROOT, decisionOf, gateway, tempDir, textOf, type Connected, type Elicit } from "./helpers.js";
 import { decodeApproval } from "../../src/guard/approval.js";
 
 let g: Connected | undefined;
@@ -18,9 +19,9 @@ afterEach(async () => {
   g = tmp = undefined;
 });
 
-async function start(elicit?: Elicit): Promise<{ g: Connected; root: string }> {
+async function start(elicit?: Elicit, auditLog?: string): Promise<{ g: Connected; root: string }> {
   tmp = tempDir("consent");
-  g = await gateway({ ontology: FS_ONTOLOGY, rules: FS_RULES, server: [process.execPath, FS_SERVER, tmp.dir], policy: "escalate", tau: 0.9, elicit });
+  g = await gateway({ ontology: FS_ONTOLOGY, rules: FS_RULES, server: [process.execPath, FS_SERVER, tmp.dir], policy: "escalate", tau: 0.9, elicit, auditLog });
   return { g, root: tmp.dir };
 }
 
@@ -43,6 +44,22 @@ describe("escalate: consent through elicitation", () => {
     expect(d.route).toBe("ConsentApproved");
     const token = decodeApproval(d.approval);
     expect(token?.by).toBe("user:elicitation");
+  });
+
+  it("the consent is in the audit log as the library writes it (ConsentEscalated, then ConsentApproved) and re-derives", async () => {
+    const logDir = tempDir("consent-log");
+    try {
+      const log = join(logDir.dir, "decisions.jsonl");
+      const { g, root } = await start(() => ({ action: "accept", content: { approve: true } }), log);
+      await g.call("write_file", { path: join(root, "new.txt"), content: "hello" });
+      await g.close();
+      const routes = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l).route);
+      expect(routes).toEqual(["ConsentEscalated", "ConsentApproved"]);
+      const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "audit", "verify", log, "--ontology", FS_ONTOLOGY], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+      expect(r.stdout).toMatch(/2 of 2 decisions re-derived, 0 mismatches/);
+    } finally {
+      logDir.cleanup();
+    }
   });
 
   it("decline refuses and changes nothing", async () => {

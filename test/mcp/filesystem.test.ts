@@ -127,3 +127,27 @@ describe("gateway in front of server-filesystem: refusals leave the files untouc
     expect((r._meta as Record<string, unknown> | undefined)?.["polar-guard/decision"]).toBeUndefined();
   });
 });
+
+describe("defence in depth: an admitted π the server could not run is refused", () => {
+  it("rules without the `finally` gate would admit a new file whose aside is taken; the gateway checks π against the server's schemas", async () => {
+    const t = tempDir("gap");
+    const rules = JSON.parse(readFileSync(FS_RULES, "utf8"));
+    delete rules.reads.write_file.finally;
+    const rulesPath = join(t.dir, "rules.json");
+    writeFileSync(rulesPath, JSON.stringify(rules));
+    const files = join(t.dir, "files");
+    mkdirSync(files);
+    writeFileSync(join(files, "taken.txt.polar-undo"), "occupied");
+    const h = await gateway({ ontology: FS_ONTOLOGY, rules: rulesPath, server: [process.execPath, FS_SERVER, files] });
+    try {
+      const r = await h.call("write_file", { path: join(files, "taken.txt"), content: "x" });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/`move_file` would lack `destination`/);
+      expect(decisionOf(r).route).toBe("Vetoed");
+      expect(readdirSync(files)).toEqual(["taken.txt.polar-undo"]);
+    } finally {
+      await h.close();
+      t.cleanup();
+    }
+  }, 60_000);
+});

@@ -41,6 +41,7 @@ export async function gateway(opts: {
   policy?: string;
   scope?: string;
   tau?: number;
+  upstream?: string;
   auditLog?: string;
   env?: Record<string, string>;
   elicit?: Elicit;
@@ -50,7 +51,8 @@ export async function gateway(opts: {
   if (opts.scope) args.push("--scope", opts.scope);
   if (opts.tau !== undefined) args.push("--tau", String(opts.tau));
   if (opts.auditLog) args.push("--audit-log", opts.auditLog);
-  args.push("--", ...opts.server);
+  if (opts.upstream) args.push("--upstream", opts.upstream);
+  else args.push("--", ...opts.server);
   const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...getDefaultEnvironment(), ...(opts.env ?? {}) }, stderr: "pipe", cwd: ROOT });
   let err = "";
   transport.stderr?.on("data", (c: Buffer) => (err += c.toString("utf8")));

@@ -133,3 +133,30 @@ describe("gateway in front of server-memory: refusals leave the graph untouched"
     await refusedAndUntouched("delete_entities", { entityNames: [] }, "malformed_call");
   });
 });
+
+describe("session scope: one π undoes every admitted call since the start", () => {
+  it("π of the last call undoes the whole session, newest first, back to the empty graph", async () => {
+    const t = tempDir("session");
+    const s = await gateway({ ontology: MEMORY_ONTOLOGY, rules: MEMORY_RULES, server: [process.execPath, MEMORY_SERVER], scope: "session", env: { MEMORY_FILE_PATH: join(t.dir, "m.jsonl") } });
+    try {
+      const read = async (): Promise<unknown> => normal((await s.call("read_graph", {})).structuredContent as unknown as Graph);
+      const empty = await read();
+      for (const name of ["x", "y"]) await s.call("create_entities", { entities: [{ name, entityType: "t", observations: [`${name} obs`] }] });
+      await s.call("create_relations", { relations: [{ from: "x", to: "y", relationType: "knows" }] });
+      const full = await read();
+      await s.call("delete_relations", { relations: [{ from: "x", to: "y", relationType: "knows" }] });
+      const d = decisionOf(await s.call("delete_entities", { entityNames: ["x"] }));
+      expect(d.route).toBe("Approved");
+      // Five admitted calls, five steps: the inverse of each, most recent first.
+      expect(d.inverse.map((x) => x.tool)).toEqual(["create_entities", "create_relations", "delete_relations", "delete_entities", "delete_entities"]);
+      const [first, second, ...rest] = d.inverse;
+      for (const step of [first, second]) expect((await s.call(step.tool!, step.arguments!)).isError).not.toBe(true);
+      expect(await read()).toEqual(full); // the last two calls are undone
+      for (const step of rest) expect((await s.call(step.tool!, step.arguments!)).isError).not.toBe(true);
+      expect(await read()).toEqual(empty); // and the whole session
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  }, 60_000);
+});

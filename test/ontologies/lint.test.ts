@@ -165,7 +165,7 @@ describeTau2("polar lint (command)", () => {
   const run = (...args: string[]) =>
     spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "lint", ...args], { cwd: ROOT, encoding: "utf8" });
 
-  it("exits 0 on a clean pair, 1 when tools are missing, 2 on an unreadable manifest", () => {
+  it("exits 0 on a clean pair, 1 when tools are missing or the manifest is unusable, 2 on bad usage", () => {
     const ok = run("--ontology", ontologyPath("airline"), "--tools", join(TAU2_DIR, "tools", "airline.json"));
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/14 tools checked, 0 errors, 0 warnings \(clean\)/);
@@ -192,8 +192,8 @@ describeTau2("polar lint (command)", () => {
     const noDefs = join(dir, "results.json");
     writeFileSync(noDefs, JSON.stringify({ info: { environment_info: { tool_defs: null } }, simulations: [] }));
     const bad = run("--ontology", ontologyPath("airline"), "--tools", noDefs);
-    expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/no-tool-definitions/);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^error\[no-tool-definitions\]: /);
     expect(run("--ontology", ontologyPath("airline")).status).toBe(2);
     expect(run("--ontology", ontologyPath("airline"), "--tools", excerpt, "--side", "both").status).toBe(2);
   });

@@ -159,7 +159,9 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
 
     it("an edit before a cancellation of the same reservation conflicts the same way", () => {
       const id = live("business");
-      const edit: ExecutedCall = { ...call("update_reservation_passengers", { reservation_id: id, passengers: [] }), result: {} };
+      // An earlier call is judged on its before snapshot (docs/semantics.md): the reservation as it was.
+      const before = { status: state.slot("reservation", id, "status") ?? null, passengers: state.slot("reservation", id, "passengers") };
+      const edit: ExecutedCall = { ...call("update_reservation_passengers", { reservation_id: id, passengers: [] }), result: {}, before };
       const v = verdict("airline", [edit, call("cancel_reservation", { reservation_id: id })], state);
       expect(v.reason).toBe("overlap_conflict");
     });

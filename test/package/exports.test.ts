@@ -11,14 +11,14 @@ import { REPO } from "../runtimes/helpers/paths.js";
 
 /** The public API of every runtime entry (`.`, `./node`, `./browser`, `./workerd`): one list for all. */
 const RUNTIME_API = [
-  "BUILTIN_POLICIES", "BlobError", "CoreError", "DECISION_FORMAT", "DEFAULT_NOW", "DEFAULT_TAU",
+  "BUILTIN_POLICIES", "BlobError", "CHAIN_GENESIS", "CoreError", "DECISION_FORMAT", "DEFAULT_NOW", "DEFAULT_TAU",
   "ENGINE_VERSION", "GuardError", "LayerB", "ProjectionError", "RuntimeError", "VERSION", "VerifierError",
-  "advisoryPolicy", "applyAction", "applyToolResult", "blobDigestHex", "blobInfo", "canonicalJson",
-  "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
+  "advisoryPolicy", "applyAction", "applyToolResult", "blobDigestHex", "blobInfo", "canonicalJson", "chainHead",
+  "createChain", "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
   "defaultConsentDetector", "detectConsent", "digestHex",
-  "escalatePolicy", "explainVerdict", "instantiateCore", "instantiateCoreSync", "isGuardError",
-  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "projectDocument",
-  "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "verifyAuditLog", "vetoPolicy", "wrapTools",
+  "escalatePolicy", "explainVerdict", "formatSummary", "instantiateCore", "instantiateCoreSync", "isGuardError",
+  "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "prepareOntologyAsync", "projectDocument",
+  "recordHash", "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "summarizeLog", "verifyAuditLog", "vetoPolicy", "wrapTools",
 ];
 const COMPILER_API = [
   "BlobError", "blobDigestHex", "blobInfo", "compile", "decodeBlob", "encodeBlob", "formatDiagnostic", "safeDecodeBlob",

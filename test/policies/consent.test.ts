@@ -47,6 +47,35 @@ describe("default consent detector", () => {
     expect(detectConsent([]).consent).toBe(false);
   });
 
+  it("reads deferrals, partial consent, consent to something else, jokes and questions as unclear, by class", () => {
+    const cases: Array<[string, string]> = [
+      ["do it tomorrow", "deferral"], ["do it later", "deferral"], ["yes, hold that thought", "deferral"],
+      ["sounds good, let me check with my wife", "deferral"], ["네, 내일 진행해 주세요", "deferral"],
+      ["yes, except the return flight", "partial"], ["네, 편도만 취소해 주세요", "partial"],
+      ["Yes, I want to keep my reservation as is", "something else"], ["Yes, cancel the OTHER one", "something else"], ["네, 예약은 그대로 유지해 주세요", "something else"],
+      ["Yes!! (just kidding)", "joke"], ["네 ㅋㅋ 농담이에요", "joke"], ["네, 얼마예요", "question"],
+    ];
+    for (const [text, kind] of cases) {
+      const c = classifyMessage(text);
+      expect(c.kind, text).toBe("no");
+      expect(c.evidence, text).toMatch(new RegExp(`^${kind}: `, "u"));
+    }
+    expect(classifyMessage("Yes. How long will the refund take").kind).toBe("no");
+    // Unclear decides: an earlier yes in the window does not count past it.
+    expect(detectConsent(["Yes!!", "just kidding"]).consent).toBe(false);
+    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko@2");
+  });
+
+  it("Korean 취소 as the requested action is consent after a yes; other 취소 and negations still veto", () => {
+    expect(detectConsent(["네, 취소해 주세요"]).consent).toBe(true);
+    expect(detectConsent(["네, 예약 취소 부탁드립니다"]).consent).toBe(true);
+    for (const no of ["취소", "취소할게요", "네, 취소하지 마세요", "아니요, 취소해 주세요", "네, 취소해 주세요. 아니 잠깐만요"]) {
+      expect(detectConsent([no]).consent, no).toBe(false);
+    }
+    // Without a yes, a request to cancel is not an answer to the question.
+    expect(classifyMessage("취소해 주세요").kind).toBe("none");
+  });
+
   it("vetoes on negation in both languages even after an affirmative", () => {
     expect(classifyMessage("Yes, go ahead. Actually, don't.").kind).toBe("no");
     expect(classifyMessage("네, 진행해 주세요. 아니 잠깐만요").kind).toBe("no");

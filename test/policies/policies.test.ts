@@ -37,8 +37,10 @@ describe("policies", () => {
     expect(escalatePolicy.decide(no)).toMatchObject({ route: "ConsentEscalated", consent: { consent: false } });
     expect(escalatePolicy.decide({ ...no, userMessages: ["yes"] })).toMatchObject({ route: "ConsentApproved", message: null });
     expect(advisoryPolicy.decide(no)).toEqual({ route: "AdvisoryPassthrough", message: null, consent: null });
-    for (const reason of ["malformed_call", "unknown_tool", "missing_entity", "internal_error"] as const) {
-      expect(escalatePolicy.decide({ ...no, reason, userMessages: ["yes"] }).route).toBe("Vetoed");
+    for (const reason of ["malformed_call", "unknown_tool", "missing_entity", "internal_error", "unknown_state"] as const) {
+      const out = escalatePolicy.decide({ ...no, reason, userMessages: ["yes"] });
+      expect(out.route).toBe("Vetoed");
+      expect(out.message).toContain(`reason \`${reason}\``);
     }
   });
 

@@ -91,7 +91,7 @@ describe("bound programs", () => {
 
 describe("reference backend", () => {
   const tables = tablesWith([Op.Now]);
-  tables.tools = [{ name: "t", readOnly: false, actsOn: -1, keyArg: null, creates: -1, target: -1, newKey: null, operands: [] }];
+  tables.tools = [{ name: "t", readOnly: false, actsOn: -1, keyArg: null, keyConst: null, creates: -1, target: -1, newKey: null, operands: [] }];
   tables.edgeOffsets = [0, 0];
   const base: RecordSpec = { nCalls: 1, tau: 800_000, flags: 31, maxNodes: 10, now: 0n, maxDepth: 64, calls: [{ tool: 0, grounded: 1, targetKey: 0, operandStart: 0 }], nOperands: 0, operands: [] };
 

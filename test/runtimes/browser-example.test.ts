@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, type Chromium } from "./helpers/chromium.js";
+import { describeBrowser, launchChromium, type Chromium } from "./helpers/chromium.js";
 import { DIST, REPO, artefactDir, requireDist } from "./helpers/paths.js";
 import { serveStatic, type StaticServer } from "./helpers/static-server.js";
 
@@ -76,23 +76,23 @@ function expectRowsMatch(rows: Record<string, string>[], expected: Row["decision
   });
 }
 
-beforeAll(async () => {
-  requireDist();
-  api = (await import(pathToFileURL(join(DIST, "node.js")).href)) as Api;
-  replay = (await import(pathToFileURL(join(REPO, "examples/browser/replay.js")).href)) as Replay;
-  server = await serveStatic({ "/": REPO });
-  browser = await launchChromium();
-  page = await browser.context.newPage();
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-  await page.goto(`${server.url}/examples/browser/index.html`);
-});
+describeBrowser("browser example in headless Chromium", () => {
+  beforeAll(async () => {
+    requireDist();
+    api = (await import(pathToFileURL(join(DIST, "node.js")).href)) as Api;
+    replay = (await import(pathToFileURL(join(REPO, "examples/browser/replay.js")).href)) as Replay;
+    server = await serveStatic({ "/": REPO });
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    await page.goto(`${server.url}/examples/browser/index.html`);
+  });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
 
-describe("browser example in headless Chromium", () => {
   it("loads and shows the decisions Node makes for the same trajectory (veto, τ 0.80)", async () => {
     const { decisions, rows } = await shown();
     const expected = await nodeRows(0, { policy: "veto", tau: 0.8 });

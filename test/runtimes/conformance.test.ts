@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./helpers/chromium.js";
+import { itBrowser, launchChromium } from "./helpers/chromium.js";
 import { installPacked, type PackedPackage } from "./helpers/pack.js";
 import { REPO } from "./helpers/paths.js";
 import { serveStatic } from "./helpers/static-server.js";
@@ -46,7 +46,7 @@ describe("conformance corpus across runtimes", () => {
     }
   });
 
-  it("Chromium (import map to dist/browser.js, streamed core) gives byte-identical encodings", async () => {
+  itBrowser("Chromium (import map to dist/browser.js, streamed core) gives byte-identical encodings", async () => {
     const server = await serveStatic({ "/": pkg.root });
     const browser = await launchChromium();
     try {

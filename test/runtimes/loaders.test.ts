@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as nodeEntry from "../../src/runtimes/node.js";
-import * as portable from "../../src/runtimes/default.js";
+import * as portable from "../../src/loading/portable.js";
 import { LayerB } from "../../src/projection/index.js";
-import { RuntimeError } from "../../src/runtimes/shared.js";
+import { RuntimeError } from "../../src/loading/shared.js";
 import { REPO } from "./helpers/paths.js";
 import { serveStatic, type StaticServer } from "./helpers/static-server.js";
 

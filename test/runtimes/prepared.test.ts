@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BlobError, LayerB, blobDigestHex, createGuard, decodeBlob, prepareOntology } from "../../src/index.js";
+import { createHash } from "node:crypto";
+import { BlobError, LayerB, blobDigestHex, createGuard, decodeBlob, prepareOntology, prepareOntologyAsync } from "../../src/index.js";
 import { loadGuard, loadVerifier } from "../../src/runtimes/node.js";
 import { REPO } from "./helpers/paths.js";
 
@@ -54,6 +55,50 @@ describe("prepareOntology", () => {
     const p = prepareOntology(fresh());
     const guard = createGuard({ ontology: p, state: new LayerB() });
     expect(guard.ontologyHash).toBe(p.hash);
+  });
+});
+
+describe("prepareOntologyAsync", () => {
+  const native = (calls: Uint8Array[]) => async (d: Uint8Array): Promise<Uint8Array> => {
+    calls.push(d.slice());
+    return new Uint8Array(createHash("sha256").update(d).digest());
+  };
+
+  it("takes both digests from the asynchronous one and gives what prepareOntology gives", async () => {
+    const calls: Uint8Array[] = [];
+    const p = await prepareOntologyAsync(fresh(), { digest: native(calls) });
+    const sync = prepareOntology(fresh());
+    expect(p.tables).toEqual(sync.tables);
+    expect(p.hash).toBe(sync.hash);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toEqual(fresh()); // the ontology hash covers the whole blob
+  });
+
+  it("uses WebCrypto by default where the runtime has it", async () => {
+    const p = await prepareOntologyAsync(fresh());
+    expect(p.hash).toBe(blobDigestHex(fresh()));
+  });
+
+  it("is the same cache as prepareOntology", async () => {
+    const bytes = fresh();
+    const p = prepareOntology(bytes);
+    expect(await prepareOntologyAsync(bytes, { digest: native([]) })).toBe(p);
+    const q = await prepareOntologyAsync(fresh(), { digest: native([]) });
+    expect(prepareOntology(q.blob)).toBe(q);
+  });
+
+  it("refuses a blob whose bytes do not match their digest, whatever digest function answers", async () => {
+    const bytes = fresh();
+    bytes[bytes.length - 1] ^= 0xff;
+    await expect(prepareOntologyAsync(bytes, { digest: native([]) })).rejects.toMatchObject({ name: "BlobError", code: "digest-mismatch" });
+    // A digest that answers garbage cannot make a good blob pass as anything but refused either.
+    await expect(prepareOntologyAsync(fresh(), { digest: async () => new Uint8Array(32) })).rejects.toBeInstanceOf(BlobError);
+  });
+
+  it("refuses what is not a blob with decodeBlob's error, before any digest", async () => {
+    const calls: Uint8Array[] = [];
+    await expect(prepareOntologyAsync(new Uint8Array([1, 2, 3]), { digest: native(calls) })).rejects.toBeInstanceOf(BlobError);
+    expect(calls).toHaveLength(0);
   });
 });
 

@@ -5,8 +5,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "vite";
-import { describe, expect, it } from "vitest";
-import { launchChromium } from "./helpers/chromium.js";
+import { expect, it } from "vitest";
+import { describeBrowser, launchChromium } from "./helpers/chromium.js";
 import { installPacked } from "./helpers/pack.js";
 import { serveStatic } from "./helpers/static-server.js";
 
@@ -19,7 +19,7 @@ const d = guard.check({ name: "cancel_reservation", arguments: { reservation_id:
 window.__result = { route: d.route, phi: d.verdict.phi, bytes: d.verdict.bytes };
 `;
 
-describe("a Vite app using polar-guard", () => {
+describeBrowser("a Vite app using polar-guard", () => {
   it("builds with the core as an asset and runs the guard in Chromium", async () => {
     const pkg = await installPacked("vite-consumer");
     const app = join(pkg.root, "app");

@@ -67,6 +67,18 @@ async function nodeDecisions(plan: SessionPlan): Promise<unknown[]> {
   return out;
 }
 
+/** A stored log's records without their chain links, after checking the links: index 1, 2, 3… and
+ * each `prev` the hash of the record before it (the Worker logs a hash chain). */
+function unchained(records: unknown[]): unknown[] {
+  let prev = api.CHAIN_GENESIS;
+  return records.map((r, i) => {
+    const { chain, ...decision } = r as { chain: { index: number; prev: string } };
+    expect(chain, `log record ${i + 1}`).toEqual({ index: i + 1, prev });
+    prev = api.recordHash(r);
+    return decision;
+  });
+}
+
 /** Equal as JSON; compared as text first (fast), structurally only to report a difference. */
 function sameJson(actual: unknown, expected: unknown, what: string): void {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual, what).toEqual(expected);
@@ -135,7 +147,7 @@ describe("Worker example under workerd", () => {
 
       // The stored log is this session's decisions, in order, and nothing else.
       expect(stored[k].log.status).toBe(200);
-      sameJson(stored[k].log.body.decisions, expected, `session ${k} log`);
+      sameJson(unchained(stored[k].log.body.decisions), expected, `session ${k} log`);
 
       // Layer B holds only this session's users and reservations.
       const ids = Object.keys(stored[k].state.body.state.entities.reservation ?? {});
@@ -170,7 +182,7 @@ describe("Worker example under workerd", () => {
       decisions.push(...((await r.json()) as { results: { decision?: unknown }[] }).results.filter((x) => x.decision).map((x) => x.decision));
       expect(decisions).toEqual(expected);
       const log = (await (await second.fetch(`/sessions/${session}/log`)).json()) as { decisions: unknown[] };
-      expect(log.decisions).toEqual(expected);
+      expect(unchained(log.decisions)).toEqual(expected);
     } finally {
       await second.dispose();
     }
@@ -186,8 +198,35 @@ describe("Worker example under workerd", () => {
     expect(r.body.results).toHaveLength(100);
     const expected = await nodeDecisions({ ...plan, ops: checks });
     sameJson(r.body.results.map((x: { decision: unknown }) => x.decision), expected, "batch");
-    sameJson((await get(`/sessions/${session}/log`)).body.decisions, expected, "batch log");
+    sameJson(unchained((await get(`/sessions/${session}/log`)).body.decisions), expected, "batch log");
     expect((await post(`/sessions/${session}/batch`, { ops: [...checks, checks[0]] })).status).toBe(400);
+  });
+
+  it("a request is atomic: a batch whose later operation throws leaves no trace, and the log stays a chain", async () => {
+    const plan = sessionPlan(13, SESSIONS, 6);
+    const created = await post("/sessions", plan.create);
+    const session = created.body.session as string;
+    const before = (await get(`/sessions/${session}/state`)).body;
+    const checks = plan.ops.filter((o) => o.op === "check");
+    // Arguments nested past the guard's JSON copy depth (64, under the body's 256): observe() refuses
+    // the call after the batch's earlier operations already ran.
+    let deep: unknown = "x";
+    for (let i = 0; i < 80; i++) deep = { d: deep };
+    const failing = { op: "observe", call: { name: "cancel_reservation", arguments: { reservation_id: "X", deep } }, result: null };
+    const first = checks[0] as { call: { name: string; arguments: Record<string, unknown> } };
+    const r = await post(`/sessions/${session}/batch`, { ops: [checks[0], checks[1], { op: "observe", call: first.call, result: "{}" }, failing] });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.error.code).toBe("invalid-call");
+    // None of it: no log record, the state and the sequence as before.
+    expect((await get(`/sessions/${session}/log`)).body.decisions).toEqual([]);
+    expect((await get(`/sessions/${session}/state`)).body).toEqual(before);
+    // The session goes on as if the failed request never came: Node's decisions, seq from 1, one chain.
+    const rest = { ...plan, ops: checks.slice(0, 3) };
+    const ok = await post(`/sessions/${session}/batch`, { ops: rest.ops });
+    expect(ok.status).toBe(200);
+    const expected = await nodeDecisions(rest);
+    sameJson(ok.body.results.map((x: { decision: unknown }) => x.decision), expected, "after the failed batch");
+    sameJson(unchained((await get(`/sessions/${session}/log`)).body.decisions), expected, "log after the failed batch");
   });
 
   describe("bad requests get a 4xx with a JSON error, never a 5xx or an approval", () => {
@@ -208,7 +247,7 @@ describe("Worker example under workerd", () => {
       ["an unknown config key", () => post("/sessions", { domain: "airline", config: { projection: {} } }), 400, "bad-config"],
       ["a malformed state", () => post("/sessions", { domain: "airline", state: "everything" }), 400, "bad-state"],
       ["a document that is not an object", () => post("/sessions", { domain: "airline", document: [1] }), 400, "bad-state"],
-      ["a document the projection rules refuse", () => post("/sessions", { domain: "airline", document: { reservations: { A: 5 } } }), 400, "missing-id"],
+      ["a document the projection rules refuse", () => post("/sessions", { domain: "airline", document: { reservations: { A: 5 } } }), 400, "bad-document"],
       ["unknown tiers", () => post("/sessions", { domain: "airline", config: { tiers: ["T9"] } }), 400, "invalid-config"],
       ["a wrong method", () => get("/sessions"), 405, "method-not-allowed"],
       ["an unknown route", () => get("/admin"), 404, "not-found"],
@@ -232,6 +271,11 @@ describe("Worker example under workerd", () => {
       ["a call without a name", (s) => post(`/sessions/${s}/check`, { call: { arguments: {} } }), 400, "bad-call"],
       ["bad context", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: {} }, context: { userMessages: [1] } }), 400, "bad-context"],
       ["a non-json content type", (s) => post(`/sessions/${s}/check`, "call=x", { "content-type": "text/plain" }), 415, "unsupported-media-type"],
+      ["a content type that only starts like json", (s) => post(`/sessions/${s}/check`, { call: { name: "get_user_details", arguments: {} } }, { "content-type": "application/jsonp" }), 415, "unsupported-media-type"],
+      ["a body over 1 MiB in UTF-8 bytes (under it in UTF-16 units)", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: { blob: "é".repeat(600_000) } } }), 413, "body-too-large"],
+      ["an operation over 128 KiB in UTF-8 bytes (under it in UTF-16 units)", (s) => post(`/sessions/${s}/check`, { call: { name: "cancel_reservation", arguments: { reservation_id: "한".repeat(60_000) } } }), 413, "operation-too-large"],
+      ["a body with more JSON values than the budget", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: { a: new Array(300_000).fill(0) } } }), 413, "body-too-wide"],
+      ["a session document whose collection has the wrong type", () => post("/sessions", { domain: "airline", document: { reservations: 5 } }), 400, "bad-document"],
       ["a body over 1 MiB", (s) => post(`/sessions/${s}/check`, { call: { name: "x", arguments: { blob: "x".repeat(1_100_000) } } }), 413, "body-too-large"],
       // Under the body limit but too large to store with its decision: refused before the guard runs
       // (it used to be judged, then fail to store: a 500 and a hole in the log).

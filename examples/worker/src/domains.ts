@@ -3,13 +3,14 @@
 //
 // Everything that is the same for every request of an isolate is done here, at module scope, once:
 // the core is instantiated from its imported module, each blob is validated and hashed
-// (prepareOntology), and the projection rules are parsed. Workers give module scope a startup budget
+// (prepareOntologyAsync: its digests by WebCrypto, awaited at module scope), and the projection rules
+// are parsed. Workers give module scope a startup budget
 // (1 s) apart from a request's CPU limit, so a request, and a Durable Object woken from storage, pays
 // only for its own verdicts. A failure here is kept and answered as a typed error by every request,
 // never swallowed: a Worker whose ontology did not validate approves nothing.
 import airlineBlob from "polar-guard/ontologies/airline/airline.blob";
 import airlineProjection from "polar-guard/ontologies/airline/projection.json";
-import { loadCore, parseProjectionRules, prepareOntology, type CoreInstance, type PreparedOntology, type ProjectionRules } from "polar-guard";
+import { loadCore, parseProjectionRules, prepareOntologyAsync, type CoreInstance, type PreparedOntology, type ProjectionRules } from "polar-guard";
 
 export interface Domain {
   blob: ArrayBuffer;
@@ -33,14 +34,14 @@ export interface StartupFailure {
   message: string;
 }
 
-function prepare(domain: Domain): ReadyDomain | StartupFailure {
+async function prepare(domain: Domain): Promise<ReadyDomain | StartupFailure> {
   try {
     // One core per domain per isolate: a core holds one ontology, and guards on it share its backend.
     // The workerd entry instantiates synchronously from the imported module, so this runs now.
     const core = loadCore();
     // A rejected core stays observable by the requests that await it; nothing is left unhandled.
     core.catch(() => undefined);
-    return { core, ontology: prepareOntology(domain.blob), projection: parseProjectionRules(domain.projection) };
+    return { core, ontology: await prepareOntologyAsync(domain.blob), projection: parseProjectionRules(domain.projection) };
   } catch (err) {
     const code = typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : "startup-failed";
     return { code, message: err instanceof Error ? err.message : String(err) };
@@ -48,7 +49,7 @@ function prepare(domain: Domain): ReadyDomain | StartupFailure {
 }
 
 export const READY: Record<string, ReadyDomain | StartupFailure> = Object.fromEntries(
-  Object.entries(DOMAINS).map(([name, domain]) => [name, prepare(domain)]),
+  await Promise.all(Object.entries(DOMAINS).map(async ([name, domain]) => [name, await prepare(domain)] as const)),
 );
 
 export function isReady(d: ReadyDomain | StartupFailure): d is ReadyDomain {

@@ -11,22 +11,59 @@ export class HttpError extends Error {
   }
 }
 
+/** Bytes of the body as sent (UTF-8), not UTF-16 units: a 1 MiB limit is a megabyte on the wire. */
 export const MAX_BODY = 1 << 20;
+/** JSON values (objects, arrays and leaves) in a body. A megabyte of `{"a":0,…}` holds ~150,000; the
+ * walk that counts them stops at the first one over, so a wide object costs no more than this. */
+export const MAX_VALUES = 200_000;
 /** Nesting depth of a request body. The body is passed to the session's Durable Object by RPC, whose
  * serializer recurses: a 4000-deep array overflowed its stack (a 500). The guard itself reads no
  * deeper than 64. */
 export const MAX_DEPTH = 256;
 
-/** Whether a parsed JSON value nests deeper than `max` (iterative, so depth costs no stack). */
-function nestsDeeper(value: unknown, max: number): boolean {
+/** What is wrong with a parsed body's shape: nesting deeper than `maxDepth`, or more than `maxValues`
+ * values; null when neither. Iterative (depth costs no stack), and keys are counted as they are walked
+ * (`for…in`), so a two-million-key object stops at the budget instead of being listed first. */
+export function shapeProblem(value: unknown, maxDepth: number, maxValues: number): "too-deep" | "too-wide" | null {
   const stack: [unknown, number][] = [[value, 0]];
+  let values = 0;
   while (stack.length > 0) {
     const [v, d] = stack.pop()!;
+    if (++values > maxValues) return "too-wide";
     if (typeof v !== "object" || v === null) continue;
-    if (d >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+    if (d >= maxDepth) return "too-deep";
+    if (Array.isArray(v)) {
+      if (values + v.length > maxValues) return "too-wide";
+      for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
+    } else {
+      let keys = 0;
+      for (const k in v) {
+        if (++keys + values > maxValues) return "too-wide";
+        stack.push([(v as Record<string, unknown>)[k], d + 1]);
+      }
+    }
   }
-  return false;
+  return null;
+}
+
+/** UTF-8 length of a string without encoding it (lone surrogates count 3, as TextEncoder writes U+FFFD). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Whether a content type is JSON: exactly `application/json`, with parameters (`; charset=utf-8`). */
+export function isJsonContentType(type: string): boolean {
+  return type.split(";", 1)[0].trim().toLowerCase() === "application/json";
 }
 
 export function json(body: unknown, status = 200): Response {
@@ -47,13 +84,20 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 /** The request body as a JSON object (an empty body is `{}`). */
 export async function readBody(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get("content-type");
-  if (type !== null && !type.toLowerCase().startsWith("application/json")) {
+  if (type !== null && !isJsonContentType(type)) {
     throw new HttpError(415, "unsupported-media-type", `content type \`${type}\` is not application/json`);
   }
   // Read before refusing: answering while the client still sends would reset its connection.
-  const text = await request.text();
-  if (text.length > MAX_BODY) throw new HttpError(413, "body-too-large", `the body exceeds ${MAX_BODY} bytes`);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > MAX_BODY) throw new HttpError(413, "body-too-large", `the body exceeds ${MAX_BODY} bytes`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "bad-json", "the body is not valid utf-8");
+  }
   if (text.trim() === "") return {};
+  if (type === null) throw new HttpError(415, "unsupported-media-type", "a body needs the content type application/json");
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -61,6 +105,8 @@ export async function readBody(request: Request): Promise<Record<string, unknown
     throw new HttpError(400, "bad-json", "the body is not valid json");
   }
   if (!isObject(value)) throw new HttpError(400, "bad-body", "the body must be a json object");
-  if (nestsDeeper(value, MAX_DEPTH)) throw new HttpError(400, "body-too-deep", `the body nests deeper than ${MAX_DEPTH} levels`);
+  const problem = shapeProblem(value, MAX_DEPTH, MAX_VALUES);
+  if (problem === "too-deep") throw new HttpError(400, "body-too-deep", `the body nests deeper than ${MAX_DEPTH} levels`);
+  if (problem === "too-wide") throw new HttpError(413, "body-too-wide", `the body holds more than ${MAX_VALUES} json values`);
   return value;
 }

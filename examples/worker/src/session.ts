@@ -1,11 +1,15 @@
 // One guard session per Durable Object: its Layer B, its forward sequence and its decision log live
 // here and nowhere else. Storage holds the creation request and a journal of every operation; an
 // evicted object rebuilds its guard by replaying the journal (the guard is deterministic), and the
-// decision log is stored as it was written.
+// decision log is stored as it was written, hash-chained (each record carries the previous one's hash).
+// A request is atomic: its operations run, then are journaled with their log records in one storage
+// transaction; if any operation throws or the write fails, the in-memory guard is dropped and the next
+// request rebuilds it from the journal, so nothing of the failed request remains anywhere.
 import { DurableObject } from "cloudflare:workers";
 import {
   LayerB,
   GuardError,
+  createChain,
   ProjectionError,
   RuntimeError,
   loadGuard,
@@ -18,7 +22,7 @@ import {
   type ToolCall,
 } from "polar-guard";
 import { DOMAINS, READY, isReady } from "./domains.js";
-import { HttpError, errorResponse, isObject, json } from "./http.js";
+import { HttpError, errorResponse, isObject, json, utf8Length } from "./http.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
@@ -44,8 +48,9 @@ const SCOPES: readonly string[] = ["turn", "session"];
 const CONFIG_KEYS: readonly string[] = ["tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes"];
 
 const MAX_BATCH = 100;
-/** One journaled operation, as JSON: well under what one stored value may hold, so an accepted
- * operation and its decision record can always be written (a larger one is refused before it runs). */
+/** One journaled operation, as JSON, in UTF-8 bytes: well under what one stored value may hold, so an
+ * accepted operation and its decision record can always be written (a larger one is refused before it
+ * runs). */
 const MAX_OP_BYTES = 128 * 1024;
 const PUT_LIMIT = 128;
 const pad = (n: number): string => String(n).padStart(10, "0");
@@ -99,7 +104,7 @@ function parseContext(value: unknown): Record<string, unknown> | undefined {
 
 function parseOp(kind: string, body: Record<string, unknown>, at: string): Op {
   const op = parseOpShape(kind, body, at);
-  if (JSON.stringify(op).length > MAX_OP_BYTES) {
+  if (utf8Length(JSON.stringify(op)) > MAX_OP_BYTES) {
     throw new HttpError(413, "operation-too-large", `\`${at}call\` with its context or result exceeds ${MAX_OP_BYTES} bytes as JSON`);
   }
   return op;
@@ -208,7 +213,10 @@ export class GuardSession extends DurableObject<Env> {
     if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
     const { projection, ontology } = domain;
     const state = meta.document !== undefined ? projectDocument(projection, meta.document) : LayerB.fromJSON(meta.state ?? { entities: {} });
-    const config = { ...meta.config, projection, log: { append: (d: Decision) => this.pendingLog.push(d) } } as GuardConfig;
+    // The chain lives with the guard: a rebuild replays the journal through a new one and reaches the
+    // same head as the stored log.
+    const chain = createChain();
+    const config = { ...meta.config, projection, log: { append: (d: Decision) => this.pendingLog.push(chain.link(d).record) } } as GuardConfig;
     return loadGuard({ blob: ontology.blob, core: await domain.core, state, policy: meta.policy, scope: meta.scope, config });
   }
 
@@ -239,35 +247,52 @@ export class GuardSession extends DurableObject<Env> {
     return guard;
   }
 
-  /** Runs validated operations, then journals them and logs their decisions in one write. */
+  /** The in-memory guard is a cache of the journal: dropped, it is rebuilt from storage on the next
+   * request. Used whenever it has moved on in a way storage did not. */
+  private forget(): void {
+    this.guard = null;
+    this.loading = null;
+    this.pendingLog = [];
+  }
+
+  /** Runs validated operations, then journals them and logs their decisions in one transaction: all of
+   * the request is applied and stored, or none of it. */
   private async run(ops: Op[]): Promise<unknown[]> {
     const guard = await this.ready();
-    const results = ops.map((op) => {
-      if (op.op === "check") return { decision: guard.check(op.call, op.context as never) };
-      if (op.op === "observe") return { report: guard.observe(op.call, op.result, { failed: op.failed }) };
-      guard.checkpoint();
-      return { ok: true };
-    });
-    const entries: Record<string, unknown> = {};
-    for (const op of ops) entries[`op:${pad(this.journal++)}`] = op;
-    for (const d of this.pendingLog) entries[`log:${pad(d.seq)}`] = d;
-    this.pendingLog = [];
-    // put() takes at most 128 pairs; puts issued together are committed together (write coalescing).
-    const keys = Object.keys(entries);
-    const puts: Promise<void>[] = [];
-    for (let i = 0; i < keys.length; i += PUT_LIMIT) {
-      puts.push(this.ctx.storage.put(Object.fromEntries(keys.slice(i, i + PUT_LIMIT).map((k) => [k, entries[k]]))));
-    }
+    let results: unknown[];
     try {
-      await Promise.all(puts);
+      results = ops.map((op) => {
+        if (op.op === "check") return { decision: guard.check(op.call, op.context as never) };
+        if (op.op === "observe") return { report: guard.observe(op.call, op.result, { failed: op.failed }) };
+        guard.checkpoint();
+        return { ok: true };
+      });
     } catch (err) {
-      // The guard moved on but storage did not: forget the in-memory guard so the next request
-      // rebuilds it from what was stored, and the journal and the log stay the truth.
-      this.guard = null;
-      this.loading = null;
-      this.pendingLog = [];
+      // A later operation threw after earlier ones changed the guard: undo them all by forgetting it.
+      this.forget();
+      throw err;
+    }
+    const entries: Record<string, unknown> = {};
+    ops.forEach((op, i) => {
+      entries[`op:${pad(this.journal + i)}`] = op;
+    });
+    // Log keys follow the chain's index, so a record never replaces another.
+    for (const d of this.pendingLog as Array<Decision & { chain: { index: number } }>) entries[`log:${pad(d.chain.index)}`] = d;
+    const keys = Object.keys(entries);
+    try {
+      // One transaction: every pair is written or none (put() alone takes at most 128 pairs).
+      await this.ctx.storage.transaction(async (txn) => {
+        for (let i = 0; i < keys.length; i += PUT_LIMIT) {
+          await txn.put(Object.fromEntries(keys.slice(i, i + PUT_LIMIT).map((k) => [k, entries[k]])));
+        }
+      });
+    } catch (err) {
+      // The guard moved on but storage did not: the journal and the log stay the truth.
+      this.forget();
       throw new HttpError(413, "record-too-large", `the operation was not stored: ${err instanceof Error ? err.message : String(err)}`);
     }
+    this.journal += ops.length;
+    this.pendingLog = [];
     return results;
   }
 }

@@ -1,16 +1,20 @@
 // `polar compile FILE -o OUT.blob`: compile an ontology to its versioned binary blob. Exit 1 on error.
-import { writeFileSync } from "node:fs";
+// Without `-o` the blob goes beside the source (FILE.blob) and an existing file there is kept unless
+// `--force`: a default path must never destroy what a user did not name.
+import { existsSync, writeFileSync } from "node:fs";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { sha256Hex } from "../../util/sha256.js";
 import { baseName, printDiagnostics, readSource } from "./check.js";
+import { action, CliError } from "../errors.js";
 
 export function register(cli: CAC): void {
   cli
     .command("compile <file>", "Compile a Layer A ontology to a blob")
-    .option("-o, --out <path>", "Output blob (default: the source path with .blob)")
+    .option("-o, --out <path>", "Output blob (default: the source path with .blob, never overwritten without --force)")
+    .option("--force", "Overwrite an existing blob at the default path")
     .example("polar compile ontologies/example/library.polar -o library.blob")
-    .action((file: string, options: { out?: string }) => {
+    .action(action((file: string, options: { out?: string; force?: boolean }) => {
       const source = readSource(file);
       if (source === null) return;
       const result = compile(source, { name: baseName(file) });
@@ -19,17 +23,19 @@ export function register(cli: CAC): void {
         process.exitCode = 1;
         return;
       }
-      const out = typeof options.out === "string" && options.out !== "" ? options.out : defaultOut(file);
+      const named = typeof options.out === "string" && options.out !== "";
+      const out = named ? options.out! : defaultOut(file);
+      if (!named && options.force !== true && existsSync(out)) {
+        throw new CliError("exists", `\`${out}\` already exists`, "pass `-o PATH` to choose the output, or `--force` to overwrite it");
+      }
       try {
         writeFileSync(out, result.blob);
       } catch (err) {
-        process.stderr.write(`error[unwritable-file]: cannot write \`${out}\`: ${err instanceof Error ? err.message : String(err)}\n`);
-        process.exitCode = 1;
-        return;
+        throw new CliError("unwritable-file", `cannot write \`${out}\`: ${err instanceof Error ? err.message : String(err)}`);
       }
       const { tools, edges } = result.tables;
       process.stdout.write(`wrote ${out}: ${result.blob.length} bytes, ${tools.length} tools, ${edges.length} annotations, sha256 ${sha256Hex(result.blob)}\n`);
-    });
+    }));
 }
 
 function defaultOut(file: string): string {

@@ -14,6 +14,9 @@ import { advisoryGuardFactory } from "../../tau2/guard.js";
 import { projectAll, replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
 import { readTau2Data } from "../../tau2/data.js";
 import type { Trajectory } from "../../tau2/adapter.js";
+import { action, CliError, usageError } from "../errors.js";
+import type { ReplayGuardFactory } from "../../tau2/replay.js";
+import { auditLogFile } from "./audit-log.js";
 
 interface Flags {
   data?: string;
@@ -23,11 +26,13 @@ interface Flags {
   scope?: string;
   backend?: string;
   json?: boolean;
+  auditLog?: string;
 }
 
-class DemoError extends Error {
-  constructor(readonly code: string, message: string, readonly help?: string) {
-    super(message);
+/** A demo failure; `bad-option` is a usage error (exit 2). */
+class DemoError extends CliError {
+  constructor(code: string, message: string, help?: string) {
+    super(code, message, help, code === "bad-option" ? 2 : 1);
   }
 }
 
@@ -152,6 +157,8 @@ export interface DemoOptions {
   scopes?: ReplayScope[];
   backend?: string;
   json?: boolean;
+  /** Write the decision log of every replayed guard here (JSONL; `polar audit verify` re-derives it). */
+  auditLog?: string;
   out: (text: string) => void;
 }
 
@@ -177,7 +184,11 @@ export function runDemo(options: DemoOptions): void {
     throw new DemoError("no-trajectories", `no ${domain} trajectories${options.task !== undefined ? ` for task \`${options.task}\`` : ""} in \`${join(dataDir, "results")}\``);
   }
   const base = projectAll(rules, dom.documents);
-  const guard = advisoryGuardFactory({ ontology, rules, backend: backend.factory });
+  const log = options.auditLog === undefined ? null : auditLogFile(options.auditLog);
+  const guard: ReplayGuardFactory<Decision> =
+    log === null
+      ? advisoryGuardFactory({ ontology, rules, backend: backend.factory })
+      : (state, scope) => advisoryGuardFactory({ ontology, rules, backend: backend.factory, config: { log: log.sink() } })(state, scope);
   if (!options.json) {
     const shown = usingSample ? `built-in sample ${SAMPLE_DIR} (τ²-bench, MIT: see its LICENSE)` : relative(process.cwd(), dataDir) || ".";
     options.out(
@@ -221,6 +232,10 @@ export function runDemo(options: DemoOptions): void {
     }
     options.out(lines.join("\n") + "\n");
   }
+  if (log !== null) {
+    const n = log.write();
+    if (!options.json) options.out(`audit log: ${n} decisions written to ${options.auditLog} (check them with \`polar audit verify ${options.auditLog} --ontology ontologies/${domain}/${domain}.blob\`)\n`);
+  }
 }
 
 export function register(cli: CAC): void {
@@ -233,17 +248,19 @@ export function register(cli: CAC): void {
     .option("--scope <scope>", "turn, session or both (default both)")
     .option("--backend <name>", "wasm, reference or auto (default auto: wasm when built)")
     .option("--json", "one JSON line per tool call")
+    .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .example("polar demo")
+    .example("polar demo --audit-log decisions.jsonl")
     .example("polar demo --data ../tau2-bench/data/tau2 --task 35")
-    .action((flags: Flags) => {
+    .action(action((flags: Flags) => {
       // `polar demo | head`: a closed pipe ends the output quietly.
       process.stdout.on("error", (err: NodeJS.ErrnoException) => {
         if (err.code === "EPIPE") process.exit(0);
         throw err;
       });
-      try {
-        const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new DemoError("bad-option", `--limit \`${String(flags.limit)}\` is not a positive integer`);
+      {
+        const limit = flags.limit === undefined ? undefined : /^\d+$/u.test(String(flags.limit)) ? Number(flags.limit) : Number.NaN;
+        if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw usageError("bad-option", `--limit \`${String(flags.limit)}\` is not a positive integer`);
         runDemo({
           data: flags.data,
           domain: flags.domain,
@@ -252,14 +269,9 @@ export function register(cli: CAC): void {
           scopes: parseScopes(flags.scope),
           backend: flags.backend,
           json: flags.json === true,
+          auditLog: flags.auditLog,
           out: (s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`),
         });
-      } catch (err) {
-        const code = err instanceof DemoError || err instanceof DomainLoadError ? err.code : (err as { code?: string }).code ?? "demo-failed";
-        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
-        const help = (err as { help?: string }).help;
-        if (help) process.stderr.write(`  help: ${help}\n`);
-        process.exitCode = 1;
       }
-    });
+    }));
 }

@@ -1,9 +1,10 @@
 // `polar eval tau2 --data DIR [--results FILE...] --out DIR`: the offline evaluation of the guard on
 // real τ²-bench agent runs (src/eval). Writes tau2-eval.json, tau2-eval.md and a self-contained
 // tau2-eval.html into --out, with a progress bar on a terminal.
+import { join } from "node:path";
 import type { CAC } from "cac";
 import cliProgress from "cli-progress";
-import { ALL } from "../../eval/analyze.js";
+import { ALL, policyLabel } from "../../eval/analyze.js";
 import { EvalError } from "../../eval/errors.js";
 import { pct } from "../../eval/format.js";
 import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } from "../../eval/tau2.js";
@@ -11,6 +12,8 @@ import { writeReports, type WrittenReport } from "../../eval/write.js";
 import { runExecution } from "../../eval/execute-run.js";
 import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
+import { action, CliError } from "../errors.js";
+import { auditLogFile } from "./audit-log.js";
 
 interface Flags {
   data?: string;
@@ -25,6 +28,7 @@ interface Flags {
   execute?: boolean;
   tau2Src?: string;
   python?: string;
+  auditLog?: string;
 }
 
 export interface EvalTau2Options {
@@ -40,6 +44,8 @@ export interface EvalTau2Options {
   progress?: boolean;
   /** `--execute`: check every verdict in τ²-bench's environment (evalTau2Execute). */
   execute?: { tau2Src?: string; python?: string };
+  /** Write the decision log of the replay (the main configuration, every guard) to this file. */
+  auditLog?: string;
 }
 
 function parseScopes(v: string | undefined): ReplayScope[] {
@@ -50,13 +56,15 @@ function parseScopes(v: string | undefined): ReplayScope[] {
 
 function parseNumber(name: string, v: string | number | undefined, check: (n: number) => boolean, what: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
+  // Decimal text only: `Number` would read "", " ", "0x0" and "1e3" as numbers.
+  const n = /^(?:\d+(?:\.\d*)?|\.\d+)$/u.test(String(v)) ? Number(v) : Number.NaN;
   if (!Number.isFinite(n) || !check(n)) throw new EvalError("bad-option", `--${name} \`${String(v)}\` is not ${what}`);
   return n;
 }
 
 /** The command's work without the CLI: run, write the files, return the report and the paths. */
-export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; files: WrittenReport } {
+export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; files: WrittenReport; decisions: number | null } {
+  const log = options.auditLog === undefined ? null : auditLogFile(options.auditLog);
   const bar =
     options.progress === false
       ? null
@@ -74,19 +82,21 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
       seed: options.seed,
       backend: options.backend,
       root: packageRoot(),
+      ...(log === null ? {} : { auditLog: () => log.sink() }),
       onStart: (total) => bar?.start(total, 0, { label: "" }),
       onProgress: (done, label) => bar?.update(done, { label }),
     });
     bar?.stop();
-    return { report, files: writeReports(report, options.out) };
+    const decisions = log === null ? null : log.write();
+    return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }), decisions };
   } finally {
     bar?.stop();
   }
 }
 
 /** evalTau2 plus `--execute`: the same report with `execution` (src/eval/execute.ts), then written. */
-export async function evalTau2Execute(options: EvalTau2Options): Promise<{ report: Tau2EvalReport; files: WrittenReport }> {
-  const { report } = evalTau2({ ...options, out: options.out });
+export async function evalTau2Execute(options: EvalTau2Options): Promise<{ report: Tau2EvalReport; files: WrittenReport; decisions: number | null }> {
+  const { report, decisions } = evalTau2({ ...options, out: options.out });
   report.execution = await runExecution({
     data: options.data,
     results: options.results,
@@ -96,23 +106,18 @@ export async function evalTau2Execute(options: EvalTau2Options): Promise<{ repor
     tau2Src: options.execute?.tau2Src,
     python: options.execute?.python,
   });
-  return { report, files: writeReports(report, options.out) };
+  return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }), decisions };
 }
 
-/** Two lines per scope: what POLAR-veto stops overall. */
+/** One line per scope and pair: POLAR against its static baseline over all domains, deduplicated. */
 export function headline(report: Tau2EvalReport): string[] {
-  const lines: string[] = [];
-  for (const scope of report.meta.scopes) {
-    const cell = report.scopes[scope]?.labeled.find((c) => c.domain === ALL && c.model === ALL);
-    if (cell === undefined) continue;
-    for (const id of ["polar-veto", "polar-escalate"] as const) {
-      const p = cell.policies[id];
-      lines.push(
-        `  ${scope.padEnd(7)} ${id.padEnd(14)} stops ${pct(p.unauthorizedStopped.share)} of ${p.unauthorizedStopped.n} unauthorized and ${pct(p.authorizedStopped.share)} of ${p.authorizedStopped.n} authorized effective writes`,
-      );
-    }
-  }
-  return lines;
+  return report.dominance
+    .filter((d) => d.dedup && d.domain === ALL)
+    .map((d) => {
+      const u = d.unauthorized;
+      const a = d.authorized;
+      return `  ${d.scope.padEnd(7)} ${d.polar.padEnd(14)} stops ${pct(u.polar)} of ${u.n} unauthorized and ${pct(a.polar)} of ${a.n} authorized (dedup); ${policyLabel(d.baseline)} ${pct(u.baseline)} / ${pct(a.baseline)}: ${d.verdict}`;
+    });
 }
 
 function executionHeadline(x: NonNullable<Tau2EvalReport["execution"]>): string[] {
@@ -138,9 +143,10 @@ export function register(cli: CAC): void {
     .option("--execute", "run every verdict's inverse in τ²-bench's own environment (needs Python and τ²-bench's code)")
     .option("--tau2-src <dir>", "with --execute: a τ²-bench checkout or its src/ (default $POLAR_TAU2_SRC, else the installed tau2 package)")
     .option("--python <path>", "with --execute: the Python to run τ²-bench with (default $POLAR_PYTHON, else python3)")
+    .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
     .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
-    .action(async (suite: string, extra: string[], flags: Flags) => {
+    .action(action(async (suite: string, extra: string[], flags: Flags) => {
       try {
         if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suite is `tau2`: `polar eval tau2 --data DIR --out DIR`");
         if (typeof flags.data !== "string" || flags.data === "") throw new EvalError("bad-option", "missing `--data DIR`", "a folder laid out like τ²-bench's data/tau2");
@@ -148,7 +154,7 @@ export function register(cli: CAC): void {
         const given = flags.results === undefined ? [] : (Array.isArray(flags.results) ? flags.results : [flags.results]).map(String);
         const results = [...given, ...extra.map(String)];
         const run = flags.execute === true ? evalTau2Execute : (o: EvalTau2Options) => Promise.resolve(evalTau2(o));
-        const { report, files } = await run({
+        const { report, files, decisions } = await run({
           data: flags.data,
           results: results.length > 0 ? results : undefined,
           out: flags.out,
@@ -159,6 +165,7 @@ export function register(cli: CAC): void {
           backend: flags.backend,
           progress: flags.progress !== false,
           execute: flags.execute === true ? { tau2Src: flags.tau2Src, python: flags.python } : undefined,
+          auditLog: flags.auditLog,
         });
         const writes = report.inventory.reduce((n, i) => n + i.writes, 0);
         const runs = report.inventory.reduce((n, i) => n + i.trajectories, 0);
@@ -170,15 +177,14 @@ export function register(cli: CAC): void {
             `  wrote ${files.json}`,
             `        ${files.markdown}`,
             `        ${files.html}`,
+            ...(decisions === null ? [] : [`        ${flags.auditLog} (${decisions} decisions; \`polar audit verify\` re-derives them)`]),
             "",
           ].join("\n"),
         );
       } catch (err) {
-        const code = err instanceof EvalError ? err.code : (err as { code?: string }).code ?? "eval-failed";
-        process.stderr.write(`error[${code}]: ${err instanceof Error ? err.message : String(err)}\n`);
-        const help = (err as { help?: string }).help;
-        if (help) process.stderr.write(`  help: ${help}\n`);
-        process.exitCode = err instanceof EvalError && err.code === "bad-option" ? 2 : 1;
+        // The evaluation's own errors keep their code; a bad option is a usage error (exit 2).
+        if (err instanceof EvalError) throw new CliError(err.code, err.message, (err as { help?: string }).help, err.code === "bad-option" ? 2 : 1);
+        throw err;
       }
-    });
+    }));
 }

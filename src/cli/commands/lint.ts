@@ -5,28 +5,39 @@ import { decodeBlob } from "../../blob/index.js";
 import { compile, formatDiagnostic } from "../../compiler/index.js";
 import { lintOntology, parseManifest, type LintReport, type ToolSide } from "../../lint/index.js";
 import type { OntologyTables } from "../../ontology/tables.js";
+import { action, CliError, usageError } from "../errors.js";
+import { provisionalItems } from "../../mcp/draft.js";
 
 // `polar lint --ontology FILE --tools MANIFEST`: tools the manifest has and the ontology does not (and
-// the reverse), and tools the two classify differently. Exit 0 when clean (warnings allowed), 1 when a
-// finding is an error, 2 when an input cannot be read.
+// the reverse), and tools the two classify differently. It also lists what is still provisional
+// (drafted guesses that take no part in a verdict, docs/mcp.md); `--provisional` without `--tools`
+// lists only that. Exit 0 when clean (warnings allowed), 1 when a finding is an error or an input
+// cannot be read or is empty, 2 on bad usage.
 
 interface LintFlags {
   ontology?: string;
   tools?: string;
   side?: string;
   json?: boolean;
+  provisional?: boolean;
 }
 
-class UsageError extends Error {}
+const fail = (code: string, message: string, help?: string) => new CliError(code, message, help);
 
 function readOntology(file: string): OntologyTables {
-  const bytes = readFileSync(file);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw fail("unreadable-file", `cannot read the ontology \`${file}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
   if (file.endsWith(".blob")) return decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const text = bytes.toString("utf8");
   const r = compile(text, { name: basename(file) });
   if (!r.ok) {
     const shown = r.diagnostics.filter((d) => d.severity === "error").map((d) => formatDiagnostic(d, text, file));
-    throw new UsageError(`\`${file}\` does not compile\n${shown.join("\n")}`);
+    process.stderr.write(shown.join("\n") + "\n");
+    throw fail("ontology-errors", `the ontology \`${file}\` has errors`, "run `polar check` on it");
   }
   return r.tables;
 }
@@ -35,14 +46,14 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new UsageError(`cannot read \`${file}\` as JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw fail("bad-json", `cannot read \`${file}\` as JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
 function sideFlag(v: string | undefined): ToolSide | undefined {
   if (v === undefined || v === "all") return undefined;
   if (v === "agent" || v === "user") return v;
-  throw new UsageError(`\`--side\` is \`agent\`, \`user\` or \`all\`, got \`${v}\``);
+  throw usageError("bad-option", `\`--side\` is \`agent\`, \`user\` or \`all\`, got \`${v}\``);
 }
 
 function printText(report: LintReport, ontology: string, tools: string): void {
@@ -60,22 +71,38 @@ export function register(cli: CAC): void {
     .option("--ontology <file>", "ontology source (.polar) or compiled blob (.blob)")
     .option("--tools <file>", "tool manifest: tools/<domain>.json, a tool_defs block, or a results file")
     .option("--side <side>", "manifest tools to check: agent, user or all (default all)")
+    .option("--provisional", "list what is still provisional (drafted guesses); also listed with --tools")
     .option("--json", "print the report as JSON")
-    .action((flags: LintFlags) => {
-      try {
-        if (!flags.ontology || !flags.tools) throw new UsageError("`polar lint` needs `--ontology FILE` and `--tools MANIFEST`");
+    .action(
+      action((flags: LintFlags) => {
+        if (!flags.ontology || (!flags.tools && !flags.provisional)) {
+          throw usageError("missing-option", "`polar lint` needs `--ontology FILE` and `--tools MANIFEST` (or `--provisional` to list only what is still provisional)");
+        }
         const side = sideFlag(flags.side);
         const tables = readOntology(flags.ontology);
+        const provisional = provisionalItems(tables, flags.ontology.endsWith(".blob") ? null : readFileSync(flags.ontology, "utf8"));
+        const printProvisional = (): void => {
+          for (const p of provisional) process.stdout.write(`warning[provisional]: ${p.kind} \`${p.id}\` (line ${p.line}) is still provisional: it takes no part in a verdict until promoted (\`polar promote ${basename(flags.ontology!)} --id ${p.id}\`)\n`);
+          process.stdout.write(`${provisional.length} provisional item${provisional.length === 1 ? "" : "s"} in ${basename(flags.ontology!)}\n`);
+        };
+        if (!flags.tools) {
+          if (flags.json) process.stdout.write(JSON.stringify({ provisional }, null, 2) + "\n");
+          else printProvisional();
+          process.exitCode = 0;
+          return;
+        }
         const manifest = parseManifest(readJson(flags.tools));
+        if (manifest.tools.length === 0) {
+          // An empty manifest checks nothing: passing it would say "clean" about no tools at all.
+          throw fail("empty-manifest", `the manifest \`${flags.tools}\` lists no tools`, "pass a tools/<domain>.json, a tool_defs block or a results file");
+        }
         const report = lintOntology(tables, manifest, { side });
-        if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report }, null, 2) + "\n");
-        else printText(report, flags.ontology, flags.tools);
+        if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report, provisional }, null, 2) + "\n");
+        else {
+          printText(report, flags.ontology, flags.tools);
+          if (provisional.length > 0) printProvisional();
+        }
         process.exitCode = report.errors > 0 ? 1 : 0;
-      } catch (err) {
-        const e = err as Error & { code?: string; help?: string };
-        const code = e.code ? `[${e.code}]` : "";
-        process.stderr.write(`polar lint${code}: ${e.message}\n${e.help ? `  help: ${e.help}\n` : ""}`);
-        process.exitCode = 2;
-      }
-    });
+      }),
+    );
 }

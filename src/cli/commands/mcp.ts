@@ -6,6 +6,8 @@ import { readFileSync } from "node:fs";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { baseName, printDiagnostics } from "./check.js";
+import { parseTau } from "./verdict.js";
+import { action, CliError } from "../errors.js";
 
 interface Flags {
   ontology?: string;
@@ -19,9 +21,10 @@ interface Flags {
   "--"?: string[];
 }
 
-class UsageError extends Error {
-  constructor(readonly code: string, message: string, readonly help?: string) {
-    super(message);
+/** The command's failures in the CLI's one style: a missing or bad option is a usage error (exit 2). */
+class UsageError extends CliError {
+  constructor(code: string, message: string, help?: string) {
+    super(code, message, help, code === "missing-option" || code === "bad-option" ? 2 : 1);
   }
 }
 
@@ -64,15 +67,14 @@ export function register(cli: CAC): void {
     .option("--listen <host:port>", "Serve Streamable HTTP on 127.0.0.1:PORT instead of stdio")
     .option("--upstream <url>", "The MCP server over Streamable HTTP (instead of a command after --)")
     .example("polar mcp --ontology ontologies/mcp-memory/memory.blob --rules ontologies/mcp-memory/projection.json -- npx @modelcontextprotocol/server-memory")
-    .action(async (flags: Flags) => {
-      try {
+    .action(action(async (flags: Flags) => {
+      {
         if (!flags.ontology || !flags.rules) throw new UsageError("missing-option", "`polar mcp` needs `--ontology FILE` and `--rules FILE`");
         const policy = flags.policy ?? "veto";
         if (!["veto", "escalate", "advisory"].includes(policy)) throw new UsageError("bad-option", `unknown policy \`${policy}\``, "use veto, escalate or advisory");
         const scope = flags.scope ?? "turn";
         if (scope !== "turn" && scope !== "session") throw new UsageError("bad-option", `unknown scope \`${scope}\``, "use turn or session");
-        const tau = flags.tau === undefined ? undefined : Number(flags.tau);
-        if (tau !== undefined && !(tau >= 0 && tau <= 1)) throw new UsageError("bad-option", `\`--tau\` must be a number in [0, 1], got \`${String(flags.tau)}\``);
+        const tau = flags.tau === undefined ? undefined : parseTau(flags.tau);
         const ontology = loadOntology(flags.ontology);
         let rules: unknown;
         try {
@@ -105,10 +107,6 @@ export function register(cli: CAC): void {
           const err = e as Error & { code?: string };
           throw new UsageError(err.code === "invalid-rules" ? "invalid-rules" : "start-failed", err.message, (err as { help?: string }).help);
         }
-      } catch (err) {
-        if (!(err instanceof UsageError)) throw err;
-        process.stderr.write(`polar mcp: error[${err.code}]: ${err.message}\n${err.help ? `  help: ${err.help}\n` : ""}`);
-        process.exitCode = 2;
       }
-    });
+    }));
 }

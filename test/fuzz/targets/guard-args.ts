@@ -269,6 +269,8 @@ function safeCheck(guard: Guard, call: unknown, where: string): Decision {
   let d: Decision;
   try {
     d = guard.check(call);
+    // Judged, then not run: each case is judged on its own (a pending execution would join the next).
+    if (d.execution !== null) guard.release(d.execution);
   } catch (e) {
     fail(`${where}: check() threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   }

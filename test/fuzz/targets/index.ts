@@ -5,5 +5,11 @@ import { compilerTarget } from "./compiler.js";
 import { consentTarget } from "./consent.js";
 import { guardArgsTarget } from "./guard-args.js";
 import { projectionTarget } from "./projection.js";
+import { consentTimingTarget } from "./consent-timing.js";
+import { guardParallelTarget } from "./guard-parallel.js";
+import { guardResultsTarget } from "./guard-results.js";
 
-export const TARGETS: readonly FuzzTarget[] = [compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget];
+export const TARGETS: readonly FuzzTarget[] = [
+  compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget,
+  guardParallelTarget, guardResultsTarget, consentTimingTarget,
+];

@@ -5,10 +5,10 @@
 // inputs give the same verdict bytes everywhere.
 import type { SearchBackend } from "../core/backend.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "../core/verifier.js";
-import type { CoreInstance, CoreOptions } from "../core/wasm.js";
-import { createGuard, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
-import { describeError, GuardError } from "../guard/errors.js";
-import { prepareOntology, type PreparedOntology } from "../ontology/prepared.js";
+import { CoreError, type CoreInstance, type CoreOptions } from "../core/wasm.js";
+import { createGuard, GuardError, type BackendFactory, type Guard, type GuardOptions } from "../guard/index.js";
+import { describeError } from "../guard/errors.js";
+import { prepareOntology, prepareOntologyAsync, type PreparedOntology } from "../ontology/prepared.js";
 import type { Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
@@ -153,7 +153,7 @@ export async function loadOntology(platform: Platform, options: OntologySource &
     options.core ?? platform.core(options.wasm, options.coreOptions),
     ontologyBytes(platform, options),
   ]);
-  const { tables, blob } = prepareOntology(bytes, { sha256: platform.sha256 });
+  const { tables, blob } = await prepare(bytes, platform.sha256);
   return { blob, tables, backend: sharedBackend(core, blob)(tables, blob) };
 }
 
@@ -165,23 +165,42 @@ export async function loadVerifierOn(platform: Platform, options: LoadVerifierOp
 /** The guard decodes and validates the blob itself; its backend factory shares the core (see
  * sharedBackend), so many guards, e.g. one per session, can run on one core. */
 export async function loadGuardOn(platform: Platform, options: LoadGuardOptions): Promise<Guard> {
+  if (typeof options !== "object" || options === null) {
+    throw new GuardError("invalid-config", "loadGuard needs an options object", "pass `{ blob | ontologyPath | ontologyUrl, state, … }`");
+  }
   const { blob: _b, ontologyPath: _p, ontologyUrl: _u, core: _c, wasm: _w, coreOptions: _o, ...guardOptions } = options;
   const [core, bytes] = await Promise.all([
-    options.core ?? platform.core(options.wasm, options.coreOptions),
+    options.core ?? typedCore(platform.core(options.wasm, options.coreOptions)),
     ontologyBytes(platform, options),
   ]);
   // The platform's native hash serves the blob check and the reads digest unless the caller chose one.
   const config = platform.sha256 === undefined ? guardOptions.config : { sha256: platform.sha256, ...guardOptions.config };
-  const ontology = prepareGuardOntology(bytes, config?.sha256);
+  const ontology = await prepareGuardOntology(bytes, config?.sha256);
   return createGuard({ ...guardOptions, config, ontology, backend: sharedBackend(core, ontology.blob) });
 }
 
+/** With a synchronous native hash (Node's), prepareOntology; without one (browsers, workerd), the blob's
+ * digests come from WebCrypto instead of the JavaScript SHA-256 in a cold interpreter. */
+function prepare(bytes: Uint8Array, sha256: Sha256 | undefined): Promise<PreparedOntology> {
+  return sha256 !== undefined ? Promise.resolve(prepareOntology(bytes, { sha256 })) : prepareOntologyAsync(bytes);
+}
+
 /** prepareOntology with a refused blob reported as createGuard reports it (GuardError `invalid-ontology`). */
-function prepareGuardOntology(bytes: Uint8Array, sha256: Sha256 | undefined): PreparedOntology {
+async function prepareGuardOntology(bytes: Uint8Array, sha256: Sha256 | undefined): Promise<PreparedOntology> {
   try {
-    return prepareOntology(bytes, { sha256 });
+    return await prepare(bytes, sha256);
   } catch (e) {
     throw new GuardError("invalid-ontology", `the ontology blob is refused: ${describeError(e)}`, "compile the ontology again with `polar compile`", { cause: e });
+  }
+}
+
+/** The core, with a module that does not compile (garbage bytes) made a typed error. */
+async function typedCore(core: Promise<CoreInstance>): Promise<CoreInstance> {
+  try {
+    return await core;
+  } catch (e) {
+    if (e instanceof RuntimeError || e instanceof CoreError) throw e;
+    throw new RuntimeError("core-unavailable", `the core could not be instantiated: ${e instanceof Error ? e.message : String(e)}`, "pass the `polar-core.wasm` the package ships");
   }
 }
 

@@ -1,4 +1,4 @@
-// The portable loaders of the default entry (runtimes without a specific condition, e.g. Deno or Bun):
+// The portable loaders of the neutral entry (runtimes without a specific condition, e.g. Deno or Bun):
 // the core is fetched from beside the entry unless the caller passes `wasm`.
 import type { CoreInstance, CoreOptions } from "../core/wasm.js";
 import type { Verifier } from "../core/verifier.js";

@@ -1,0 +1,45 @@
+// `polar draft --tools TOOLS.json -o draft.polar`: a starting ontology from an MCP tools/list result or
+// an OpenAI tools list, every guess provisional (docs/mcp.md, "Drafting"). Exit 1 when the draft does
+// not compile (a bug worth reporting), 2 on bad input.
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import type { CAC } from "cac";
+import { compile } from "../../compiler/index.js";
+import { draftOntology, parseToolList, DraftError } from "../../mcp/draft.js";
+import { printDiagnostics } from "./check.js";
+
+export function register(cli: CAC): void {
+  cli
+    .command("draft", "Draft a provisional ontology from an MCP tools/list result or an OpenAI tools list")
+    .option("--tools <file>", "tools/list result JSON (or an OpenAI tools list)")
+    .option("-o, --out <file>", "Where to write the draft (default: stdout)")
+    .example("polar draft --tools tools.json -o draft.polar")
+    .action((flags: { tools?: string; out?: string }) => {
+      try {
+        if (!flags.tools) throw new DraftError("missing-option", "`polar draft` needs `--tools FILE`");
+        let json: unknown;
+        try {
+          json = JSON.parse(readFileSync(flags.tools, "utf8"));
+        } catch (e) {
+          throw new DraftError("bad-tools", `cannot read \`${flags.tools}\` as JSON: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        const tools = parseToolList(json);
+        const text = draftOntology(tools, `\`${basename(flags.tools)}\``);
+        const r = compile(text, { name: flags.out ? basename(flags.out) : "draft.polar" });
+        if (!r.ok) {
+          printDiagnostics(r.diagnostics, new TextEncoder().encode(text), flags.out ?? "draft.polar");
+          process.exitCode = 1;
+          return;
+        }
+        if (flags.out) {
+          writeFileSync(flags.out, text);
+          const provisional = r.tables.edges.length + (text.match(/^%provisional\(/gm)?.length ?? 0);
+          process.stderr.write(`wrote ${flags.out}: ${tools.length} tools, ${provisional} provisional guesses (none live)\n`);
+        } else process.stdout.write(text);
+      } catch (e) {
+        if (!(e instanceof DraftError)) throw e;
+        process.stderr.write(`polar draft: error[${e.code}]: ${e.message}\n`);
+        process.exitCode = 2;
+      }
+    });
+}
