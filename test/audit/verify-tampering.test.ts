@@ -122,3 +122,31 @@ describe("a backend fault at decision time", () => {
     expect(fieldsOf(faulted(true, "Approved"), { acceptTransient: true })).toEqual([[5, "route"]]);
   });
 });
+
+describe("the chain", () => {
+  it("an empty log is reported unless allowed", () => {
+    expect(verifyAuditLog([], { ontologies }).mismatches.map((m) => [m.line, m.field])).toEqual([[0, "log"]]);
+    expect(verifyAuditLog([], { ontologies, allowEmpty: true })).toMatchObject({ ok: true, total: 0 });
+  });
+
+  it("a JSONL text must end in a newline (a log cut off mid-write)", () => {
+    expect(verifyAuditLog(`${log.join("\n")}\n`, { ontologies }).ok).toBe(true);
+    expect(verifyAuditLog(log.join("\n"), { ontologies }).mismatches.map((m) => [m.line, m.field])).toEqual([[5, "truncated"]]);
+  });
+
+  it("a dropped, repeated or reordered record breaks the chain where it happened", () => {
+    const fieldsAt = (lines: string[]) => verifyAuditLog(lines, { ontologies }).mismatches.map((m) => [m.line, m.field.split(".")[0]]);
+    expect(fieldsAt([log[0], log[2], log[3], log[4]])).toContainEqual([2, "chain"]);
+    expect(fieldsAt([log[0], log[1], log[1], log[2], log[3], log[4]])).toContainEqual([3, "chain"]);
+    expect(fieldsAt([log[1], log[0], ...log.slice(2)])).toContainEqual([1, "chain"]);
+    expect(verifyAuditLog(log.slice(0, 3), { ontologies }).ok).toBe(true);
+  });
+
+  it("an anchored head must be in the log: a truncated tail is caught", () => {
+    const full = verifyAuditLog(log, { ontologies });
+    expect(verifyAuditLog(log, { ontologies, head: full.head.hash }).ok).toBe(true);
+    const cut = verifyAuditLog(log.slice(0, 4), { ontologies, head: full.head.hash });
+    expect(cut.mismatches.map((m) => [m.line, m.field])).toEqual([[4, "head"]]);
+    expect(verifyAuditLog(log.slice(0, 3), { ontologies, head: verifyAuditLog(log.slice(0, 2), { ontologies }).head.hash }).ok).toBe(true);
+  });
+});
