@@ -121,6 +121,13 @@ describe("a backend fault at decision time", () => {
   it("an approving record is a route mismatch", () => {
     expect(fieldsOf(faulted(true, "Approved"), { acceptTransient: true })).toEqual([[5, "route"]]);
   });
+
+  it("a veto rewritten as an advisory pass-through on internal_error does not verify (the veto policy never passes through)", () => {
+    for (const acceptTransient of [true, false]) {
+      expect(verifyAuditLog(faulted(true, "AdvisoryPassthrough"), { ontologies, acceptTransient }).ok).toBe(false);
+    }
+    expect(fieldsOf(faulted(true, "AdvisoryPassthrough"), { acceptTransient: true })).toEqual([[5, "route"]]);
+  });
 });
 
 describe("the chain", () => {
