@@ -166,3 +166,33 @@ describe("documents", () => {
     expect(errorOf(() => projectDocument(none, {})).help).toBe("documents: none");
   });
 });
+
+describe("a document of the wrong shape", () => {
+  const shapeError = (sources: unknown[], doc: unknown) => errorOf(() => projectDocument(rulesWith(sources), doc));
+
+  it.each<[string, unknown[], unknown, string]>([
+    ["a document that is not an object", [{ entity: "t", from: "items", id: "$key" }], [1], "`(document)` in the document is an array, expected an object"],
+    ["a document that is a number", [{ entity: "t", from: "items", id: "$key" }], 3, "`(document)` in the document is number `3`, expected an object"],
+    ["a single record that is not an object", [{ entity: "t", from: "cfg.main", single: true, id: "$key" }], { cfg: { main: "x" } }, "`cfg.main` in the document is a string, expected a t record (an object)"],
+    ["a whole-document record that is not an object", [{ entity: "t", from: "", single: true, id: { const: "d" } }], "x", "`(document)` in the document is a string, expected a t record (an object)"],
+    ["a collection that is a string", [{ entity: "t", from: "a.items", id: "$key" }], { a: { items: "x" } }, "`a.items` in the document is a string, expected a collection of t records (an object or an array)"],
+    ["a record in a list that is not an object", [{ entity: "t", from: "items", id: "$key" }], { items: [{}, 2] }, "`items.1` in the document is number `2`, expected a t record (an object)"],
+    ["`*` over a string", [{ entity: "t", from: "g.*.items", id: "$key" }], { g: "ab" }, "`g` in the document is a string, expected an object or an array"],
+    ["an element under `*` that is not an object", [{ entity: "t", from: "g.*.items", id: "$key" }], { g: { a: { items: {} }, b: 1 } }, "`g.b` in the document is number `1`, expected an object"],
+    ["a collection under `*` that is not one", [{ entity: "t", from: "g.*.items", id: "$key" }], { g: { a: { items: 1 } } }, "`g.a.items` in the document is number `1`, expected a collection of t records (an object or an array)"],
+  ])("%s is a bad-document error naming where, what it is and what was expected", (_what, sources, doc, message) => {
+    const e = shapeError(sources, doc);
+    expect(e.code).toBe("bad-document");
+    expect(e.message).toBe(message);
+  });
+
+  it("the help names the domain, the entity and the path the rules read", () => {
+    expect(shapeError([{ entity: "t", from: "a.items", id: "$key" }], { a: { items: 1 } }).help).toBe("the rules of `d` read t records from `a.items`");
+    expect(shapeError([{ entity: "t", from: "", single: true, id: { const: "d" } }], 1).help).toBe("the rules of `d` read t records from `(document)`");
+  });
+
+  it("a whole-document source takes any object; an absent path is an empty collection", () => {
+    expect(projectDocument(rulesWith([{ entity: "t", from: "", single: true, id: { const: "d" } }]), { a: 1 }).ids("t")).toEqual(["d"]);
+    expect(projectDocument(rulesWith([{ entity: "t", from: "a.items", id: "$key" }]), { b: 1 }).size()).toBe(0);
+  });
+});
