@@ -16,7 +16,8 @@ function shifty(first: string, later: string): { args: Record<string, unknown>; 
 describe("wrapTools runs what was judged", () => {
   it("a getter that changes its answer after the check: the tool still sees the judged value", async () => {
     const seen: unknown[] = [];
-    const { args, flip } = shifty("RES002", "RES001; DROP TABLE");
+    // RES001: a cancellation the small state admits (re-bookable, paid once by card).
+    const { args, flip } = shifty("RES001", "RES002; DROP TABLE");
     const tools = wrapTools(airlineGuard(airlineState()), {
       cancel_reservation: (a: Record<string, unknown>) => {
         seen.push(a.reservation_id);
@@ -25,19 +26,19 @@ describe("wrapTools runs what was judged", () => {
     }, { onDecision: flip });
     const out = await tools.cancel_reservation(args);
     expect(isGuardRefusal(out)).toBe(false);
-    expect(seen).toEqual(["RES002"]);
+    expect(seen).toEqual(["RES001"]);
   });
 
   it("a proxy that changes its answer: the same", async () => {
     let flipped = false;
-    const target = { reservation_id: "RES002" };
+    const target = { reservation_id: "RES001" };
     const args = new Proxy(target, { get: (t, k) => (k === "reservation_id" && flipped ? "EVIL" : Reflect.get(t, k)) });
     const seen: unknown[] = [];
     const tools = wrapTools(airlineGuard(airlineState()), { cancel_reservation: (a: Record<string, unknown>) => void seen.push(a.reservation_id) }, {
       onDecision: () => void (flipped = true),
     });
     await tools.cancel_reservation(args);
-    expect(seen).toEqual(["RES002"]);
+    expect(seen).toEqual(["RES001"]);
   });
 
   it("the tool gets a copy: mutating it changes neither the decision record nor the next check", async () => {
