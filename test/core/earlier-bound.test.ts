@@ -46,13 +46,17 @@ const core = loadCore();
 const NOW = "2024-05-15T15:00:00";
 
 const reservation = (cabin: string) => ({
-  user_id: "mia", cabin, status: null, flown: false, total_baggages: 0, nonfree_baggages: 0,
+  // rebookable: the airline flights undo needs the old segments still bookable (ontologies/airline).
+  user_id: "mia", cabin, status: null, flown: false, rebookable: true, total_baggages: 0, nonfree_baggages: 0,
   flight_refs: [{ flight_number: "HAT001", date: "2024-05-20" }],
 });
 const change: ExecutedCall = {
   name: "update_reservation_flights",
   arguments: { reservation_id: "R1", cabin: "economy", flights: [{ flight_number: "HAT002", date: "2024-05-20" }], payment_id: "credit_card_1" },
 };
+// A flight change that keeps basic economy: policy forbids it (a cabin upgrade out of basic economy is
+// allowed, so `change` itself is undoable on a basic-economy reservation).
+const basicFlightChange: ExecutedCall = { ...change, arguments: { ...change.arguments, cabin: "basic_economy" } };
 const bags: ExecutedCall = {
   name: "update_reservation_baggages",
   arguments: { reservation_id: "R2", total_baggages: 1, nonfree_baggages: 0, payment_id: "credit_card_1" },
@@ -66,13 +70,13 @@ describe.each([
 
   it("a basic-economy flight change refused when checked is not undone by a later call's π", () => {
     const before = new JsonState({ entities: { reservation: { R1: reservation("basic_economy"), R2: reservation("economy") } } });
-    const checked = verifier.verdict([change], before);
+    const checked = verifier.verdict([basicFlightChange], before);
     expect(checked.reason).toBe("bound_violated");
     expect(checked.bottleneck.annotation).toBe("airline.flights.self");
 
     // It ran anyway: the cabin is now economy. The later call's sequence holds it with its snapshot.
     const after = new JsonState({ entities: { reservation: { R1: reservation("economy"), R2: reservation("economy") } } });
-    const ran: ExecutedCall = { ...change, result: { reservation_id: "R1" }, before: reservation("basic_economy") };
+    const ran: ExecutedCall = { ...basicFlightChange, result: { reservation_id: "R1" }, before: reservation("basic_economy") };
     const later = verifier.verdict([ran, bags], after);
     expect(later.steps.filter((s) => s.call === 0 && s.tier === "T2")).toEqual([]);
     expect(later.reason).toBe("bound_violated");
