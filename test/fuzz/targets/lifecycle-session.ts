@@ -1,7 +1,7 @@
 // Shared by the lifecycle fuzz targets (guard-parallel, guard-results, consent-timing): the guard tests'
 // small airline ontology, its Layer B and projection rules, a pool of calls, and the checks every
 // session must pass (frozen records, contiguous seqs, a log that replays clean).
-import { verifyAuditLog } from "../../../src/audit/index.js";
+import { createChain, verifyAuditLog } from "../../../src/audit/index.js";
 import type { Decision } from "../../../src/guard/index.js";
 import { canonicalJson } from "../../../src/projection/index.js";
 import { airline } from "../../guard/helpers.js";
@@ -41,7 +41,9 @@ export function checkLog(records: readonly Decision[]): void {
     if (d.seq !== i + 1) fail(`record ${i} has seq ${d.seq}`);
     deepFrozen(d, `record ${d.seq}`);
   });
-  const lines = records.map((d) => JSON.stringify(d));
-  const report = verifyAuditLog(lines, { ontologies: [airline.blob] });
+  // As a log writes them: hash-chained (src/audit/chain.ts); a session may decide nothing.
+  const chain = createChain();
+  const lines = records.map((d) => chain.link(d).line);
+  const report = verifyAuditLog(lines, { ontologies: [airline.blob], allowEmpty: true });
   if (report.mismatches.length > 0) fail(`the log does not replay: ${JSON.stringify(report.mismatches[0]).slice(0, 400)}`);
 }
