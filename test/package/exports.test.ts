@@ -188,7 +188,6 @@ describe("public API", () => {
   });
 
   it("the `polar` bin runs the built CLI", () => {
-    // `--help` (bare `polar` is a usage error, exit 2, since the CLI's one error style).
     const out = execFileSync(process.execPath, [join(pkg.pkg, "bin/polar.js"), "--help"], { cwd: pkg.root, encoding: "utf8" });
     expect(out).toContain(`polar/${JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version}`);
     expect(out).toContain("Usage:");
