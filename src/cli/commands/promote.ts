@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CAC } from "cac";
+import { CliError, reportError } from "../errors.js";
 import { compile } from "../../compiler/index.js";
 import { DraftError, promote, provisionalItems } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
@@ -42,8 +43,8 @@ export function register(cli: CAC): void {
         process.stdout.write(`promoted \`${flags.id}\` in ${out}; ${left} provisional item${left === 1 ? "" : "s"} left\n`);
       } catch (e) {
         if (!(e instanceof DraftError)) throw e;
-        process.stderr.write(`polar promote: error[${e.code}]: ${e.message}\n`);
-        process.exitCode = 2;
+        // The CLI's one style: a missing flag is usage (2), bad input 1.
+        reportError(new CliError(e.code, e.message, undefined, e.code === "missing-option" ? 2 : 1));
       }
     });
 }
