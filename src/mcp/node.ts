@@ -18,6 +18,7 @@ import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
+import { chainHead, type ChainHead } from "../audit/index.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
 import { parseProjectionRules } from "../projection/rules.js";
@@ -108,14 +109,21 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     throw new GatewayStartError("unsafe-reads", `read steps name tools the ontology does not declare read-only: ${unsafe.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: declare the tool in `read_only(...)` or read with another tool");
   }
   let auditFd: number | null = null;
+  let auditFrom: ChainHead | undefined;
   if (options.auditLog !== undefined) {
+    try {
+      // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
+      if (existsSync(options.auditLog)) auditFrom = chainHead(readFileSync(options.auditLog, "utf8"), (d) => createHash("sha256").update(d).digest());
+    } catch (e) {
+      throw new GatewayStartError("bad-audit-log", `the audit log \`${options.auditLog}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
+    }
     try {
       auditFd = openSync(options.auditLog, "a");
     } catch (e) {
       throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${options.auditLog}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
   }
-  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line));
+  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line), { from: auditFrom, sha256: (d) => createHash("sha256").update(d).digest() });
   const backend = wasmBackend();
 
   // ---- upstream

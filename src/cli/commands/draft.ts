@@ -4,10 +4,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CAC } from "cac";
-import { CliError, reportError } from "../errors.js";
 import { compile } from "../../compiler/index.js";
 import { draftOntology, parseToolList, DraftError } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
+import { CliError, reportError } from "../errors.js";
 
 export function register(cli: CAC): void {
   cli
@@ -39,7 +39,7 @@ export function register(cli: CAC): void {
         } else process.stdout.write(text);
       } catch (e) {
         if (!(e instanceof DraftError)) throw e;
-        // The CLI's one style: a missing flag is usage (2), bad input 1.
+        // The CLI's one style (src/cli/errors.ts): a missing option is usage (2), bad input is 1.
         reportError(new CliError(e.code, e.message, undefined, e.code === "missing-option" ? 2 : 1));
       }
     });
