@@ -3,6 +3,7 @@
 // it at the wrong place, or reports an issue that is not there misleads the author of the rules.
 import { describe, expect, it } from "vitest";
 import { parseProjectionRules, safeParseProjectionRules, ProjectionError, type RuleIssue } from "../../src/projection/index.js";
+import { parseReadRules, safeParseReadRules } from "../../src/projection/reads.js";
 
 const base = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   format: "polar-projection/1",
@@ -10,6 +11,15 @@ const base = (extra: Record<string, unknown> = {}): Record<string, unknown> => (
   entities: { thing: { fields: "*" } },
   ...extra,
 });
+
+/** The issues of the rules, or else of their `reads` (validated apart, outside the runtime bundle). */
+function readIssues(json: unknown): RuleIssue[] {
+  const r = safeParseProjectionRules(json);
+  if (!r.ok) return r.issues;
+  const reads = safeParseReadRules(r.rules);
+  if (reads.ok) throw new Error("expected issues");
+  return reads.issues;
+}
 
 function issues(json: unknown): RuleIssue[] {
   const r = safeParseProjectionRules(json);
@@ -99,7 +109,7 @@ describe("the rules validator reports exactly the problems of a rules document",
     ["a bad effect in finally", base({ reads: { t: { steps: [STEP], finally: [3] } } }), [badType("/reads/t/finally/0", "an effect must be an object")]],
     ["a bad effect in a step", base({ reads: { t: { steps: [{ ...STEP, effects: [3] }] } } }), [badType("/reads/t/steps/0/effects/0", "an effect must be an object")]],
   ])("%s", (_name, json, expected) => {
-    expect(issues(json)).toStrictEqual(expected);
+    expect(readIssues(json)).toStrictEqual(expected);
   });
 
   it.each([
@@ -107,7 +117,7 @@ describe("the rules validator reports exactly the problems of a rules document",
     ["a step argument", { steps: [{ ...STEP, arguments: { id: 3 } }] }, "/reads/t/steps/0/arguments/id"],
     ["a step's when", { steps: [{ ...STEP, when: 3 }] }, "/reads/t/steps/0/when"],
   ])("a bad expression in %s of a read rule is reported at its pointer", (_name, rule, path) => {
-    expect(issues(base({ reads: { t: rule } })).map((i) => [i.code, i.path])).toEqual([["bad-expression", path]]);
+    expect(readIssues(base({ reads: { t: rule } })).map((i) => [i.code, i.path])).toEqual([["bad-expression", path]]);
   });
 
   it.each([
@@ -199,14 +209,15 @@ describe("what a valid rules document compiles to", () => {
         },
       }),
     );
-    const t = rules.reads.get("t")!;
+    const reads = parseReadRules(rules);
+    const t = reads.get("t")!;
     expect(t.derive.map(([k]) => k)).toEqual(["k"]);
     expect(t.steps.map((s) => [s.tool, s.arguments.map(([k]) => k), s.when !== undefined, s.effects.length])).toEqual([["get_thing", ["id", "n"], true, 1]]);
     expect(t.finally.map((e) => e.op)).toEqual(["delete"]);
     expect(t.ungrounded).toBe("read it first");
-    const u = rules.reads.get("u")!;
+    const u = reads.get("u")!;
     expect([u.steps, u.finally, u.ungrounded]).toEqual([[], [], undefined]);
-    expect(parseProjectionRules(base()).reads.size).toBe(0);
+    expect(parseReadRules(parseProjectionRules(base())).size).toBe(0);
   });
 
   it("takes one effect or a list of effects, `upsert` by default, for tools and actions apart", () => {
