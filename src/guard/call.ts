@@ -81,7 +81,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
           // As for arrays: past the budget, one marker and stop (a 2M-key object costs its key list,
           // not 2M copies of the marker).
           if (w.nodes >= MAX_NODES) {
-            define(obj, keys[i], { [NON_JSON]: "too large" });
+            define(obj, keys[i], mark("too large", w));
             break;
           }
           define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));

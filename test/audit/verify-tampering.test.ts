@@ -95,6 +95,7 @@ describe("each tampering is reported on its line and field", () => {
     expect(report).toMatchObject({ ok: false, total: 4, verified: 1 });
   });
 
+  // The last record: editing an earlier one also breaks the next record's chain link.
   it("the engine version check can be relaxed, and only it", () => {
     // On the last record: an edit anywhere else also breaks the next record's chain link.
     const lines = tampered(4, (d) => { d.engineVersion = "0.0.0"; });

@@ -65,6 +65,8 @@ function refused(bytes: Uint8Array, code: BlobErrorCode): BlobError {
   expect(r.error.message).toMatch(/^[a-z`]/);
   expect(r.error.message).not.toMatch(/[.\n]$/);
   expect(() => decodeBlob(bytes)).toThrow(BlobError);
+  // The whole error as the user sees it (message, byte offset, help), reviewed in __snapshots__/.
+  expect({ code: r.error.code, message: r.error.message, offset: r.error.offset, help: r.error.help }).toMatchSnapshot();
   return r.error;
 }
 

@@ -71,6 +71,24 @@ describe("jsonSafe", () => {
     expect((jsonSafe(new Array(99_999).fill(0)) as unknown[]).at(-1)).toBe(0);
   });
 
+  it("marks depth 64 as too deep through lists too", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 70; i++) deep = [deep];
+    let copy = jsonSafe(deep) as unknown[];
+    for (let i = 0; i < 64; i++) copy = copy[0] as unknown[];
+    expect(copy).toEqual(marker("too deep"));
+  });
+
+  it("a wide object stops at the budget with one marker, frozen in a frozen copy", () => {
+    const wide = Object.fromEntries(Array.from({ length: 100_005 }, (_, i) => [`k${i}`, 0]));
+    const copy = frozenJsonSafe(wide) as Record<string, unknown>;
+    const keys = Object.keys(copy);
+    expect(keys.length).toBe(100_000);
+    expect(copy[keys[keys.length - 1]]).toEqual(marker("too large"));
+    expect(copy.k99998).toBe(0);
+    expect(Object.isFrozen(copy[keys[keys.length - 1]])).toBe(true);
+  });
+
   it("an object with a getter that throws is unreadable, and its siblings are kept", () => {
     const bad = { get x(): never { throw new Error("boom"); } };
     expect(jsonSafe({ ok: 1, bad })).toEqual({ ok: 1, bad: marker("unreadable") });

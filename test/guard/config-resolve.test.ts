@@ -73,6 +73,11 @@ describe("resolveConfig", () => {
     expect(e.help).toBe(help);
   });
 
+  it("an environment reader's own error is kept as the cause", () => {
+    const denied = new Error("denied");
+    expect(configError({ env: () => { throw denied; } }).cause).toBe(denied);
+  });
+
   it("accepts the bounds of every range", () => {
     expect(resolveConfig({ ...base, tau: 0, maxDepth: 0, maxNodes: 0 })).toMatchObject({ tau: 0, maxDepth: 0, maxNodes: 0 });
     expect(resolveConfig({ ...base, tau: 1, maxDepth: 256, maxNodes: 0xffffffff })).toMatchObject({ tau: 1, maxDepth: 256, maxNodes: 0xffffffff });

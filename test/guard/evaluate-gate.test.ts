@@ -129,6 +129,8 @@ describe("what a policy may return", () => {
     expect(typeof bogus.refusal).toBe("string");
     const thrown = run({ policy: policyAnswering(() => { throw new Error("policy bug"); }) });
     expect(thrown).toMatchObject({ route: "Vetoed", reason: "internal_error", detail: "Error: policy bug" });
+    // The refusal is the one for an internal error of this call.
+    expect(thrown.refusal).toMatch(/^I can't run `update_reservation_flights`: the reversibility check failed \(reason `internal_error`[;)]/);
   });
 });
 
@@ -148,6 +150,8 @@ describe("unknown state", () => {
     expect(run({ unknown: [{ ...mark, id: "R2" }] })).toMatchObject({ route: "Approved", unknown: null });
     expect(run({ unknown: [] })).toMatchObject({ route: "Approved", unknown: null });
     expect(run({ unknown: [mark], call: { ...cabin, arguments: { reservation_id: true, cabin: "x" } } }).reason).toBe("malformed_call");
+    // The missing entity is read (its existence), and the mark on it does not replace the reason.
+    expect(run({ unknown: [{ ...mark, id: "R9" }], call: { ...cabin, arguments: { reservation_id: "R9", cabin: "x" } } })).toMatchObject({ reason: "missing_entity", detail: "`reservation` `R9` is not in Layer B" });
   });
 });
 
@@ -170,9 +174,16 @@ describe("candidate targets", () => {
     expect(e).toMatchObject({ route: "Vetoed", admissible: false, reason: "internal_error", detail: "target `cancelled`: internal_error", backendFailed: true });
   });
 
-  it("no admissible target: the one with the best score decides", () => {
+  it("no admissible target: the one with the best score decides, wherever it is in the list", () => {
     const e = run({ call: cabin, model: { ...NO_MODEL, targets: [cancelled] } });
     expect(e).toMatchObject({ route: "Vetoed", reason: "bound_violated" });
+    // τ 0.9: the confirmed target scores 0.7 (below_threshold), the cancelled one has no score.
+    const tau09 = Object.freeze(resolveConfig({ ...config, env: undefined, tau: 0.9 }));
+    for (const targets of [[cancelled, confirmed], [confirmed, cancelled]]) {
+      const d = run({ call: cabin, config: tau09, model: { ...NO_MODEL, targets } });
+      expect(d).toMatchObject({ route: "Vetoed", admissible: false, reason: "below_threshold" });
+      expect(d.verdict).toEqual(d.targets?.find((t) => t.label === "confirmed")?.verdict);
+    }
     expect(run({ call: cabin, model: { ...NO_MODEL, targets: [] } }).targets).toBeNull();
   });
 });

@@ -4,5 +4,6 @@ import { mutationVitestConfig } from "./base.js";
 export default mutationVitestConfig([
   "test/projection/interpret.test.ts",
   "test/projection/project-*.test.ts",
+  "test/projection/shapes.test.ts",
   "test/fuzz/projection-regressions.test.ts",
 ]);

@@ -3,7 +3,7 @@
 // hedges, conditions, questions, word boundaries and normalisation, in English and Korean; then the
 // window over the conversation. A false "yes" lets an irreversible call run, so most rows are "no"s.
 import { describe, expect, it } from "vitest";
-import { classifyMessage, CONSENT_WINDOW, detectConsent, normalizeUtterance } from "../../src/policies/consent.js";
+import { classifyMessage, CONSENT_WINDOW, defaultConsentDetector, detectConsent, normalizeUtterance } from "../../src/policies/consent.js";
 
 const yes = (evidence: string) => ({ kind: "yes", evidence });
 const no = (evidence: string) => ({ kind: "no", evidence });
@@ -45,7 +45,6 @@ describe("classifyMessage: English", () => {
     ["I think you can proceed", no("i think")],
     // Conditions veto an affirmative.
     ["yes, but tell me the fee first", no("but")],
-    ["ok, as long as it is free", no("as long as")],
     ["go ahead if it is refundable", no("if")],
     // Any question makes the message unclear (ask again), even with an answer after it.
     ["What is the fee? OK, go ahead.", no("question")],
@@ -54,6 +53,11 @@ describe("classifyMessage: English", () => {
     ["ok?", no("?")],
     ["go ahead?", no("?")],
     ["Is that okay with me?", no("?")],
+    // A question anywhere in the message: the user is still asking.
+    ["What is the fee? OK, go ahead.", no("question")],
+    ["Is that the last step? Yes.", no("question")],
+    // Asking to keep things as they are is not consent to change them.
+    ["keep my booking", no("something else: keep")],
   ])("%j is a no", (text, expected) => {
     expect(classifyMessage(text)).toEqual(expected);
   });
@@ -92,6 +96,8 @@ describe("classifyMessage: Korean", () => {
     ["확인.", yes("확인.")],
     ["그렇게 해 주세요", yes("그렇게 해")],
     ["그럼 해 주세요", yes("그럼 해 주세요")],
+    // A question ending inside a word is not a question.
+    ["까다롭네요. 진행해 주세요", yes("진행해")],
   ])("%j is consent", (text, expected) => {
     expect(classifyMessage(text)).toEqual(expected);
   });
@@ -108,6 +114,17 @@ describe("classifyMessage: Korean", () => {
     // A question ending without "?".
     ["진행해도 될까요", no("?")],
     ["진행해 주실 수 있나요.", no("?")],
+    ["진행해도 될까", no("?")],
+    ["진행해도 되는지", no("?")],
+    ["진행해도 될까요~~", no("?")],
+    ["진행해도~ 될까요~", no("?")],
+    // Hedges with or without the space.
+    ["생각해볼게요, 진행해 주세요", no("생각해볼")],
+    ["생각좀 하고 진행해 주세요", no("생각좀")],
+    // `면` ("if") ending a clause, before a space, a comma or the end.
+    ["무료면 진행해 주세요", no("면")],
+    ["무료면요, 진행해 주세요", no("면요")],
+    ["진행해 주세요 무료면", no("면")],
   ])("%j is a no", (text, expected) => {
     expect(classifyMessage(text)).toEqual(expected);
   });
@@ -116,6 +133,8 @@ describe("classifyMessage: Korean", () => {
     // 예 opening 예약 ("reservation") is not 예 ("yes"); 안 opening 안녕 is not 안 ("not").
     "예약 번호는 ABC123입니다",
     "안녕하세요",
+    // 네 ending a word ("it's raining, huh") is not 네 ("yes").
+    "비가 오네",
     // 확인 as "check" with an object is a request, not consent.
     "확인해 주세요",
   ])("%j says nothing either way", (text) => {
@@ -127,6 +146,13 @@ describe("normalizeUtterance", () => {
   it("folds width and case, straightens apostrophes, blanks control and format characters, keeps newlines", () => {
     expect(normalizeUtterance("  ＹＥＳ\u2019  I\u00a0do\u0007it\u200b \n ok ")).toBe("yes' i do it \n ok");
     expect(normalizeUtterance("it`s itʼs")).toBe("it's it's");
+  });
+});
+
+describe("the detector's identity", () => {
+  it("is recorded in every decision and hashed with the config: it names this exact rule set", () => {
+    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko@2");
+    expect(defaultConsentDetector.detect(["ok"])).toEqual({ consent: true, message: 0, evidence: "ok" });
   });
 });
 
