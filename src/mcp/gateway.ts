@@ -32,10 +32,8 @@ import type { Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { checkApproval, encodeApproval, issueApproval } from "../guard/approval.js";
 import { LayerB } from "../projection/layer-b.js";
-import type { ProjectionRules, ReadRule } from "../projection/rules.js";
-import { applyReadResult, applyReadsFinally, judgedCall, readArguments } from "../projection/reads.js";
-
-type ReadRules = ProjectionRules["reads"];
+import type { ProjectionRules } from "../projection/rules.js";
+import { applyReadResult, applyReadsFinally, judgedCall, parseReadRules, readArguments, type ReadRule, type ReadRules } from "../projection/reads.js";
 import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
 
@@ -50,6 +48,8 @@ export interface GatewayOptions {
   upstream: Client;
   /** Projection rules for the upstream server; their `reads` say how to read Layer B from it. */
   rules: ProjectionRules;
+  /** The rules' read table (default: `parseReadRules(rules)`). */
+  reads?: ReadRules;
   /** A fresh guard per client session over the given Layer B (policy, backend, audit sink, scope,
    * projection rules: the caller's choice). */
   createGuard: (state: LayerB) => Guard;
@@ -124,7 +124,7 @@ export function unsafeReadSteps(reads: ReadRules, tables: { tools: ReadonlyArray
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { upstream, rules } = options;
-  const reads = rules.reads;
+  const reads = options.reads ?? parseReadRules(rules);
   const timeout = options.timeoutMs ?? 60_000;
   let closedReason: string | null = null;
   const sessions = new Set<Server>();

@@ -22,6 +22,7 @@ import { chainHead, type ChainHead } from "../audit/index.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
 import { parseProjectionRules } from "../projection/rules.js";
+import { parseReadRules } from "../projection/reads.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { PolicyName } from "../policies/index.js";
 import { createGateway, unsafeReadSteps, type Gateway } from "./gateway.js";
@@ -103,7 +104,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     throw new GatewayStartError("bad-ontology", `the ontology blob is refused: ${e instanceof Error ? e.message : String(e)}`);
   }
   const rules = parseProjectionRules(options.rules);
-  const reads = rules.reads;
+  const reads = parseReadRules(rules);
   const unsafe = unsafeReadSteps(reads, tables);
   if (unsafe.length > 0) {
     throw new GatewayStartError("unsafe-reads", `read steps name tools the ontology does not declare read-only: ${unsafe.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: declare the tool in `read_only(...)` or read with another tool");
@@ -158,6 +159,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const gateway: Gateway = createGateway({
     upstream,
     rules,
+    reads,
     createGuard: (state: LayerB): Guard =>
       createGuard({
         ontology: options.ontology,

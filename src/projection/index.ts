@@ -9,10 +9,20 @@ export {
   type EntityRule,
   type SourceRule,
   type EffectRule,
-  type ReadRule,
-  type ReadStep,
 } from "./rules.js";
-export { judgedCall, readArguments, applyReadResult, applyReadsFinally, readRuleOf, type DeriveResult } from "./reads.js";
+export {
+  judgedCall,
+  readArguments,
+  applyReadResult,
+  applyReadsFinally,
+  parseReadRules,
+  safeParseReadRules,
+  type DeriveResult,
+  type ReadRule,
+  type ReadRules,
+  type ReadStep,
+  type ParseReadsResult,
+} from "./reads.js";
 export {
   projectDocument,
   applyToolResult,
