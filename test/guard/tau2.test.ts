@@ -22,6 +22,25 @@ function domain(name: "airline" | "retail") {
 
 for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFactory]] as const) {
   describeTau2(`τ²-bench ontologies (${label})`, () => {
+    /** A reservation whose flights edit (to the same itinerary) is admitted, VAAOXJ (the issue's example)
+     * first: which ones qualify follows the ontology's bounds. */
+    function editable(d: ReturnType<typeof domain>) {
+      const probe = createGuard({ ontology: d.blob, backend: referenceFactory, state: d.state, scope: "turn", config: { now: NOW } });
+      for (const id of ["VAAOXJ", ...Object.keys(d.db.reservations)]) {
+        const res = d.db.reservations[id];
+        if (res === undefined) continue;
+        const update = {
+          name: "update_reservation_flights",
+          arguments: { reservation_id: id, cabin: res.cabin, flights: res.flights.map((f: { flight_number: string; date: string }) => ({ flight_number: f.flight_number, date: f.date })), payment_id: res.payment_history[0]?.payment_id ?? "" },
+        };
+        const cancel = { name: "cancel_reservation", arguments: { reservation_id: id } };
+        const p = probe.check(update);
+        if (p.execution !== null) probe.release(p.execution);
+        if (p.reason === "ok") return { id, res, update, cancel };
+      }
+      throw new Error("no reservation of the db qualifies");
+    }
+
     it("airline: update a reservation's flights, then cancel it → no compensation for a gift-card reservation (session scope)", () => {
       const { blob, rules, state, db } = domain("airline");
       const sink = createMemorySink();

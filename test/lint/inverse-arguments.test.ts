@@ -69,8 +69,15 @@ describeTau2("inverse arguments against the real τ²-bench manifests", () => {
   });
 
   it("reports the re-booking compensation once it lacks the payment", () => {
-    const without = airline.replace(/\n\s*payment_methods: reservation\.payment_history,/, "");
-    expect(without).not.toBe(airline);
+    const gap = airline.replace(/\n\s*payment_methods: reservation\.payment_history,/, "");
+    expect(gap).not.toBe(airline);
+    // With book_reservation's params declared, the compiler itself refuses the gap …
+    const compiled = compile(gap);
+    expect(compiled.ok).toBe(false);
+    expect(compiled.diagnostics.map((d) => d.code)).toContain("missing-inverse-argument");
+    // … without the declaration, lint finds it against the manifest.
+    const without = gap.replace(/(tool\(book_reservation,[^)]*?),\s*params = \[[^\]]*\]\)/, "$1)");
+    expect(without).not.toBe(gap);
     const f = lint(without, manifest).filter((x) => x.code === "inverse-missing-arguments");
     expect(f.map((x) => [x.annotation, x.tool])).toEqual([["airline.cancel.rebook", "cancel_reservation"]]);
     expect(f[0].message).toContain("requires `payment_methods`");
