@@ -8,6 +8,7 @@ import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
 import { installPacked, type PackedPackage } from "../runtimes/helpers/pack.js";
 import { REPO } from "../runtimes/helpers/paths.js";
+import { CANCELLABLE_JSON } from "../runtimes/fixtures/airline-cancellable.js";
 
 /** The public API of every runtime entry (`.`, `./node`, `./browser`, `./workerd`): one list for all. */
 const RUNTIME_API = [
@@ -145,7 +146,7 @@ describe("public API", () => {
       import { fileURLToPath } from "node:url";
       import { loadGuard, LayerB } from "polar-guard";
       const ontologyPath = fileURLToPath(import.meta.resolve("polar-guard/ontologies/airline/airline.blob"));
-      const state = LayerB.fromJSON({ entities: { reservation: { R1: { status: null, cabin: "economy", flown: false } } } });
+      const state = LayerB.fromJSON(${CANCELLABLE_JSON});
       const guard = await loadGuard({ ontologyPath, state });
       const ok = guard.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
       const unknown = guard.check({ name: "drop_database", arguments: {} });

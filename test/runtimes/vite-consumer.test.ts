@@ -9,11 +9,12 @@ import { expect, it } from "vitest";
 import { describeBrowser, launchChromium } from "./helpers/chromium.js";
 import { installPacked } from "./helpers/pack.js";
 import { serveStatic } from "./helpers/static-server.js";
+import { CANCELLABLE_JSON } from "./fixtures/airline-cancellable.js";
 
 const MAIN = `
 import { loadGuard, LayerB } from "polar-guard";
 import blobUrl from "polar-guard/ontologies/airline/airline.blob?url";
-const state = LayerB.fromJSON({ entities: { reservation: { R1: { status: null, cabin: "economy", flown: false } } } });
+const state = LayerB.fromJSON(${CANCELLABLE_JSON});
 const guard = await loadGuard({ ontologyUrl: blobUrl, state });
 const d = guard.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
 window.__result = { route: d.route, phi: d.verdict.phi, bytes: d.verdict.bytes };
