@@ -13,20 +13,21 @@ import type { MutantResult, PartialStrykerOptions } from "@stryker-mutator/api/c
 interface MutationModule {
   name: string;
   file: string;
-  /** The lowest score (killed or timed out / all valid mutants, in percent) that passes. */
+  /** The lowest score (killed or timed out / all valid mutants, in percent) that passes: the score
+   * recorded in docs/testing.md rounded down to a multiple of 5, so a drop is caught (the target is 90). */
   threshold: number;
 }
 
 export const MODULES: readonly MutationModule[] = [
-  { name: "project", file: "src/projection/project.ts", threshold: 0 },
-  { name: "rules", file: "src/projection/rules.ts", threshold: 0 },
-  { name: "decode", file: "src/blob/decode.ts", threshold: 0 },
-  { name: "search", file: "src/reference/search.ts", threshold: 0 },
-  { name: "call", file: "src/guard/call.ts", threshold: 0 },
-  { name: "config", file: "src/guard/config.ts", threshold: 0 },
-  { name: "reads", file: "src/guard/reads.ts", threshold: 0 },
-  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 0 },
-  { name: "consent", file: "src/policies/consent.ts", threshold: 0 },
+  { name: "project", file: "src/projection/project.ts", threshold: 85 },
+  { name: "rules", file: "src/projection/rules.ts", threshold: 95 },
+  { name: "decode", file: "src/blob/decode.ts", threshold: 75 },
+  { name: "search", file: "src/reference/search.ts", threshold: 90 },
+  { name: "call", file: "src/guard/call.ts", threshold: 85 },
+  { name: "config", file: "src/guard/config.ts", threshold: 95 },
+  { name: "reads", file: "src/guard/reads.ts", threshold: 90 },
+  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 85 },
+  { name: "consent", file: "src/policies/consent.ts", threshold: 85 },
   { name: "verify", file: "src/audit/verify.ts", threshold: 0 },
 ];
 
