@@ -60,7 +60,8 @@ interface TargetResult {
   finished: string;
 }
 
-function runTarget(t: FuzzTarget, o: Options): TargetResult {
+/** Runs one target in chunks; async properties (the Worker journal's) are awaited like sync ones. */
+async function runTarget(t: FuzzTarget, o: Options): Promise<TargetResult> {
   const property = t.property();
   const started = performance.now();
   const deadline = o.maxMinutes > 0 ? started + o.maxMinutes * 60_000 : Infinity;
@@ -75,7 +76,7 @@ function runTarget(t: FuzzTarget, o: Options): TargetResult {
     }
     const n = Math.min(o.chunk, o.runs - done);
     const chunkSeed = o.seed + chunk;
-    const r = fc.check(property, { seed: chunkSeed, numRuns: n });
+    const r = await fc.check(property, { seed: chunkSeed, numRuns: n });
     done += r.failed ? r.numRuns : n;
     if (r.failed) {
       failures++;
@@ -190,7 +191,7 @@ if (options.render) {
 const chosen = options.targets.length > 0 ? TARGETS.filter((t) => options.targets.includes(t.name)) : TARGETS;
 let failing = 0;
 for (const t of chosen) {
-  const r = runTarget(t, options);
+  const r = await runTarget(t, options);
   failing += r.failures;
   if (options.write) record(r);
 }

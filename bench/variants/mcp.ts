@@ -5,6 +5,8 @@
 //   in-process client ⇄ in-memory transport ⇄ gateway (this process) ⇄ stdio ⇄ server
 //              (what judging costs: the reads from the server, the verdict, the audit record)
 //   stdio      client ⇄ stdio ⇄ `polar mcp` process ⇄ stdio ⇄ server (what a user runs: one more hop)
+// For the in-process path the bench also reports the gateway's own time per call (total minus the
+// time spent waiting for the server: its reads and the call), which no server latency inflates.
 // Two calls: `read_graph` (read-only: forwarded straight away) and a mutating pair, `add_observations`
 // then `delete_observations` of the same content (each judged: one open_nodes read, then the call).
 // Run alone: `npx tsx bench/variants/mcp.ts [--quick]` (prints JSON); the harness protocol (argv[2]
@@ -55,14 +57,22 @@ const MUTATING: Array<[string, Record<string, unknown>]> = [
   ["delete_observations", { deletions: [{ entityName: "alice", observations: ["bench"] }] }],
 ];
 
+let upstreamNs = 0;
+/** Per call of the last `time` run: total minus the time the in-process gateway waited for the server. */
+let ownNs: number[] = [];
+
 async function time(call: Call, kind: "read" | "mutating", warmup: number, n: number): Promise<Row> {
   const one = (i: number): Promise<unknown> => (kind === "read" ? call("read_graph", {}) : call(...MUTATING[i % 2]));
   for (let i = 0; i < warmup; i++) await one(i);
   const ns: number[] = [];
+  ownNs = [];
   for (let i = 0; i < n; i++) {
+    upstreamNs = 0;
     const t0 = process.hrtime.bigint();
     await one(i);
-    ns.push(Number(process.hrtime.bigint() - t0));
+    const total = Number(process.hrtime.bigint() - t0);
+    ns.push(total);
+    ownNs.push(total - upstreamNs);
   }
   return stats(ns);
 }
@@ -98,6 +108,17 @@ async function main(): Promise<void> {
     const up = new Client({ name: "bench-gw", version: "1" });
     await up.connect(serverTransport(dir, "inproc"));
     closers.push(() => up.close());
+    // Time spent waiting for the server inside the in-process gateway (its reads and the call itself),
+    // so the gateway's own work per call (judging, SDK plumbing) is the rest.
+    const request = up.request.bind(up);
+    up.request = (async (...a: Parameters<typeof request>) => {
+      const t0 = process.hrtime.bigint();
+      try {
+        return await request(...a);
+      } finally {
+        upstreamNs += Number(process.hrtime.bigint() - t0);
+      }
+    }) as typeof up.request;
     const gw = createGateway({
       upstream: up,
       rules,
@@ -128,11 +149,13 @@ async function main(): Promise<void> {
       // Interleave the paths in rounds so drift on a shared machine spreads over all of them.
       const rounds = 4;
       const acc: Record<string, number[]> = { direct: [], "in-process": [], stdio: [] };
+      const own: number[] = [];
       for (let r = 0; r < rounds; r++) {
         for (const [name, c] of [["direct", direct], ["in-process", inproc], ["stdio", viaProcess]] as const) {
           progress(`${kind} ${name} round ${r + 1}`);
           const row = await time(caller(c), kind, r === 0 ? warmup : 20, Math.ceil(n / rounds));
           acc[name].push(row.p50, row.p99, row.mean);
+          if (name === "in-process") own.push(...ownNs);
         }
       }
       for (const name of Object.keys(acc)) {
@@ -143,6 +166,7 @@ async function main(): Promise<void> {
         };
         results[kind][name] = { calls: n, p50: med(0), p99: med(1), mean: med(2) };
       }
+      results[kind]["gateway-own"] = stats(own);
     }
     const added = (kind: string, path: string): { p50: number; p99: number } => ({
       p50: results[kind][path].p50 - results[kind].direct.p50,

@@ -16,6 +16,9 @@
 
 slot_definition(user, membership, string).
 slot_definition(user, payment_methods, object).
+slot_definition(user, reservations, list).            % the user's reservation ids (book_reservation appends)
+slot_definition(payment_method, amount, number).      % a gift card's balance, a certificate's value
+slot_definition(flight_date, available_seats, object). % seats left per cabin on one flight and date
 
 slot_definition(reservation, user_id, string).
 slot_definition(reservation, origin, string).
@@ -40,17 +43,35 @@ slot_definition(reservation, payment_count, number).  % entries in payment_histo
 % ---------------------------------------------------------------------------------------------------
 % Residues (loss classes) and sinks
 
+% Residues name what a step paying the class may leave different from the state before the call it
+% undoes (docs/ontology-language.md, "Declared residue"); `polar eval tau2 --execute` checks them.
+%
 % Fares re-priced at the flight-date's current price: update_reservation_flights keeps the old price
-% only for an unchanged segment in an unchanged cabin (manifest `fees`); re-booking prices everything
-% anew. The paper's named example (Appendix C.5). High band.
-loss_class_definition(rebooking_price_diff, weight = 0.10).
+% only for an unchanged segment in an unchanged cabin and records the difference as a payment or a
+% refund on the given method, adjusting a gift card's balance (manifest `fees`, `mutates`). The paper's
+% named example (Appendix C.5). High band.
+loss_class_definition(rebooking_price_diff, weight = 0.10,
+    residue = [reservation.flights, reservation.payment_history, payment_method.amount]).
+% Re-booking a cancelled reservation: the old record stays, cancelled with its refunds recorded (manifest,
+% cancel_reservation `mutates`), the itinerary is booked under a new id (id_generation) and appended to
+% the user's reservations, and the seats are taken again, since a cancellation never released them
+% (manifest, cancel_reservation `fees`: "seats are not released"). High band.
+loss_class_definition(rebooked_under_new_id, weight = 0.10,
+    residue = [new(reservation), reservation.status, reservation.payment_history, user.reservations,
+               flight_date.available_seats]).
 % A cancellation records refunds as negative payments, but gift-card balances and certificates are not
 % restored and seats are not released (manifest, cancel_reservation `fees`); a certificate's remainder
-% is forfeited (policy: "The remaining amount of a travel certificate is not refundable"). High band.
-loss_class_definition(refund_not_restored, weight = 0.10).
+% is forfeited (policy: "The remaining amount of a travel certificate is not refundable"). So after a
+% booking and its cancellation: the cancelled record, its id in the user's list, the seats taken, and
+% the payment methods it spent (a certificate is deleted when used, manifest book_reservation
+% `mutates`). High band.
+loss_class_definition(refund_not_restored, weight = 0.10,
+    residue = [new(reservation), user.reservations, flight_date.available_seats, payment_method.*]).
 % $50 per added non-free bag, never refunded when bags are decreased (manifest, update_reservation_baggages
-% `fees`; policy: "The user can add but not remove checked bags"). Small next to a fare: low band.
-loss_class_definition(baggage_fee, weight = 0.05).
+% `fees`; policy: "The user can add but not remove checked bags"): the fee's payment entry and a gift
+% card's balance stay. Small next to a fare: low band.
+loss_class_definition(baggage_fee, weight = 0.05,
+    residue = [reservation.payment_history, payment_method.amount]).
 % A money-like travel certificate issued with no revoke tool, from a pool of three ids (manifest,
 % send_certificate `id_generation`, `notes`).
 loss_class_definition(compensation_issued, weight = 0.10).
@@ -61,13 +82,19 @@ sink_definition(human_handoff, external = true).  % the conversation ends with a
 % ---------------------------------------------------------------------------------------------------
 % Tools
 
-tool(book_reservation, acts_on = user, key = user_id, creates = reservation, new_key = reservation_id).
-tool(cancel_reservation, acts_on = reservation, key = reservation_id).
-tool(update_reservation_baggages, acts_on = reservation, key = reservation_id).
-tool(update_reservation_flights, acts_on = reservation, key = reservation_id).
-tool(update_reservation_passengers, acts_on = reservation, key = reservation_id).
-tool(send_certificate, acts_on = user, key = user_id).
-tool(transfer_to_human_agents).
+% params / optional_params: each tool's parameters as ../shared/tau2/tools/airline.json lists them
+% (`name = default` marks an optional one); an inverse must give every required one.
+tool(book_reservation, acts_on = user, key = user_id, creates = reservation, new_key = reservation_id,
+    params = [user_id, origin, destination, flight_type, cabin, flights, passengers, payment_methods, total_baggages, nonfree_baggages, insurance]).
+tool(cancel_reservation, acts_on = reservation, key = reservation_id, params = [reservation_id]).
+tool(update_reservation_baggages, acts_on = reservation, key = reservation_id,
+    params = [reservation_id, total_baggages, nonfree_baggages, payment_id]).
+tool(update_reservation_flights, acts_on = reservation, key = reservation_id,
+    params = [reservation_id, cabin, flights, payment_id]).
+tool(update_reservation_passengers, acts_on = reservation, key = reservation_id,
+    params = [reservation_id, passengers]).
+tool(send_certificate, acts_on = user, key = user_id, params = [user_id, amount]).
+tool(transfer_to_human_agents, params = [summary]).
 
 % Manifest kind `read` or `pure`: no state change, no annotation.
 read_only(calculate, get_reservation_details, get_user_details, list_all_airports,
@@ -92,7 +119,7 @@ compensates(cancel_reservation, book_reservation, reservation.status, refund_not
 % fare (the payment must add up to the fares now), and paid once by credit card only (a cancellation
 % restores neither gift-card balances nor certificates, and a later payment — bags, a flight change —
 % would make the amounts differ from the fares). Otherwise there is no compensation (`bound_violated`).
-compensates(book_reservation, cancel_reservation, reservation.status, rebooking_price_diff, 0.90,
+compensates(book_reservation, cancel_reservation, reservation.status, rebooked_under_new_id, 0.90,
     id = "airline.cancel.rebook",
     identity = new,
     when = reservation.status != "cancelled" and reservation.rebookable == true

@@ -40,8 +40,10 @@ slot_definition(kiosk, language, string).          % the one self-service kiosk'
 % ---------------------------------------------------------------------------------------------------
 % Residues (loss classes, weight in [0, 1)) and sinks. `none` (weight 0) is predeclared.
 
-% Re-placing a cancelled hold puts the member at the back of the queue.
-loss_class_definition(queue_position, weight = 0.10).
+% Re-placing a cancelled hold puts the member at the back of the queue. `residue` says what a step
+% paying this class may leave different from before the call it undoes: any slot of the hold, and a
+% new hold (the replacement has a new id) — for executors that check a compensation's result.
+loss_class_definition(queue_position, weight = 0.10, residue = [hold.*, new(hold)]).
 % Cancelling an order after payment keeps a restocking fee.
 loss_class_definition(restocking_fee, weight = 0.05).
 % A refunded card charge still costs the processor's fee.
@@ -60,8 +62,11 @@ sink_definition(printer).                          % `external` defaults to true
 % grounded when that entity exists in Layer B). `creates` + `new_key`: the entity a call creates and the
 % result field that holds its id.
 
-tool(place_hold, acts_on = member, key = member_id, creates = hold, new_key = hold_id).
-tool(cancel_hold, acts_on = hold, key = hold_id).
+% `params` / `optional_params` declare what a tool takes: an inverse must give every required one a
+% source, and a required argument with no value at verdict time makes its step inadmissible.
+tool(place_hold, acts_on = member, key = member_id, creates = hold, new_key = hold_id,
+    params = [member_id, book_id], optional_params = [note]).
+tool(cancel_hold, acts_on = hold, key = hold_id, params = [hold_id]).
 tool(update_member_email, acts_on = member).        % key defaults to `member_id`
 tool(freeze_account, acts_on = member, key = member_id).
 tool(unfreeze_account, acts_on = member, key = member_id).

@@ -46,14 +46,22 @@ sink_definition(human_handoff, external = true).
 % ---------------------------------------------------------------------------------------------------
 % Tools
 
-tool(cancel_pending_order, acts_on = order, key = order_id).
-tool(exchange_delivered_order_items, acts_on = order, key = order_id).
-tool(modify_pending_order_address, acts_on = order, key = order_id).
-tool(modify_pending_order_items, acts_on = order, key = order_id).
-tool(modify_pending_order_payment, acts_on = order, key = order_id).
-tool(modify_user_address, acts_on = user, key = user_id).
-tool(return_delivered_order_items, acts_on = order, key = order_id).
-tool(transfer_to_human_agents).
+% params / optional_params: each tool's parameters as ../shared/tau2/tools/retail.json lists them
+% (`name = default` marks an optional one); an inverse must give every required one.
+tool(cancel_pending_order, acts_on = order, key = order_id, params = [order_id, reason]).
+tool(exchange_delivered_order_items, acts_on = order, key = order_id,
+    params = [order_id, item_ids, new_item_ids, payment_method_id]).
+tool(modify_pending_order_address, acts_on = order, key = order_id,
+    params = [order_id, address1, address2, city, state, country, zip]).
+tool(modify_pending_order_items, acts_on = order, key = order_id,
+    params = [order_id, item_ids, new_item_ids, payment_method_id]).
+tool(modify_pending_order_payment, acts_on = order, key = order_id,
+    params = [order_id, payment_method_id]).
+tool(modify_user_address, acts_on = user, key = user_id,
+    params = [user_id, address1, address2, city, state, country, zip]).
+tool(return_delivered_order_items, acts_on = order, key = order_id,
+    params = [order_id, item_ids, payment_method_id]).
+tool(transfer_to_human_agents, params = [summary]).
 
 % Manifest kind `read` or `pure`. get_item_details exists since τ²-bench v1.0.0 (manifest notes).
 read_only(calculate, find_user_id_by_name_zip, find_user_id_by_email, get_order_details,

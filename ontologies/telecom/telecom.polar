@@ -33,6 +33,9 @@ slot_definition(device, wifi_enabled, bool).
 slot_definition(device, wifi_connected, bool).
 slot_definition(device, wifi_calling_enabled, bool).
 slot_definition(device, vpn_connected, bool).
+slot_definition(device, vpn_details, object).          % the VPN session (server, protocol), null when none
+slot_definition(device, wifi_ssid, string).
+slot_definition(device, wifi_signal_strength, string).
 slot_definition(device, sim_card_missing, bool).
 slot_definition(device, network_mode_preference, string).
 slot_definition(device, active_apn_settings, object).
@@ -47,17 +50,22 @@ slot_definition(app, network, bool).
 
 % Suspending interrupts service until the device is rebooted after a resume, and the suspension message
 % announces a $5/month holding fee (manifest, suspend_line `returns`, `notes`).
-loss_class_definition(service_interruption, weight = 0.05).
+loss_class_definition(service_interruption, weight = 0.05,
+    residue = [line.suspension_start_date]).
 % Suspending again restarts suspension_start_date at today's date, and a line resumed from `Pending
 % Activation` comes back as `Suspended` (manifest, suspend_line / resume_line `mutates`, `checks`).
-loss_class_definition(suspension_reset, weight = 0.05).
+loss_class_definition(suspension_reset, weight = 0.05,
+    residue = [line.suspension_start_date, line.status]).
 % Charged to the customer's (draft) bill; no refund or credit tool exists (manifest, refuel_data).
 loss_class_definition(billed_charge, weight = 0.10).
 % Turning the radio off drops the Wi-Fi association (and, for airplane mode, the VPN session); toggling
 % back does not reconnect them (manifest, toggle_airplane_mode / toggle_wifi `mutates`, `notes`).
-loss_class_definition(connection_reset, weight = 0.05).
+loss_class_definition(connection_reset, weight = 0.05,
+    residue = [device.wifi_connected, device.wifi_ssid, device.wifi_signal_strength, device.vpn_connected,
+               device.vpn_details]).
 % Reconnecting gives the default VPN server, not the one that was in use (manifest, disconnect_vpn).
-loss_class_definition(vpn_details_lost, weight = 0.05).
+loss_class_definition(vpn_details_lost, weight = 0.05,
+    residue = [device.vpn_details]).
 % A reboot restarts network services; the APN reset it may apply can be written back, the restart not.
 loss_class_definition(device_restart, weight = 0.05).
 
@@ -68,13 +76,15 @@ sink_definition(human_handoff, external = true).
 % ---------------------------------------------------------------------------------------------------
 % Agent tools (manifest side = agent)
 
-tool(suspend_line, acts_on = line, key = line_id).
-tool(resume_line, acts_on = line, key = line_id).
-tool(enable_roaming, acts_on = line, key = line_id).
-tool(disable_roaming, acts_on = line, key = line_id).
-tool(refuel_data, acts_on = line, key = line_id).
-tool(send_payment_request, acts_on = bill, key = bill_id).
-tool(transfer_to_human_agents).
+% params / optional_params: each tool's parameters as ../shared/tau2/tools/telecom.json lists them
+% (`name = default` marks an optional one); an inverse must give every required one.
+tool(suspend_line, acts_on = line, key = line_id, params = [customer_id, line_id, reason]).
+tool(resume_line, acts_on = line, key = line_id, params = [customer_id, line_id]).
+tool(enable_roaming, acts_on = line, key = line_id, params = [customer_id, line_id]).
+tool(disable_roaming, acts_on = line, key = line_id, params = [customer_id, line_id]).
+tool(refuel_data, acts_on = line, key = line_id, params = [customer_id, line_id, gb_amount]).
+tool(send_payment_request, acts_on = bill, key = bill_id, params = [customer_id, bill_id]).
+tool(transfer_to_human_agents, params = [summary]).
 
 read_only(get_customer_by_phone, get_customer_by_id, get_customer_by_name, get_details_by_id,
           get_bills_for_customer, get_data_usage).
@@ -132,21 +142,21 @@ external_side_effect(transfer_to_human_agents, human_handoff, 1.0, id = "telecom
 % The device tools take no argument naming the phone (manifest: `params` empty, or only the new
 % setting): every call acts on the one user device, which the projection asserts as `device(device)`
 % (user_db.toml [device]). The constant key lets bounds, conditions and inverse arguments read it.
-tool(toggle_airplane_mode, acts_on = device, key = "device").
-tool(toggle_data, acts_on = device, key = "device").
-tool(toggle_roaming, acts_on = device, key = "device").
-tool(toggle_data_saver_mode, acts_on = device, key = "device").
-tool(toggle_wifi, acts_on = device, key = "device").
-tool(toggle_wifi_calling, acts_on = device, key = "device").
-tool(set_network_mode_preference, acts_on = device, key = "device").
-tool(set_apn_settings, acts_on = device, key = "device").
-tool(reset_apn_settings, acts_on = device, key = "device").
-tool(reboot_device, acts_on = device, key = "device").
-tool(reseat_sim_card, acts_on = device, key = "device").
-tool(connect_vpn, acts_on = device, key = "device").
-tool(disconnect_vpn, acts_on = device, key = "device").
-tool(grant_app_permission, acts_on = app, key = app_name).
-tool(make_payment).
+tool(toggle_airplane_mode, acts_on = device, key = "device", params = []).
+tool(toggle_data, acts_on = device, key = "device", params = []).
+tool(toggle_roaming, acts_on = device, key = "device", params = []).
+tool(toggle_data_saver_mode, acts_on = device, key = "device", params = []).
+tool(toggle_wifi, acts_on = device, key = "device", params = []).
+tool(toggle_wifi_calling, acts_on = device, key = "device", params = []).
+tool(set_network_mode_preference, acts_on = device, key = "device", params = [mode]).
+tool(set_apn_settings, acts_on = device, key = "device", params = [apn_settings]).
+tool(reset_apn_settings, acts_on = device, key = "device", params = []).
+tool(reboot_device, acts_on = device, key = "device", params = []).
+tool(reseat_sim_card, acts_on = device, key = "device", params = []).
+tool(connect_vpn, acts_on = device, key = "device", params = []).
+tool(disconnect_vpn, acts_on = device, key = "device", params = []).
+tool(grant_app_permission, acts_on = app, key = app_name, params = [app_name, permission]).
+tool(make_payment, params = []).
 
 read_only(check_status_bar, check_network_status, check_network_mode_preference, run_speed_test,
           check_sim_status, check_data_restriction_status, check_apn_settings, check_wifi_status,

@@ -74,17 +74,23 @@ export interface GuardSession {
   ran(decision: Decision, result: unknown): void;
   /** The tool threw: nothing is assumed to have changed. */
   failed(decision: Decision): void;
+  /** An approved call that will not run after all: it leaves the forward sequence. */
+  release(decision: Decision): void;
 }
 
-/** What the guard is told about the conversation for a first check. */
-function checkContext(session: TurnLedger, context: CallContext | undefined): CheckContext {
-  // The conversation's own messages are not consent evidence by default (a "yes" said before the
-  // guard asked would otherwise approve an irreversible call): consent comes only through consent().
-  return { userMessages: [], turnCalls: session.turnCalls(context?.turn) };
+/** What the guard is told about the conversation for a first check: the user messages as evidence
+ * (in the guard's default `question` consent mode none of them can approve a call the guard has not
+ * asked about yet) and the calls of the same message it let run. */
+function checkContext(ledger: TurnLedger, context: CallContext | undefined): CheckContext {
+  return { userMessages: [...(context?.userMessages ?? [])], turnCalls: ledger.turnCalls(context?.turn) };
 }
 
-/** The affirmative the guard's consent step reads when the framework approved its question. */
-const FRAMEWORK_APPROVAL = "yes";
+/**
+ * The user's answer as the guard's consent step reads it: the framework's approval of the approval
+ * request for this call, said as a user message after the question. It is the only message that can
+ * answer it (the conversation is passed as it was when the guard asked).
+ */
+export const FRAMEWORK_APPROVAL = "Yes, approved (through the agent framework's approval request for this call).";
 
 /** Calls of one turn the guard let run, in order: the forward sequence of the next call of that turn. */
 class TurnLedger {
@@ -102,26 +108,36 @@ class TurnLedger {
 
 export function createSession(guard: Guard, options: AdapterOptions = {}): GuardSession {
   const ledger = new TurnLedger();
-  const seen = (d: Decision, context: CallContext | undefined): Decision => {
+  /** The conversation each escalated decision was asked in, so its answer is read after exactly it. */
+  const askedIn = new WeakMap<Decision, CheckContext>();
+  const seen = (d: Decision, context: CallContext | undefined, ctx: CheckContext): Decision => {
     ledger.record(context?.turn, d);
+    if (d.route === "ConsentEscalated") askedIn.set(d, ctx);
     options.onDecision?.(d);
     return d;
   };
+  const execution = (d: Decision): string | undefined => d.execution ?? undefined;
   return {
     guard,
     decide(call, context) {
-      return seen(guard.check(call, checkContext(ledger, context)), context);
+      const ctx = checkContext(ledger, context);
+      return seen(guard.check(call, ctx), context, ctx);
     },
     consent(asked, context) {
       if (asked.route !== "ConsentEscalated") return asked;
-      const ctx = checkContext(ledger, context);
-      return seen(guard.check(asked.call, { ...ctx, userMessages: [FRAMEWORK_APPROVAL] }), context);
+      const before = askedIn.get(asked) ?? checkContext(ledger, context);
+      const ctx: CheckContext = { ...before, turnCalls: ledger.turnCalls(context?.turn), userMessages: [...(before.userMessages ?? []), FRAMEWORK_APPROVAL] };
+      return seen(guard.check(asked.call, ctx), context, ctx);
     },
     ran(decision, result) {
-      guard.observe(executedCall(decision), result);
+      guard.observe(executedCall(decision), result, { execution: execution(decision) });
     },
     failed(decision) {
-      guard.observe(executedCall(decision), undefined, { failed: true });
+      guard.observe(executedCall(decision), undefined, { failed: true, execution: execution(decision) });
+    },
+    release(decision) {
+      const x = execution(decision);
+      if (x !== undefined) guard.release(x);
     },
   };
 }

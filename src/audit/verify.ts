@@ -248,7 +248,9 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     const model: ModelAnswers = {
       classification: rec.classification ?? null,
       targets: targets === null ? null : targets.map((t): TargetState => ({ label: t.label, assertions: t.assertions })),
-      error: rec.reason === "internal_error" && typeof rec.detail === "string" && rec.detail.startsWith("model: ") ? rec.detail : null,
+      // Failures outside the record (a model component, an unreadable context, a guard fault) are stated
+      // by the record and injected again, as the guard injected them.
+      error: rec.reason === "internal_error" && typeof rec.detail === "string" && /^(?:model|context|guard): /u.test(rec.detail) ? rec.detail : null,
     };
     const view = new ReplayView(reads);
     const targetViews: ReplayView[] = [];

@@ -17,7 +17,7 @@ import { VERSION } from "../version.js";
 import { rawOptionText, realNegatedDefaults, reportError, usageError } from "./errors.js";
 
 const cli = cac("polar");
-for (const reg of [check, compile, verdict, project, audit, lint, evalCmd, demo, mcp, draft, promote]) reg(cli);
+for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, project, mcp, draft, promote]) reg(cli);
 realNegatedDefaults(cli);
 const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]
 `;

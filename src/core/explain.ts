@@ -59,6 +59,7 @@ export function explainVerdict(verdict: Verdict, source?: string): string {
     lines.push(`bottleneck: ${where}${b.annotation !== null ? `, annotation ${b.annotation} at line ${b.line}:${b.col}` : ""}`);
     const quoted = sourceLine(source, b.line);
     if (quoted !== null) lines.push(`  ${b.line} | ${quoted}`);
+    if (b.missingArguments !== undefined) lines.push(`  the inverse call lacks a value for: ${b.missingArguments.join(", ")}`);
   }
   lines.push(`search: ${verdict.nodes} node${verdict.nodes === 1 ? "" : "s"} visited`);
   return lines.join("\n");

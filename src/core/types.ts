@@ -76,6 +76,9 @@ export interface Bottleneck {
   annotation: string | null;
   line: number | null;
   col: number | null;
+  /** With `bound_violated`: the inverse arguments of the bottleneck edge that its condition requires
+   * (`present(...)`, required parameters) and that have no value for this call. Absent when none. */
+  missingArguments?: string[];
 }
 
 export interface Verdict {

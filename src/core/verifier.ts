@@ -126,6 +126,9 @@ interface ToolPlan {
   creates: string | null;
   newKey: string | null;
   operands: OperandPlan[];
+  /** Argument paths and slot names the tool's conditions check with presence operands. */
+  presentArgs: Set<string>;
+  presentSlots: Set<string>;
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -257,6 +260,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
+      presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
+      presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
     };
     byName.set(t.name, plan);
     return plan;
@@ -419,6 +424,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       line: edge?.span.line ?? null,
       col: edge?.span.col ?? null,
     };
+    if (reason === "bound_violated" && edge !== undefined && raw.bottleneckCall >= 0 && raw.bottleneckCall < forward.length) {
+      const missing = missingArguments(raw.bottleneckEdge, forward, raw.bottleneckCall, state);
+      if (missing.length > 0) bottleneck.missingArguments = missing;
+    }
     return {
       reason,
       complete: raw.complete === 1,
@@ -449,6 +458,33 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       lossClass: e.lossClass >= 0 ? tables.lossClasses[e.lossClass].name : null,
       sink: e.sink >= 0 ? tables.sinks[e.sink].name : null,
     };
+  }
+
+  /** The arguments of edge `edgeIndex`'s inverse that its condition checks for presence and that have
+   * no value (absent or null) for call `callIndex`: what a user needs to know about a bound_violated
+   * caused by an incomplete inverse call. Read as the search read them (operands of earlier calls). */
+  function missingArguments(edgeIndex: number, forward: readonly ExecutedCall[], callIndex: number, state: StateView): string[] {
+    const plan = argPlans[edgeIndex];
+    if (plan === null) return [];
+    const e = tables.edges[edgeIndex];
+    const p = plans[e.forward];
+    const call = forward[callIndex];
+    const candidate = callIndex === forward.length - 1;
+    const out: string[] = [];
+    for (const a of plan) {
+      let v: unknown;
+      if (a.source === ArgSource.CallArg && p.presentArgs.has(a.path.join("."))) {
+        v = getPath(call.arguments, a.path);
+      } else if (a.source === ArgSource.PreSlot && p.presentSlots.has(a.slot)) {
+        const key = entityKey(p, call.arguments);
+        if (candidate) v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+        else if (isPlainObject(call.before)) v = ownValue(call.before, a.slot);
+      } else {
+        continue;
+      }
+      if (v === undefined || v === null) out.push(a.param);
+    }
+    return out;
   }
 
   /** The inverse call's concrete arguments (docs/ontology-language.md, "Argument sources"). */

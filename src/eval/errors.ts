@@ -10,7 +10,8 @@ export type EvalErrorCode =
   | "write-failed"
   | "no-ontology"
   | "ontology-errors"
-  | "no-projection";
+  | "no-projection"
+  | "no-domain";
 
 export class EvalError extends Error {
   constructor(

@@ -10,7 +10,8 @@ import { projectAll, type ReplayScope } from "../tau2/replay.js";
 import type { DomainSetup } from "./collect.js";
 import type { Block } from "./document.js";
 import { EvalError } from "./errors.js";
-import { executeVerdicts, type ExecFigures, type ExecutionReport } from "./execute.js";
+import { compile } from "../compiler/index.js";
+import { executeVerdicts, type ExecFigures, type ExecutionReport, type Residue } from "./execute.js";
 import { DEFAULT_TAU } from "./variants.js";
 
 export interface ExecuteRunOptions {
@@ -47,11 +48,11 @@ export async function runExecution(options: ExecuteRunOptions): Promise<Executio
     byDomain.set(domain, [...(byDomain.get(domain) ?? []), ...trajs]);
   }
   const domains = [...byDomain.keys()].sort().map((name) => {
-    const { ontology } = loadDomainOntology(options.root, name);
+    const { ontology, source } = loadDomainOntology(options.root, name);
     const rules = loadDomainRules(options.root, name);
     const dom = data.domain(name);
     const setup: DomainSetup = { name, ontology: ontology as DomainSetup["ontology"], rules, documents: dom.documents, base: projectAll(rules, dom.documents) };
-    return { setup, trajectories: byDomain.get(name)! };
+    return { setup, trajectories: byDomain.get(name)!, residues: residuesOf(source) };
   });
   return executeVerdicts(domains, {
     data: data.root,
@@ -63,6 +64,16 @@ export async function runExecution(options: ExecuteRunOptions): Promise<Executio
     onProgress: options.onProgress,
     keepVerdicts: options.keepVerdicts,
   });
+}
+
+/** Each loss class's declared residue, from the ontology source compiled (the blob does not carry it). */
+function residuesOf(source: string | null): Map<string, Residue[]> {
+  const out = new Map<string, Residue[]>();
+  if (source === null) return out;
+  const r = compile(source);
+  const model = (r.ok ? r.model : null) as { lossClasses?: { name: string; residue?: Residue[] }[] } | null;
+  for (const lc of model?.lossClasses ?? []) out.set(lc.name, lc.residue ?? []);
+  return out;
 }
 
 function figureRow(label: string, f: ExecFigures): string[] {

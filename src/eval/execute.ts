@@ -267,10 +267,9 @@ export function covered(site: DiffSite, residue: readonly Residue[]): boolean {
   });
 }
 
-function residueOf(tables: OntologyTables, lossClass: string | null): Residue[] {
+function residueOf(residues: ReadonlyMap<string, readonly Residue[]>, lossClass: string | null): readonly Residue[] {
   if (lossClass === null) return [];
-  const lc = tables.lossClasses.find((l) => l.name === lossClass) as { residue?: Residue[] } | undefined;
-  return lc?.residue ?? [];
+  return residues.get(lossClass) ?? [];
 }
 
 // --- the bound-ignored variants of a tool's positive edges ----------------------------------------
@@ -286,8 +285,17 @@ function unboundedTables(tables: OntologyTables, tool: number, keep: number): On
 
 // ---------------------------------------------------------------------------------------------------
 
+/** A domain to execute: its setup, the runs, and each loss class's declared residue (by name, from the
+ * compiled model: `compile(source).model.lossClasses[i].residue`). */
+export interface ExecDomainInput {
+  setup: DomainSetup;
+  trajectories: readonly Trajectory[];
+  residues: ReadonlyMap<string, readonly Residue[]>;
+}
+
 interface DomainExec {
   setup: DomainSetup;
+  residues: ReadonlyMap<string, readonly Residue[]>;
   bridge: Tau2Bridge;
   signatures: Record<string, ToolSignature>;
   mirrorBase: LayerB;
@@ -299,7 +307,7 @@ interface DomainExec {
   solo: boolean;
 }
 
-async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<DomainExec> {
+async function openDomain(setup: DomainSetup, residues: ReadonlyMap<string, readonly Residue[]>, options: ExecuteOptions): Promise<DomainExec> {
   const bridge = await Tau2Bridge.start({ domain: setup.name, data: options.data, tau2Src: options.tau2Src, python: options.python, timeoutMs: 120_000 });
   const signatures = await bridge.tools();
   const state = await bridge.state();
@@ -316,7 +324,7 @@ async function openDomain(setup: DomainSetup, options: ExecuteOptions): Promise<
     }
     if (list.length > 0) unbounded.set(t.name, list);
   });
-  return { setup, bridge, signatures, mirrorBase, unbounded, loaded: new Set(), solo: false };
+  return { setup, residues, bridge, signatures, mirrorBase, unbounded, loaded: new Set(), solo: false };
 }
 
 function isSolo(t: Trajectory): boolean {
@@ -360,15 +368,15 @@ function concreteSteps(
 
 /** Runs every run of every domain in the environment and returns the figures. */
 export async function executeVerdicts(
-  domains: readonly { setup: DomainSetup; trajectories: readonly Trajectory[] }[],
+  domains: readonly ExecDomainInput[],
   options: ExecuteOptions,
 ): Promise<ExecutionReport> {
   const started = Date.now();
   const tally = new Tally();
   let done = 0;
   let tau2 = "";
-  for (const { setup, trajectories } of domains) {
-    const dom = await openDomain(setup, options);
+  for (const { setup, trajectories, residues } of domains) {
+    const dom = await openDomain(setup, residues, options);
     tau2 = dom.bridge.info.tau2;
     try {
       for (const t of trajectories) {
@@ -624,7 +632,7 @@ async function tryPi(
     }
     const d = await bridge.diff(target(), 200);
     if (d.equal) return { class: "restored", detail: "", diff: [] };
-    const residue = concrete.steps.flatMap((s) => residueOf(tables, s.step.lossClass));
+    const residue = concrete.steps.flatMap((s) => residueOf(dom.residues, s.step.lossClass));
     const rules = dom.setup.rules;
     const outside = d.diffs.filter((x) => !covered(locateDiff(rules, x.path, x.kind), residue));
     if (outside.length === 0 && d.count <= d.diffs.length && residue.length > 0) return { class: "withinResidue", detail: `${d.count} differences, all declared residue`, diff: d.diffs };

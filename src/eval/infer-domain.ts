@@ -1,6 +1,6 @@
 // The domain of a results file whose name and `info` do not say it: from its tasks (every task id its
-// runs use is a task of the domain) and from its tools (every tool its runs call, and every tool its
-// embedded tasks' gold actions name, is a tool of the domain). Both kinds of evidence narrow the
+// runs use is a task of the domain) and from its tools (the domain knows the most of the tools its runs
+// call and its embedded tasks' gold actions name). Both kinds of evidence narrow the
 // candidates; the file is assigned only when exactly one domain remains, otherwise it is skipped and
 // the reason says which domains fit (or that none does).
 import type { Trajectory } from "../tau2/adapter.js";
@@ -39,12 +39,16 @@ export function inferDomain(trajectories: readonly Trajectory[], domains: readon
   const ev = fileEvidence(trajectories);
   // null: no evidence of that kind (no domain lists its tasks / the runs call no tool).
   const byTasks = domains.some((d) => d.taskIds.size > 0) ? domains.filter((d) => ev.taskIds.every((id) => d.taskIds.has(id))) : null;
-  const byTools = ev.tools.length === 0 ? null : domains.filter((d) => d.tools !== null && ev.tools.every((t) => d.tools!.has(t)));
-  if (byTasks === null && byTools === null) return { domain: null, reason: "no evidence: no domain lists its tasks and its runs call no tool" };
+  // The domains that know the most of the tools called: an agent may call a tool no domain has (a
+  // hallucinated name), which must not rule the file's own domain out.
+  const known = domains.map((d) => (d.tools === null ? 0 : ev.tools.filter((t) => d.tools!.has(t)).length));
+  const most = Math.max(0, ...known);
+  const byTools = most === 0 ? null : domains.filter((_, i) => known[i] === most);
+  if (byTasks === null && byTools === null) return { domain: null, reason: "no evidence: no domain lists its tasks or has its tools" };
   const candidates = domains.filter((d) => (byTasks === null || byTasks.includes(d)) && (byTools === null || byTools.includes(d)));
   const parts = [
     byTasks === null ? "no domain lists tasks" : `its task ids ${list(ev.taskIds)} fit ${names(byTasks)}`,
-    byTools === null ? "its runs call no tool" : `its tools ${list(ev.tools)} fit ${names(byTools)}`,
+    byTools === null ? (ev.tools.length === 0 ? "its runs call no tool" : `no domain has its tools ${list(ev.tools)}`) : `its tools ${list(ev.tools)} fit ${names(byTools)}${most < ev.tools.length ? ` (${most} of ${ev.tools.length} known)` : ""}`,
   ].join("; ");
   if (candidates.length === 1) return { domain: candidates[0].name, how: `inferred: ${parts}` };
   if (candidates.length === 0) return { domain: null, reason: `no domain fits: ${parts}` };

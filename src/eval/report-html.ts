@@ -92,8 +92,11 @@ export function renderHtml(blocks: readonly Block[], title: string): string {
         break;
     }
   }
-  // The table of contents goes after the title (the first block).
-  const first = body.shift() ?? "";
+  // The page opens with its answer: the table of contents goes after the first section (the title and
+  // the answer), before the second level-2 heading (the details).
+  const h2 = body.map((html, i) => (html.startsWith("<h2") ? i : -1)).filter((i) => i >= 0);
+  const cut = h2.length >= 2 ? h2[1] : Math.min(1, body.length);
+  const first = body.splice(0, cut).join("\n");
   return [
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8">',

@@ -111,6 +111,36 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Values frozen by sharedFrozen, all the way down (a host's shallow freeze does not count). */
+const frozenShared = new WeakSet<object>();
+
+/**
+ * A Layer B value (JSON: checked before) made immutable in place instead of copied: Layer B never
+ * mutates a value in place (docs/projection.md), so freezing it changes nothing for Layer B, and a
+ * decision holding it can no longer be used to change the guard's state. Each value is walked once.
+ */
+export function sharedFrozen<T>(value: T): T {
+  if (typeof value !== "object" || value === null || frozenShared.has(value)) return value;
+  freezeAll(value);
+  frozenShared.add(value);
+  return value;
+}
+
+function freezeAll(v: object): void {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x === "object" && x !== null && !frozenShared.has(x)) freezeAll(x);
+    }
+  } else {
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      if (typeof x === "object" && x !== null && !frozenShared.has(x)) freezeAll(x);
+    }
+  }
+  Object.freeze(v);
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -227,6 +227,20 @@ function isApproving(route: Route): boolean {
   return APPROVING.has(route);
 }
 
+/** The entities the forward sequence's earlier calls act on (their acts_on entity and key). */
+function actedOn(input: EvaluateInput): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of input.forward) {
+    const c = f as { name?: unknown; arguments?: unknown } | null;
+    if (typeof c?.name !== "string" || typeof c.arguments !== "object" || c.arguments === null) continue;
+    const t = input.verifier.tool(c.name);
+    if (!t.known || t.actsOn === null || t.keyArg === null) continue;
+    const key = keyArgument(c.arguments as Record<string, unknown>, t.keyArg);
+    if (key !== null) out.push([t.actsOn, key]);
+  }
+  return out;
+}
+
 const NO_CALL: ToolCall = Object.freeze({ name: "", arguments: Object.freeze({}) }) as ToolCall;
 
 export function evaluate(input: EvaluateInput): Evaluation {
@@ -264,7 +278,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
   }
   let unknown: UnknownMark[] | null = null;
   if (input.unknown != null && input.unknown.length > 0) {
-    const hits = UnknownMarks.hits(input.unknown, reads);
+    const hits = UnknownMarks.hits(input.unknown, reads, actedOn(input));
     if (hits.length > 0) {
       unknown = hits;
       if (!HARD_FAIL_REASONS.has(g.reason)) {

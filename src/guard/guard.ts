@@ -15,8 +15,8 @@ import { ENGINE_VERSION } from "../version.js";
 import { CONSENT_WINDOW, defaultConsentDetector, type ConsentDetector } from "../policies/consent.js";
 import { REQUEST_CLASSES, type IntentParser, type RequestClassifier, type TargetState } from "../policies/classifier.js";
 import { BUILTIN_POLICIES, resolvePolicy, type PolicyName } from "../policies/index.js";
-import type { DecisionPolicy } from "../policies/types.js";
-import { checkCallShape, define, frozenJsonSafe, jsonSafe, safeExecuted } from "./call.js";
+import type { DecisionPolicy, VerdictRecord } from "../policies/types.js";
+import { checkCallShape, define, frozenJsonSafe, jsonSafe, safeExecuted, sharedFrozen } from "./call.js";
 import { canonicalJsonFast } from "./canonical-fast.js";
 import { Lifecycle, type Execution } from "./lifecycle.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
@@ -358,7 +358,7 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   let seq = 0;
-  const lifecycle = new Lifecycle(scope, config.maxDepth);
+  const lifecycle = new Lifecycle(scope, config.maxDepth, callKey);
   const unknown = new UnknownMarks();
   /** Open consent questions (question mode): call hash → how many user messages there were when the
    * guard asked. Only messages after that answer it. */
@@ -371,8 +371,9 @@ export function createGuard(options: GuardOptions): Guard {
     slotsByEntity.set(e, list);
   }
 
-  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args),
-   * copied and frozen: the forward sequence never shares a value with Layer B. */
+  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args).
+   * Values by reference: Layer B never mutates a value in place (docs/projection.md); the forward
+   * sequence gets a frozen copy (Execution.entry, observe), so a record never shares one. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
     if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
@@ -380,13 +381,13 @@ export function createGuard(options: GuardOptions): Guard {
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
-    if (slots === undefined) return Object.freeze(before);
+    if (slots === undefined) return before;
     const id = String(key);
     for (let i = 0; i < slots.length; i++) {
       const v = state.slot(info.actsOn, id, slots[i]);
       if (v !== undefined) define(before, slots[i], v);
     }
-    return frozenJsonSafe(before) as Record<string, unknown>;
+    return before;
   }
 
   function isMutating(copy: unknown): boolean {
@@ -419,18 +420,19 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   /** The user messages the policy may read as consent (docs/guard.md, "Consent"). */
-  function consentMessages(ctx: ContextData, call: ToolCall | null, callHash: () => string): string[] {
+  function consentMessages(ctx: ContextData, lazy: LazyCall): string[] {
     if (config.consent === "question") {
-      if (questions.size === 0 || call === null) return [];
-      const asked = questions.get(callHash());
-      if (asked === undefined) return [];
+      if (questions.size === 0 || lazy.shape() === null) return NO_MESSAGES;
+      const asked = questions.get(lazy.hash());
+      if (asked === undefined) return NO_MESSAGES;
       const out: string[] = [];
       for (let i = 0; i < ctx.users.length; i++) if (ctx.userIndex[i] >= asked) out.push(ctx.users[i]);
       return out;
     }
     // recent-messages: the last three user messages; a "yes" among them counts only when it answers an
     // assistant message that names this call (its tool, or the entity it acts on).
-    if (call === null) return [];
+    const call = lazy.shape();
+    if (call === null) return NO_MESSAGES;
     const conversation = ctx.conversation ?? ctx.users.map((content) => ({ role: "user", content }));
     const names = callNames(call);
     const picked: { text: string; answers: string }[] = [];
@@ -467,7 +469,7 @@ export function createGuard(options: GuardOptions): Guard {
 
   interface Judged {
     decision: Decision;
-    approve: { key: string; call: ToolCall; before: Record<string, unknown> | undefined; admitted: boolean } | null;
+    approve: { call: ToolCall; before: Record<string, unknown> | undefined; admitted: boolean } | null;
     question: { hash: string; asked: number } | null;
     answered: string | null;
   }
@@ -475,12 +477,10 @@ export function createGuard(options: GuardOptions): Guard {
   function judge(s: number, rawCall: unknown, context: unknown, model: ModelAnswers): Judged {
     const call = frozenJsonSafe(rawCall);
     const ctx = readContext(context);
-    const shape = checkCallShape(call);
-    const shaped = shape.ok ? shape.call : null;
-    let hashed: string | null = null;
-    const callHash = (): string => (hashed ??= sha256Hex(callKey(shaped!)));
-    const forward = ctx.error === null ? forwardFor(ctx) : [];
-    const userMessages = ctx.error === null ? consentMessages(ctx, shaped, callHash) : [];
+    // The call's shape and hash only when consent needs them (the evaluation checks the shape anyway).
+    const lazy = new LazyCall(call);
+    const forward = ctx.error === null ? forwardFor(ctx) : NO_FORWARD;
+    const userMessages = ctx.error === null ? consentMessages(ctx, lazy) : NO_MESSAGES;
     const ev = evaluate({
       tables,
       verifier: engine.verifier,
@@ -511,13 +511,13 @@ export function createGuard(options: GuardOptions): Guard {
       } catch {
         // A StateView that throws here already made the decision fail closed above.
       }
-      approve = { key: callKey(ev.call), call: ev.call, before, admitted: ev.admissible };
+      approve = { call: ev.call, before, admitted: ev.admissible };
     }
     let question: Judged["question"] = null;
     let answered: string | null = null;
-    if (config.consent === "question" && shaped !== null) {
-      if (ev.route === "ConsentEscalated") question = { hash: callHash(), asked: ctx.userCount };
-      else if (ev.route === "ConsentApproved") answered = callHash();
+    if (config.consent === "question" && (ev.route === "ConsentEscalated" || ev.route === "ConsentApproved") && lazy.shape() !== null) {
+      if (ev.route === "ConsentEscalated") question = { hash: lazy.hash(), asked: ctx.userCount };
+      else answered = lazy.hash();
     }
     const decision = record(s, ev, call, forward, userMessages, approve !== null ? `x${s}` : null);
     return { decision, approve, question, answered };
@@ -534,8 +534,8 @@ export function createGuard(options: GuardOptions): Guard {
       reason: ev.reason,
       detail: ev.detail,
       call,
-      forward: Object.freeze(forward),
-      verdict: ev.verdict === null ? null : frozenJsonSafe(ev.verdict),
+      forward: forward.length === 0 ? NO_FORWARD : Object.freeze(forward),
+      verdict: ev.verdict === null ? null : ownVerdict(ev.verdict),
       targets: ev.targets === null ? null : frozenJsonSafe(ev.targets),
       classification: ev.classification,
       policy: policy!.name,
@@ -543,7 +543,7 @@ export function createGuard(options: GuardOptions): Guard {
       message: ev.message,
       refusal: ev.refusal,
       question: ev.question,
-      userMessages: Object.freeze(userMessages),
+      userMessages: userMessages.length === 0 ? NO_MESSAGES : Object.freeze(userMessages),
       consent: ev.consent === null ? null : frozenJsonSafe(ev.consent),
       unknown: ev.unknown === null ? null : Object.freeze(ev.unknown),
       reads: ev.reads,
@@ -592,7 +592,7 @@ export function createGuard(options: GuardOptions): Guard {
     // A record that could not be written was never decided: no seq, no pending execution, no question.
     cfg.log?.append(j.decision);
     seq = s;
-    if (j.approve !== null) lifecycle.approve(s, j.approve.key, j.approve.call, j.approve.before, j.approve.admitted);
+    if (j.approve !== null) lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted);
     if (j.question !== null) {
       questions.delete(j.question.hash);
       questions.set(j.question.hash, j.question.asked);
@@ -729,10 +729,52 @@ export function createGuard(options: GuardOptions): Guard {
   };
 }
 
+/** The verdict frozen in place (the verifier builds it fresh per verdict). */
+function ownVerdict(v: VerdictRecord): VerdictRecord {
+  const steps = v.steps;
+  for (let i = 0; i < steps.length; i++) {
+    // A fresh object per step whose values are the call's or the forward sequence's frozen copies, or
+    // Layer B values (JSON; frozen in place, see sharedFrozen): it is frozen, its values shared. (Not
+    // memoised itself: a WeakSet entry per short-lived object is paid for in every GC.)
+    const args = (steps[i] as { arguments: unknown }).arguments;
+    if (typeof args === "object" && args !== null) {
+      for (const k of Object.keys(args)) sharedFrozen((args as Record<string, unknown>)[k]);
+      Object.freeze(args);
+    }
+    Object.freeze(steps[i]);
+  }
+  Object.freeze(steps);
+  Object.freeze(v.bottleneck);
+  return Object.freeze(v);
+}
+
 /** The canonical text of a call, which identifies it across copies and key orders. */
 function callKey(call: ToolCall): string {
   return canonicalJsonFast({ name: call.name, arguments: call.arguments });
 }
+
+/** A judged call's shape and consent hash, worked out only when consent asks for them. */
+class LazyCall {
+  private shaped: ToolCall | null | undefined = undefined;
+  private hashed: string | null = null;
+  constructor(private readonly call: unknown) {}
+
+  shape(): ToolCall | null {
+    if (this.shaped === undefined) {
+      const c = checkCallShape(this.call);
+      this.shaped = c.ok ? c.call : null;
+    }
+    return this.shaped;
+  }
+
+  /** SHA-256 of the call's canonical JSON: what a consent question is bound to. */
+  hash(): string {
+    return (this.hashed ??= sha256Hex(callKey(this.shape()!)));
+  }
+}
+
+const NO_MESSAGES: string[] = Object.freeze([]) as unknown as string[];
+const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
 
 const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };
 

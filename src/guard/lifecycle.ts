@@ -11,24 +11,46 @@
 // admitted re-run of the same call is another execution and commits nothing.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
 import { MAX_CALLS } from "../abi.js";
+import { sharedFrozen } from "./call.js";
 
 export type ExecutionState = "pending" | "observed" | "released";
 
-export interface Execution {
-  /** `x<seq>`: the id of the check that approved it (deterministic, so a journal replays to it). */
-  readonly id: string;
-  readonly seq: number;
-  /** Canonical JSON of `{ name, arguments }`: how an observe without an id finds it. */
-  readonly key: string;
-  readonly call: ToolCall;
-  /** The forward entry while pending: name, arguments, the `before` snapshot; frozen. */
-  readonly entry: ExecutedCall;
-  /** The search admitted it (an observed inadmissible execution is a barrier). */
-  readonly admitted: boolean;
-  state: ExecutionState;
+/** One approved call. Its key and its frozen forward entry are made when first needed: most checks
+ * are released or observed by id before anything asks (a check's cost does not include them). */
+export class Execution {
+  state: ExecutionState = "pending";
   /** A barrier or checkpoint came while it was pending: when it is observed it updates Layer B but
    * does not join the forward sequence. */
-  committed: boolean;
+  committed = false;
+  private keyText: string | null = null;
+  private frozen: ExecutedCall | null = null;
+
+  constructor(
+    /** `x<seq>`: the id of the check that approved it (deterministic, so a journal replays to it). */
+    readonly id: string,
+    readonly seq: number,
+    readonly call: ToolCall,
+    /** The acts_on entity's slots when it was checked (Layer B values, never mutated in place). */
+    private readonly before: Record<string, unknown> | undefined,
+    /** The search admitted it (an observed inadmissible execution is a barrier). */
+    readonly admitted: boolean,
+    private readonly keyOf: (call: ToolCall) => string,
+  ) {}
+
+  /** Canonical JSON of `{ name, arguments }`: how an observe without an id finds it. */
+  get key(): string {
+    return (this.keyText ??= this.keyOf(this.call));
+  }
+
+  /** The forward entry: name, arguments, `before` (a fresh object of Layer B values) frozen. */
+  get entry(): ExecutedCall {
+    if (this.frozen === null) {
+      const e: ExecutedCall = { name: this.call.name, arguments: this.call.arguments };
+      if (this.before !== undefined) e.before = sharedFrozen(this.before);
+      this.frozen = Object.freeze(e);
+    }
+    return this.frozen;
+  }
 }
 
 /** What the turn-scope barrier search needs to know of an observed execution. */
@@ -49,6 +71,8 @@ export class Lifecycle {
   /** The session's observed, uncommitted calls (frozen entries), at most `maxDepth` of them: with more,
    * every verdict is `depth_exceeded` whatever the older ones were, so they need not be kept. */
   private observed: ExecutedCall[] = [];
+  /** The seq of the check behind each observed entry (0: observed without a check), for barriers. */
+  private observedSeq: number[] = [];
   /** Pending executions in check order (committed ones excluded: they are in `tracked` only). */
   private pendingList: Execution[] = [];
   /** Every execution an observe or release may still name, by id. */
@@ -56,13 +80,15 @@ export class Lifecycle {
   /** Observed executions in order (turn scope's barrier search), the most recent last. */
   private history: Observed[] = [];
 
-  constructor(private readonly scope: "turn" | "session", private readonly maxDepth: number) {}
+  constructor(
+    private readonly scope: "turn" | "session",
+    private readonly maxDepth: number,
+    private readonly keyOf: (call: ToolCall) => string,
+  ) {}
 
   /** checked → approved and pending. */
-  approve(seq: number, key: string, call: ToolCall, before: Record<string, unknown> | undefined, admitted: boolean): Execution {
-    const entry: ExecutedCall = { name: call.name, arguments: call.arguments };
-    if (before !== undefined) entry.before = before;
-    const x: Execution = { id: `x${seq}`, seq, key, call, entry: Object.freeze(entry), admitted, state: "pending", committed: false };
+  approve(seq: number, call: ToolCall, before: Record<string, unknown> | undefined, admitted: boolean): Execution {
+    const x = new Execution(`x${seq}`, seq, call, before, admitted, this.keyOf);
     this.pendingList.push(x);
     this.tracked.set(x.id, x);
     if (this.tracked.size > MAX_TRACKED) this.forgetOldest();
@@ -111,7 +137,11 @@ export class Lifecycle {
     }
     if (this.scope === "session" && mutating && !(x?.committed ?? false)) {
       this.observed.push(entry);
-      if (this.observed.length > this.maxDepth) this.observed = this.observed.slice(-this.maxDepth);
+      this.observedSeq.push(x?.seq ?? 0);
+      if (this.observed.length > this.maxDepth) {
+        this.observed = this.observed.slice(-this.maxDepth);
+        this.observedSeq = this.observedSeq.slice(-this.maxDepth);
+      }
     }
   }
 
@@ -119,6 +149,7 @@ export class Lifecycle {
    * forward sequence. */
   checkpoint(): void {
     this.observed = [];
+    this.observedSeq = [];
     this.history = [];
     for (const x of this.pendingList) x.committed = true;
     this.pendingList = [];
@@ -142,6 +173,7 @@ export class Lifecycle {
   /** Session scope's forward sequence: observed calls, then pending ones in check order; only the last
    * maxDepth (all mutating: more would be `depth_exceeded` either way). */
   sessionForward(): unknown[] {
+    if (this.pendingList.length === 0) return this.observed.slice();
     const n = this.observed.length + this.pendingList.length;
     const out: unknown[] = new Array<unknown>(n);
     for (let i = 0; i < this.observed.length; i++) out[i] = this.observed[i];
@@ -182,7 +214,17 @@ export class Lifecycle {
   }
 
   private commitBefore(seq: number): void {
-    this.observed = [];
+    // Observed calls checked after the barrier (parallel calls that finished first) stay.
+    const observed: ExecutedCall[] = [];
+    const seqs: number[] = [];
+    for (let i = 0; i < this.observed.length; i++) {
+      if (this.observedSeq[i] > seq) {
+        observed.push(this.observed[i]);
+        seqs.push(this.observedSeq[i]);
+      }
+    }
+    this.observed = observed;
+    this.observedSeq = seqs;
     const keep: Execution[] = [];
     for (const x of this.pendingList) {
       if (x.seq < seq) x.committed = true;

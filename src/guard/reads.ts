@@ -6,7 +6,7 @@ import { canonicalJsonFast } from "./canonical-fast.js";
 import { sha256Hex, toHex } from "../util/sha256.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
-import { frozenJsonSafe } from "./call.js";
+import { sharedFrozen } from "./call.js";
 
 /** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
  * slot, `[entity, id, slot]` for a slot that was not asserted. */
@@ -128,15 +128,15 @@ export function defineStateDigest(record: object, digest: LazyDigest): void {
   Object.defineProperty(record, "stateDigest", STATE_DIGEST);
 }
 
-/** Copies of the reads, frozen, so a decision never shares a Layer B value (values are JSON here). */
-export function ownReads(reads: readonly Read[]): Read[] {
-  const out: Read[] = new Array<Read>(reads.length);
+/** The reads frozen, with their values (JSON, checked before) frozen in place (`sharedFrozen`): a
+ * decision cannot change a Layer B value. The tuples are the recorder's own, fresh per check. */
+export function ownReads(reads: Read[]): Read[] {
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
-    if (r.length > 3 && typeof r[3] === "object" && r[3] !== null) out[i] = Object.freeze([r[0], r[1], r[2], frozenJsonSafe(r[3])]) as unknown as Read;
-    else out[i] = Object.freeze(r.slice()) as Read;
+    if (r.length > 3) sharedFrozen(r[3]);
+    Object.freeze(r);
   }
-  return Object.freeze(out) as Read[];
+  return Object.freeze(reads) as Read[];
 }
 
 /**

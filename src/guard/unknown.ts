@@ -59,8 +59,10 @@ export class UnknownMarks {
     return out;
   }
 
-  /** The marks, by entity, that `reads` touch; a mark on everything is hit by any decision. */
-  static hits(marks: readonly UnknownMark[], reads: readonly Read[]): UnknownMark[] {
+  /** The marks, by entity, that `reads` touch or that an earlier call of the forward sequence acts on
+   * (`acted`: [entity, id] pairs; its inverse restores what the unusable result left unknown); a mark
+   * on everything is hit by any decision. */
+  static hits(marks: readonly UnknownMark[], reads: readonly Read[], acted: readonly [string, string][] = []): UnknownMark[] {
     const out: UnknownMark[] = [];
     const byEntity = new Map<string, UnknownMark>();
     for (const m of marks) {
@@ -69,13 +71,15 @@ export class UnknownMarks {
     }
     if (byEntity.size === 0) return out;
     const seen = new Set<UnknownMark>();
-    for (const r of reads) {
-      const m = byEntity.get(keyOf(r[0], r[1]));
+    const hit = (entity: string, id: string): void => {
+      const m = byEntity.get(keyOf(entity, id));
       if (m !== undefined && !seen.has(m)) {
         seen.add(m);
         out.push(m);
       }
-    }
+    };
+    for (const a of acted) hit(a[0], a[1]);
+    for (const r of reads) hit(r[0], r[1]);
     return out;
   }
 }

@@ -1,11 +1,11 @@
 // `polar lint`: does an ontology cover a domain's tools, and does it classify them as the tool manifest
 // does? Pure: compiled tables and a parsed manifest in, findings out. The CLI (src/cli/commands/lint.ts)
 // reads the files and prints.
-import { Lifecycle } from "../abi.js";
+import { Lifecycle, Tier } from "../abi.js";
 import type { OntologyTables } from "../ontology/tables.js";
-import type { Manifest, ManifestTool, ToolSide } from "./manifest.js";
+import type { Manifest, ManifestParam, ManifestTool, ToolSide } from "./manifest.js";
 
-export { parseManifest, ManifestError, type Manifest, type ManifestTool, type ManifestFormat, type ToolKind, type ToolSide } from "./manifest.js";
+export { parseManifest, ManifestError, type Manifest, type ManifestParam, type ManifestTool, type ManifestFormat, type ToolKind, type ToolSide } from "./manifest.js";
 
 export type LintCode =
   | "missing-tool" //              the manifest has it, the ontology does not: it would fail closed as unknown_tool
@@ -13,7 +13,10 @@ export type LintCode =
   | "write-declared-read-only" //  a state-changing tool skipped by the search: its calls would never be checked
   | "read-tool-annotated" //       a read tool with annotations
   | "read-tool-not-read-only" //   a read tool declared as mutating: every call refused with no_candidate
-  | "write-tool-unannotated"; //   a write tool with no live annotation: every call refused with no_candidate
+  | "write-tool-unannotated" //    a write tool with no live annotation: every call refused with no_candidate
+  | "inverse-missing-arguments" // an inverse's `args` leave a required parameter of its tool without a source
+  | "inverse-unknown-arguments" // an inverse's `args` set a parameter its tool does not take
+  | "params-mismatch"; //          a tool's declared params / optional_params differ from the manifest's
 
 export type LintSeverity = "error" | "warning";
 
@@ -22,11 +25,16 @@ export interface LintFinding {
   severity: LintSeverity;
   tool: string;
   message: string;
+  /** The annotation an inverse-arguments finding is about. */
+  annotation?: string;
 }
 
 export interface LintOptions {
   /** Only manifest tools of this side (τ²-bench telecom lists agent and user tools in one manifest). */
   side?: ToolSide;
+  /** The tools' declared parameters (`compile(...).model.tools`), to compare with the manifest; a blob
+   * carries none, so without it that comparison is skipped. */
+  declaredParams?: ReadonlyArray<{ name: string; params: ReadonlyArray<ManifestParam> | null }>;
 }
 
 export interface LintReport {
@@ -44,6 +52,9 @@ const SEVERITY: Record<LintCode, LintSeverity> = {
   "read-tool-annotated": "error",
   "read-tool-not-read-only": "error",
   "write-tool-unannotated": "warning",
+  "inverse-missing-arguments": "error",
+  "inverse-unknown-arguments": "error",
+  "params-mismatch": "error",
 };
 
 interface OntologyTool {
@@ -104,6 +115,58 @@ export function lintOntology(tables: OntologyTables, manifest: Manifest, options
   for (const name of onto.keys()) {
     if (!everywhere.has(name)) findings.push(finding("extra-tool", name, `tool \`${name}\` is in the ontology but not in the manifest`));
   }
+  const byName = new Map<string, ManifestTool>();
+  for (const m of manifest.tools) if (m.params !== null && !byName.has(m.name)) byName.set(m.name, m);
+  inverseArguments(tables, byName, seen, findings);
+  if (options.declaredParams !== undefined) declaredParams(options.declaredParams, byName, seen, findings);
   const errors = findings.filter((f) => f.severity === "error").length;
   return { findings, errors, warnings: findings.length - errors, checked: seen.size };
+}
+
+const quoteList = (names: string[]) => names.map((n) => `\`${n}\``).join(", ");
+
+/** Every positive annotation (whatever its lifecycle state) whose inverse call (the tool and its `args`) would not be
+ * accepted by the tool as the manifest describes it: a required parameter without a source, or a
+ * parameter the tool does not take. Annotations come in edge order. */
+function inverseArguments(tables: OntologyTables, manifest: ReadonlyMap<string, ManifestTool>, checked: ReadonlySet<string>,
+  out: LintFinding[]): void {
+  for (const e of tables.edges) {
+    // Only annotations of the tools in scope (the side filter), like every other finding.
+    if (e.inverse < 0 || e.tier > Tier.T3 || !checked.has(tables.tools[e.forward].name)) continue;
+    const tool = tables.tools[e.inverse].name;
+    const m = manifest.get(tool);
+    if (m === undefined || m.params === null) continue;
+    const given = new Set((e.argMap ?? []).map((a) => a.param));
+    const forward = tables.tools[e.forward].name;
+    const missing = m.params.filter((p) => p.required && !given.has(p.name)).map((p) => p.name);
+    if (missing.length > 0) {
+      const what = e.argMap === null ? "has no `args`" : `gives no source for ${quoteList(missing)}`;
+      out.push({ ...finding("inverse-missing-arguments", forward,
+        `annotation \`${e.id}\` undoes \`${forward}\` with \`${tool}\`, which requires ${quoteList(missing)}; its argument map ${what}`), annotation: e.id });
+    }
+    const known = new Set(m.params.map((p) => p.name));
+    const unknown = [...given].filter((p) => !known.has(p));
+    if (unknown.length > 0) {
+      out.push({ ...finding("inverse-unknown-arguments", forward,
+        `annotation \`${e.id}\` calls \`${tool}\` with ${quoteList(unknown)}, which the manifest does not list`), annotation: e.id });
+    }
+  }
+}
+
+/** Tools whose declared `params` / `optional_params` are not the manifest's (names and requiredness). */
+function declaredParams(declared: NonNullable<LintOptions["declaredParams"]>, manifest: ReadonlyMap<string, ManifestTool>,
+  checked: ReadonlySet<string>, out: LintFinding[]): void {
+  for (const t of declared) {
+    const m = manifest.get(t.name);
+    if (t.params === null || m === undefined || m.params === null || !checked.has(t.name)) continue;
+    const mine = new Map(t.params.map((p) => [p.name, p.required]));
+    const theirs = new Map(m.params.map((p) => [p.name, p.required]));
+    const problems: string[] = [];
+    for (const [name, required] of theirs) {
+      if (!mine.has(name)) problems.push(`\`${name}\` (${required ? "required" : "optional"}) is not declared`);
+      else if (mine.get(name) !== required) problems.push(`\`${name}\` is declared ${mine.get(name) ? "required" : "optional"} but is ${required ? "required" : "optional"}`);
+    }
+    for (const name of mine.keys()) if (!theirs.has(name)) problems.push(`\`${name}\` is not a parameter of the tool`);
+    if (problems.length > 0) out.push(finding("params-mismatch", t.name, `tool \`${t.name}\` parameters differ from the manifest: ${problems.join("; ")}`));
+  }
 }

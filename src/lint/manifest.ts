@@ -5,10 +5,17 @@
 export type ToolKind = "read" | "write" | "pure" | "transfer" | "unknown";
 export type ToolSide = "agent" | "user";
 
+export interface ManifestParam {
+  name: string;
+  required: boolean;
+}
+
 export interface ManifestTool {
   name: string;
   kind: ToolKind;
   side: ToolSide;
+  /** The tool's parameters when the manifest lists them, null when it does not. */
+  params: ManifestParam[] | null;
 }
 
 export type ManifestFormat =
@@ -55,6 +62,34 @@ function kindOf(entry: Obj): ToolKind {
   return "unknown";
 }
 
+/** A tools-JSON parameter type is optional when it states a default outside parentheses
+ * (`"int = 12"`; `"str (prefix L=Line)"` is required) or admits None/Optional. */
+function optionalType(type: string): boolean {
+  let depth = 0;
+  let outside = "";
+  for (const ch of type) {
+    if (ch === "(" || ch === "[" || ch === "{") depth++;
+    else if (ch === ")" || ch === "]" || ch === "}") depth = Math.max(0, depth - 1);
+    else if (depth === 0) outside += ch;
+  }
+  return /=/.test(outside) || /\bOptional\b|\|\s*None\b|\bNone\s*\|/.test(type);
+}
+
+/** Parameters in any listed shape: `{ name: "type" }` (tools JSON), or a JSON schema
+ * `{ properties, required }` (tool_defs, OpenAI tools); null when there are none listed or the shape is
+ * unknown. */
+function paramsOf(v: unknown): ManifestParam[] | null {
+  if (!isObj(v)) return null;
+  if (isObj(v.properties) || v.type === "object") {
+    if (!isObj(v.properties)) return [];
+    const required = new Set(Array.isArray(v.required) ? v.required.filter((x): x is string => typeof x === "string") : []);
+    return Object.keys(v.properties).map((name) => ({ name, required: required.has(name) }));
+  }
+  const keys = Object.keys(v);
+  if (!keys.every((k) => typeof v[k] === "string")) return null;
+  return keys.map((name) => ({ name, required: !optionalType(v[name] as string) }));
+}
+
 function sideOf(entry: Obj, fallback: ToolSide): ToolSide {
   return entry.side === "user" ? "user" : entry.side === "agent" ? "agent" : fallback;
 }
@@ -66,13 +101,13 @@ function fromList(list: unknown[]): Manifest {
     if (!isObj(entry)) throw new ManifestError("bad-manifest", `manifest entry ${i} is not an object`, SHAPES_HELP);
     if (isObj(entry.function) && typeof entry.function.name === "string") {
       openai = true;
-      tools.push({ name: entry.function.name, kind: "unknown", side: "agent" });
+      tools.push({ name: entry.function.name, kind: "unknown", side: "agent", params: paramsOf(entry.function.parameters) });
       return;
     }
     if (typeof entry.name !== "string" || entry.name === "") {
       throw new ManifestError("bad-manifest", `manifest entry ${i} has no string \`name\``, SHAPES_HELP);
     }
-    tools.push({ name: entry.name, kind: kindOf(entry), side: sideOf(entry, "agent") });
+    tools.push({ name: entry.name, kind: kindOf(entry), side: sideOf(entry, "agent"), params: paramsOf(entry.params) });
   });
   return { format: openai ? "openai-tools" : "tools-json", tools };
 }
@@ -81,7 +116,7 @@ function fromToolDefs(defs: Obj, side: ToolSide, into: ManifestTool[]): void {
   for (const key of Object.keys(defs)) {
     const def = defs[key];
     const name = isObj(def) && typeof def.name === "string" && def.name !== "" ? def.name : key;
-    into.push({ name, kind: isObj(def) ? kindOf(def) : "unknown", side });
+    into.push({ name, kind: isObj(def) ? kindOf(def) : "unknown", side, params: isObj(def) ? paramsOf(def.params) : null });
   }
 }
 

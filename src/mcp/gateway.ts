@@ -32,8 +32,10 @@ import type { Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { checkApproval, encodeApproval, issueApproval } from "../guard/approval.js";
 import { LayerB } from "../projection/layer-b.js";
-import type { ProjectionRules } from "../projection/rules.js";
-import { applyReadResult, applyReadsFinally, judgedCall, parseReadRules, readArguments, type ReadRule, type ReadRules } from "../projection/reads.js";
+import type { ProjectionRules, ReadRule } from "../projection/rules.js";
+import { applyReadResult, applyReadsFinally, judgedCall, readArguments } from "../projection/reads.js";
+
+type ReadRules = ProjectionRules["reads"];
 import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
 
@@ -48,8 +50,6 @@ export interface GatewayOptions {
   upstream: Client;
   /** Projection rules for the upstream server; their `reads` say how to read Layer B from it. */
   rules: ProjectionRules;
-  /** The rules' read table (default: `parseReadRules(rules)`). */
-  reads?: ReadRules;
   /** A fresh guard per client session over the given Layer B (policy, backend, audit sink, scope,
    * projection rules: the caller's choice). */
   createGuard: (state: LayerB) => Guard;
@@ -113,9 +113,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** Read steps that name a tool the ontology does not declare read-only (the gateway refuses to call
+ * them: every call depending on them fails closed). */
+export function unsafeReadSteps(reads: ReadRules, tables: { tools: ReadonlyArray<{ name: string; readOnly: boolean }> }): string[] {
+  const readOnly = new Set(tables.tools.filter((t) => t.readOnly).map((t) => t.name));
+  const out: string[] = [];
+  for (const [tool, rule] of reads) for (const st of rule.steps) if (!readOnly.has(st.tool)) out.push(`${tool} → ${st.tool}`);
+  return out;
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const { upstream, rules } = options;
-  const reads = options.reads ?? parseReadRules(rules);
+  const reads = rules.reads;
   const timeout = options.timeoutMs ?? 60_000;
   let closedReason: string | null = null;
   const sessions = new Set<Server>();
@@ -189,6 +198,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       retract();
       try {
         for (const step of rule.steps) {
+          // A read must never change anything: only tools the ontology declares read-only are called.
+          if (tools.get(step.tool)?.readOnly !== true) throw new Error(`the read step's tool \`${step.tool}\` is not read-only in the ontology`);
           const args = readArguments(step, judged, state);
           if (args === null) continue;
           const result = await callUpstream({ name: step.tool, arguments: args }, signal);
@@ -203,16 +214,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
 
-    async function run(judged: ToolCall, sent: ToolCall, signal: AbortSignal, m: DecisionMeta): Promise<CallToolResult> {
+    /** Runs an approved call on the server and observes it as the execution its decision created. */
+    async function run(judged: ToolCall, sent: ToolCall, d: Decision, signal: AbortSignal, m: DecisionMeta): Promise<CallToolResult> {
+      const execution = d.execution ?? undefined;
       let result: CallToolResult;
       try {
         result = await callUpstream(sent, signal);
       } catch (e) {
         // Whether it changed anything is unknown; the next call re-reads the state anyway.
-        guard.observe(judged, undefined, { failed: true });
+        guard.observe(judged, undefined, { failed: true, execution });
         throw e;
       }
-      guard.observe(judged, result, { failed: result.isError === true });
+      guard.observe(judged, result, { failed: result.isError === true, execution });
       return withMeta(result, m);
     }
 
@@ -234,6 +247,20 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (result.isError !== true) guard.observe(sent, result);
         return result;
       }
+      // Mutating calls of a session run one at a time, read → judge → run: parallel calls must not
+      // judge one call on the state read for another (the reads share this session's Layer B).
+      return serially(() => judgeAndRun(name, args, sent, extra.signal));
+    });
+
+    let queue: Promise<unknown> = Promise.resolve();
+    function serially<T>(fn: () => Promise<T>): Promise<T> {
+      const next = queue.then(fn, fn);
+      queue = next.catch(() => {});
+      return next;
+    }
+
+    async function judgeAndRun(name: string, args: Record<string, unknown>, sent: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
+      const extra = { signal };
       const rule = reads.get(name);
       const derived = judgedCall(rule, sent);
       if (!derived.ok) {
@@ -247,13 +274,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (d.route === "ConsentEscalated") return escalate(judged, sent, d, rule, extra.signal);
       if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
       if (d.admissible) {
-        const gap = await inverseGap(d, extra.signal);
+        let gap: string | null;
+        try {
+          gap = await inverseGap(d, extra.signal);
+        } catch (e) {
+          if (d.execution) guard.release(d.execution);
+          throw e;
+        }
         if (gap !== null) {
+          if (d.execution) guard.release(d.execution); // approved, but it will not run
           return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: the way to undo it cannot be run as the ontology gives it (${gap}). What would make it safe: the operator has to fix the ontology or the projection rules; until then ask the user.`, { ...meta(d), route: "Vetoed" });
         }
       }
-      return run(judged, sent, extra.signal, meta(d));
-    });
+      return run(judged, sent, d, extra.signal, meta(d));
+    }
 
     /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with
      * every parameter its input schema requires (values known only after the call, `{ $pending }`,
@@ -308,9 +342,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       const covered = checkApproval(token, again, { key: options.approvalKey });
       if (readProblem !== null || !covered.ok || again.route !== "ConsentApproved") {
         const why = readProblem !== null ? `the state could not be read again (${readProblem})` : !covered.ok ? covered.message : `the guard now answers \`${again.reason}\``;
+        if (again.approved && again.execution) guard.release(again.execution);
         return refusal(consentRefusalText(sent.name, question, "stale", why), meta(again));
       }
-      return run(judged, sent, signal, meta(again, encodeApproval(token)));
+      return run(judged, sent, again, signal, meta(again, encodeApproval(token)));
     }
 
     sessions.add(server);

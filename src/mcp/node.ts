@@ -18,13 +18,13 @@ import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
+import { chainHead, type ChainHead } from "../audit/index.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
 import { parseProjectionRules } from "../projection/rules.js";
-import { parseReadRules } from "../projection/reads.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { PolicyName } from "../policies/index.js";
-import { createGateway, type Gateway } from "./gateway.js";
+import { createGateway, unsafeReadSteps, type Gateway } from "./gateway.js";
 import { VERSION } from "../version.js";
 
 export class GatewayStartError extends Error {
@@ -96,22 +96,34 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   if (options.listen !== undefined && options.listen.host !== "127.0.0.1" && options.listen.host !== "localhost" && options.listen.host !== "::1") {
     throw new GatewayStartError("bad-listen", `\`--listen\` binds loopback only, got \`${options.listen.host}\``, "use 127.0.0.1:PORT; put a reverse proxy with authentication in front for anything else");
   }
+  let tables: ReturnType<typeof decodeBlob>;
   try {
-    decodeBlob(options.ontology);
+    tables = decodeBlob(options.ontology);
   } catch (e) {
     throw new GatewayStartError("bad-ontology", `the ontology blob is refused: ${e instanceof Error ? e.message : String(e)}`);
   }
   const rules = parseProjectionRules(options.rules);
-  const reads = parseReadRules(rules);
+  const reads = rules.reads;
+  const unsafe = unsafeReadSteps(reads, tables);
+  if (unsafe.length > 0) {
+    throw new GatewayStartError("unsafe-reads", `read steps name tools the ontology does not declare read-only: ${unsafe.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: declare the tool in `read_only(...)` or read with another tool");
+  }
   let auditFd: number | null = null;
+  let auditFrom: ChainHead | undefined;
   if (options.auditLog !== undefined) {
+    try {
+      // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
+      if (existsSync(options.auditLog)) auditFrom = chainHead(readFileSync(options.auditLog, "utf8"), (d) => createHash("sha256").update(d).digest());
+    } catch (e) {
+      throw new GatewayStartError("bad-audit-log", `the audit log \`${options.auditLog}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
+    }
     try {
       auditFd = openSync(options.auditLog, "a");
     } catch (e) {
       throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${options.auditLog}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
   }
-  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line));
+  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line), { from: auditFrom, sha256: (d) => createHash("sha256").update(d).digest() });
   const backend = wasmBackend();
 
   // ---- upstream
@@ -146,7 +158,6 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const gateway: Gateway = createGateway({
     upstream,
     rules,
-    reads,
     createGuard: (state: LayerB): Guard =>
       createGuard({
         ontology: options.ontology,

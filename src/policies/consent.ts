@@ -89,7 +89,7 @@ const EN_UNCLEAR: ReadonlyArray<readonly [string, RegExp]> = [
   ])],
   // Consent to something else: keep things as they are, another item, another action.
   ["something else", enWords([
-    "keep", "keeping", "as is", "as it is", "leave (?:it|them|that|this|everything|things)", "unchanged", "the same", "stay",
+    "keep", "keeping", "(?<!long )as (?:it )?is", "leave (?:it|them|that|this|everything|things)", "unchanged", "the same", "stay",
     "instead", "rather", "other", "another", "different", "else", "wrong", "switch", "swap",
   ])],
   // Jokes and irony.

@@ -9,20 +9,10 @@ export {
   type EntityRule,
   type SourceRule,
   type EffectRule,
-} from "./rules.js";
-export {
-  judgedCall,
-  readArguments,
-  applyReadResult,
-  applyReadsFinally,
-  parseReadRules,
-  safeParseReadRules,
-  type DeriveResult,
   type ReadRule,
-  type ReadRules,
   type ReadStep,
-  type ParseReadsResult,
-} from "./reads.js";
+} from "./rules.js";
+export { judgedCall, readArguments, applyReadResult, applyReadsFinally, readRuleOf, type DeriveResult } from "./reads.js";
 export {
   projectDocument,
   applyToolResult,

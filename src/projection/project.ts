@@ -48,8 +48,9 @@ function isRecordObject(v: unknown): v is Record<string, unknown> {
   return isObjectLike(v) && !Array.isArray(v);
 }
 
-// A path of the rules that is absent from the document is an empty collection; one that is there with
-// the wrong type is an error naming what was expected: `{"reservations": 5}` is not an empty state.
+// A collection path of the rules that is absent from the document is an empty collection; one that is
+// there with the wrong type is an error naming what was expected: `{"reservations": 5}` is not an
+// empty state. (Records themselves may be any value; a wildcard over a scalar matches nothing.)
 function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, into: LayerB, ctx: EvalContext): void {
   const entity = rules.entities.get(src.entity)!;
   const wrong = (where: string, v: unknown, expected: string): never => {
@@ -62,31 +63,23 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
     const where = path.join(".") || "(document)";
     if (depth === src.from.length && src.single) {
       // `single`: the path names one record, not a collection.
-      if (!isRecordObject(container)) wrong(where, container, `a ${src.entity} record (an object)`);
       emit(container, src.from[src.from.length - 1] ?? "", parent, captures);
       return;
     }
     if (depth === src.from.length) {
       // The collection itself: every element of a list or every value of a map is a record.
       if (!isObjectLike(container)) wrong(where, container, `a collection of ${src.entity} records (an object or an array)`);
-      const each = (rec: unknown, key: string | number): void => {
-        if (!isRecordObject(rec)) wrong(`${where}.${key}`, rec, `a ${src.entity} record (an object)`);
-        emit(rec, key, parent, captures);
-      };
-      if (Array.isArray(container)) container.forEach((rec, i) => each(rec, i));
-      else for (const k of Object.keys(container as object)) each((container as Record<string, unknown>)[k], k);
+      // A record that is not an object is allowed (it copies no fields; derived slots still apply).
+      if (Array.isArray(container)) container.forEach((rec, i) => emit(rec, i, parent, captures));
+      else for (const k of Object.keys(container as object)) emit((container as Record<string, unknown>)[k], k, parent, captures);
       return;
     }
     const seg = src.from[depth];
     if (seg === "*") {
-      if (!isObjectLike(container)) wrong(where, container, "an object or an array");
+      // A wildcard over a scalar matches nothing: only the collection the records live in is checked.
+      if (!isObjectLike(container)) return;
       const keys = Array.isArray(container) ? container.map((_, i) => String(i)) : Object.keys(container as object);
-      for (const k of keys) {
-        const child = getKey(container, k);
-        // Under a wildcard each element is an object holding the rest of the path.
-        if (!isRecordObject(child)) wrong(`${where}.${k}`, child, "an object");
-        visit(child, child, depth + 1, [...captures, k], [...path, k]);
-      }
+      for (const k of keys) visit(getKey(container, k), getKey(container, k), depth + 1, [...captures, k], [...path, k]);
       return;
     }
     const next = getKey(container, seg);

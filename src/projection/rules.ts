@@ -43,6 +43,31 @@ export interface EffectRule {
   forEach: Evaluator | undefined;
 }
 
+/** One read-only call made before a mutating call is judged (docs/projection.md, "Reads"). */
+export interface ReadStep {
+  /** The read-only tool of the server to call. */
+  tool: string;
+  /** Its arguments, each an expression over the mutating call's `$args`. */
+  arguments: ReadonlyArray<readonly [string, Evaluator]>;
+  /** Make this read only when `true` (it may look at what earlier steps put in Layer B). */
+  when: Evaluator | undefined;
+  /** How the read's result (`$result`) becomes Layer B; `$args` is the mutating call's. */
+  effects: readonly EffectRule[];
+}
+
+/** How to read, from the environment itself, the state a mutating call touches before judging it. */
+export interface ReadRule {
+  /** Arguments added to the call as the guard judges it (never sent to the tool), e.g. the one
+   * entity a batch argument names: the ontology's `key` can then name it. */
+  derive: ReadonlyArray<readonly [string, Evaluator]>;
+  steps: readonly ReadStep[];
+  /** Effects applied after the last step (no `$result`), e.g. to retract an entity whose inverse is
+   * not complete after all the reads. */
+  finally: readonly EffectRule[];
+  /** Said to the model when, after the reads, the entity the call acts on is not in Layer B. */
+  ungrounded: string | undefined;
+}
+
 export interface ProjectionRules {
   readonly format: typeof PROJECTION_FORMAT;
   readonly domain: string;
@@ -51,6 +76,8 @@ export interface ProjectionRules {
   readonly tools: ReadonlyMap<string, readonly EffectRule[]>;
   /** Environment functions that are not tools (τ²-bench's `initialization_actions`), by function name. */
   readonly actions: ReadonlyMap<string, readonly EffectRule[]>;
+  /** Reads before judging, by mutating tool name (absent in rules that have none). */
+  readonly reads: ReadonlyMap<string, ReadRule>;
   /** The rules document as given (for hashing and display). */
   readonly source: unknown;
 }
@@ -61,13 +88,13 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Obj = Record<string, unknown>;
 
-export function isObj(v: unknown): v is Obj {
+function isObj(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-export const escapePtr = (k: string): string => k.replace(/~/g, "~0").replace(/\//g, "~1");
+const escapePtr = (k: string): string => k.replace(/~/g, "~0").replace(/\//g, "~1");
 
-export class Checker {
+class Checker {
   readonly issues: RuleIssue[] = [];
 
   add(code: string, path: string, message: string, help?: string): void {
@@ -147,14 +174,12 @@ export function safeParseProjectionRules(json: unknown): ParseRulesResult {
 
   const tools = parseEffectTable(c, json.tools, "tools", entities);
   const actions = parseEffectTable(c, json.actions, "actions", entities);
-  // `reads` (state read from the environment before judging) is for hosts that can call tools (the MCP
-  // gateway): parseReadRules (reads.ts) validates it, so the runtime bundle does not carry that code.
-  if (json.reads !== undefined && !isObj(json.reads)) c.add("bad-type", "/reads", "`reads` must be an object from tool name to a read rule");
+  const reads = parseReadTable(c, json.reads, entities);
 
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return {
     ok: true,
-    rules: { format: PROJECTION_FORMAT, domain: json.domain as string, entities, documents, tools, actions, source: json },
+    rules: { format: PROJECTION_FORMAT, domain: json.domain as string, entities, documents, tools, actions, reads, source: json },
   };
 }
 
@@ -238,7 +263,7 @@ function parseSource(c: Checker, v: unknown, p: string, entities: Map<string, En
   return { entity: v.entity as string, from, single: v.single === true, id, where, slots, merge: v.merge === true };
 }
 
-export function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): EffectRule | undefined {
+function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): EffectRule | undefined {
   if (!isObj(v)) {
     c.add("bad-type", p, "an effect must be an object");
     return undefined;
@@ -263,4 +288,61 @@ export function parseEffect(c: Checker, v: unknown, p: string, entities: Map<str
   const forEach = v.forEach === undefined ? undefined : c.expr(v.forEach, `${p}/forEach`);
   if (!okEntity) return undefined;
   return { op: op as EffectOp, entity: v.entity as string, id, record, set, when, forEach };
+}
+
+function parseArgMap(c: Checker, v: unknown, p: string, what: string): Array<readonly [string, Evaluator]> {
+  if (v === undefined) return [];
+  if (!isObj(v)) {
+    c.add("bad-type", p, `\`${what}\` must be an object from argument name to expression`);
+    return [];
+  }
+  return Object.keys(v).map((k) => [k, c.expr(v[k], `${p}/${escapePtr(k)}`)] as const);
+}
+
+function parseReadTable(c: Checker, v: unknown, entities: Map<string, EntityRule>): Map<string, ReadRule> {
+  const out = new Map<string, ReadRule>();
+  if (v === undefined) return out;
+  if (!isObj(v)) {
+    c.add("bad-type", "/reads", "`reads` must be an object from tool name to a read rule");
+    return out;
+  }
+  for (const name of Object.keys(v)) {
+    const p = `/reads/${escapePtr(name)}`;
+    if (!c.name(name, p, "a tool name")) continue;
+    const r = v[name];
+    if (!isObj(r)) {
+      c.add("bad-type", p, `the read rule of \`${name}\` must be an object`);
+      continue;
+    }
+    c.keys(r, p, ["comment", "derive", "steps", "finally", "ungrounded"]);
+    const derive = parseArgMap(c, r.derive, `${p}/derive`, "derive");
+    if (r.ungrounded !== undefined && typeof r.ungrounded !== "string") c.add("bad-type", `${p}/ungrounded`, "`ungrounded` must be a string");
+    const steps: ReadStep[] = [];
+    if (r.steps !== undefined && !Array.isArray(r.steps)) c.add("bad-type", `${p}/steps`, "`steps` must be a list of read steps");
+    else {
+      (r.steps ?? []).forEach((s: unknown, i: number) => {
+        const sp = `${p}/steps/${i}`;
+        if (!isObj(s)) {
+          c.add("bad-type", sp, "a read step must be an object");
+          return;
+        }
+        c.keys(s, sp, ["comment", "tool", "arguments", "when", "effects"]);
+        const okTool = c.name(s.tool, `${sp}/tool`, "`tool`");
+        const args = parseArgMap(c, s.arguments, `${sp}/arguments`, "arguments");
+        const when = s.when === undefined ? undefined : c.expr(s.when, `${sp}/when`);
+        if (!Array.isArray(s.effects)) {
+          c.add("missing-key", sp, "a read step needs `effects` (a list: how its result becomes Layer B)");
+          return;
+        }
+        const effects = s.effects.flatMap((e: unknown, j: number) => parseEffect(c, e, `${sp}/effects/${j}`, entities) ?? []);
+        if (okTool) steps.push({ tool: s.tool as string, arguments: args, when, effects });
+      });
+    }
+    let fin: EffectRule[] = [];
+    if (r.finally !== undefined && !Array.isArray(r.finally)) c.add("bad-type", `${p}/finally`, "`finally` must be a list of effects");
+    else if (Array.isArray(r.finally)) fin = r.finally.flatMap((e: unknown, j: number) => parseEffect(c, e, `${p}/finally/${j}`, entities) ?? []);
+    if (derive.length === 0 && steps.length === 0) c.add("bad-effect", p, "a read rule needs `derive` or `steps`");
+    out.set(name, { derive, steps, finally: fin, ungrounded: typeof r.ungrounded === "string" ? r.ungrounded : undefined });
+  }
+  return out;
 }

@@ -6,12 +6,17 @@ import { join } from "node:path";
 import { blobDigestHex, decodeBlob } from "../blob/index.js";
 import { compile } from "../compiler/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
-import type { BackendFactory } from "../guard/index.js";
+import type { AuditSink, BackendFactory, Decision } from "../guard/index.js";
+import type { LayerB } from "../projection/layer-b.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { parseProjectionRules, type ProjectionRules } from "../projection/index.js";
 import { createReferenceBackend } from "../reference/index.js";
+import type { Trajectory } from "./adapter.js";
+import { readTau2Data, type Tau2Data } from "./data.js";
+import { advisoryGuardFactory } from "./guard.js";
+import { projectAll, type ReplayGuardFactory } from "./replay.js";
 
-export type DomainLoadErrorCode = "no-ontology" | "ontology-errors" | "no-projection" | "bad-option" | "core-unavailable";
+export type DomainLoadErrorCode = "no-ontology" | "ontology-errors" | "no-projection" | "bad-option" | "core-unavailable" | "no-domain" | "no-trajectories";
 
 /** A domain's ontology, rules or backend could not be loaded: a stable code, a one-line message, a help. */
 export class DomainLoadError extends Error {
@@ -94,4 +99,60 @@ export function loadCoreBackend(root: string, wanted: string): { factory: Backen
     if (wanted === "wasm") throw new DomainLoadError("core-unavailable", "the core `polar-core.wasm` was not found", "run `npm run build:wasm`, or pass `--backend reference`");
   }
   return { factory: (tables) => createReferenceBackend(tables), name: wanted === "auto" ? "reference (no wasm core built)" : "reference" };
+}
+
+/** Everything needed to replay one domain's runs through an advisory guard (what `polar demo` shows). */
+export interface DomainReplay {
+  data: Tau2Data;
+  domain: string;
+  /** Where the ontology came from (./domains.ts `loadDomainOntology`). */
+  ontologyNote: string;
+  backendName: string;
+  rules: ProjectionRules;
+  documents: Readonly<Record<string, unknown>>;
+  /** The domain's documents projected once. */
+  base: LayerB;
+  guard: ReplayGuardFactory<Decision>;
+  trajectories: Trajectory[];
+}
+
+export interface DomainReplayOptions {
+  root: string;
+  dataDir: string;
+  domain: string;
+  task?: string;
+  /** At most this many trajectories (in file order). */
+  limit: number;
+  backend: string;
+  /** A decision log for each guard the replay creates (one per trajectory and scope). */
+  log?: () => AuditSink;
+}
+
+/** Loads the data, the domain's ontology, rules and backend, and picks the trajectories to replay. */
+export function openDomainReplay(o: DomainReplayOptions): DomainReplay {
+  const data = readTau2Data(o.dataDir);
+  if (!data.domainNames.includes(o.domain)) {
+    throw new DomainLoadError("no-domain", `\`${o.dataDir}\` has no domain \`${o.domain}\``, `domains: ${data.domainNames.join(", ") || "none"}`);
+  }
+  const { ontology, note } = loadDomainOntology(o.root, o.domain);
+  const rules = loadDomainRules(o.root, o.domain);
+  const backend = loadCoreBackend(o.root, o.backend);
+  const dom = data.domain(o.domain);
+  let trajectories = data.resultsFiles().flatMap((f) => data.readResultsFile(f)).filter((t) => t.domain === o.domain);
+  if (o.task !== undefined) trajectories = trajectories.filter((t) => t.taskId === o.task);
+  trajectories = trajectories.slice(0, o.limit);
+  if (trajectories.length === 0) {
+    throw new DomainLoadError("no-trajectories", `no ${o.domain} trajectories${o.task !== undefined ? ` for task \`${o.task}\`` : ""} in \`${join(o.dataDir, "results")}\``);
+  }
+  return {
+    data,
+    domain: o.domain,
+    ontologyNote: note,
+    backendName: backend.name,
+    rules,
+    documents: dom.documents,
+    base: projectAll(rules, dom.documents),
+    guard: o.log === undefined ? advisoryGuardFactory({ ontology, rules, backend: backend.factory }) : (state, scope) => advisoryGuardFactory({ ontology, rules, backend: backend.factory, config: { log: o.log!() } })(state, scope),
+    trajectories,
+  };
 }

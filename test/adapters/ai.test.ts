@@ -52,7 +52,7 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     await converse(f, [toolStep(calls.editFlights), textStep("done")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(routes(f.log)).toEqual(["update_reservation_flights:Approved"]);
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("veto: answered with a tool-approval-response carrying the refusal; the model sees execution-denied with it", async () => {
@@ -64,7 +64,7 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     const last = prompts.at(-1)!;
     expect(last).toContain("execution-denied");
     expect(last).toContain("missing_entity");
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("consent asked then given: the SDK's approval of the guard's question runs the call (ConsentApproved)", async () => {
@@ -74,7 +74,7 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     expect(questions[0]).toContain("external sink `email`");
     expect(f.ran).toEqual({ send_certificate: 1 });
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("consent refused: the call does not run and the model is told it was denied", async () => {

@@ -7,6 +7,8 @@ import { airline, airlineRules, airlineState, NOW } from "../guard/helpers.js";
 export interface Fixture {
   guard: Guard;
   log: Decision[];
+  /** The log as its sink wrote it (chained JSONL lines). */
+  lines(): string[];
   /** Tool name → how many times its implementation ran. */
   ran: Record<string, number>;
   /** The tool implementations (plain functions; each adapter test wraps them its own way). */
@@ -39,7 +41,7 @@ export function fixture(policy: PolicyName = "escalate", scope: Scope = "turn"):
       return reservation(String(a.reservation_id));
     },
   };
-  return { guard, log: sink.records as Decision[], ran, impl };
+  return { guard, log: sink.records as Decision[], lines: () => sink.lines(), ran, impl };
 }
 
 export const calls = {
@@ -58,7 +60,8 @@ export const calls = {
 export const routes = (log: Decision[]) => log.map((d) => `${(d.call as { name: string }).name}:${d.route}`);
 
 /** The adapter's records are the guard's own: every one re-derives from the record alone. */
-export function replays(log: Decision[]): boolean {
-  const r = verifyAuditLog(log.map((d) => JSON.stringify(d)), { ontologies: [airline.blob] });
-  return r.ok && r.verified === log.length;
+export function replays(f: Fixture): boolean {
+  const lines = f.lines();
+  const r = verifyAuditLog(lines.join("\n") + "\n", { ontologies: [airline.blob] });
+  return r.ok && r.verified === f.log.length && lines.length === f.log.length;
 }

@@ -47,7 +47,7 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
     expect(toolMessages).toHaveLength(1);
     expect(toolMessages[0].status).not.toBe("error");
     expect(routes(f.log)).toEqual(["update_reservation_flights:Approved"]);
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("veto: an error ToolMessage with the guard's refusal, never an interrupt", async () => {
@@ -68,7 +68,7 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
     expect(toolMessages[0].status).not.toBe("error");
     // One question, asked once: the graph re-runs the node on resume, the guard does not decide again.
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("consent refused: resuming with anything but true or { approved: true } is a no", async () => {

@@ -71,7 +71,7 @@ describe("polar-guard/openai-agents (Agents SDK runner)", () => {
     expect(result.finalOutput).toBe("done");
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(routes(f.log)).toEqual(["update_reservation_flights:Approved"]);
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("veto: the input guardrail rejects with the guard's refusal; no interruption, the model reads the reason", async () => {
@@ -91,7 +91,7 @@ describe("polar-guard/openai-agents (Agents SDK runner)", () => {
     expect(result.finalOutput).toBe("sent");
     expect(f.ran).toEqual({ send_certificate: 1 });
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
-    expect(replays(f.log)).toBe(true);
+    expect(replays(f)).toBe(true);
   });
 
   test("consent refused: reject + resume, the call never runs", async () => {

@@ -80,9 +80,9 @@ function generateLog(decisions: number, seed: number): string[] {
       if (r() < 0.05) g.checkpoint();
       const call = domain === "airline" ? airlineCalls(r) : retailCalls(r);
       let d = g.check(call, { userMessages: messages, turnCalls: turn });
-      if (d.route === "ConsentEscalated" && r() < 0.8) {
-        // The user answers the guard's question, and the agent proposes the call again.
-        messages.push(MESSAGES[Math.floor(r() * MESSAGES.length)]);
+      if (d.route === "ConsentEscalated" && r() < 0.7) {
+        // Consent counts as the answer to the guard's own question: the user answers, the call again.
+        messages.push(["yes, go ahead", "네, 진행해 주세요", "ok", "do it tomorrow", "아니요"][Math.floor(r() * 5)]);
         d = g.check(call, { userMessages: messages, turnCalls: turn });
       }
       if (!d.approved || d.reason === "malformed_call") continue;
@@ -204,6 +204,23 @@ describe("audit log as a hash chain", () => {
     expect(chainHead(short.join("\n") + "\n")).toEqual(report.head);
   });
 
+  it("a sink started from a log's head continues its chain (appending to an existing file)", () => {
+    const first = short.slice(0, 10).join("\n") + "\n";
+    const more: string[] = [];
+    const sink = createJsonlSink((l) => more.push(l), { from: chainHead(first) });
+    const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW, log: sink } });
+    g.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
+    g.check({ name: "get_reservation_details", arguments: { reservation_id: "R1" } });
+    expect(JSON.parse(more[0]).chain.index).toBe(11);
+    expect(verifyAuditLog(first + more.join(""), { ontologies }).ok).toBe(true);
+    expect(sink.head().index).toBe(12);
+    // A sink that does not continue the chain starts a second genesis, which verify reports.
+    const fresh: string[] = [];
+    const g2 = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), config: { now: NOW, log: createJsonlSink((l) => fresh.push(l)) } });
+    g2.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
+    expect(fields(first + fresh.join(""))).toEqual(expect.arrayContaining(["11:chain.index", "11:chain.prev"]));
+  });
+
   it("reports reordered, duplicated and deleted lines", () => {
     const swapped = [...short];
     [swapped[10], swapped[11]] = [swapped[11], swapped[10]];
@@ -265,7 +282,7 @@ describe("audit log as a hash chain", () => {
   });
 
   it("a record claiming a backend fault the replay does not reproduce fails, unless accepted as transient", () => {
-    const i = firstWith((d) => d.route === "Approved" && d.reason === "ok");
+    const i = firstWith((d) => d.route === "Approved" && d.reason === "ok" && d.policy === "veto");
     const hidden = (d: Record<string, any>) => {
       Object.assign(d, { route: "Vetoed", approved: false, admissible: false, reason: "internal_error", detail: "core-trap: unreachable", verdict: null });
     };

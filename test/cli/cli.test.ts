@@ -45,7 +45,9 @@ describe("one error style", () => {
     for (const args of [[], ["--nope"], ["nope"]]) {
       const r = polar(...args);
       expect(r.code, args.join(" ")).toBe(2);
-      expect(r.stderr).toMatch(/^usage: polar <check\|compile\|verdict\|audit\|lint\|eval\|demo[|a-z]*> \[options\]\n/u);
+      // Every registered command, in registration order.
+      expect(r.stderr).toMatch(/^usage: polar <check\|compile\|verdict(?:\|[a-z]+)*> \[options\]\n/u);
+      for (const c of ["audit", "lint", "eval", "demo"]) expect(r.stderr.split("\n")[0]).toContain(`|${c}`);
       expect(r.stderr.split("\n").slice(1).join("\n")).toMatch(ERROR_LINE);
     }
     expect(polar("--help").code).toBe(0);

@@ -99,3 +99,34 @@ compensates(book, cancel, reservation.payment, fee, 0.9, identity = new,
     expect(r.model.tools.find((t) => t.name === "cancel")!.params).toEqual([{ name: "reservation_id", required: true }]);
   });
 });
+
+describe("a required inverse argument without a value", () => {
+  const source = `
+slot_definition(reservation, user_id, string).
+slot_definition(reservation, payment, list).
+slot_definition(user, name, string).
+loss_class_definition(fee, 0.1).
+tool(book, acts_on = user, key = user_id, creates = reservation, params = [user_id, payment_methods]).
+tool(cancel, acts_on = reservation, key = reservation_id).
+compensates(book, cancel, reservation.payment, fee, 0.9, identity = new, id = "rebook",
+    args = { user_id: reservation.user_id, payment_methods: reservation.payment }).
+`;
+  const core = loadCore();
+  it.each([
+    ["reference", (r: { tables: import("../../src/ontology/tables.js").OntologyTables }) => createReferenceBackend(r.tables)],
+    ["wasm", (r: { blob: Uint8Array }) => core.load(r.blob)],
+  ] as const)("is bound_violated and the bottleneck names the missing arguments (%s)", (_name, backend) => {
+    const r = compile(source);
+    if (!r.ok) throw new Error("does not compile");
+    const v = createVerifier(r.tables, backend(r));
+    const cancel = { name: "cancel", arguments: { reservation_id: "R1" } };
+    const without = v.verdict([cancel], new JsonState({ entities: { reservation: { R1: { user_id: "U1" } } } }));
+    expect(without.reason).toBe("bound_violated");
+    expect(without.bottleneck).toMatchObject({ annotation: "rebook", missingArguments: ["payment_methods"] });
+    const withNull = v.verdict([cancel], new JsonState({ entities: { reservation: { R1: { user_id: null, payment: null } } } }));
+    expect(withNull.bottleneck.missingArguments).toEqual(["user_id", "payment_methods"]);
+    const complete = v.verdict([cancel], new JsonState({ entities: { reservation: { R1: { user_id: "U1", payment: [] } } } }));
+    expect(complete.reason).toBe("ok");
+    expect(complete.bottleneck.missingArguments).toBeUndefined();
+  });
+});

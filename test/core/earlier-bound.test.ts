@@ -2,7 +2,6 @@
 // ran. `update_reservation_flights` on a basic-economy reservation is refused with bound_violated when
 // checked; once it has run (it changed the cabin), a later call's verdict used to read the state after
 // it and listed an admitted T2 undo of that very call inside π.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/compiler/index.js";
 import { createVerifier, JsonState } from "../../src/core/verifier.js";
@@ -10,9 +9,38 @@ import type { ExecutedCall } from "../../src/core/types.js";
 import { createReferenceBackend } from "../../src/reference/index.js";
 import { loadCore } from "../differential/backends.js";
 
-const source = readFileSync(new URL("../../ontologies/airline/airline.polar", import.meta.url), "utf8");
-const compiled = compile(source, { name: "airline.polar" });
-if (!compiled.ok) throw new Error("airline.polar does not compile");
+// The airline annotations of the report (pinned here: ontologies/airline evolves with the policy, and
+// now allows basic-economy cabin changes). The bound refused every basic-economy reservation.
+const source = `
+slot_definition(reservation, cabin, string).
+slot_definition(reservation, status, string).
+slot_definition(reservation, flown, bool).
+slot_definition(reservation, flight_refs, list).
+slot_definition(reservation, total_baggages, number).
+slot_definition(reservation, nonfree_baggages, number).
+loss_class_definition(rebooking_price_diff, weight = 0.10).
+tool(update_reservation_flights, acts_on = reservation, key = reservation_id).
+tool(update_reservation_baggages, acts_on = reservation, key = reservation_id).
+bounded_reversibility(update_reservation_flights,
+    reservation.cabin != "basic_economy" and reservation.status != "cancelled"
+        and reservation.flown == false,
+    rebooking_price_diff, 0.99,
+    id = "airline.flights.self",
+    args = { reservation_id: call.reservation_id,
+             cabin: reservation.cabin,
+             flights: reservation.flight_refs,
+             payment_id: call.payment_id }).
+bounded_reversibility(update_reservation_baggages,
+    reservation.status != "cancelled" and call.nonfree_baggages == reservation.nonfree_baggages,
+    none, 0.99,
+    id = "airline.baggages.self",
+    args = { reservation_id: call.reservation_id,
+             total_baggages: reservation.total_baggages,
+             nonfree_baggages: reservation.nonfree_baggages,
+             payment_id: call.payment_id }).
+`;
+const compiled = compile(source, { name: "airline-report.polar" });
+if (!compiled.ok) throw new Error("the pinned airline excerpt does not compile");
 const { tables, blob } = compiled;
 const core = loadCore();
 const NOW = "2024-05-15T15:00:00";

@@ -177,6 +177,11 @@ describeTau2("polar eval tau2 on three real results files", () => {
 
   it("every write records static-escalate's route, the labeled cells come deduplicated and over every call, and dominance has every (scope, domain, pair)", () => {
     for (const wr of report.writes) for (const s of ["turn", "session"] as const) expect(["Approved", "Vetoed", "ConsentApproved", "ConsentEscalated"]).toContain(wr.scopes[s]!.staticEscalate);
+    // The replay cannot ask the guard's own question, so consent is read the paper's way (a yes that
+    // answers an assistant message naming the call): both escalate policies see some consent.
+    const consented = (k: "escalate" | "staticEscalate") => report.writes.filter((wr) => wr.scopes.turn![k] === "ConsentApproved").length;
+    expect(consented("escalate")).toBeGreaterThan(0);
+    expect(consented("staticEscalate")).toBeGreaterThan(0);
     const labeled = report.scopes.turn!.labeled;
     expect(labeled.filter((c) => c.dedup).length).toBe(labeled.filter((c) => !c.dedup).length);
     const pooled = (dedup: boolean) => labeled.find((c) => c.dedup === dedup && c.domain === ALL && c.model === ALL)!;

@@ -249,6 +249,12 @@ describe("the domain of a file that does not say it", () => {
     expect(inferDomain([traj("1", [], ["cancel_pending_order"])], domains)).toMatchObject({ domain: "retail" });
   });
 
+  it("a tool no domain has (a hallucinated name) does not rule the file's domain out", () => {
+    const r = inferDomain([traj("1", ["cancel_reservation", "get_reservation_status"])], domains);
+    expect(r).toEqual({ domain: "airline", how: "inferred: its task ids `1` fit airline, retail; its tools `cancel_reservation`, `get_reservation_status` fit airline (1 of 2 known)" });
+    expect(inferDomain([traj("9", ["made_up"])], domains)).toEqual({ domain: null, reason: "no domain fits: its task ids `9` fit none; no domain has its tools `made_up`" });
+  });
+
   it("skips an ambiguous file and says why", () => {
     const r = inferDomain([traj("0", ["transfer_to_human_agents"])], domains);
     expect(r.domain).toBeNull();

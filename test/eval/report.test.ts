@@ -60,6 +60,8 @@ describe("the answer first", () => {
     expect(blocks.slice(0, details).some((b) => b.kind === "heading" && b.text === "Glossary")).toBe(true);
     const html = renderHtml(blocks, "t");
     expect(html.indexOf('<table id="headline">')).toBeLessThan(html.indexOf('<table class="detail">'));
+    // The table of contents waits until the answer has been given.
+    expect(html.indexOf("<nav>")).toBeGreaterThan(html.indexOf("<svg"));
     expect(html).toMatch(/<td class="verdict-dominates">dominates<\/td>/);
   });
 

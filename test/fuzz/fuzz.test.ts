@@ -6,13 +6,13 @@ import { CI_SEED } from "./support.js";
 import { TARGETS } from "./targets/index.js";
 
 describe("fuzz targets (fixed seed)", () => {
-  it("are the five of the first issue and the lifecycle's three", () => {
-    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing"]);
+  it("are the five of the first issue, the lifecycle's three, and the log-tampering and Worker-batch targets", () => {
+    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing", "audit-tamper", "worker-batch"]);
   });
 
   for (const t of TARGETS) {
-    it(`${t.name}: ${t.claim}`, () => {
-      const details = fc.check(t.property(), { seed: CI_SEED, numRuns: t.ciRuns });
+    it(`${t.name}: ${t.claim}`, async () => {
+      const details = await fc.check(t.property(), { seed: CI_SEED, numRuns: t.ciRuns });
       if (details.failed) {
         throw new Error(`${t.name} failed after ${details.numRuns} cases (seed ${CI_SEED}, path ${details.counterexamplePath}): ${String(details.errorInstance)}\ncounterexample: ${fc.stringify(details.counterexample).slice(0, 2000)}`);
       }

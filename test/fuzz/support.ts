@@ -16,7 +16,7 @@ export interface FuzzTarget {
   claim: string;
   /** Cases the CI test runs with its fixed seed. */
   ciRuns: number;
-  property(): fc.IProperty<any>;
+  property(): fc.IProperty<any> | fc.IAsyncProperty<any>;
 }
 
 /** The fixed seed of every CI run (and the default of `npm run fuzz`). */

@@ -203,9 +203,14 @@ describe("a decision owns its data", () => {
       (step.arguments as Record<string, unknown>).flights = [];
     }).toThrow(TypeError);
     expect(() => (d.reads as unknown[]).push(["x"])).toThrow(TypeError);
-    const flightsRead = d.reads.find((r) => r[2] === "flights")![3];
+    // Layer B values are frozen in place (Layer B never mutates one), not copied: nobody can change them.
+    const flightsRead = d.reads.find((r) => r[2] === "flights")![3] as { flight_number: string }[];
     expect(Object.isFrozen(flightsRead)).toBe(true);
-    expect(flightsRead).not.toBe(state.slot("reservation", "R1", "flights"));
+    expect(Object.isFrozen(flightsRead[0])).toBe(true);
+    expect(() => {
+      flightsRead[0].flight_number = "HAT666";
+    }).toThrow(TypeError);
+    expect(state.slot("reservation", "R1", "flights")).toEqual(updateFlights.arguments.flights);
     expect(Object.isFrozen((d.forward[0] as { before: { flights: object } }).before.flights)).toBe(true);
     expect(Object.isFrozen(d.call)).toBe(true);
     expect(Object.isFrozen(d.userMessages)).toBe(true);

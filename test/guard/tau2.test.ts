@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../../src/guard/index.js";
+import { createGuard, wrapTools } from "../../src/guard/index.js";
 import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
 import { parseProjectionRules, projectDocument } from "../../src/projection/index.js";
 import { NOW, referenceFactory, wasmFactory } from "./helpers.js";
@@ -22,26 +22,71 @@ function domain(name: "airline" | "retail") {
 
 for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFactory]] as const) {
   describeTau2(`τ²-bench ontologies (${label})`, () => {
-    it("airline: update a reservation's flights, then cancel it → overlap_conflict (session scope)", () => {
+    it("airline: update a reservation's flights, then cancel it → no compensation for a gift-card reservation (session scope)", () => {
       const { blob, rules, state, db } = domain("airline");
       const sink = createMemorySink();
       const g = createGuard({ ontology: blob, backend: factory, state, scope: "session", config: { now: NOW, projection: rules, log: sink } });
-      const res = db.reservations["4WQ150"];
+      // 0MR5MT: economy, nothing flown, both segments still bookable (the undo re-takes the old one),
+      // paid with a gift card. (4WQ150, used before, keeps a segment whose business cabin is now full:
+      // the bound cannot tell a kept segment from a changed one, so it refuses that undo.)
+      const res = db.reservations["0MR5MT"];
       const update = {
         name: "update_reservation_flights",
-        arguments: { reservation_id: "4WQ150", cabin: "business", flights: [{ flight_number: "HAT170", date: "2024-05-22" }, { flight_number: "HAT022", date: "2024-05-27" }], payment_id: "gift_card_3576581" },
+        arguments: { reservation_id: "0MR5MT", cabin: "economy", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-27" }], payment_id: "gift_card_7219695" },
       };
       const first = g.check(update);
       expect(first).toMatchObject({ route: "Approved", reason: "ok" });
-      expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "4WQ150", flights: [{ flight_number: "HAT170", date: "2024-05-22" }, { flight_number: "HAT022", date: "2024-05-26" }] } });
+      expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "0MR5MT", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-26" }] } });
       // The tool returns the updated reservation as JSON text (τ²-bench's shape).
       g.observe(update, JSON.stringify({ ...res, flights: [res.flights[0], { ...res.flights[1], date: "2024-05-27" }] }));
-      const cancel = g.check({ name: "cancel_reservation", arguments: { reservation_id: "4WQ150" } });
-      expect(cancel).toMatchObject({ route: "Vetoed", reason: "overlap_conflict" });
+      // 0MR5MT was paid with a gift card, which a cancellation does not refill, and its fares are not
+      // today's: re-booking it would fail (executed in τ²-bench: "Not enough balance"), so the
+      // cancellation's compensation does not apply (its `when`), before and after a checkpoint.
+      // (An edit then a cancellation of a re-bookable reservation gives overlap_conflict:
+      // test/ontologies/scenarios.test.ts.)
+      const cancel = g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } });
+      expect(cancel).toMatchObject({ route: "Vetoed", reason: "bound_violated" });
+      expect(cancel.verdict?.bottleneck).toMatchObject({ annotation: "airline.cancel.rebook" });
       expect(cancel.forward).toHaveLength(1);
       g.checkpoint();
-      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "4WQ150" } }).reason).toBe("ok");
+      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } }).reason).toBe("bound_violated");
       expect(verifyAuditLog(sink.lines(), { ontologies: [blob] }).mismatches).toEqual([]);
+    });
+
+    it("airline, parallel tool calls (Promise.all over wrapTools): the cancel is judged as in sequence", async () => {
+      const d = domain("airline");
+      const { res, update, cancel } = editable(d);
+      const outcomes: unknown[] = [];
+      for (const parallel of [false, true]) {
+        const g = createGuard({ ontology: d.blob, backend: factory, state: d.state.clone(), scope: "session", config: { now: NOW, projection: d.rules } });
+        const ran: string[] = [];
+        const tools = wrapTools(g, {
+          update_reservation_flights: async () => (ran.push("update"), JSON.stringify(res)),
+          cancel_reservation: async () => (ran.push("cancel"), JSON.stringify({ ...res, status: "cancelled" })),
+        });
+        const out = parallel
+          ? await Promise.all([tools.update_reservation_flights(update.arguments), tools.cancel_reservation(cancel.arguments)])
+          : [await tools.update_reservation_flights(update.arguments), await tools.cancel_reservation(cancel.arguments)];
+        expect(out[1]).toMatchObject({ polar: "Vetoed" });
+        expect(ran).toEqual(["update"]);
+        outcomes.push(out[1]);
+      }
+      expect({ ...(outcomes[1] as object), seq: 0 }).toEqual({ ...(outcomes[0] as object), seq: 0 });
+    });
+
+    it("airline: a cancel whose result is text leaves the reservation unknown; a later edit of it fails closed", async () => {
+      const d = domain("airline");
+      const { id, update, cancel } = editable(d);
+      const g = createGuard({ ontology: d.blob, backend: factory, state: d.state.clone(), scope: "turn", policy: "advisory", config: { now: NOW, projection: d.rules } });
+      const seen: string[] = [];
+      const tools = wrapTools(
+        g,
+        { cancel_reservation: async () => `Reservation ${id} cancelled.`, update_reservation_flights: async () => "ok" },
+        { onDecision: (x) => seen.push(x.reason) },
+      );
+      expect(await tools.cancel_reservation(cancel.arguments)).toBe(`Reservation ${id} cancelled.`);
+      await tools.update_reservation_flights(update.arguments);
+      expect(seen[1]).toBe("unknown_state");
     });
 
     it("retail: a pending-order cancel escalates with a question about the consumed resource", () => {

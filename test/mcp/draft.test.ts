@@ -98,9 +98,13 @@ describe("polar draft", () => {
       const p = run("promote", out, "--id", "draft.delete_entities.compensation");
       expect(p.status, p.stderr).toBe(0);
       expect(run("lint", "--ontology", out, "--provisional").stdout).toMatch(/8 provisional items/);
-      expect(run("promote", out, "--id", "draft.delete_entities.compensation").status).toBe(2);
+      // Bad input is exit 1 in the CLI's one error style; a missing option is usage (2).
+      const again = run("promote", out, "--id", "draft.delete_entities.compensation");
+      expect(again.status).toBe(1);
+      expect(again.stderr).toMatch(/^error\[[a-z-]+\]: /);
       writeFileSync(join(t.dir, "bad.json"), "{");
-      expect(run("draft", "--tools", join(t.dir, "bad.json")).status).toBe(2);
+      expect(run("draft", "--tools", join(t.dir, "bad.json")).status).toBe(1);
+      expect(run("draft").status).toBe(2);
     } finally {
       t.cleanup();
     }

@@ -138,13 +138,19 @@ describe("defence in depth: an admitted π the server could not run is refused",
     const files = join(t.dir, "files");
     mkdirSync(files);
     writeFileSync(join(files, "taken.txt.polar-undo"), "occupied");
-    const h = await gateway({ ontology: FS_ONTOLOGY, rules: rulesPath, server: [process.execPath, FS_SERVER, files] });
+    const log = join(t.dir, "decisions.jsonl");
+    const h = await gateway({ ontology: FS_ONTOLOGY, rules: rulesPath, server: [process.execPath, FS_SERVER, files], auditLog: log });
     try {
       const r = await h.call("write_file", { path: join(files, "taken.txt"), content: "x" });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/`move_file` would lack `destination`/);
       expect(decisionOf(r).route).toBe("Vetoed");
       expect(readdirSync(files)).toEqual(["taken.txt.polar-undo"]);
+      // The refused call was approved by the search, then released: it is not pending in later checks.
+      await h.call("write_file", { path: join(files, "taken.txt.polar-undo"), content: "over" });
+      const records = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(records).toHaveLength(2);
+      expect(records[1].forward).toEqual([]);
     } finally {
       await h.close();
       t.cleanup();

@@ -4,7 +4,7 @@
 // 127.0.0.1 serves the same gateway to the SDK's HTTP client.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -87,9 +87,9 @@ describe("a crashed server is a clear error", () => {
     expect(reply[0]?.error?.code).toBe(ErrorCode.InternalError);
   });
 
-  it("a server command that does not exist is a start-up error, exit 2", () => {
+  it("a server command that does not exist is a start-up error, exit 1", () => {
     const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", MEMORY_RULES, "--", "/nonexistent/polar-server"], { cwd: ROOT, encoding: "utf8", input: "", timeout: 30_000 });
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/error\[upstream-failed\]: the MCP server `polar-server` did not start/);
   });
 });
@@ -209,6 +209,20 @@ describe("Streamable HTTP towards the client", () => {
     expect(decisionOf(ok).route).toBe("Approved");
     const no = await g.call("create_entities", { entities: [{ name: "u", entityType: "t", observations: [] }] });
     expect(decisionOf(no).route).toBe("Vetoed");
+  });
+
+  it("rules whose read step names a mutating tool are refused at start-up (a read must not change anything)", () => {
+    const t = tempDir("unsafe");
+    try {
+      const rules = JSON.parse(readFileSync(MEMORY_RULES, "utf8"));
+      rules.reads.delete_entities.steps[0].tool = "delete_relations";
+      writeFileSync(join(t.dir, "rules.json"), JSON.stringify(rules));
+      const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", join(t.dir, "rules.json"), "--", process.execPath, MEMORY_SERVER], { cwd: ROOT, encoding: "utf8", timeout: 30_000, input: "" });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/error\[unsafe-reads\]: .*`delete_entities → delete_relations`/);
+    } finally {
+      t.cleanup();
+    }
   });
 
   it("--listen refuses a non-loopback address", () => {

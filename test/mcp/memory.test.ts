@@ -104,6 +104,22 @@ describe("gateway in front of server-memory: admitted calls are undone by execut
   });
 });
 
+describe("parallel calls of one session", () => {
+  it("are judged one at a time: each call's π comes from the state read for that call", async () => {
+    const before = normal(await graph());
+    const [a, b] = await Promise.all([
+      g.call("add_observations", { observations: [{ entityName: "alice", contents: ["likes tea", "parallel b"] }] }),
+      g.call("add_observations", { observations: [{ entityName: "alice", contents: ["parallel c"] }] }),
+    ]);
+    const [da, db] = [decisionOf(a), decisionOf(b)];
+    expect(da.inverse[0].arguments).toEqual({ deletions: [{ entityName: "alice", observations: ["parallel b"] }] });
+    expect(db.inverse[0].arguments).toEqual({ deletions: [{ entityName: "alice", observations: ["parallel c"] }] });
+    await runInverse(g, db);
+    await runInverse(g, da);
+    expect(normal(await graph())).toEqual(before);
+  });
+});
+
 describe("gateway in front of server-memory: refusals leave the graph untouched", () => {
   it("deleting an entity that has relations is refused, and the model is told to delete the relations first", async () => {
     await refusedAndUntouched("delete_entities", { entityNames: ["alice"] }, "missing_entity", /delete_relations/);

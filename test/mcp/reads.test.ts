@@ -2,9 +2,9 @@
 // read-only tool's answer becomes Layer B before a call is judged, with every rules problem reported.
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { LayerB, applyToolResult, applyReadResult, applyReadsFinally, judgedCall, readArguments, safeParseProjectionRules, parseProjectionRules, parseReadRules, safeParseReadRules } from "../../src/projection/index.js";
+import { LayerB, applyToolResult, applyReadResult, applyReadsFinally, judgedCall, readArguments, safeParseProjectionRules, parseProjectionRules } from "../../src/projection/index.js";
 
-const readsOf = (json: unknown) => parseReadRules(parseProjectionRules(json));
+const readsOf = (json: unknown) => parseProjectionRules(json).reads;
 import { MEMORY_RULES, FS_RULES } from "./helpers.js";
 
 const base = { format: "polar-projection/1", domain: "t", entities: { item: {} } };
@@ -22,9 +22,8 @@ describe("projection reads", () => {
   });
 
   it("reports every problem with a JSON pointer", () => {
-    // The runtime parser only checks `reads` is an object; parseReadRules (hosts that call tools) validates it.
     expect(safeParseProjectionRules({ ...base, reads: 3 }).ok).toBe(false);
-    const r = safeParseReadRules(parseProjectionRules({
+    const r = safeParseProjectionRules({
       ...base,
       reads: {
         a: { derive: 3 },
@@ -33,7 +32,7 @@ describe("projection reads", () => {
         d: { steps: [{ tool: "t", effects: [{ entity: "nope", id: "$args.id", set: { s: "$result" } }] }], ungrounded: 4 },
         "bad name": { derive: { k: "$args.k" } },
       },
-    }));
+    });
     expect(r.ok).toBe(false);
     const got = r.ok ? [] : r.issues.map((i) => `${i.code} ${i.path}`);
     expect(got).toEqual(expect.arrayContaining([
@@ -71,7 +70,7 @@ describe("projection reads", () => {
         },
       },
     });
-    const rule = parseReadRules(rules).get("w")!;
+    const rule = rules.reads.get("w")!;
     const call = { name: "w", arguments: { path: "/a" } };
     const state = new LayerB();
     expect(readArguments(rule.steps[0], call, state)).toEqual({ p: "/a" });

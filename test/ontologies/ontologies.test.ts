@@ -7,15 +7,9 @@ import { ArgSource, Tier } from "../../src/abi.js";
 import { compile } from "../../src/compiler/index.js";
 import { DOMAINS, itTau2, manifestOf, ontologyPath, stateOf, tablesOf, type Domain } from "./helpers.js";
 
-// Device settings the inverse must write back (old network mode, old APN settings) are slots of the
-// user's phone, which τ²-bench's device tools do not name in an argument: the ontology cannot read them
-// into the inverse call (docs/ontologies.md, "Known gaps").
-const KNOWN_UNRENDERED = new Set([
-  "telecom.device.network_mode",
-  "telecom.device.apn_settings",
-  "telecom.device.apn_reset",
-  "telecom.device.reboot",
-]);
+// Edges whose inverse cannot render every parameter. Empty since the telecom device tools act on the
+// one device (constant key): their inverses carry the old mode and APN settings.
+const KNOWN_UNRENDERED = new Set<string>([]);
 
 function tiersOf(d: Domain): Set<Tier> {
   return new Set(tablesOf(d).edges.map((e) => e.tier));

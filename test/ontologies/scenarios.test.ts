@@ -33,19 +33,32 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
   const live = (cabin: string) =>
     idsWhere(state, "reservation", (s) => s("cabin") === cabin && s("flown") === false && s("status") === null)[0];
 
+  // A reservation the re-booking would go through for (the cancellation's `when`): every segment
+  // available with seats, booked at today's fares, paid once by credit card.
+  const rebookable = () =>
+    idsWhere(state, "reservation", (s) => s("status") === null && s("rebookable") === true && s("fares_current") === true && s("card_only") === true && s("payment_count") === 1)[0];
+
+  it("cancel_reservation is compensated by re-booking under a new id only while the re-booking would go through", () => {
+    // Re-priced fares: book_reservation would refuse the old amounts, so there is no compensation.
+    const repriced = idsWhere(state, "reservation", (s) => s("status") === null && s("rebookable") === true && s("fares_current") === false && s("card_only") === true)[0];
+    const refused = verdict("airline", [call("cancel_reservation", { reservation_id: repriced })], state);
+    expect([refused.reason, refused.bottleneck.annotation]).toEqual(["bound_violated", "airline.cancel.rebook"]);
+  });
+
   it("cancel_reservation is compensated by re-booking under a new id: T3, φ 0.81, the rebooking loss", () => {
-    const id = live("economy");
+    const id = rebookable();
+    expect(id).toBeDefined();
     const v = verdict("airline", [call("cancel_reservation", { reservation_id: id })], state);
     expect(v.reason).toBe("ok");
     expect(v.phi).toBe(810_000);
     expect(v.loss).toBe(100_000);
     expect(v.steps).toHaveLength(1);
     const step = v.steps[0];
-    expect(step).toMatchObject({ tool: "book_reservation", tier: "T3", annotation: "airline.cancel.rebook", lossClass: "rebooking_price_diff" });
+    expect(step).toMatchObject({ tool: "book_reservation", tier: "T3", annotation: "airline.cancel.rebook", lossClass: "rebooked_under_new_id" });
     // The inverse is an executable book_reservation with the reservation's own values.
     expect(step.arguments).toMatchObject({
       user_id: state.slot("reservation", id, "user_id"),
-      cabin: "economy",
+      cabin: state.slot("reservation", id, "cabin"),
       passengers: state.slot("reservation", id, "passengers"),
       payment_methods: state.slot("reservation", id, "payment_history"),
       insurance: state.slot("reservation", id, "insurance"),
@@ -158,7 +171,7 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
     });
 
     it("an edit before a cancellation of the same reservation conflicts the same way", () => {
-      const id = live("business");
+      const id = rebookable();
       // An earlier call is judged on its before snapshot (docs/semantics.md): the reservation as it was.
       const before = { status: state.slot("reservation", id, "status") ?? null, passengers: state.slot("reservation", id, "passengers") };
       const edit: ExecutedCall = { ...call("update_reservation_passengers", { reservation_id: id, passengers: [] }), result: {}, before };

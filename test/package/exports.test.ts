@@ -188,7 +188,7 @@ describe("public API", () => {
   });
 
   it("the `polar` bin runs the built CLI", () => {
-    const out = execFileSync(process.execPath, [join(pkg.pkg, "bin/polar.js")], { cwd: pkg.root, encoding: "utf8" });
+    const out = execFileSync(process.execPath, [join(pkg.pkg, "bin/polar.js"), "--help"], { cwd: pkg.root, encoding: "utf8" });
     expect(out).toContain(`polar/${JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version}`);
     expect(out).toContain("Usage:");
   });

@@ -92,7 +92,7 @@ export async function readBody(request: Request): Promise<Record<string, unknown
   if (bytes.byteLength > MAX_BODY) throw new HttpError(413, "body-too-large", `the body exceeds ${MAX_BODY} bytes`);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     throw new HttpError(400, "bad-json", "the body is not valid utf-8");
   }

@@ -23,6 +23,7 @@ import {
 } from "polar-guard";
 import { DOMAINS, READY, isReady } from "./domains.js";
 import { HttpError, errorResponse, isObject, json, utf8Length } from "./http.js";
+import { CommitError, SessionJournal, type JournalStore, type LoggedDecision, type Op } from "./journal.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
@@ -37,11 +38,6 @@ interface Meta {
   config: Record<string, unknown>;
 }
 
-type Op =
-  | { op: "check"; call: ToolCall; context: Record<string, unknown> | undefined }
-  | { op: "observe"; call: ToolCall; result: unknown; failed: boolean }
-  | { op: "checkpoint" };
-
 const POLICIES: readonly string[] = ["veto", "escalate", "advisory"];
 const SCOPES: readonly string[] = ["turn", "session"];
 /** Verdict settings a client may choose; everything else (projection, log, models) is the Worker's. */
@@ -53,7 +49,6 @@ const MAX_BATCH = 100;
  * runs). */
 const MAX_OP_BYTES = 128 * 1024;
 const PUT_LIMIT = 128;
-const pad = (n: number): string => String(n).padStart(10, "0");
 
 function parseMeta(body: Record<string, unknown>): Meta {
   const domain = body.domain;
@@ -131,10 +126,22 @@ function clientError(err: unknown): HttpError | null {
 
 export class GuardSession extends DurableObject<Env> {
   private meta: Meta | null = null;
-  private guard: Guard | null = null;
-  private loading: Promise<Guard> | null = null;
-  private journal = 0;
-  private pendingLog: Decision[] = [];
+  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log) => this.buildStored(log));
+
+  /** Durable Object storage as the journal's store: one transaction per commit (put() alone takes at
+   * most 128 pairs). */
+  private durableStore(): JournalStore {
+    return {
+      list: (prefix) => this.ctx.storage.list({ prefix }),
+      commit: (entries) =>
+        this.ctx.storage.transaction(async (txn) => {
+          const keys = Object.keys(entries);
+          for (let i = 0; i < keys.length; i += PUT_LIMIT) {
+            await txn.put(Object.fromEntries(keys.slice(i, i + PUT_LIMIT).map((k) => [k, entries[k]])));
+          }
+        }),
+    };
+  }
 
   /** Runs one operation and answers with JSON; every failure becomes an error response, so RPC never
    * throws to the Worker. */
@@ -153,10 +160,15 @@ export class GuardSession extends DurableObject<Env> {
     return this.reply(async () => {
       if ((await this.ctx.storage.get("meta")) !== undefined) throw new HttpError(409, "session-exists", "the session already exists");
       const meta = parseMeta(body);
-      const guard = await this.build(meta);
-      await this.ctx.storage.put("meta", meta);
       this.meta = meta;
-      this.guard = guard;
+      let guard: Guard;
+      try {
+        guard = await this.sessionJournal.start();
+      } catch (err) {
+        this.meta = null;
+        throw err;
+      }
+      await this.ctx.storage.put("meta", meta);
       return {
         status: 201,
         body: { session, domain: meta.domain, policy: guard.policy, scope: guard.scope, ontologyHash: guard.ontologyHash, configHash: guard.configHash },
@@ -177,7 +189,7 @@ export class GuardSession extends DurableObject<Env> {
   }
 
   /** Several operations in order, e.g. the calls of one assistant message: all are validated before
-   * any runs, so a bad one refuses the whole batch. */
+   * any runs, so a bad one refuses the whole batch; and the batch is atomic (./journal.ts). */
   async batch(body: Record<string, unknown>): Promise<Response> {
     return this.reply(async () => {
       const ops = body.ops;
@@ -194,7 +206,7 @@ export class GuardSession extends DurableObject<Env> {
 
   async log(): Promise<Response> {
     return this.reply(async () => {
-      await this.ready();
+      await this.sessionJournal.ready();
       const entries = await this.ctx.storage.list<Decision>({ prefix: "log:" });
       return { status: 200, body: { decisions: [...entries.values()] } };
     });
@@ -202,13 +214,30 @@ export class GuardSession extends DurableObject<Env> {
 
   async state(): Promise<Response> {
     return this.reply(async () => {
-      const guard = await this.ready();
+      const guard = await this.sessionJournal.ready();
       return { status: 200, body: { state: (guard.state as LayerB).toJSON(), sequence: guard.sequence() } };
     });
   }
 
+  private async run(ops: Op[]): Promise<unknown[]> {
+    try {
+      return await this.sessionJournal.run(ops);
+    } catch (err) {
+      if (err instanceof CommitError) throw new HttpError(413, "record-too-large", err.message);
+      throw err;
+    }
+  }
+
+  /** The session's guard from its stored creation request (after an eviction) or the one in hand. */
+  private async buildStored(log: (d: LoggedDecision) => void): Promise<Guard> {
+    const meta = this.meta ?? (await this.ctx.storage.get<Meta>("meta"));
+    if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
+    this.meta = meta;
+    return this.build(meta, log);
+  }
+
   /** A guard on the isolate's ready domain (domains.ts): nothing here validates the ontology again. */
-  private async build(meta: Meta): Promise<Guard> {
+  private async build(meta: Meta, log: (d: LoggedDecision) => void): Promise<Guard> {
     const domain = READY[meta.domain];
     if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
     const { projection, ontology } = domain;
@@ -216,83 +245,7 @@ export class GuardSession extends DurableObject<Env> {
     // The chain lives with the guard: a rebuild replays the journal through a new one and reaches the
     // same head as the stored log.
     const chain = createChain();
-    const config = { ...meta.config, projection, log: { append: (d: Decision) => this.pendingLog.push(chain.link(d).record) } } as GuardConfig;
+    const config = { ...meta.config, projection, log: { append: (d: Decision) => log(chain.link(d).record as LoggedDecision) } } as GuardConfig;
     return loadGuard({ blob: ontology.blob, core: await domain.core, state, policy: meta.policy, scope: meta.scope, config });
-  }
-
-  /** The session's guard; after an eviction, rebuilt once even if requests arrive together. */
-  private ready(): Promise<Guard> {
-    if (this.guard !== null) return Promise.resolve(this.guard);
-    this.loading ??= this.restore().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
-  }
-
-  /** Rebuilds the guard from storage: the creation request, then every journaled operation replayed. */
-  private async restore(): Promise<Guard> {
-    const meta = await this.ctx.storage.get<Meta>("meta");
-    if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
-    const guard = await this.build(meta);
-    const ops = await this.ctx.storage.list<Op>({ prefix: "op:" });
-    for (const op of ops.values()) {
-      if (op.op === "check") guard.check(op.call, op.context as never);
-      else if (op.op === "observe") guard.observe(op.call, op.result, { failed: op.failed });
-      else guard.checkpoint();
-    }
-    this.pendingLog = []; // replayed decisions are already in the stored log
-    this.meta = meta;
-    this.journal = ops.size;
-    this.guard = guard;
-    return guard;
-  }
-
-  /** The in-memory guard is a cache of the journal: dropped, it is rebuilt from storage on the next
-   * request. Used whenever it has moved on in a way storage did not. */
-  private forget(): void {
-    this.guard = null;
-    this.loading = null;
-    this.pendingLog = [];
-  }
-
-  /** Runs validated operations, then journals them and logs their decisions in one transaction: all of
-   * the request is applied and stored, or none of it. */
-  private async run(ops: Op[]): Promise<unknown[]> {
-    const guard = await this.ready();
-    let results: unknown[];
-    try {
-      results = ops.map((op) => {
-        if (op.op === "check") return { decision: guard.check(op.call, op.context as never) };
-        if (op.op === "observe") return { report: guard.observe(op.call, op.result, { failed: op.failed }) };
-        guard.checkpoint();
-        return { ok: true };
-      });
-    } catch (err) {
-      // A later operation threw after earlier ones changed the guard: undo them all by forgetting it.
-      this.forget();
-      throw err;
-    }
-    const entries: Record<string, unknown> = {};
-    ops.forEach((op, i) => {
-      entries[`op:${pad(this.journal + i)}`] = op;
-    });
-    // Log keys follow the chain's index, so a record never replaces another.
-    for (const d of this.pendingLog as Array<Decision & { chain: { index: number } }>) entries[`log:${pad(d.chain.index)}`] = d;
-    const keys = Object.keys(entries);
-    try {
-      // One transaction: every pair is written or none (put() alone takes at most 128 pairs).
-      await this.ctx.storage.transaction(async (txn) => {
-        for (let i = 0; i < keys.length; i += PUT_LIMIT) {
-          await txn.put(Object.fromEntries(keys.slice(i, i + PUT_LIMIT).map((k) => [k, entries[k]])));
-        }
-      });
-    } catch (err) {
-      // The guard moved on but storage did not: the journal and the log stay the truth.
-      this.forget();
-      throw new HttpError(413, "record-too-large", `the operation was not stored: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    this.journal += ops.length;
-    this.pendingLog = [];
-    return results;
   }
 }

@@ -1,11 +1,11 @@
 // `--audit-log FILE` for the replaying commands (`polar demo`, `polar eval tau2`): the decision log of
 // every guard the replay ran, one JSONL record per decision, which `polar audit verify FILE --ontology …`
 // then re-derives. A replay runs several guards (one per trajectory and scope, interleaved call by
-// call); each guard's records are written as one contiguous block in its own order (`seq` 1…n), so
-// every block reads as the log of one guard.
+// call); each guard's records are written as one contiguous block in its own order (`seq` 1…n), and
+// the whole file is one hash chain over them (src/audit/chain.ts).
 import { writeFileSync } from "node:fs";
-import { createMemorySink } from "../../audit/index.js";
-import type { AuditSink } from "../../guard/index.js";
+import { createChain } from "../../audit/chain.js";
+import type { AuditSink, Decision } from "../../guard/index.js";
 
 export interface AuditLogFile {
   /** A sink for one more guard. */
@@ -15,15 +15,16 @@ export interface AuditLogFile {
 }
 
 export function auditLogFile(path: string): AuditLogFile {
-  const sinks: ReturnType<typeof createMemorySink>[] = [];
+  const guards: Decision[][] = [];
   return {
     sink() {
-      const s = createMemorySink();
-      sinks.push(s);
-      return s;
+      const records: Decision[] = [];
+      guards.push(records);
+      return { append: (d: Decision) => void records.push(d) };
     },
     write() {
-      const lines = sinks.flatMap((s) => s.lines());
+      const chain = createChain();
+      const lines = guards.flat().map((d) => chain.link(d).line);
       writeFileSync(path, lines.length === 0 ? "" : lines.join("\n") + "\n");
       return lines.length;
     },

@@ -9,13 +9,10 @@ import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
 import { fixedToDecimal } from "../../core/explain.js";
 import type { Decision } from "../../guard/index.js";
-import { DomainLoadError, loadCoreBackend, loadDomainOntology, loadDomainRules } from "../../tau2/domains.js";
-import { advisoryGuardFactory } from "../../tau2/guard.js";
-import { projectAll, replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
-import { readTau2Data } from "../../tau2/data.js";
+import { openDomainReplay } from "../../tau2/domains.js";
+import { replayAll, type ReplayRecord, type ReplayScope } from "../../tau2/replay.js";
 import type { Trajectory } from "../../tau2/adapter.js";
 import { action, CliError, usageError } from "../errors.js";
-import type { ReplayGuardFactory } from "../../tau2/replay.js";
 import { auditLogFile } from "./audit-log.js";
 
 interface Flags {
@@ -168,27 +165,17 @@ export function runDemo(options: DemoOptions): void {
   const dataDir = options.data ?? join(root, SAMPLE_DIR);
   const domain = options.domain ?? "airline";
   const scopes = options.scopes ?? ["turn", "session"];
-  const data = readTau2Data(dataDir);
-  if (!data.domainNames.includes(domain)) {
-    throw new DemoError("no-domain", `\`${dataDir}\` has no domain \`${domain}\``, `domains: ${data.domainNames.join(", ") || "none"}`);
-  }
-  const { ontology, note } = loadDomainOntology(root, domain);
-  const rules = loadDomainRules(root, domain);
-  const backend = loadCoreBackend(root, options.backend ?? "auto");
-  const dom = data.domain(domain);
-  let trajectories = data.resultsFiles().flatMap((f) => data.readResultsFile(f)).filter((t) => t.domain === domain);
-  if (options.task !== undefined) trajectories = trajectories.filter((t) => t.taskId === options.task);
   const limit = options.limit ?? (usingSample ? Infinity : 3);
-  trajectories = trajectories.slice(0, limit);
-  if (trajectories.length === 0) {
-    throw new DemoError("no-trajectories", `no ${domain} trajectories${options.task !== undefined ? ` for task \`${options.task}\`` : ""} in \`${join(dataDir, "results")}\``);
-  }
-  const base = projectAll(rules, dom.documents);
   const log = options.auditLog === undefined ? null : auditLogFile(options.auditLog);
-  const guard: ReplayGuardFactory<Decision> =
-    log === null
-      ? advisoryGuardFactory({ ontology, rules, backend: backend.factory })
-      : (state, scope) => advisoryGuardFactory({ ontology, rules, backend: backend.factory, config: { log: log.sink() } })(state, scope);
+  const { ontologyNote: note, backendName, rules, documents, base, guard, trajectories } = openDomainReplay({
+    root,
+    dataDir,
+    domain,
+    task: options.task,
+    limit,
+    backend: options.backend ?? "auto",
+    ...(log === null ? {} : { log: () => log.sink() }),
+  });
   if (!options.json) {
     const shown = usingSample ? `built-in sample ${SAMPLE_DIR} (τ²-bench, MIT: see its LICENSE)` : relative(process.cwd(), dataDir) || ".";
     options.out(
@@ -197,13 +184,13 @@ export function runDemo(options: DemoOptions): void {
         `  data      ${shown}`,
         `  ontology  ${note}`,
         `  state     Layer B from domains/${domain}/ (${base.size()} entities) + every executed call's result`,
-        `  backend   ${backend.name}; τ = 0.80; now = 2024-05-15T15:00:00`,
+        `  backend   ${backendName}; τ = 0.80; now = 2024-05-15T15:00:00`,
         "",
       ].join("\n") + "\n",
     );
   }
   for (const t of trajectories) {
-    const { initial, records } = replayAll(t, { rules, documents: dom.documents, base, guard, scopes });
+    const { initial, records } = replayAll(t, { rules, documents, base, guard, scopes });
     if (options.json) {
       for (const r of records) {
         options.out(JSON.stringify({

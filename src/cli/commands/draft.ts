@@ -7,6 +7,7 @@ import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { draftOntology, parseToolList, DraftError } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
+import { CliError, reportError } from "../errors.js";
 
 export function register(cli: CAC): void {
   cli
@@ -38,8 +39,8 @@ export function register(cli: CAC): void {
         } else process.stdout.write(text);
       } catch (e) {
         if (!(e instanceof DraftError)) throw e;
-        process.stderr.write(`polar draft: error[${e.code}]: ${e.message}\n`);
-        process.exitCode = 2;
+        // The CLI's one style (src/cli/errors.ts): a missing option is usage (2), bad input is 1.
+        reportError(new CliError(e.code, e.message, undefined, e.code === "missing-option" ? 2 : 1));
       }
     });
 }

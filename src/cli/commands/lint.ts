@@ -2,7 +2,7 @@ import type { CAC } from "cac";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { decodeBlob } from "../../blob/index.js";
-import { compile, formatDiagnostic } from "../../compiler/index.js";
+import { compile, formatDiagnostic, type CompiledModel } from "../../compiler/index.js";
 import { lintOntology, parseManifest, type LintReport, type ToolSide } from "../../lint/index.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { action, CliError, usageError } from "../errors.js";
@@ -24,14 +24,15 @@ interface LintFlags {
 
 const fail = (code: string, message: string, help?: string) => new CliError(code, message, help);
 
-function readOntology(file: string): OntologyTables {
+/** The tables, and the declared tool parameters when the ontology is source (a blob carries none). */
+function readOntology(file: string): { tables: OntologyTables; model: CompiledModel | null } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (err) {
     throw fail("unreadable-file", `cannot read the ontology \`${file}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  if (file.endsWith(".blob")) return decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  if (file.endsWith(".blob")) return { tables: decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)), model: null };
   const text = bytes.toString("utf8");
   const r = compile(text, { name: basename(file) });
   if (!r.ok) {
@@ -39,7 +40,7 @@ function readOntology(file: string): OntologyTables {
     process.stderr.write(shown.join("\n") + "\n");
     throw fail("ontology-errors", `the ontology \`${file}\` has errors`, "run `polar check` on it");
   }
-  return r.tables;
+  return { tables: r.tables, model: r.model };
 }
 
 function readJson(file: string): unknown {
@@ -79,7 +80,7 @@ export function register(cli: CAC): void {
           throw usageError("missing-option", "`polar lint` needs `--ontology FILE` and `--tools MANIFEST` (or `--provisional` to list only what is still provisional)");
         }
         const side = sideFlag(flags.side);
-        const tables = readOntology(flags.ontology);
+        const { tables, model } = readOntology(flags.ontology);
         const provisional = provisionalItems(tables, flags.ontology.endsWith(".blob") ? null : readFileSync(flags.ontology, "utf8"));
         const printProvisional = (): void => {
           for (const p of provisional) process.stdout.write(`warning[provisional]: ${p.kind} \`${p.id}\` (line ${p.line}) is still provisional: it takes no part in a verdict until promoted (\`polar promote ${basename(flags.ontology!)} --id ${p.id}\`)\n`);
@@ -96,7 +97,7 @@ export function register(cli: CAC): void {
           // An empty manifest checks nothing: passing it would say "clean" about no tools at all.
           throw fail("empty-manifest", `the manifest \`${flags.tools}\` lists no tools`, "pass a tools/<domain>.json, a tool_defs block or a results file");
         }
-        const report = lintOntology(tables, manifest, { side });
+        const report = lintOntology(tables, manifest, { side, declaredParams: model?.tools });
         if (flags.json) process.stdout.write(JSON.stringify({ format: manifest.format, ...report, provisional }, null, 2) + "\n");
         else {
           printText(report, flags.ontology, flags.tools);

@@ -21,10 +21,13 @@ interface Flags {
   "--"?: string[];
 }
 
+/** A missing or malformed flag (`--listen` off loopback, no upstream or two of them) is usage. */
+const USAGE_CODES = new Set(["missing-option", "bad-option", "bad-listen", "bad-upstream"]);
+
 /** The command's failures in the CLI's one style: a missing or bad option is a usage error (exit 2). */
 class UsageError extends CliError {
   constructor(code: string, message: string, help?: string) {
-    super(code, message, help, code === "missing-option" || code === "bad-option" ? 2 : 1);
+    super(code, message, help, USAGE_CODES.has(code) ? 2 : 1);
   }
 }
 

@@ -9,6 +9,7 @@ import { projectDocument } from "../../projection/project.js";
 import { parseProjectionRules } from "../../projection/rules.js";
 import { parseTomlDocument } from "../../projection/toml.js";
 import { ProjectionError } from "../../projection/errors.js";
+import { formatError } from "../errors.js";
 
 interface Flags {
   rules?: string;
@@ -107,7 +108,7 @@ export function register(cli: CAC): void {
         else writeFileSync(out, json);
       } catch (err) {
         if (!(err instanceof ProjectError)) throw err;
-        process.stderr.write(`error[${err.code}]: ${err.message}\n${err.help ? `  help: ${err.help}\n` : ""}`);
+        process.stderr.write(formatError(err));
         process.exitCode = err.exitCode;
       }
     });

@@ -7,6 +7,7 @@ import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { DraftError, promote, provisionalItems } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
+import { CliError, reportError } from "../errors.js";
 
 export function register(cli: CAC): void {
   cli
@@ -32,8 +33,7 @@ export function register(cli: CAC): void {
         const after = compile(text, { name: basename(file) });
         if (!after.ok) {
           printDiagnostics(after.diagnostics, new TextEncoder().encode(text), file);
-          process.stderr.write(`polar promote: \`${flags.id}\` made live does not compile; nothing written\n`);
-          process.exitCode = 1;
+          reportError(new CliError("promote-breaks-ontology", `\`${flags.id}\` made live does not compile; nothing written`, "fix the diagnostics above in the provisional declaration first"));
           return;
         }
         const out = flags.out ?? file;
@@ -42,8 +42,8 @@ export function register(cli: CAC): void {
         process.stdout.write(`promoted \`${flags.id}\` in ${out}; ${left} provisional item${left === 1 ? "" : "s"} left\n`);
       } catch (e) {
         if (!(e instanceof DraftError)) throw e;
-        process.stderr.write(`polar promote: error[${e.code}]: ${e.message}\n`);
-        process.exitCode = 2;
+        // The CLI's one style (src/cli/errors.ts): a missing option is usage (2), bad input is 1.
+        reportError(new CliError(e.code, e.message, undefined, e.code === "missing-option" ? 2 : 1));
       }
     });
 }

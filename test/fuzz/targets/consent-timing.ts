@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { createGuard, type Decision } from "../../../src/guard/index.js";
 import { fail, type FuzzTarget } from "../support.js";
-import { airline, airlineState, CALLS, checkLog, keyOf, NOW, referenceFactory } from "./lifecycle-session.js";
+import { airline, airlineState, CALLS, checkLog, newLog, keyOf, NOW, referenceFactory } from "./lifecycle-session.js";
 
 const SAYINGS = ["yes", "yes please", "ok go ahead", "no", "hmm maybe", "네, 진행해 주세요", "아니요", "sure", "wait", "my id is R1", "do it"];
 
@@ -16,8 +16,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 export function checkConsentTiming(ops: Op[], scope: "turn" | "session"): void {
-  const records: Decision[] = [];
-  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope, policy: "escalate", config: { now: NOW, log: { append: (d) => records.push(d) } } });
+  const records = newLog();
+  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope, policy: "escalate", config: { now: NOW, log: records } });
   const messages: string[] = [];
   /** Per call key: the user-message count when the guard last asked, until an answer spends it. */
   const asked = new Map<string, number>();

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { createGuard, type Decision } from "../../../src/guard/index.js";
 import { fail, type FuzzTarget } from "../support.js";
-import { airline, airlineRules, airlineState, CALLS, checkLog, NOW, referenceFactory } from "./lifecycle-session.js";
+import { airline, airlineRules, airlineState, CALLS, checkLog, newLog, NOW, referenceFactory } from "./lifecycle-session.js";
 
 interface Case {
   policy: "veto" | "advisory";
@@ -30,8 +30,8 @@ function essence(d: Decision): string {
 
 export function checkParallel(c: Case): void {
   const state = airlineState();
-  const records: Decision[] = [];
-  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state, scope: "session", policy: c.policy, config: { now: NOW, projection: airlineRules, log: { append: (d) => records.push(d) } } });
+  const records = newLog();
+  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state, scope: "session", policy: c.policy, config: { now: NOW, projection: airlineRules, log: records } });
   const decisions = c.batch.map((i) => g.check(CALLS[i]));
   const approved: { call: (typeof CALLS)[number]; d: Decision }[] = [];
   decisions.forEach((d, k) => {

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { createGuard, type Decision } from "../../../src/guard/index.js";
 import { fail, type FuzzTarget } from "../support.js";
-import { airline, airlineRules, airlineState, CALLS, checkLog, NOW, referenceFactory } from "./lifecycle-session.js";
+import { airline, airlineRules, airlineState, CALLS, checkLog, newLog, NOW, referenceFactory } from "./lifecycle-session.js";
 
 const RESULTS: readonly unknown[] = [
   "Reservation cancelled.", "", "   ", "{", "null", "[]", "42", "1e400", "true", '"ok"', "{\"reservation_id\": 5}",
@@ -22,8 +22,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 export function checkResults(ops: Op[], scope: "turn" | "session", policy: "veto" | "advisory"): void {
   const state = airlineState();
-  const records: Decision[] = [];
-  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state, scope, policy, config: { now: NOW, projection: airlineRules, log: { append: (d) => records.push(d) } } });
+  const records = newLog();
+  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state, scope, policy, config: { now: NOW, projection: airlineRules, log: records } });
   const unknown = new Set<string>();
   let everything = false;
   for (const op of ops) {

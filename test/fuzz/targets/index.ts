@@ -8,8 +8,10 @@ import { projectionTarget } from "./projection.js";
 import { consentTimingTarget } from "./consent-timing.js";
 import { guardParallelTarget } from "./guard-parallel.js";
 import { guardResultsTarget } from "./guard-results.js";
+import { auditTamperTarget } from "./audit-tamper.js";
+import { workerBatchTarget } from "./worker-batch.js";
 
 export const TARGETS: readonly FuzzTarget[] = [
   compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget,
-  guardParallelTarget, guardResultsTarget, consentTimingTarget,
+  guardParallelTarget, guardResultsTarget, consentTimingTarget, auditTamperTarget, workerBatchTarget,
 ];

@@ -1,7 +1,7 @@
 // Shared by the lifecycle fuzz targets (guard-parallel, guard-results, consent-timing): the guard tests'
 // small airline ontology, its Layer B and projection rules, a pool of calls, and the checks every
 // session must pass (frozen records, contiguous seqs, a log that replays clean).
-import { verifyAuditLog } from "../../../src/audit/index.js";
+import { createMemorySink, verifyAuditLog } from "../../../src/audit/index.js";
 import type { Decision } from "../../../src/guard/index.js";
 import { canonicalJson } from "../../../src/projection/index.js";
 import { airline } from "../../guard/helpers.js";
@@ -35,13 +35,19 @@ function deepFrozen(v: unknown, path: string): void {
   for (const k of Object.keys(v)) deepFrozen((v as Record<string, unknown>)[k], `${path}.${k}`);
 }
 
+/** A hash-chained in-memory log (src/audit), as a guard's `config.log`. */
+export function newLog(): ReturnType<typeof createMemorySink> {
+  return createMemorySink();
+}
+
 /** Every record frozen all the way down, seqs 1…n in order, and the log re-derives clean. */
-export function checkLog(records: readonly Decision[]): void {
+export function checkLog(log: ReturnType<typeof createMemorySink>): void {
+  const records: readonly Decision[] = log.records;
   records.forEach((d, i) => {
     if (d.seq !== i + 1) fail(`record ${i} has seq ${d.seq}`);
     deepFrozen(d, `record ${d.seq}`);
   });
-  const lines = records.map((d) => JSON.stringify(d));
-  const report = verifyAuditLog(lines, { ontologies: [airline.blob] });
+  if (records.length === 0) return;
+  const report = verifyAuditLog(log.lines(), { ontologies: [airline.blob] });
   if (report.mismatches.length > 0) fail(`the log does not replay: ${JSON.stringify(report.mismatches[0]).slice(0, 400)}`);
 }
