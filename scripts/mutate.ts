@@ -105,7 +105,15 @@ function table(scores: readonly ModuleScore[]): string {
 async function main(): Promise<void> {
   // The machine is shared: lower our priority (the test-runner children inherit it).
   setPriority(10);
-  const modules = selected(process.argv.slice(2));
+  let modules: MutationModule[];
+  try {
+    modules = selected(process.argv.slice(2));
+  } catch (e) {
+    // A usage mistake: one line, no stack.
+    console.error(`mutate: ${(e as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
   const scores: ModuleScore[] = [];
   for (const m of modules) {
     mkdirSync(`reports/mutation/${m.name}`, { recursive: true });
