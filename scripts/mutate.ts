@@ -19,7 +19,7 @@ interface MutationModule {
 }
 
 export const MODULES: readonly MutationModule[] = [
-  { name: "project", file: "src/projection/project.ts", threshold: 85 },
+  { name: "project", file: "src/projection/project.ts", threshold: 90 },
   { name: "rules", file: "src/projection/rules.ts", threshold: 95 },
   { name: "decode", file: "src/blob/decode.ts", threshold: 75 },
   { name: "search", file: "src/reference/search.ts", threshold: 90 },
