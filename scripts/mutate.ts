@@ -26,7 +26,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "call", file: "src/guard/call.ts", threshold: 85 },
   { name: "config", file: "src/guard/config.ts", threshold: 95 },
   { name: "reads", file: "src/guard/reads.ts", threshold: 90 },
-  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 85 },
+  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 80 },
   { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
   { name: "verify", file: "src/audit/verify.ts", threshold: 65 },
 ];
