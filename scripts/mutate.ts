@@ -13,21 +13,22 @@ import type { MutantResult, PartialStrykerOptions } from "@stryker-mutator/api/c
 interface MutationModule {
   name: string;
   file: string;
-  /** The lowest score (killed or timed out / all valid mutants, in percent) that passes. */
+  /** The lowest score (killed or timed out / all valid mutants, in percent) that passes: the score
+   * recorded in docs/testing.md rounded down to a multiple of 5, so a drop is caught (the target is 90). */
   threshold: number;
 }
 
 export const MODULES: readonly MutationModule[] = [
-  { name: "project", file: "src/projection/project.ts", threshold: 0 },
-  { name: "rules", file: "src/projection/rules.ts", threshold: 0 },
-  { name: "decode", file: "src/blob/decode.ts", threshold: 0 },
-  { name: "search", file: "src/reference/search.ts", threshold: 0 },
-  { name: "call", file: "src/guard/call.ts", threshold: 0 },
-  { name: "config", file: "src/guard/config.ts", threshold: 0 },
-  { name: "reads", file: "src/guard/reads.ts", threshold: 0 },
-  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 0 },
-  { name: "consent", file: "src/policies/consent.ts", threshold: 0 },
-  { name: "verify", file: "src/audit/verify.ts", threshold: 0 },
+  { name: "project", file: "src/projection/project.ts", threshold: 90 },
+  { name: "rules", file: "src/projection/rules.ts", threshold: 95 },
+  { name: "decode", file: "src/blob/decode.ts", threshold: 75 },
+  { name: "search", file: "src/reference/search.ts", threshold: 90 },
+  { name: "call", file: "src/guard/call.ts", threshold: 85 },
+  { name: "config", file: "src/guard/config.ts", threshold: 95 },
+  { name: "reads", file: "src/guard/reads.ts", threshold: 90 },
+  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 80 },
+  { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
+  { name: "verify", file: "src/audit/verify.ts", threshold: 65 },
 ];
 
 export interface ModuleScore {
@@ -104,7 +105,15 @@ function table(scores: readonly ModuleScore[]): string {
 async function main(): Promise<void> {
   // The machine is shared: lower our priority (the test-runner children inherit it).
   setPriority(10);
-  const modules = selected(process.argv.slice(2));
+  let modules: MutationModule[];
+  try {
+    modules = selected(process.argv.slice(2));
+  } catch (e) {
+    // A usage mistake: one line, no stack.
+    console.error(`mutate: ${(e as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
   const scores: ModuleScore[] = [];
   for (const m of modules) {
     mkdirSync(`reports/mutation/${m.name}`, { recursive: true });

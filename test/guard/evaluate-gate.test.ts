@@ -27,7 +27,11 @@ function run(over: Partial<EvaluateInput> = {}) {
   });
 }
 
-const policyAnswering = (out: PolicyOutcome | (() => PolicyOutcome)): DecisionPolicy => ({ name: "custom", decide: typeof out === "function" ? out : () => out });
+/** A policy with a fixed answer (missing message and consent are null) or one that runs `out`. */
+const policyAnswering = (out: Partial<PolicyOutcome> | (() => PolicyOutcome)): DecisionPolicy => ({
+  name: "custom",
+  decide: typeof out === "function" ? out : () => ({ message: null, consent: null, route: "Vetoed", ...out }),
+});
 
 describe("the gate", () => {
   it("an admissible call is approved with its verdict and reads", () => {

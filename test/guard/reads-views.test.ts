@@ -92,15 +92,15 @@ describe("the state digest", () => {
 
   it("is the SHA-256 of the reads' canonical JSON, with an injected hash when given", () => {
     expect(readsDigest(reads)).toBe(sha256Hex(canonicalJson(reads)));
-    const hash = (text: string) => new TextEncoder().encode(text.slice(0, 2));
+    const hash = (text: Uint8Array | string) => new TextEncoder().encode(String(text).slice(0, 2));
     expect(readsDigest(reads, hash)).toBe("5b5b");
   });
 
   it("LazyDigest computes once", () => {
     let calls = 0;
-    const counting = (text: string) => {
+    const counting = (text: Uint8Array | string) => {
       calls++;
-      return new TextEncoder().encode(text.slice(0, 1));
+      return new TextEncoder().encode(String(text).slice(0, 1));
     };
     const d = new LazyDigest(reads, counting);
     expect(d.get()).toBe("5b");
