@@ -3,6 +3,7 @@
 // it at the wrong place, or reports an issue that is not there misleads the author of the rules.
 import { describe, expect, it } from "vitest";
 import { parseProjectionRules, safeParseProjectionRules, ProjectionError, type RuleIssue } from "../../src/projection/index.js";
+import { parseReadRules, safeParseReadRules } from "../../src/projection/reads.js";
 
 const base = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   format: "polar-projection/1",
@@ -11,8 +12,14 @@ const base = (extra: Record<string, unknown> = {}): Record<string, unknown> => (
   ...extra,
 });
 
-/** The issues of a rules document whose `reads` are under test. */
-const readIssues = (json: unknown): RuleIssue[] => issues(json);
+/** The issues of the rules, or else of their `reads` (validated apart, outside the runtime bundle). */
+function readIssues(json: unknown): RuleIssue[] {
+  const r = safeParseProjectionRules(json);
+  if (!r.ok) return r.issues;
+  const reads = safeParseReadRules(r.rules);
+  if (reads.ok) throw new Error("expected issues");
+  return reads.issues;
+}
 
 function issues(json: unknown): RuleIssue[] {
   const r = safeParseProjectionRules(json);
@@ -202,7 +209,7 @@ describe("what a valid rules document compiles to", () => {
         },
       }),
     );
-    const reads = rules.reads;
+    const reads = parseReadRules(rules);
     const t = reads.get("t")!;
     expect(t.derive.map(([k]) => k)).toEqual(["k"]);
     expect(t.steps.map((s) => [s.tool, s.arguments.map(([k]) => k), s.when !== undefined, s.effects.length])).toEqual([["get_thing", ["id", "n"], true, 1]]);
@@ -210,7 +217,7 @@ describe("what a valid rules document compiles to", () => {
     expect(t.ungrounded).toBe("read it first");
     const u = reads.get("u")!;
     expect([u.steps, u.finally, u.ungrounded]).toEqual([[], [], undefined]);
-    expect(parseProjectionRules(base()).reads.size).toBe(0);
+    expect(parseReadRules(parseProjectionRules(base())).size).toBe(0);
   });
 
   it("takes one effect or a list of effects, `upsert` by default, for tools and actions apart", () => {
