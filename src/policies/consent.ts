@@ -160,12 +160,15 @@ const KO_QUESTION_END = /(?:까요?|나요|습니까|ㅂ니까|는지요?|가요
 
 const SENTENCE_SPLIT = /(?<=[.!?。！？\n])/u;
 
-/** NFKC, lower case, curly apostrophes straightened, control characters dropped, spaces collapsed. */
+/** Apostrophe look-alikes straightened, then NFKC, lower case, control characters dropped, spaces
+ * collapsed. Straightening comes first: NFKC turns some look-alikes (´ U+00B4) into a space and a
+ * combining accent, which would split "don´t" and hide the negation. */
 export function normalizeUtterance(text: string): string {
   return text
+    .replace(/[\u2018\u2019\u201b\u2032\u02b9\u02bc`´]/gu, "'")
     .normalize("NFKC")
     .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc`´]/gu, "'")
+    .replace(/[\u2018\u2019\u201b\u2032\u02b9\u02bc`´]/gu, "'")
     .replace(/[\p{Cc}\p{Cf}]/gu, (c) => (c === "\n" ? "\n" : " "))
     .replace(/[^\S\n]+/gu, " ")
     .trim();
@@ -236,7 +239,7 @@ export function detectConsent(messages: readonly string[]): ConsentResult {
 
 /** @2: deferrals, partial consent, consent to something else, jokes and questions read as unclear;
  * 취소 as the requested action is not a negation. */
-export const DEFAULT_CONSENT_DETECTOR_ID = "polar-regex-en-ko@2";
+export const DEFAULT_CONSENT_DETECTOR_ID = "polar-regex-en-ko@3";
 
 export const defaultConsentDetector: ConsentDetector = Object.freeze({
   id: DEFAULT_CONSENT_DETECTOR_ID,
