@@ -95,6 +95,6 @@ suite(`the HTML report in headless Chromium at 1280 px${runs ? "" : ` [skipped: 
   }
 });
 
-// Without Chromium or data the suite above is registered as skipped under its name (with the reason);
-// this keeps the file from reporting zero tests.
-it.skipIf(runs)(`report browser check skipped: ${why}`, () => {});
+// Without Chromium or data the suite above is registered as skipped, its tests under their names;
+// the reason goes to the run's output (the default reporter does not print skipped tests' names).
+if (!runs) console.warn(`skipped: the tau2 report in headless Chromium [${why}]`);
