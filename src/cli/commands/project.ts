@@ -2,14 +2,15 @@
 // database to the Layer B state file `polar verdict --state` reads. A `--db` is a JSON or TOML file
 // (by extension); `NAME=FILE` names which of the rules' documents it is (default `db`), so telecom's
 // `db.toml` and `user_db.toml` go in one state. The same projection code the guard runs (src/projection).
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type { CAC } from "cac";
 import { LayerB } from "../../projection/layer-b.js";
 import { projectDocument } from "../../projection/project.js";
 import { parseProjectionRules } from "../../projection/rules.js";
 import { parseTomlDocument } from "../../projection/toml.js";
 import { ProjectionError } from "../../projection/errors.js";
-import { formatError } from "../errors.js";
+import { action, CliError, usageError } from "../errors.js";
+import { parseJsonText, readText } from "../files.js";
 
 interface Flags {
   rules?: string;
@@ -18,35 +19,16 @@ interface Flags {
   output?: string;
 }
 
-/** A failure the user can act on: `error[code]: message`, a help line, and the exit code. */
-export class ProjectError extends Error {
-  constructor(readonly code: string, message: string, readonly help?: string, readonly exitCode = 1) {
-    super(message);
-  }
-}
-
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    throw new ProjectError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-}
-
 function parseDocument(path: string, what: string): unknown {
   const text = readText(path, what);
   if (/\.toml$/i.test(path)) {
     try {
       return parseTomlDocument(text);
     } catch (err) {
-      throw new ProjectError("bad-document", `the ${what} \`${path}\` is not valid TOML`, err instanceof ProjectionError ? err.help : undefined);
+      throw new CliError("bad-document", `the ${what} \`${path}\` is not valid TOML`, err instanceof ProjectionError ? err.help : undefined);
     }
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new ProjectError("bad-json", `the ${what} \`${path}\` is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  return parseJsonText(text, path, what);
 }
 
 /** `FILE` (the `db` document) or `NAME=FILE`. */
@@ -59,13 +41,13 @@ function documentSpec(spec: string): { document: string; path: string } {
 
 /** Layer B from the rules file and the database files, as the guard would project them. */
 export function projectFiles(rulesPath: string, dbSpecs: readonly string[]): LayerB {
-  if (dbSpecs.length === 0) throw new ProjectError("missing-option", "`--db FILE` is required (repeat it as `--db NAME=FILE` for more documents)", undefined, 2);
+  if (dbSpecs.length === 0) throw usageError("missing-option", "`--db FILE` is required (repeat it as `--db NAME=FILE` for more documents)");
   let rules;
   try {
     rules = parseProjectionRules(parseDocument(rulesPath, "projection rules"));
   } catch (err) {
-    if (err instanceof ProjectError) throw err;
-    throw new ProjectError((err as ProjectionError).code ?? "invalid-rules", `the projection rules \`${rulesPath}\` are refused: ${(err as Error).message}`, (err as ProjectionError).help);
+    if (err instanceof CliError) throw err;
+    throw new CliError((err as ProjectionError).code ?? "invalid-rules", `the projection rules \`${rulesPath}\` are refused: ${(err as Error).message}`, (err as ProjectionError).help);
   }
   const state = new LayerB();
   for (const spec of dbSpecs) {
@@ -75,7 +57,7 @@ export function projectFiles(rulesPath: string, dbSpecs: readonly string[]): Lay
       projectDocument(rules, doc, state, { document });
     } catch (err) {
       if (!(err instanceof ProjectionError)) throw err;
-      throw new ProjectError(err.code, `\`${path}\` (document \`${document}\`): ${err.message}`, err.help);
+      throw new CliError(err.code, `\`${path}\` (document \`${document}\`): ${err.message}`, err.help);
     }
   }
   return state;
@@ -86,7 +68,7 @@ export function dbList(db: string | string[] | undefined): string[] {
 }
 
 export function runProject(flags: Flags): { json: string; out: string | null } {
-  if (!flags.rules) throw new ProjectError("missing-option", "`--rules FILE` is required", "the domain's projection rules, e.g. `ontologies/airline/projection.json`", 2);
+  if (!flags.rules) throw usageError("missing-option", "`--rules FILE` is required", "the domain's projection rules, e.g. `ontologies/airline/projection.json`");
   const state = projectFiles(flags.rules, dbList(flags.db));
   const json = JSON.stringify(state.toJSON(), null, 2) + "\n";
   const out = flags.o ?? flags.output ?? null;
@@ -101,15 +83,11 @@ export function register(cli: CAC): void {
     .option("-o, --output <file>", "Write the state here (default: stdout)")
     .example("polar project --rules ontologies/airline/projection.json --db samples/tau2-airline/domains/airline/db.json -o state.json")
     .example("polar project --rules ontologies/telecom/projection.json --db db.toml --db user_db=user_db.toml -o state.json")
-    .action((flags: Flags) => {
-      try {
+    .action(
+      action((flags: Flags) => {
         const { json, out } = runProject(flags);
         if (out === null) process.stdout.write(json);
         else writeFileSync(out, json);
-      } catch (err) {
-        if (!(err instanceof ProjectError)) throw err;
-        process.stderr.write(formatError(err));
-        process.exitCode = err.exitCode;
-      }
-    });
+      }),
+    );
 }

@@ -13,11 +13,12 @@ import type { ExecutedCall, TierName, Verdict, VerdictOptions } from "../../core
 import { createVerifier, JsonState, VerifierError } from "../../core/verifier.js";
 import { timeToFixed } from "../../core/values.js";
 import { action, CliError, usageError } from "../errors.js";
+import { readJson } from "../files.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { createReferenceBackend } from "../../reference/index.js";
 import { baseName, printDiagnostics } from "./check.js";
-import { dbList, projectFiles, ProjectError } from "./project.js";
+import { dbList, projectFiles } from "./project.js";
 
 interface Flags {
   ontology?: string;
@@ -38,23 +39,6 @@ const UsageError = CliError;
 
 // dist/cli/ (built CLI), dist/, then src/cli/commands/ run from source.
 const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
-
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    throw new UsageError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-}
-
-function readJson(path: string, what: string): unknown {
-  const text = readText(path, what);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError("bad-json", `the ${what} \`${path}\` is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
 
 function loadOntology(path: string): { tables: OntologyTables; blob: Uint8Array; source?: string } {
   let bytes: Uint8Array;
@@ -152,12 +136,7 @@ export function runVerdict(flags: Flags): string {
   const ontology = loadOntology(flags.ontology);
   let stateJson: unknown;
   if (fromDb) {
-    try {
-      stateJson = projectFiles(flags.rules!, dbList(flags.db)).toJSON();
-    } catch (err) {
-      if (err instanceof ProjectError) throw new CliError(err.code, err.message, err.help);
-      throw err;
-    }
+    stateJson = projectFiles(flags.rules!, dbList(flags.db)).toJSON();
   } else {
     stateJson = readJson(flags.state!, "state");
   }
