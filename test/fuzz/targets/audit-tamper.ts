@@ -121,7 +121,7 @@ export async function checkTamper(t: Tamper): Promise<void> {
 export const auditTamperTarget: FuzzTarget = {
   name: "audit-tamper",
   claim: "any reordering, duplication, deletion, cut tail or edit of a chained decision log (fields no verdict reads included) fails verification against its anchored head; the untouched log verifies",
-  ciRuns: 150,
+  ciRuns: 250,
   property() {
     return fc.asyncProperty(tamper, (t) => checkTamper(t));
   },

@@ -49,7 +49,7 @@ export function checkConsentTiming(ops: Op[], scope: "turn" | "session"): void {
 export const consentTimingTarget: FuzzTarget = {
   name: "consent-timing",
   claim: "ConsentApproved only by a user message after the guard's question about that exact call, one answer per execution; the log replays",
-  ciRuns: 300,
+  ciRuns: 500,
   property() {
     checkPreparedPath();
     return fc.property(fc.array(opArb, { maxLength: 16 }), fc.constantFrom("turn" as const, "session" as const), checkConsentTiming);

@@ -77,7 +77,7 @@ export function checkParallel(c: Case): void {
 export const guardParallelTarget: FuzzTarget = {
   name: "guard-parallel",
   claim: "a batch checked before any call is observed is judged as the same calls in sequence; observe/release in any order leaves nothing pending; frozen records, contiguous seqs, a log that replays",
-  ciRuns: 300,
+  ciRuns: 500,
   property() {
     checkPreparedPath();
     return fc.property(caseArb, (c) => checkParallel(c));

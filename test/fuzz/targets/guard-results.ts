@@ -67,7 +67,7 @@ export function checkResults(ops: Op[], scope: "turn" | "session", policy: "veto
 export const guardResultsTarget: FuzzTarget = {
   name: "guard-results",
   claim: "a write whose result could not be projected makes what it acts on unknown: no later decision reading it is admitted until markKnown; observe never throws on a valid call; the log replays",
-  ciRuns: 300,
+  ciRuns: 500,
   property() {
     checkPreparedPath();
     return fc.property(fc.array(opArb, { maxLength: 12 }), fc.constantFrom("turn" as const, "session" as const), fc.constantFrom("veto" as const, "advisory" as const), checkResults);

@@ -127,7 +127,7 @@ export async function checkRequests(requests: Request[]): Promise<void> {
 export const workerBatchTarget: FuzzTarget = {
   name: "worker-batch",
   claim: "Worker requests are atomic: with throwing operations, failed commits and evictions, the stored log and Layer B equal a guard that ran only the successful requests, no log key is written twice, and the log verifies",
-  ciRuns: 60,
+  ciRuns: 120,
   property() {
     checkPreparedPath();
     return fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 6 }), (requests) => checkRequests(requests));
