@@ -11,7 +11,7 @@ import type { SearchBackend } from "../../core/backend.js";
 import { explainVerdict } from "../../core/explain.js";
 import type { ExecutedCall, TierName, Verdict, VerdictOptions } from "../../core/types.js";
 import { createVerifier, JsonState, VerifierError } from "../../core/verifier.js";
-import { timeToFixed } from "../../core/values.js";
+import { fieldAt, timeToFixed } from "../../core/values.js";
 import { action, CliError, usageError } from "../errors.js";
 import { readJson } from "../files.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
@@ -150,7 +150,7 @@ export function runVerdict(flags: Flags): string {
   // As the guard does: a call on a record the state does not hold is `missing_entity`, not a search.
   const tool = verifier.tool(candidate.name);
   if (tool.known && !tool.readOnly && tool.actsOn !== null && tool.keyArg !== null) {
-    const key = candidate.arguments[tool.keyArg];
+    const key = fieldAt(candidate.arguments, tool.keyArg);
     if ((typeof key === "string" || typeof key === "number") && !state.hasEntity(tool.actsOn, String(key))) {
       const detail = `\`${tool.actsOn}\` \`${String(key)}\` is not in the state`;
       return flags.json
