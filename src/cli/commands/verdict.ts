@@ -13,7 +13,7 @@ import type { ExecutedCall, TierName, Verdict, VerdictOptions } from "../../core
 import { createVerifier, JsonState, VerifierError } from "../../core/verifier.js";
 import { fieldAt, timeToFixed } from "../../core/values.js";
 import { action, CliError, usageError } from "../errors.js";
-import { readJson } from "../files.js";
+import { readBytes, readJson } from "../files.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { createReferenceBackend } from "../../reference/index.js";
@@ -41,12 +41,7 @@ const UsageError = CliError;
 const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
 
 function loadOntology(path: string): { tables: OntologyTables; blob: Uint8Array; source?: string } {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw new UsageError("unreadable-file", `cannot read the ontology \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+  const bytes: Uint8Array = readBytes(path, "ontology");
   if (path.endsWith(".blob")) {
     try {
       return { tables: decodeBlob(bytes), blob: bytes };
