@@ -1,15 +1,16 @@
 // One guard session per Durable Object: its Layer B, its forward sequence and its decision log live
-// here and nowhere else. Storage holds the creation request and a journal of every operation; an
-// evicted object rebuilds its guard by replaying the journal (the guard is deterministic), and the
-// decision log is stored as it was written, hash-chained (each record carries the previous one's hash).
-// A request is atomic: its operations run, then are journaled with their log records in one storage
-// transaction; if any operation throws or the write fails, the in-memory guard is dropped and the next
-// request rebuilds it from the journal, so nothing of the failed request remains anywhere.
+// here and nowhere else. Storage holds the creation request, a journal of every operation, the decision
+// log as it was written, hash-chained (each record carries the previous one's hash), and the log's
+// head; an evicted object rebuilds its guard by replaying the journal (the guard is deterministic) and
+// goes on with the chain from the stored head (./journal.ts).
+// A request is atomic: its operations run, then are journaled with their log records and the new head
+// in one storage transaction; if any operation throws or the write fails, the in-memory guard is
+// dropped and the next request rebuilds it from the journal, so nothing of the failed request remains
+// anywhere.
 import { DurableObject } from "cloudflare:workers";
 import {
   LayerB,
   GuardError,
-  createChain,
   ProjectionError,
   RuntimeError,
   loadGuard,
@@ -23,7 +24,7 @@ import {
 } from "polar-guard";
 import { DOMAINS, READY, isReady } from "./domains.js";
 import { HttpError, errorResponse, isObject, json, utf8Length } from "./http.js";
-import { CommitError, SessionJournal, type JournalStore, type LoggedDecision, type Op } from "./journal.js";
+import { CommitError, JournalError, SessionJournal, type JournalStore, type Op } from "./journal.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
@@ -132,6 +133,7 @@ export class GuardSession extends DurableObject<Env> {
    * most 128 pairs). */
   private durableStore(): JournalStore {
     return {
+      get: (key) => this.ctx.storage.get(key),
       list: (prefix) => this.ctx.storage.list({ prefix }),
       commit: (entries) =>
         this.ctx.storage.transaction(async (txn) => {
@@ -152,6 +154,8 @@ export class GuardSession extends DurableObject<Env> {
     } catch (err) {
       const known = clientError(err);
       if (known !== null) return errorResponse(known);
+      // Storage the session cannot account for: no verdict, a typed error.
+      if (err instanceof JournalError) return json({ error: { code: err.code, message: err.message } }, 500);
       return json({ error: { code: "internal-error", message: err instanceof Error ? err.message : String(err) } }, 500);
     }
   }
@@ -229,7 +233,7 @@ export class GuardSession extends DurableObject<Env> {
   }
 
   /** The session's guard from its stored creation request (after an eviction) or the one in hand. */
-  private async buildStored(log: (d: LoggedDecision) => void): Promise<Guard> {
+  private async buildStored(log: (d: Decision) => void): Promise<Guard> {
     const meta = this.meta ?? (await this.ctx.storage.get<Meta>("meta"));
     if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
     this.meta = meta;
@@ -237,15 +241,13 @@ export class GuardSession extends DurableObject<Env> {
   }
 
   /** A guard on the isolate's ready domain (domains.ts): nothing here validates the ontology again. */
-  private async build(meta: Meta, log: (d: LoggedDecision) => void): Promise<Guard> {
+  private async build(meta: Meta, log: (d: Decision) => void): Promise<Guard> {
     const domain = READY[meta.domain];
     if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
     const { projection, ontology } = domain;
     const state = meta.document !== undefined ? projectDocument(projection, meta.document) : LayerB.fromJSON(meta.state ?? { entities: {} });
-    // The chain lives with the guard: a rebuild replays the journal through a new one and reaches the
-    // same head as the stored log.
-    const chain = createChain();
-    const config = { ...meta.config, projection, log: { append: (d: Decision) => log(chain.link(d).record as LoggedDecision) } } as GuardConfig;
+    // The journal chains the records (./journal.ts): a rebuild goes on from the stored head.
+    const config = { ...meta.config, projection, log: { append: log } } as GuardConfig;
     return loadGuard({ blob: ontology.blob, core: await domain.core, state, policy: meta.policy, scope: meta.scope, config });
   }
 }
