@@ -1,5 +1,6 @@
 // One guard session per Durable Object: its Layer B, its forward sequence and its decision log live
-// here and nowhere else. Storage holds the creation request, a journal of every operation, the decision
+// here and nowhere else. Storage holds the creation request (with the initial Layer B as JSON in place
+// of a document: build.ts, storedMeta), a journal of every operation, the decision
 // log as it was written, hash-chained (each record carries the previous one's hash), and the log's
 // head; an evicted object rebuilds its guard by replaying the journal (the guard is deterministic) and
 // goes on with the chain from the stored head (./journal.ts).
@@ -8,35 +9,14 @@
 // dropped and the next request rebuilds it from the journal, so nothing of the failed request remains
 // anywhere.
 import { DurableObject } from "cloudflare:workers";
-import {
-  LayerB,
-  GuardError,
-  ProjectionError,
-  RuntimeError,
-  loadGuard,
-  projectDocument,
-  type Decision,
-  type Guard,
-  type GuardConfig,
-  type PolicyName,
-  type Scope,
-  type ToolCall,
-} from "polar-guard";
+import { LayerB, GuardError, ProjectionError, RuntimeError, type Decision, type Guard, type PolicyName, type Scope, type ToolCall } from "polar-guard";
+import { buildGuard, sha256, storedMeta, type Meta } from "./build.js";
 import { DOMAINS, READY, isReady } from "./domains.js";
 import { HttpError, errorResponse, isObject, json, utf8Length } from "./http.js";
 import { CommitError, JournalError, SessionJournal, type JournalStore, type Op } from "./journal.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
-}
-
-interface Meta {
-  domain: string;
-  document: unknown;
-  state: unknown;
-  policy: PolicyName;
-  scope: Scope;
-  config: Record<string, unknown>;
 }
 
 const POLICIES: readonly string[] = ["veto", "escalate", "advisory"];
@@ -127,7 +107,7 @@ function clientError(err: unknown): HttpError | null {
 
 export class GuardSession extends DurableObject<Env> {
   private meta: Meta | null = null;
-  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log) => this.buildStored(log));
+  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log) => this.buildStored(log), { sha256 });
 
   /** Durable Object storage as the journal's store: one transaction per commit (put() alone takes at
    * most 128 pairs). */
@@ -168,11 +148,15 @@ export class GuardSession extends DurableObject<Env> {
       let guard: Guard;
       try {
         guard = await this.sessionJournal.start();
+        const stored = storedMeta(meta, guard);
+        await this.ctx.storage.put("meta", stored);
+        this.meta = stored;
       } catch (err) {
+        // Nothing stored (or nothing usable): no session in memory either.
         this.meta = null;
+        this.sessionJournal.forget();
         throw err;
       }
-      await this.ctx.storage.put("meta", meta);
       return {
         status: 201,
         body: { session, domain: meta.domain, policy: guard.policy, scope: guard.scope, ontologyHash: guard.ontologyHash, configHash: guard.configHash },
@@ -240,14 +224,9 @@ export class GuardSession extends DurableObject<Env> {
     return this.build(meta, log);
   }
 
-  /** A guard on the isolate's ready domain (domains.ts): nothing here validates the ontology again. */
   private async build(meta: Meta, log: (d: Decision) => void): Promise<Guard> {
     const domain = READY[meta.domain];
     if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
-    const { projection, ontology } = domain;
-    const state = meta.document !== undefined ? projectDocument(projection, meta.document) : LayerB.fromJSON(meta.state ?? { entities: {} });
-    // The journal chains the records (./journal.ts): a rebuild goes on from the stored head.
-    const config = { ...meta.config, projection, log: { append: log } } as GuardConfig;
-    return loadGuard({ blob: ontology.blob, core: await domain.core, state, policy: meta.policy, scope: meta.scope, config });
+    return buildGuard(domain, meta, log);
   }
 }
