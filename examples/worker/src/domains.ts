@@ -18,8 +18,8 @@ export interface Domain {
   blob: ArrayBuffer;
   projection: unknown;
   /** A tiny session run once at startup, so the session path's JavaScript is compiled before the
-   * first request (warmup.ts). */
-  warmup: WarmUp;
+   * first request (warmup.ts); without one, the first session of an isolate runs it cold. */
+  warmup?: WarmUp;
 }
 
 export const DOMAINS: Record<string, Domain> = {
@@ -41,7 +41,7 @@ async function prepare(name: string, domain: Domain): Promise<ReadyDomain | Star
     core.catch(() => undefined);
     const ready: ReadyDomain = { core, ontology: await prepareOntologyAsync(domain.blob), projection: parseProjectionRules(domain.projection) };
     try {
-      await warmUp(name, ready, domain.warmup);
+      if (domain.warmup !== undefined) await warmUp(name, ready, domain.warmup);
     } catch (err) {
       return { code: "warm-up-failed", message: `the warm-up session failed: ${err instanceof Error ? err.message : String(err)}` };
     }
