@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LayerB, loadCore, parseProjectionRules, prepareOntologyAsync, type Decision } from "polar-guard";
 import { buildGuard, storedMeta, type Meta, type ReadyDomain } from "../../examples/worker/src/build.js";
+import { MAX_DEPTH, MAX_VALUES, shapeProblem } from "../../examples/worker/src/http.js";
 import { AIRLINE_WARMUP, warmUp } from "../../examples/worker/src/warmup.js";
 import { sessionPlan } from "./fixtures/airline-sessions.js";
 import { REPO, requireDist } from "./helpers/paths.js";
@@ -71,5 +72,25 @@ describe("the Worker example's startup warm-up", () => {
     expect(decisions.some((d) => d.reason === "unknown_tool")).toBe(false);
     const applied = runs.flat().some((r) => ((r as { report?: { applied?: { changes?: unknown[] } } }).report?.applied?.changes?.length ?? 0) > 0);
     expect(applied).toBe(true);
+  });
+});
+
+describe("the Worker example's body shape check", () => {
+  const nest = (n: number, leaf: unknown = 0): unknown => {
+    let v = leaf;
+    for (let i = 0; i < n; i++) v = i % 2 === 0 ? [v] : { d: v };
+    return v;
+  };
+
+  it("passes a session document and refuses a body nested past the limit or with too many values", () => {
+    expect(shapeProblem(sessionPlan(0, 12, 20).create, MAX_DEPTH, MAX_VALUES)).toBeNull();
+    // A leaf may sit at the limit; a container there may not.
+    expect(shapeProblem(nest(8), 8, 1000)).toBeNull();
+    expect(shapeProblem(nest(8, {}), 8, 1000)).toBe("too-deep");
+    expect(shapeProblem(nest(MAX_DEPTH + 1), MAX_DEPTH, MAX_VALUES)).toBe("too-deep");
+    expect(shapeProblem(Array.from({ length: 11 }, () => 0), 8, 10)).toBe("too-wide");
+    expect(shapeProblem(Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 0])), 8, 10)).toBe("too-wide");
+    expect(shapeProblem({ a: [1, 2, { b: [3, 4] }] }, 8, 8)).toBeNull(); // 8 values: the root, a, 1, 2, {b}, b, 3, 4
+    expect(shapeProblem({ a: [1, 2, { b: [3, 4] }] }, 8, 7)).toBe("too-wide");
   });
 });
