@@ -10,6 +10,7 @@ import { Lifecycle, Tier } from "../abi.js";
 import type { ToolCall, VerdictStep } from "../core/types.js";
 import { createGuard, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
+import { fieldAt } from "../core/values.js";
 import { canonicalJson } from "../projection/canonical.js";
 import { LayerB } from "../projection/layer-b.js";
 import { parseToolResult, projectDocument } from "../projection/project.js";
@@ -360,7 +361,7 @@ function concreteSteps(
         const fwd = tables.tools.find((t) => t.name === s.forwardTool);
         const field = fwd?.newKey ?? "id";
         const r = results(s.call) as Record<string, unknown> | null;
-        const got = r !== null && typeof r === "object" ? r[field] : undefined;
+        const got = fieldAt(r, field);
         if (got !== undefined) args[k] = got;
       } else if (v !== undefined) args[k] = v;
     }
