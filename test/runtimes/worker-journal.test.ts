@@ -157,6 +157,52 @@ describe("the Worker example's session journal", () => {
     expect(storedLog(store)).toEqual(storedLog(straight));
   });
 
+  it("a request during which the session was reset stores nothing and is refused", async () => {
+    const store = memoryStore();
+    let reset = false;
+    let j: SessionJournal;
+    j = new SessionJournal(
+      store,
+      async (log: (d: Decision) => void) =>
+        createGuard({
+          ontology: blob,
+          backend: (_t, b) => core.load(b!),
+          state: projectDocument(projection, plan.create.document),
+          policy: plan.create.policy as "veto",
+          scope: plan.create.scope as "session",
+          config: {
+            ...plan.create.config,
+            projection,
+            log: {
+              append: (d) => {
+                log(d);
+                // What a concurrent failing request does: drop the in-memory session (after the
+                // request's last decision was logged).
+                if (reset) {
+                  reset = false;
+                  j.forget();
+                }
+              },
+            },
+          },
+        }),
+      { sha256 },
+    );
+    await j.start();
+    await j.run(ops.slice(0, 4));
+    const keys = [...store.data.keys()].sort();
+    const check = ops.slice(4).find((o) => o.op === "check")!;
+    reset = true;
+    await expect(j.run([check])).rejects.toBeInstanceOf(JournalError);
+    expect([...store.data.keys()].sort()).toEqual(keys);
+    await j.run(ops.slice(4));
+    const straight = memoryStore();
+    const s = journal(straight);
+    await s.start();
+    await s.run(ops);
+    expect(storedLog(store)).toEqual(storedLog(straight));
+  });
+
   describe("a head that disagrees with the journal is refused: a typed error, nothing runs", () => {
     const cases: [string, (head: { index: number; hash: string; ops: number }) => unknown][] = [
       ["a head that is not an object", () => "head"],

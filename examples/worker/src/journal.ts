@@ -177,12 +177,17 @@ export class SessionJournal {
       this.forget();
       throw err;
     }
+    // Forgotten while the operations ran (a concurrent request failed): there is no head to go on from.
+    if (this.chain === null || this.guard !== guard) {
+      this.forget();
+      throw new JournalError("the session was reset while the request ran: nothing of it was stored");
+    }
     const entries: Record<string, unknown> = {};
     ops.forEach((op, i) => {
       entries[`op:${pad(this.journal + i)}`] = op;
     });
     for (const d of this.pending) entries[`log:${pad(d.chain.index)}`] = d;
-    const head = this.chain!.head();
+    const head = this.chain.head();
     entries[HEAD_KEY] = { index: head.index, hash: head.hash, ops: this.journal + ops.length } satisfies StoredHead;
     try {
       await this.store.commit(entries);
