@@ -133,8 +133,7 @@ export class SessionJournal {
   }
 
   /** The stored head, or for a journal written before heads were stored, the head of its log. */
-  private async storedHead(ops: number): Promise<StoredHead> {
-    const value = await this.store.get(HEAD_KEY);
+  private async storedHead(value: unknown, ops: number): Promise<StoredHead> {
     if (value !== undefined) return parseHead(value);
     const log = await this.store.list("log:");
     if (log.size === 0) return { index: 0, hash: "0".repeat(64), ops };
@@ -144,7 +143,7 @@ export class SessionJournal {
 
   private async restore(): Promise<Guard> {
     // Storage reads overlap the guard's construction.
-    const reads = this.store.list("op:").then(async (ops) => ({ ops, head: await this.storedHead(ops.size) }));
+    const reads = Promise.all([this.store.list("op:"), this.store.get(HEAD_KEY)]).then(async ([ops, head]) => ({ ops, head: await this.storedHead(head, ops.size) }));
     reads.catch(() => undefined);
     const guard = await this.build(this.sink);
     const { ops, head } = await reads;
