@@ -66,7 +66,8 @@ describe("unknown marks and the forward sequence", () => {
   });
 
   it("earlier calls of unknown tools, or without a usable key, tie nothing", () => {
-    const unknown = [mark("order", "O2"), mark("order", "true")];
+    // (A mark on an id spelled "null" or "true" is not hit by a call whose key is missing or a boolean.)
+    const unknown = [mark("order", "O2"), mark("order", "true"), mark("order", "null")];
     expect(run({ forward: [{ name: "shred", arguments: { order_id: "O2" } }], state: withO2(), unknown })).toMatchObject({ unknown: null });
     expect(run({ forward: [{ name: "edit_order", arguments: { order_id: true } }], state: withO2(), unknown })).toMatchObject({ unknown: null });
   });
