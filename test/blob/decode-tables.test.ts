@@ -1,0 +1,54 @@
+// What the loader returns for a valid blob: exactly the tables it was encoded from, every field, and
+// the SHA-256 it is given for the digest check (a broken one refuses the blob, never skips the check).
+// The refusals are in errors.test.ts; the large and random round trips in roundtrip.test.ts.
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { decodeBlob, encodeBlob, safeDecodeBlob } from "../../src/blob/index.js";
+import { randomTables, sampleTables } from "./builder.js";
+
+const nodeSha256 = (data: Uint8Array | string) => new Uint8Array(createHash("sha256").update(data).digest());
+
+describe("a valid blob", () => {
+  it("decodes to exactly the sample's tables, every field of every record", () => {
+    const tables = sampleTables();
+    const decoded = decodeBlob(encodeBlob(tables));
+    // The sample's pool holds only its literal; the encoder appends the names after it.
+    expect(decoded.strings.slice(0, tables.strings.length)).toEqual(tables.strings);
+    expect({ ...decoded, strings: [] }).toEqual({ ...tables, strings: [] });
+  });
+
+  it("decodes small random tables exactly, and re-encodes to the same bytes", () => {
+    for (const seed of [1, 2, 3, 5, 8, 13]) {
+      const first = decodeBlob(encodeBlob(randomTables(seed, 6)));
+      const bytes = encodeBlob(first);
+      expect(decodeBlob(bytes)).toEqual(first);
+      expect(encodeBlob(first)).toEqual(bytes);
+    }
+  });
+});
+
+describe("the digest check's SHA-256", () => {
+  const bytes = encodeBlob(sampleTables());
+
+  it("a correct one accepts the blob", () => {
+    expect(decodeBlob(bytes, { sha256: nodeSha256 })).toEqual(decodeBlob(bytes));
+  });
+
+  it("one that answers the wrong digest, a short one or not bytes refuses it", () => {
+    for (const wrong of [() => new Uint8Array(32), () => nodeSha256("x").slice(0, 31), () => Array.from(nodeSha256("x")) as never]) {
+      const r = safeDecodeBlob(bytes, { sha256: wrong });
+      expect(r.ok ? null : r.error.code).toBe("digest-mismatch");
+    }
+  });
+
+  it("one that throws is a loader failure: refused with the cause, never thrown", () => {
+    const r = safeDecodeBlob(bytes, { sha256: () => { throw new Error("no crypto"); } });
+    expect(r.ok ? null : { code: r.error.code, message: r.error.message }).toEqual({ code: "internal-error", message: "blob loader failed: Error: no crypto" });
+  });
+
+  it("is not asked when the check is off", () => {
+    let asked = 0;
+    expect(safeDecodeBlob(bytes, { verifyDigest: false, sha256: () => { asked++; return new Uint8Array(32); } }).ok).toBe(true);
+    expect(asked).toBe(0);
+  });
+});
