@@ -34,8 +34,13 @@ describe("the digest check's SHA-256", () => {
     expect(decodeBlob(bytes, { sha256: nodeSha256 })).toEqual(decodeBlob(bytes));
   });
 
-  it("one that answers the wrong digest, a short one or not bytes refuses it", () => {
-    for (const wrong of [() => new Uint8Array(32), () => nodeSha256("x").slice(0, 31), () => Array.from(nodeSha256("x")) as never]) {
+  it("one that answers the wrong digest, a short or long one, or not bytes refuses it", () => {
+    const right = (data: Uint8Array | string) => nodeSha256(data);
+    const longer = (data: Uint8Array | string) => Uint8Array.from([...right(data), 0]);
+    const shorter = (data: Uint8Array | string) => right(data).slice(0, 31);
+    // The right digest as a plain list of numbers is still not the 32 bytes a Sha256 returns.
+    const list = (data: Uint8Array | string) => Array.from(right(data)) as unknown as Uint8Array;
+    for (const wrong of [() => new Uint8Array(32), shorter, longer, list]) {
       const r = safeDecodeBlob(bytes, { sha256: wrong });
       expect(r.ok ? null : r.error.code).toBe("digest-mismatch");
     }
