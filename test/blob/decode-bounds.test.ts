@@ -195,16 +195,17 @@ describe("bounds: the last valid value and the first invalid one", () => {
 describe("index 0 is an index like any other", () => {
   it("a tool that creates entity 0, or acts on it with a constant key", () => {
     const t = accepted(fromTables((x) => {
-      const book = x.tools[toolIndex(x, "book_reservation")];
-      book.creates = 0;
-      book.target = 0;
+      // cancel_reservation acts on entity 1; creating entity 0, that is what its inverse restores.
+      const cancel = x.tools[toolIndex(x, "cancel_reservation")];
+      cancel.creates = 0;
+      cancel.target = 0;
       const pay = x.tools[toolIndex(x, "pay")];
       pay.actsOn = 0;
       pay.target = 0;
       pay.keyArg = null;
       pay.keyConst = "the-user";
     }));
-    expect(t.tools[toolIndex(t, "book_reservation")]).toMatchObject({ creates: 0, target: 0 });
+    expect(t.tools[toolIndex(t, "cancel_reservation")]).toMatchObject({ actsOn: 1, creates: 0, target: 0 });
     expect(t.tools[toolIndex(t, "pay")]).toMatchObject({ actsOn: 0, keyArg: null, keyConst: "the-user" });
   });
 
@@ -270,8 +271,9 @@ describe("argument maps", () => {
 });
 
 describe("sections shorter than their own head", () => {
-  it("a string pool without its count, or with zero strings", () => {
+  it("a string pool without its count, without its offsets, or with zero strings", () => {
     expect(refusal(relaid(Section.Strings, () => new Uint8Array(0)))).toMatchObject({ code: "bad-string-pool", message: "string pool is shorter than its count field" });
+    expect(refusal(relaid(Section.Strings, () => new Uint8Array(4)))).toMatchObject({ code: "bad-string-pool", message: "string pool declares 0 strings but holds only 4 bytes" });
     // Count 0 and one offset: a valid empty pool, so the first name is what is refused.
     expect(refusal(relaid(Section.Strings, () => new Uint8Array(8)))).toMatchObject({ code: "index-out-of-range", message: "compiler version string is 1, out of range (0 available)" });
   });
@@ -295,6 +297,15 @@ describe("string pool offsets", () => {
     const r = refusal(patched((v) => v.setUint32(pool + 8, area(v) + 10, true)));
     expect(r).toMatchObject({ code: "bad-string-pool", offset: pool + 8 });
     expect(r.message).toMatch(/^string 0 ends at \d+: offsets must rise within the \d+-byte area$/u);
+  });
+
+  it("invalid UTF-8 is refused at the string's first byte", () => {
+    const v = viewOf(SAMPLE);
+    const byteArea = pool + 4 + 4 * (STRINGS + 1);
+    const j = 5;
+    const start = v.getUint32(pool + 4 + 4 * j, true);
+    expect(start).toBeGreaterThan(0);
+    expect(refusal(patched((_, b) => (b[byteArea + start] = 0xff)))).toEqual({ code: "bad-string-pool", message: `string ${j} is not valid UTF-8`, offset: byteArea + start });
   });
 
   it("bytes after the last string are refused", () => {
