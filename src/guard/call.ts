@@ -147,18 +147,31 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** The first non-JSON marker inside a JSON-safe value, as `path (kind)`, or null. */
 function firstMarker(v: unknown, path: string): string | null {
+  // The path of a child is built only on the way back from a marker: a call without one (the common
+  // case) costs no strings.
+  const found = markerAt(v);
+  return found === null ? null : `${path}${found}`;
+}
+
+/** The path below `v` of its first marker, with ` (kind)`, or null. */
+function markerAt(v: unknown): string | null {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const p = firstMarker(v[i], `${path}[${i}]`);
-      if (p !== null) return p;
+      const x = v[i];
+      if (typeof x !== "object" || x === null) continue;
+      const p = markerAt(x);
+      if (p !== null) return `[${i}]${p}`;
     }
     return null;
   }
   if (!isPlainObject(v)) return null;
-  if (Object.prototype.hasOwnProperty.call(v, NON_JSON)) return `${path} (${String(v[NON_JSON])})`;
-  for (const k of Object.keys(v)) {
-    const p = firstMarker(v[k], `${path}.${k}`);
-    if (p !== null) return p;
+  if (Object.prototype.hasOwnProperty.call(v, NON_JSON)) return ` (${String(v[NON_JSON])})`;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const x = v[keys[i]];
+    if (typeof x !== "object" || x === null) continue;
+    const p = markerAt(x);
+    if (p !== null) return `.${keys[i]}${p}`;
   }
   return null;
 }

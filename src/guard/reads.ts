@@ -37,7 +37,7 @@ export class RecordingView implements StateView {
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
    * the first one made (the sort is stable). */
   reads(): Read[] {
-    const sorted = this.log.length <= 24 ? insertionSorted(this.log) : sortReads(this.log.slice());
+    const sorted = this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice());
     const out: Read[] = [];
     for (let i = 0; i < sorted.length; i++) {
       const r = sorted[i];
@@ -137,6 +137,36 @@ export function ownReads(reads: Read[]): Read[] {
     Object.freeze(r);
   }
   return Object.freeze(reads) as Read[];
+}
+
+/** Layer B values a decision has read that are canonical JSON, frozen in place (`sharedFrozen`). A
+ * frozen value cannot change, so it is walked once, when a decision first reads it; every later read
+ * of it costs one lookup instead of a walk. */
+const canonicalShared = new WeakSet<object>();
+
+/**
+ * ownReads for reads that are canonical JSON (what isCanonicalJson accepts); null for any other,
+ * with no tuple frozen (the caller lets canonicalJson decide; values vetted before it stay frozen). Entity, id and slot are strings from
+ * the verifier; an existence read holds a boolean.
+ */
+export function ownCanonicalReads(reads: Read[]): Read[] | null {
+  for (let i = 0; i < reads.length; i++) {
+    const r = reads[i];
+    if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
+    if (r.length > 3 && !canonicalValue(r[3])) return null;
+  }
+  for (let i = 0; i < reads.length; i++) Object.freeze(reads[i]);
+  return Object.freeze(reads) as Read[];
+}
+
+/** isCanonicalJson(v), remembered for objects (which it then freezes all the way down). */
+function canonicalValue(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+  if (canonicalShared.has(v)) return true;
+  if (!jsonOk(v, [])) return false;
+  sharedFrozen(v);
+  canonicalShared.add(v);
+  return true;
 }
 
 /**
