@@ -117,13 +117,31 @@ const frozenShared = new WeakSet<object>();
 /**
  * A Layer B value (JSON: checked before) made immutable in place instead of copied: Layer B never
  * mutates a value in place (docs/projection.md), so freezing it changes nothing for Layer B, and a
- * decision holding it can no longer be used to change the guard's state. Each value is walked once.
+ * decision holding it can no longer be used to change the guard's state. A value found frozen is
+ * walked once and remembered (its inside may not be); one found unfrozen is frozen here, all the way
+ * down, and not remembered: most are fresh per verdict (an inverse's `$pending` marker), and a
+ * WeakSet entry per short-lived object is paid for in every GC.
  */
 export function sharedFrozen<T>(value: T): T {
-  if (typeof value !== "object" || value === null || frozenShared.has(value)) return value;
+  if (typeof value !== "object" || value === null) return value;
+  if (!Object.isFrozen(value)) {
+    freezeFresh(value);
+    return value;
+  }
+  if (frozenShared.has(value)) return value;
   freezeAll(value);
   frozenShared.add(value);
   return value;
+}
+
+/** Freezes an unfrozen value and its inside (children found frozen go through sharedFrozen). */
+function freezeFresh(v: object): void {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) sharedFrozen(v[i]);
+  } else {
+    for (const k of Object.keys(v)) sharedFrozen((v as Record<string, unknown>)[k]);
+  }
+  Object.freeze(v);
 }
 
 function freezeAll(v: object): void {

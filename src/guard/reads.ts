@@ -104,16 +104,33 @@ export class LazyDigest {
 
 }
 
-const DIGEST = Symbol("polar.stateDigest");
+/** A base whose constructor returns the object it is given, so a subclass's private field lands on
+ * that object. */
+class Returning {
+  constructor(target: object) {
+    return target as Returning;
+  }
+}
 
-interface WithDigest {
-  [DIGEST]: LazyDigest;
+/** A record's digest holder as a private field: invisible to every serialisation, to Object.keys and
+ * to deep equality, like a non-enumerable symbol property, but added by an ordinary store where
+ * `Object.defineProperty` costs a runtime call per record. */
+class DigestHolder extends Returning {
+  #digest: LazyDigest;
+  constructor(target: object, digest: LazyDigest) {
+    super(target);
+    this.#digest = digest;
+  }
+
+  static of(record: object): LazyDigest {
+    return (record as DigestHolder).#digest;
+  }
 }
 
 // Shared accessor functions (one per process, not one closure per record): V8 keeps records that share
 // them on one hidden class, where a getter literal per record costs microseconds.
-function getStateDigest(this: WithDigest): string {
-  return this[DIGEST].get();
+function getStateDigest(this: object): string {
+  return DigestHolder.of(this).get();
 }
 
 // No setter: a decision is immutable (assigning `stateDigest` throws in strict code, like any field of
@@ -121,10 +138,10 @@ function getStateDigest(this: WithDigest): string {
 const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, enumerable: true, configurable: false };
 
 /** Gives `record` its `stateDigest` as an own enumerable accessor backed by `digest`: JSON.stringify,
- * canonicalJson, spreads and structuredClone see a plain string; the holder (a non-enumerable symbol)
- * stays out of every serialisation and of deep equality. */
+ * canonicalJson, spreads and structuredClone see a plain string; the holder (a private field) stays
+ * out of every serialisation and of deep equality. */
 export function defineStateDigest(record: object, digest: LazyDigest): void {
-  Object.defineProperty(record, DIGEST, { value: digest });
+  new DigestHolder(record, digest);
   Object.defineProperty(record, "stateDigest", STATE_DIGEST);
 }
 
