@@ -592,7 +592,7 @@ export function createGuard(options: GuardOptions): Guard {
     // A record that could not be written was never decided: no seq, no pending execution, no question.
     cfg.log?.append(j.decision);
     seq = s;
-    if (j.approve !== null) lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted);
+    if (j.approve !== null) lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted, j.decision.execution ?? undefined);
     if (j.question !== null) {
       questions.delete(j.question.hash);
       questions.set(j.question.hash, j.question.asked);
