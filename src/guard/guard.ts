@@ -339,7 +339,7 @@ export function createGuard(options: GuardOptions): Guard {
   });
   Object.freeze(config.tiers);
   Object.freeze(config);
-  const hash = configHash(config);
+  const hash = configHash(config, sha256);
 
   const given = options.backend ?? ((t: OntologyTables) => createReferenceBackend(t));
   const factory: BackendFactory | null = typeof given === "function" ? given : null;
