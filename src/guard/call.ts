@@ -44,6 +44,16 @@ function mark(kind: string, w: Walk): Record<string, string> {
   return w.freeze ? Object.freeze(m) : m;
 }
 
+/** walk(x, depth + 1, w) for a child, with strings, booleans and null (most of a call) taken here:
+ * the container's loop checked the budget, so the node it costs stays within it. */
+function child(x: unknown, depth: number, w: Walk): unknown {
+  if (typeof x === "string" || typeof x === "boolean" || x === null) {
+    w.nodes++;
+    return x;
+  }
+  return walk(x, depth + 1, w);
+}
+
 function walk(v: unknown, depth: number, w: Walk): unknown {
   if (++w.nodes > MAX_NODES) return mark("too large", w);
   if (v === null || typeof v === "string" || typeof v === "boolean") return v;
@@ -63,7 +73,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
           arr.push(mark("too large", w));
           break;
         }
-        if (i in v) arr.push(walk(v[i], depth + 1, w));
+        if (i in v) arr.push(child(v[i], depth, w));
         else {
           w.nodes++;
           arr.push(mark("array hole", w));
@@ -84,7 +94,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
             define(obj, keys[i], mark("too large", w));
             break;
           }
-          define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+          define(obj, keys[i], child((v as Record<string, unknown>)[keys[i]], depth, w));
         }
         out = obj;
       }

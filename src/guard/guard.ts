@@ -53,7 +53,7 @@ export interface GuardConfig extends VerdictSettings {
   requestClassifier?: RequestClassifier;
   intentParser?: IntentParser;
   log?: AuditSink;
-  /** A synchronous SHA-256 for the blob's digest check, the ontology hash and the reads digests
+  /** A synchronous SHA-256 for the blob's digest check, the ontology and config hashes and the reads digests
    * (`(data) => createHash("sha256").update(data).digest()` in Node); default: the JavaScript one. */
   sha256?: Sha256;
   /** Reads POLAR_ABLATION_TIERS / POLAR_DISABLE_FAIL_CLOSED; default reads nothing. In Node pass
