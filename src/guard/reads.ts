@@ -162,9 +162,9 @@ export function ownReads(reads: Read[]): Read[] {
 const canonicalShared = new WeakSet<object>();
 
 /**
- * ownReads for reads that are canonical JSON (what isCanonicalJson accepts); null for any other,
- * with no tuple frozen (the caller lets canonicalJson decide; values vetted before it stay frozen). Entity, id and slot are strings from
- * the verifier; an existence read holds a boolean.
+ * ownReads for reads that are canonical JSON (what isCanonicalJson accepts); null for any other, with
+ * no tuple frozen (the caller lets canonicalJson decide; values vetted before it stay frozen). Entity,
+ * id and slot are strings from the verifier; an existence read holds a boolean.
  */
 export function ownCanonicalReads(reads: Read[]): Read[] | null {
   for (let i = 0; i < reads.length; i++) {
