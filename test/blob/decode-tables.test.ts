@@ -17,6 +17,15 @@ describe("a valid blob", () => {
     expect({ ...decoded, strings: [] }).toEqual({ ...tables, strings: [] });
   });
 
+  it("decodes an all-ASCII string pool (read in one piece) to the same tables", () => {
+    const tables = sampleTables();
+    tables.meta = { domain: "airline" };
+    const decoded = decodeBlob(encodeBlob(tables));
+    expect(decoded.strings.every((x) => /^[\x00-\x7f]*$/u.test(x))).toBe(true);
+    expect(decoded.strings.slice(0, tables.strings.length)).toEqual(tables.strings);
+    expect({ ...decoded, strings: [] }).toEqual({ ...tables, strings: [] });
+  });
+
   it("decodes small random tables exactly, and re-encodes to the same bytes", () => {
     for (const seed of [1, 2, 3, 5, 8, 13]) {
       const first = decodeBlob(encodeBlob(randomTables(seed, 6)));
