@@ -66,6 +66,40 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
     return { userMessages: Array.isArray(given) ? textMessages(given) : [], turn: turnOf(ctx) };
   }
 
+  /** An approved call that will not run after all: its execution leaves the forward sequence. */
+  function release(callId: unknown): void {
+    if (typeof callId !== "string") return;
+    const d = open.get(callId);
+    if (d === undefined) return;
+    open.delete(callId);
+    session.release(d);
+  }
+
+  /**
+   * The application's own input guardrail, run before the guard's: when it rejects the call or throws
+   * (the runner then stops at it, so neither the guard's guardrail nor `execute` runs), the call the
+   * guard approved in `needsApproval` never runs, so it is released instead of staying pending in
+   * every later check's forward sequence.
+   */
+  function releasingOnReject(given: unknown): unknown {
+    const g = given as { run: (args: { toolCall?: { callId?: unknown } }) => unknown };
+    return {
+      ...g,
+      run: async (args: { toolCall?: { callId?: unknown } }) => {
+        let out: unknown;
+        try {
+          out = await g.run(args);
+        } catch (e) {
+          release(args?.toolCall?.callId);
+          throw e;
+        }
+        const behavior = (out as { behavior?: { type?: unknown } } | null)?.behavior?.type;
+        if (behavior === "rejectContent" || behavior === "throwException") release(args?.toolCall?.callId);
+        return out;
+      },
+    };
+  }
+
   /** The fields of the SDK's tool options the adapter reads or replaces. */
   type Guardable = { name?: string; execute: unknown; inputGuardrails?: unknown[] };
 
@@ -122,7 +156,7 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
     return {
       ...opts,
       needsApproval,
-      inputGuardrails: [...(opts.inputGuardrails ?? []), guardrail],
+      inputGuardrails: [...(opts.inputGuardrails ?? []).map(releasingOnReject), guardrail],
       execute: guardedExecute,
     } as unknown as T;
   }
