@@ -107,6 +107,24 @@ describe("needsApproval: the guard decides", () => {
     expect(f.log.every((d) => d.route === "ConsentEscalated")).toBe(true);
   });
 
+  test("only an approval request with a string id links an answer to the call", async () => {
+    const f = fixture();
+    const { guarded, polar } = setup(f);
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"));
+    const notRequest: ModelMessage[] = [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "send_certificate", input: {}, approvalId: "ap1" } as never] }, response("ap1", true)];
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", notRequest));
+    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    const numeric: ModelMessage[] = [
+      { role: "assistant", content: [{ type: "tool-approval-request", approvalId: 5, toolCallId: "c" } as never] },
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: 5, approved: true } as never] },
+    ];
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", numeric));
+    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    // Only a response answers: the request repeated after its answer changes nothing.
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap1"), response("ap1", true), request("c", "ap1")]));
+    expect(polar.decision("c")?.route).toBe("ConsentApproved");
+  });
+
   test("the last answer to a request counts", async () => {
     const f = fixture();
     const { guarded, polar } = setup(f);
@@ -195,6 +213,18 @@ describe("execute: runs what the guard judged, and observes it", () => {
     expect(f.guard.check(calls.cancelR1).reason).toBe("ok");
   });
 
+  test("a tool that returns nothing (undefined or null) is observed as run, with no result", async () => {
+    for (const value of [undefined, null]) {
+      const f = fixture("escalate", "session");
+      const { polar } = setup(f);
+      const t = (polar.tools({ update_reservation_flights: tool({ inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }), execute: async () => value }) }) as unknown as Record<string, Hooks>).update_reservation_flights;
+      await t.needsApproval(calls.editFlights.arguments, opts("n"));
+      expect(await t.execute!(calls.editFlights.arguments, opts("n"))).toBe(value);
+      expect(f.guard.pending()).toEqual([]);
+      expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    }
+  });
+
   test("a streaming tool: every value passes through, the last is observed as the result", async () => {
     const f = fixture("escalate", "session");
     const { polar } = setup(f);
@@ -269,6 +299,15 @@ describe("tools()", () => {
   });
 });
 
+test("the guarded tool set is a plain object: entries can be replaced and deleted", () => {
+  const f = fixture();
+  const out = createAiSdkGuard(f.guard).tools({ a: tool({ inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }) }) }) as Record<string, unknown>;
+  out.a = "mine";
+  expect(out.a).toBe("mine");
+  delete out.a;
+  expect(Object.keys(out)).toEqual([]);
+});
+
 describe("approvals() and respond(): answering the SDK's approval requests", () => {
   async function decided() {
     const f = fixture();
@@ -285,15 +324,18 @@ describe("approvals() and respond(): answering the SDK's approval requests", () 
       { type: "text", text: "hi" },
       null,
       "junk",
+      // An approval id that is not a string: no request the SDK would accept an answer to.
+      { type: "tool-approval-request", approvalId: 5, toolCall: { toolCallId: "b" } },
       { type: "tool-approval-request", approvalId: "p-a", toolCall: { toolCallId: "a", toolName: "update_reservation_flights" } },
       { type: "tool-approval-request", approvalId: "p-b", toolCall: { toolCallId: "b", toolName: "cancel_reservation" } },
       { type: "tool-approval-request", approvalId: "p-c", toolCall: { toolCallId: "c", toolName: "send_certificate" } },
       { type: "tool-approval-request", approvalId: "p-x", toolCall: { toolCallId: "x", toolName: "theirs" } },
-      { type: "tool-approval-request", approvalId: 5, toolCall: { toolCallId: "b" } },
       { type: "tool-approval-request", approvalId: "p-y", toolCall: { toolCallId: 7 } },
     ];
+    const vetoMessage = polar.decision("b")!.message;
     const p = polar.approvals(content);
-    expect(p.denied).toEqual([{ type: "tool-approval-response", approvalId: "p-b", approved: false, reason: expect.stringContaining("missing_entity") }]);
+    expect(p.denied).toEqual([{ type: "tool-approval-response", approvalId: "p-b", approved: false, reason: vetoMessage }]);
+    expect(p.denied[0].reason).toContain("missing_entity");
     expect(p.questions.map((q) => [q.approvalId, q.toolCallId, q.toolName])).toEqual([["p-c", "c", "send_certificate"]]);
     expect(p.questions[0].question).toContain("Do you confirm?");
     expect(p.questions[0].answer(true)).toEqual({ type: "tool-approval-response", approvalId: "p-c", approved: true });
@@ -306,6 +348,8 @@ describe("approvals() and respond(): answering the SDK's approval requests", () 
   test("reads the requests of response messages too (flat parts), with or without a tool name", async () => {
     const { polar } = await decided();
     const messages = [
+      // The step's own tool-call parts name the same calls (one even carries an approval id): they are not requests.
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "b", toolName: "cancel_reservation", input: {}, approvalId: "forged" }, { type: "tool-call", toolCallId: "c", toolName: "send_certificate", input: {} }] },
       { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "p-c", toolCallId: "c" }] },
       { role: "assistant", content: "text only" },
       { role: "tool", content: [null, { type: "tool-approval-request", approvalId: "p-b", toolCallId: "b", toolName: "cancel_reservation" }] },
@@ -352,6 +396,15 @@ describe("v7 toolApproval", () => {
     expect(contexts[0].userMessages).toEqual(["send it"]);
     expect(await polar.toolApproval({ toolCall: call, messages: [{ role: "user", content: "send it" }, request("c", "ap"), response("ap", true)] })).toEqual({ type: "approved" });
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+  });
+
+  test("a veto is denied with the guard's refusal as the reason, a question put with the guard's question", async () => {
+    const f = fixture();
+    const polar = createAiSdkGuard(f.guard);
+    const veto = await polar.toolApproval({ toolCall: { toolCallId: "b", toolName: calls.cancelMissing.name, input: calls.cancelMissing.arguments }, messages: [] });
+    expect(veto).toEqual({ type: "denied", reason: f.log[0].message });
+    const ask = await polar.toolApproval({ toolCall: { toolCallId: "c", toolName: calls.certificate.name, input: calls.certificate.arguments }, messages: [] });
+    expect(ask).toEqual({ type: "user-approval", reason: f.log[1].question });
   });
 });
 
