@@ -67,8 +67,7 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
   }
 
   /** An approved call that will not run after all: its execution leaves the forward sequence. */
-  function release(callId: unknown): void {
-    if (typeof callId !== "string") return;
+  function release(callId: string): void {
     const d = open.get(callId);
     if (d === undefined) return;
     open.delete(callId);
@@ -79,22 +78,24 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
    * The application's own input guardrail, run before the guard's: when it rejects the call or throws
    * (the runner then stops at it, so neither the guard's guardrail nor `execute` runs), the call the
    * guard approved in `needsApproval` never runs, so it is released instead of staying pending in
-   * every later check's forward sequence.
+   * every later check's forward sequence. (The runner always passes the tool call, and a guardrail's
+   * output is an object whose `behavior` may be absent: allow.)
    */
   function releasingOnReject(given: unknown): unknown {
-    const g = given as { run: (args: { toolCall?: { callId?: unknown } }) => unknown };
+    type Args = { toolCall: { callId: string } };
+    const g = given as { run: (args: Args) => unknown };
     return {
       ...g,
-      run: async (args: { toolCall?: { callId?: unknown } }) => {
+      run: async (args: Args) => {
         let out: unknown;
         try {
           out = await g.run(args);
         } catch (e) {
-          release(args?.toolCall?.callId);
+          release(args.toolCall.callId);
           throw e;
         }
-        const behavior = (out as { behavior?: { type?: unknown } } | null)?.behavior?.type;
-        if (behavior === "rejectContent" || behavior === "throwException") release(args?.toolCall?.callId);
+        const behavior = (out as { behavior?: { type?: unknown } }).behavior?.type;
+        if (behavior === "rejectContent" || behavior === "throwException") release(args.toolCall.callId);
         return out;
       },
     };

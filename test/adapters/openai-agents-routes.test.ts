@@ -59,6 +59,7 @@ describe("needsApproval: the guard decides once", () => {
     expect(polar.decision("c")?.route).toBe("ConsentEscalated");
     // Without a call id nothing is kept.
     await tools.update_reservation_flights.needsApproval(ctx, calls.editFlights.arguments);
+    expect(polar.decision(undefined as never)).toBeUndefined();
     expect(polar.decision("undefined")).toBeUndefined();
   });
 
@@ -96,6 +97,9 @@ describe("needsApproval: the guard decides once", () => {
     await tools.update_reservation_flights.needsApproval(undefined as never, calls.editFlights.arguments, "g");
     await tools.cancel_reservation.needsApproval(undefined as never, calls.cancelR1.arguments, "h");
     expect(contexts[7].turnCalls).toEqual([]);
+    await tools.update_reservation_flights.needsApproval(null as never, calls.editFlights.arguments, "i");
+    await tools.cancel_reservation.needsApproval(null as never, calls.cancelR1.arguments, "j");
+    expect(contexts[9]).toEqual({ userMessages: [], turnCalls: [] });
   });
 });
 
@@ -187,7 +191,9 @@ describe("execute", () => {
     expect(f.log[0].call).toMatchObject({ raw: JSON.stringify(calls.editFlights.arguments) });
     await tools.update_reservation_flights.execute(calls.editFlights.arguments);
     expect(f.log[1].call).toEqual({ name: "update_reservation_flights", arguments: calls.editFlights.arguments });
-    expect(f.ran).toEqual({ update_reservation_flights: 2 });
+    await tools.update_reservation_flights.execute(calls.editFlights.arguments, {}, {});
+    expect(f.log[2].call).toEqual({ name: "update_reservation_flights", arguments: calls.editFlights.arguments });
+    expect(f.ran).toEqual({ update_reservation_flights: 3 });
     await expect(tools.send_certificate.execute(calls.certificate.arguments)).rejects.toThrow(/Do you confirm/u);
   });
 
@@ -296,10 +302,24 @@ describe("an approved call that never runs is released (real runner)", () => {
     }
   });
 
-  test("the application's own guardrail allows it: it runs and is observed", async () => {
-    const { f } = await runWith({ name: "mine", run: async () => ({ behavior: { type: "allow" }, outputInfo: null }) });
-    expect(f.ran).toEqual({ update_reservation_flights: 1 });
-    expect(f.guard.pending()).toEqual([]);
-    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+  test("the application's own guardrail allows it (or says nothing of its behaviour): it runs once, decided once, and is observed", async () => {
+    for (const out of [{ behavior: { type: "allow" }, outputInfo: null }, { outputInfo: "no behavior: allow" }]) {
+      const { f, error } = await runWith({ name: "mine", run: async () => out });
+      expect(error).toBeNull();
+      expect(routes(f.log)).toEqual(["update_reservation_flights:Approved"]);
+      expect(f.ran).toEqual({ update_reservation_flights: 1 });
+      expect(f.guard.pending()).toEqual([]);
+      expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    }
+  });
+
+  test("the application's own guardrail rejecting a call the guard has not decided yet: its answer stands", async () => {
+    const f = fixture();
+    const polar = createAgentsGuard(f.guard);
+    const reject = { behavior: { type: "rejectContent", message: "not today" }, outputInfo: 1 };
+    const t = polar.tool({ name: "send_certificate", description: "x", parameters: { type: "object" as const, properties: {}, required: [], additionalProperties: true as const }, strict: false as const, execute: async () => "x", inputGuardrails: [{ name: "mine", run: async () => reject }] as never }) as unknown as Guarded;
+    expect(await t.inputGuardrails[0].run({ context: {}, toolCall: wire("never-decided", calls.certificate) })).toBe(reject);
+    expect(t.inputGuardrails[0].name).toBe("mine");
+    expect(f.log).toEqual([]);
   });
 });
