@@ -83,9 +83,11 @@ describe("approve and veto", () => {
   test("a handler that returns something other than a ToolMessage: returned as it is, observed as the result", async () => {
     const f = fixture("escalate", "session");
     const { wrap } = setup(f);
-    const command = { goto: "next", result: { reservation_id: "R1", flights: calls.editFlights.arguments.flights, status: "confirmed" } };
-    expect(await wrap(req(calls.editFlights, "t1"), async () => command)).toBe(command);
+    // Whatever its fields: only a ToolMessage's status says the tool failed.
+    const record = { reservation_id: "R1", flights: calls.editFlights.arguments.flights, status: "error" };
+    expect(await wrap(req(calls.editFlights, "t1"), async () => record)).toBe(record);
     expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
     // A veto's refusal through such a handler is its answer, with no status set on it.
     const plain = { answer: "stand-in result" };
     expect(await wrap(req(calls.cancelMissing, "t2"), async () => plain)).toEqual({ answer: "stand-in result" });
@@ -120,11 +122,12 @@ describe("what the guard is told", () => {
       new HumanMessage({ content: [{ type: "text", text: "to HAT009 " }, { type: "image_url", image_url: "data:," }, { type: "text", text: "please" }] }),
       { type: "human", content: ["plain ", "parts"] },
       { type: "human", content: 42 },
+      { type: "human", content: [null, "x", { type: "image_url" }] },
       ai("m1", "t1", "t2"),
     ];
     await wrap(req(calls.editFlights, "t1", messages), handlerFor(f));
     await wrap(req(calls.cancelR1, "t2", messages), handlerFor(f));
-    expect(contexts[0].userMessages).toEqual(["change my flight", "to HAT009 please", "plain parts", ""]);
+    expect(contexts[0].userMessages).toEqual(["change my flight", "to HAT009 please", "plain parts", "", "x"]);
     expect(contexts[1].turnCalls).toEqual([calls.editFlights]);
     expect(f.log[1].reason).toBe("overlap_conflict");
   });
@@ -168,6 +171,30 @@ describe("what the guard is told", () => {
     // An "ai" message whose tool_calls is not a list is no turn.
     await wrap(req(calls.cancelR1, "t3", [{ type: "ai", tool_calls: "t3" }]), handlerFor(f));
     expect(contexts[2].turnCalls).toEqual([]);
+  });
+
+  test("AI messages without ids are told apart by their tool call ids", async () => {
+    for (const [first, second] of [
+      [["t1"], ["t2"]],
+      [["ab", "c"], ["a", "bc"]],
+    ]) {
+      const f = fixture();
+      const { guard, contexts } = spied(f.guard);
+      const { wrap } = setup(f, guard);
+      await wrap(req(calls.editFlights, first[0], [{ type: "ai", tool_calls: first.map((id) => ({ id })) }]), handlerFor(f));
+      await wrap(req(calls.cancelR1, second[0], [{ type: "ai", tool_calls: second.map((id) => ({ id })) }]), handlerFor(f));
+      expect(contexts[1].turnCalls).toEqual([]);
+    }
+  });
+
+  test("only an AI message is a turn (another message naming the call is not)", async () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const { wrap } = setup(f, guard);
+    const junk = { type: "human", content: "x", tool_calls: [{ id: "t1" }, { id: "t2" }] };
+    await wrap(req(calls.editFlights, "t1", [junk]), handlerFor(f));
+    await wrap(req(calls.cancelR1, "t2", [junk]), handlerFor(f));
+    expect(contexts[1].turnCalls).toEqual([]);
   });
 });
 
