@@ -288,6 +288,8 @@ describe("tools()", () => {
     expect(out.client.description).toBe("runs on the client");
     expect(typeof out.client.needsApproval).toBe("function");
     expect("execute" in out.client).toBe(false);
+    // An entry that holds no tool is left out, not wrapped.
+    expect(polar.tools({ none: undefined, client } as unknown as ToolSet)).toEqual({ client: expect.objectContaining({ description: "runs on the client" }) });
     // Tools named like Object.prototype members are own tools too, defined as data (never a prototype).
     const own = JSON.parse('{"__proto__": 1, "constructor": 2}') as Record<string, unknown>;
     Object.defineProperty(own, "__proto__", { value: client, enumerable: true });
