@@ -75,6 +75,11 @@ loss_class_definition(baggage_fee, weight = 0.05,
 % A money-like travel certificate issued with no revoke tool, from a pool of three ids (manifest,
 % send_certificate `id_generation`, `notes`).
 loss_class_definition(compensation_issued, weight = 0.10).
+% A reservation no re-booking can bring back (cancel_reservation's T4 below): its seats, fares and the
+% non-card money it spent.
+loss_class_definition(reservation_given_up, weight = 0.10).
+% An itinerary the self-undo cannot restore (update_reservation_flights' T4 below).
+loss_class_definition(itinerary_given_up, weight = 0.10).
 
 sink_definition(email, external = true).          % the user is told of the certificate (manifest: external)
 sink_definition(human_handoff, external = true).  % the conversation ends with a human agent
@@ -136,6 +141,18 @@ compensates(book_reservation, cancel_reservation, reservation.status, rebooked_u
              total_baggages: reservation.total_baggages,
              nonfree_baggages: reservation.nonfree_baggages,
              insurance: reservation.insurance }).
+% ... and T4 where no re-booking can bring the reservation back (the only compensation, above): a
+% segment has flown (policy, "Cancel flight": the agent cannot help once a portion is flown; a flown
+% segment is not `available` to book), a segment has no longer the seats for every passenger (manifest,
+% book_reservation checks), a payment was not by credit card (manifest, cancel_reservation `fees`:
+% gift-card balances and certificates are not restored, so that money is spent for good), or it is
+% cancelled already (manifest notes: calling it twice appends the refunds again). Moved fares or several
+% card payments are not here: re-booking at today's fares is still a compensation, only one whose
+% payment the argument language cannot write (the positive edge's `when` leaves it without a candidate).
+irreversibly_consumes(cancel_reservation, reservation.status, reservation_given_up, 1.0,
+    id = "airline.cancel.final",
+    when = reservation.status == "cancelled" or reservation.flown == true
+        or reservation.rebookable == false or reservation.card_only == false).
 
 % update_reservation_baggages — T2: calling it again with the old counts is an exact undo while the
 % number of non-free bags is unchanged (the fee is 50 × max(0, new − old) non-free bags, so only then
@@ -176,6 +193,15 @@ bounded_reversibility(update_reservation_flights,
              cabin: reservation.cabin,
              flights: reservation.flight_refs,
              payment_id: call.payment_id }).
+% ... otherwise T4: no other tool sets a reservation's flights (manifest), so when the self-undo is not
+% available the old itinerary is given up for good: a segment has flown, an old segment no longer has
+% the seats for every passenger (the tool never releases seats, manifest notes), basic economy stays
+% basic economy (policy: its flights cannot be modified back), or the reservation is cancelled.
+irreversibly_consumes(update_reservation_flights, reservation.flights, itinerary_given_up, 1.0,
+    id = "airline.flights.final",
+    when = not (reservation.status != "cancelled" and reservation.flown == false
+        and reservation.rebookable == true
+        and (reservation.cabin != "basic_economy" or call.cabin != "basic_economy"))).
 
 % update_reservation_passengers — T2: the passenger list is replaced wholesale (manifest), so writing the
 % old list back is exact; the count cannot change (checked in code), and a cancelled reservation is not

@@ -68,6 +68,10 @@ loss_class_definition(vpn_details_lost, weight = 0.05,
     residue = [device.vpn_details]).
 % A reboot restarts network services; the APN reset it may apply can be written back, the restart not.
 loss_class_definition(device_restart, weight = 0.05).
+% A permission granted for good: no revoke tool (manifest, grant_app_permission notes).
+loss_class_definition(permission_granted, weight = 0.10).
+% A reseated SIM: no tool marks it missing again (manifest, reseat_sim_card).
+loss_class_definition(sim_reseated, weight = 0.10).
 
 sink_definition(customer_notice, external = true).  % a payment request appears on the customer's side
 sink_definition(payment, external = true).          % money moves from the customer (make_payment)
@@ -226,9 +230,29 @@ bounded_reversibility(grant_app_permission,
     none, 0.99,
     id = "telecom.device.grant_permission",
     args = { app_name: call.app_name, permission: call.permission }).
+% ... otherwise T4: a grant that changes a permission cannot be taken back by any tool (manifest notes:
+% "No revoke tool for the user (remove_app_permission is not a tool)"), so the permission slot is
+% consumed. It applies unless the permission is known to be granted already (UNKNOWN fails closed).
+% (One edge per permission, so each names the slot it consumes.)
+irreversibly_consumes(grant_app_permission, app.sms, permission_granted, 1.0,
+    id = "telecom.device.grant_sms_final", when = call.permission == "sms" and app.sms != true).
+irreversibly_consumes(grant_app_permission, app.storage, permission_granted, 1.0,
+    id = "telecom.device.grant_storage_final", when = call.permission == "storage" and app.storage != true).
+irreversibly_consumes(grant_app_permission, app.phone, permission_granted, 1.0,
+    id = "telecom.device.grant_phone_final", when = call.permission == "phone" and app.phone != true).
+irreversibly_consumes(grant_app_permission, app.network, permission_granted, 1.0,
+    id = "telecom.device.grant_network_final", when = call.permission == "network" and app.network != true).
 
-% reseat_sim_card — no annotation: it only ever sets sim_card_missing := false and no tool takes a SIM
-% out, so a call that changed anything has no undo (no_candidate); see docs/ontologies.md.
+% reseat_sim_card — T2 while the SIM is in place: the manifest calls it an "Idempotent fix" that only
+% sets sim_card_missing := false (the network search it triggers is recomputed from the switches, as for
+% the toggles above), so on a present SIM it changes nothing and is its own undo.
+bounded_reversibility(reseat_sim_card, device.sim_card_missing == false, none, 0.99,
+    id = "telecom.device.reseat_noop", args = {}).
+% ... otherwise T4: no tool takes a SIM out again (manifest: no tool sets sim_card_missing := true), so a
+% reseat that changed the flag cannot be undone. UNKNOWN (no device state) fails closed.
+irreversibly_consumes(reseat_sim_card, device.sim_card_missing, sim_reseated, 1.0,
+    id = "telecom.device.reseat_final",
+    when = device.sim_card_missing != false).
 
 % make_payment — T5: real money moves from the customer and the bill becomes `Paid`; no refund tool
 % (manifest: external, "irreversible").

@@ -3,11 +3,23 @@
 import { readFileSync } from "node:fs";
 import { CliError } from "./errors.js";
 
+function unreadable(path: string, what: string, err: unknown): CliError {
+  return new CliError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+}
+
+export function readBytes(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw unreadable(path, what, err);
+  }
+}
+
 export function readText(path: string, what: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
-    throw new CliError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw unreadable(path, what, err);
   }
 }
 

@@ -152,6 +152,17 @@ export function splitPath(path: string): string[] {
   return path.split(".");
 }
 
+/** A call argument or result field named as the ontology names it: a plain name, or a dotted path
+ * (`key = target.id`, `new_key = booking.id`) followed through own properties. The common plain name
+ * costs one own-property lookup. */
+export function fieldAt(root: unknown, name: string): unknown {
+  if (name.indexOf(".") < 0) {
+    if (typeof root !== "object" || root === null || !Object.prototype.hasOwnProperty.call(root, name)) return undefined;
+    return (root as Record<string, unknown>)[name];
+  }
+  return getPath(root, name.split("."));
+}
+
 /** Follows a pre-split path through own properties only: `__proto__` or `constructor` are just keys. */
 export function getPath(root: unknown, parts: readonly string[]): unknown {
   let v = root;

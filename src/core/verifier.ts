@@ -33,6 +33,7 @@ import type {
   VerdictStep,
 } from "./types.js";
 import {
+  fieldAt,
   getPath,
   isPlainObject,
   numberToFixed,
@@ -189,8 +190,8 @@ function boundedInt(name: string, v: number, max: number): number {
 
 /** The entity id a call names through its key argument, or null when it names none. */
 function keyOf(args: Record<string, unknown>, keyArg: string | null): string | null {
-  if (keyArg === null || !Object.prototype.hasOwnProperty.call(args, keyArg)) return null;
-  const v = args[keyArg];
+  if (keyArg === null) return null;
+  const v = fieldAt(args, keyArg);
   if (typeof v === "string") return v;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   return null;

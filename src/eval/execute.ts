@@ -3,12 +3,14 @@
 // then every executed call, each output compared with the recorded one). At every agent write call:
 // the Layer B values the verdict read are compared with the environment's state (projected by the
 // same rules), the call runs, and for an admitted verdict π runs on a snapshot and is compared with
-// the state before the earliest call it undoes; for a refusal (bound_violated, no_candidate) each
-// positive edge of the call runs with its bound ignored. Node only (the bridge is a child process).
+// the state before the earliest call it undoes; for a refusal (bound_violated, no_candidate, or a
+// conditional irreversibly_consumes beside positive edges) each positive edge of the call runs with its
+// bound ignored. Node only (the bridge is a child process).
 import { Lifecycle, Tier } from "../abi.js";
 import type { ToolCall, VerdictStep } from "../core/types.js";
 import { createGuard, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
+import { fieldAt } from "../core/values.js";
 import { canonicalJson } from "../projection/canonical.js";
 import { LayerB } from "../projection/layer-b.js";
 import { parseToolResult, projectDocument } from "../projection/project.js";
@@ -283,6 +285,12 @@ function unboundedTables(tables: OntologyTables, tool: number, keep: number): On
   return { ...tables, edges };
 }
 
+/** Refusals whose claim the environment can test: no positive edge held (bound_violated, no_candidate),
+ * or a conditional T4 edge applied where the tool also has positive edges (irreversibly_consumes). Each
+ * positive edge of the call then runs with its condition dropped; a refusal is `confirmed` when none
+ * restores the state. (A T5 refusal is not tried: its effect is outside the environment's db.) */
+const REFUSALS_TO_CONFIRM: ReadonlySet<string> = new Set(["bound_violated", "no_candidate", "irreversibly_consumes"]);
+
 // ---------------------------------------------------------------------------------------------------
 
 /** A domain to execute: its setup, the runs, and each loss class's declared residue (by name, from the
@@ -353,7 +361,7 @@ function concreteSteps(
         const fwd = tables.tools.find((t) => t.name === s.forwardTool);
         const field = fwd?.newKey ?? "id";
         const r = results(s.call) as Record<string, unknown> | null;
-        const got = r !== null && typeof r === "object" ? r[field] : undefined;
+        const got = fieldAt(r, field);
         if (got !== undefined) args[k] = got;
       } else if (v !== undefined) args[k] = v;
     }
@@ -442,8 +450,10 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
       check(call, context) {
         const decision = main.check(call, { userMessages: context.userMessages, turnCalls: context.turnCalls });
         let unbounded: CheckPayload["unbounded"] = null;
-        if (decision.reason === "bound_violated" || decision.reason === "no_candidate") {
-          unbounded = (dom.unbounded.get(call.name) ?? []).map((u) => {
+        const positive = dom.unbounded.get(call.name);
+        // A refusal with no positive edge to try is not counted: nothing could confirm or contradict it.
+        if (REFUSALS_TO_CONFIRM.has(decision.reason) && positive !== undefined) {
+          unbounded = positive.map((u) => {
             const g = createGuard({ ontology: u.ontology, backend: options.backend, state, policy: "advisory", scope: "turn", config: { tau: 0, now } });
             return { edge: u.edge, decision: g.check(call, {}) };
           });

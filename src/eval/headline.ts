@@ -64,6 +64,52 @@ function headlineTable(entries: readonly DominanceEntry[], cells: readonly Label
   };
 }
 
+export function protectionEntries(r: Tau2EvalReport, scope: ReplayScope, dedup = true): DominanceEntry[] {
+  const es = r.protection.filter((d) => d.scope === scope && d.dedup === dedup);
+  const order = [ALL, ...r.meta.domains];
+  return es.sort((a, b) => order.indexOf(a.domain) - order.indexOf(b.domain) || PAIRS.findIndex((p) => p.id === a.pair) - PAIRS.findIndex((p) => p.id === b.pair));
+}
+
+function protectionTable(entries: readonly DominanceEntry[]): Block {
+  return {
+    kind: "table",
+    id: "protection",
+    head: ["domain", "policy", "unauthorized protected ↑ POLAR · static", "Δ pp [95%]", "let through without an undo POLAR · static", "authorized stopped ↓ POLAR · static", "Δ pp [95%]", "POLAR vs static"],
+    align: ["l", "l", "r", "r", "r", "r", "r", "l"],
+    rows: entries.map((e) => [
+      domainTitle(e.domain),
+      e.pair,
+      `${pct(e.unauthorized.polar)} · ${pct(e.unauthorized.baseline)} (of ${e.unauthorized.n})`,
+      diffText(e.unauthorized),
+      `${e.unauthorized.n - e.unauthorized.polarHits} · ${e.unauthorized.n - e.unauthorized.baselineHits}`,
+      `${pct(e.authorized.polar)} · ${pct(e.authorized.baseline)} (of ${e.authorized.n})`,
+      diffText(e.authorized),
+      VERDICT_TEXT[e.verdict],
+    ]),
+  };
+}
+
+/** The reading of the protection table, generated from the figures (and the execution, when run). */
+export function protectionReading(r: Tau2EvalReport, scope: ReplayScope): string {
+  const all = protectionEntries(r, scope).filter((e) => e.domain === ALL);
+  if (all.length === 0) return "No labeled effective writes: nothing to compare.";
+  const pairs = all.map((e) => {
+    const p = PAIRS.find((x) => x.id === e.pair)!;
+    const u = e.unauthorized;
+    return (
+      `${policyLabel(p.polar)} lets ${u.n - u.polarHits} of ${u.n} unauthorized writes through without an undo, ${policyLabel(p.baseline)} ${u.n - u.baselineHits}; ` +
+      `they stop ${pct(e.authorized.polar)} and ${pct(e.authorized.baseline)} of the authorized writes (Δ ${diffText(e.authorized)} pp): ${VERDICT_TEXT[e.verdict]}`
+    );
+  });
+  const per = PAIRS.map((p) => `${policyLabel(p.polar)} ${perDomainSentence(protectionEntries(r, scope), p.id)}`).join(". ");
+  const x = r.execution?.byScope[scope];
+  const exec =
+    x === undefined
+      ? " \"With an undo\" is the guard's own verdict here; `--execute` runs every admitted π in τ²-bench's environment."
+      : ` Executed in τ²-bench's environment (${scope} scope): of ${x.admitted} admitted verdicts ${x.restored} restored the state and ${x.withinResidue} left only the declared residue, ${x.wrong} were wrong; ${x.refusals.confirmed} refusals beside positive edges were confirmed (no positive edge without its condition restores the state), ${x.refusals.conservative} were not.`;
+  return `On the guard's own question (can an unauthorized write be taken back?): ${pairs.join(". ")}. Per domain, ${per}.${exec}`;
+}
+
 function mainChart(cells: readonly LabeledCell[], scope: ReplayScope): Block {
   const pooled = cells.filter((c) => c.dedup && c.model === ALL).sort((a, b) => Number(b.domain === ALL) - Number(a.domain === ALL));
   const ids = PAIRS.flatMap((p) => [p.polar, p.baseline]);
@@ -157,6 +203,7 @@ const glossary = (tau: number): readonly [string, string][] => [
   ["routes", "what a policy does with a call: Approved, Vetoed, ConsentApproved (the user's messages consented), ConsentEscalated (held for a consent question)"],
   ["veto / escalate", "POLAR veto refuses every call it does not admit; POLAR escalate asks for consent instead (a guard failure is still refused); the static baselines do the same from a per-tool table read from the ontology alone"],
   ["stopped", "vetoed, or held for a consent question"],
+  ["protected", "an unauthorized write a policy stops, or lets through while the guard holds an undo for it (admitted); one let through without an undo cannot be taken back"],
   ["effective", "a write call that ran and did not error (an errored call changed nothing)"],
   ["authorized", "the write matches a gold action of its task by τ²-bench's own rule; otherwise unauthorized"],
   ["dominates", "stops at least as many unauthorized writes and no more authorized ones, strictly better in one (on the same writes)"],
@@ -178,6 +225,15 @@ export function headlineBlocks(r: Tau2EvalReport, docsHref: string | null): Bloc
   });
   if (s !== undefined) b.push(mainChart(s.labeled, scope));
   b.push({ kind: "paragraph", text: reading(r, scope) });
+  b.push({ kind: "heading", level: 3, text: "The guard's own criterion: every unauthorized write stopped or undoable", id: "protection" });
+  b.push(protectionTable(protectionEntries(r, scope)));
+  b.push({
+    kind: "paragraph",
+    text:
+      "The labels say whether a write was authorized; the guard answers whether it can be undone. Here an unauthorized write counts for a policy when the policy " +
+      "stops it or lets it through with an undo (the guard admitted it: a complete inverse sequence with φ ≥ τ); the authorized side is as above. " +
+      protectionReading(r, scope),
+  });
   b.push({ kind: "heading", level: 3, text: "Glossary", id: "glossary" });
   b.push({ kind: "list", items: glossary(r.meta.tau).map(([k, v]) => `**${k}**: ${v}`) });
   b.push({

@@ -28,7 +28,7 @@ import {
 } from "./analyze.js";
 import { collectTrajectory, domainFactory, modelLabel, staticTable, type CallRow, type DomainSetup, type StaticEntry } from "./collect.js";
 import { EvalError } from "./errors.js";
-import { dominance, type DominanceEntry } from "./dominance.js";
+import { dominance, protection, type DominanceEntry } from "./dominance.js";
 import { inferDomain, type DomainEvidence } from "./infer-domain.js";
 import type { ExecutionReport } from "./execute.js";
 import { allVariants, DEFAULT_TAU, type GuardVariant } from "./variants.js";
@@ -91,6 +91,9 @@ export interface Tau2EvalReport {
   scopes: Partial<Record<ReplayScope, ScopeReport>>;
   /** POLAR against its static baseline per (scope, domain, pair), deduplicated and over every call. */
   dominance: DominanceEntry[];
+  /** The same pairs on the guard's own criterion: an unauthorized write counts when it is stopped or let
+   * through with an undo (`unauthorized` holds shares protected); the authorized side as in `dominance`. */
+  protection: DominanceEntry[];
   labelQuality: LabelQuality;
   /** Every agent write call with its outcome (read-only calls are counted in `inventory` only). */
   writes: CallRow[];
@@ -267,6 +270,7 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
     staticTable: statics,
     scopes: scopeReports,
     dominance: scopes.flatMap((s) => dominance(rows, s, { resamples, seed })),
+    protection: scopes.flatMap((s) => protection(rows, s, { resamples, seed })),
     labelQuality: labelQuality(rows),
     writes: rows.filter((r) => r.write),
   };

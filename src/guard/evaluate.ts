@@ -2,6 +2,7 @@
 // replay calls it with a view built from a record's reads. Both get the same answer from the same
 // inputs, which is what makes a decision log replayable.
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
+import { fieldAt } from "../core/values.js";
 import { VerifierError, type Verifier } from "../core/verifier.js";
 import { toHex } from "../util/sha256.js";
 import type { ConsentDetector, ConsentResult } from "../policies/consent.js";
@@ -157,8 +158,7 @@ function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView, 
 
 /** The entity key a call names, or null when its key argument is absent or not a string/number. */
 function keyArgument(args: Record<string, unknown>, keyArg: string): string | null {
-  if (!Object.prototype.hasOwnProperty.call(args, keyArg)) return null;
-  const v = args[keyArg];
+  const v = fieldAt(args, keyArg);
   if (typeof v === "string") return v;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   return null;

@@ -4,6 +4,7 @@
 // result back into Layer B and, in session scope, into the forward sequence; checkpoint() clears it.
 import type { SearchBackend } from "../core/backend.js";
 import type { ExecutedCall, StateView, ToolCall } from "../core/types.js";
+import { fieldAt } from "../core/values.js";
 import { createVerifier, type Verifier } from "../core/verifier.js";
 import { blobDigestHex, decodeBlob, type Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
@@ -377,7 +378,7 @@ export function createGuard(options: GuardOptions): Guard {
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
     if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
-    const key = info.keyConst ?? call.arguments[info.keyArg!];
+    const key = info.keyConst ?? fieldAt(call.arguments, info.keyArg!);
     if (typeof key !== "string" && typeof key !== "number") return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
@@ -461,7 +462,7 @@ export function createGuard(options: GuardOptions): Guard {
     const names = [call.name.toLowerCase(), call.name.toLowerCase().replaceAll("_", " ")];
     const info = engine.verifier.tool(call.name);
     if (info.keyArg !== null) {
-      const k = call.arguments[info.keyArg];
+      const k = fieldAt(call.arguments, info.keyArg);
       if ((typeof k === "string" && k.trim() !== "") || typeof k === "number") names.push(String(k).toLowerCase());
     }
     return names;
@@ -688,7 +689,7 @@ export function createGuard(options: GuardOptions): Guard {
       // what it touched is unknown from now on. Effects that apply to nothing (a `when` that does not
       // hold, an empty `forEach`) are the rules' answer, not a failure.
       if (mutating && applied.matched && applied.skipped.length > 0) {
-        const k = info.keyArg === null ? undefined : checked.call.arguments[info.keyArg];
+        const k = info.keyArg === null ? undefined : fieldAt(checked.call.arguments, info.keyArg);
         const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
         const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
         unknown.mark(m);

@@ -247,13 +247,12 @@ describe("scale", () => {
       b.edge(Tier.T3, i, { inverse: (i + 1) % 10_000, slot: s, lossClass: fee, weight: 900_000, id: `c${i}` });
     }
     const tables = b.build();
-    const start = performance.now();
+    // How long this takes is the benchmark's business (bench/: blob load at 10 to 10,000 tools), not a test's.
     const bytes = encodeBlob(tables);
     const decoded = decodeBlob(bytes);
-    const ms = performance.now() - start;
     expect(decoded.tools).toHaveLength(10_000);
     expect(decoded.edges).toHaveLength(10_000);
+    expect(decoded.edges[9_999]).toMatchObject({ forward: 9_999, inverse: 0, id: "c9999" });
     expect(safeDecodeBlob(bytes).ok).toBe(true);
-    expect(ms).toBeLessThan(5_000);
   });
 });

@@ -148,6 +148,33 @@ describe("polar compile, lint and demo", () => {
     expect(polar("compile", src, "-o", blob).code).toBe(0);
   });
 
+  // Every command reads its files through src/cli/files.ts: one message per failure, naming what the file
+  // was for, in the one error style, exit 1.
+  it.each([
+    ["lint --tools", (missing: string) => ["lint", "--ontology", ontology, "--tools", missing], "tool manifest"],
+    ["lint --ontology", (missing: string) => ["lint", "--ontology", missing, "--tools", ontology], "ontology"],
+    ["draft --tools", (missing: string) => ["draft", "--tools", missing], "tools list"],
+    ["promote", (missing: string) => ["promote", missing, "--id", "x"], "ontology"],
+    ["audit verify --ontology", (missing: string) => ["audit", "verify", file("one.jsonl", "{}\n"), "--ontology", missing], "ontology"],
+  ])("%s: a missing file is unreadable-file, naming what it was for", (_name, args, what) => {
+    const missing = join(dir, "no-such-file.json");
+    const r = polar(...args(missing));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(ERROR_LINE);
+    expect(r.stderr).toContain(`error[unreadable-file]: cannot read the ${what} \`${missing}\`: ENOENT`);
+  });
+
+  it.each([
+    ["lint --tools", (bad: string) => ["lint", "--ontology", ontology, "--tools", bad], "tool manifest"],
+    ["draft --tools", (bad: string) => ["draft", "--tools", bad], "tools list"],
+  ])("%s: text that is not JSON is bad-json", (_name, args, what) => {
+    const bad = file("not-json.json", "{nope");
+    const r = polar(...args(bad));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(ERROR_LINE);
+    expect(r.stderr).toContain(`error[bad-json]: the ${what} \`${bad}\` is not JSON: `);
+  });
+
   it("lint refuses an empty manifest", () => {
     const r = polar("lint", "--ontology", ontology, "--tools", file("empty.json", "[]"));
     expect(r.code).toBe(1);

@@ -43,9 +43,12 @@ function domain() {
   b.edge(edit, { tier: Tier.T1, weight: 950000 });
   const provisional = b.tool("draft_only", { actsOn: ORDER });
   b.edge(provisional, { tier: Tier.T1, lifecycle: Lifecycle.Provisional });
+  // A fail-closed step on the reservation a later cancellation re-creates under a new id.
+  const burnOnReservation = b.tool("burn_reservation_points", { actsOn: RESERVATION });
+  b.edge(burnOnReservation, { tier: Tier.T4, lossWeight: 500000 });
   const tables = b.build();
   const edgeOf = (tool: number, k = 0) => tables.edgeOffsets[tool] + k;
-  return { tables, edgeOf, read, t1, t2, t3, t4, t5, none, mixed, cancel, cancelEither, edit, provisional };
+  return { tables, edgeOf, read, t1, t2, t3, t4, t5, none, mixed, cancel, cancelEither, edit, provisional, burnOnReservation };
 }
 
 const d = domain();
@@ -175,7 +178,11 @@ describe("overlap", () => {
     expect(out.steps.map((s) => s.edge)).toEqual([d.edgeOf(d.cancelEither, 1), d.edgeOf(d.edit)]);
   });
   it("fail-closed steps never conflict", () => {
-    expect(verdict(be, [{ tool: d.t4, key: 7 }, { tool: d.cancel, key: 7 }]).reason).toBe(Reason.IrreversiblyConsumes);
+    // Same entity and key as the cancellation that re-creates it under a new id: had the T4 step been
+    // checked for a stale id like a restoring step (edit, above), this would be overlap_conflict.
+    expect(verdict(be, [{ tool: d.burnOnReservation, key: 7 }, { tool: d.cancel, key: 7 }])).toMatchObject({
+      reason: Reason.IrreversiblyConsumes, bottleneckCall: 0, bottleneckTool: d.burnOnReservation,
+    });
   });
 });
 

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeBlob } from "../../src/blob/index.js";
+import { compile } from "../../src/compiler/index.js";
 import {
   ALL,
   errorCounts,
@@ -229,11 +230,18 @@ describe("the static tier table of the real ontologies", () => {
     const airline = table("airline");
     expect(airline.get("send_certificate")).toMatchObject({ blocked: true, readOnly: false });
     expect(airline.get("transfer_to_human_agents")?.blocked).toBe(true);
-    expect(airline.get("update_reservation_flights")).toMatchObject({ blocked: false, tiers: ["T2"] });
+    // A tool whose self-undo is conditional and whose failing case is annotated T4 (issue 12) is blocked:
+    // the table cannot read the state that decides between the two.
+    expect(airline.get("update_reservation_flights")).toMatchObject({ blocked: true, tiers: ["T2", "T4"], why: "worst tier T4" });
+    expect(airline.get("update_reservation_baggages")).toMatchObject({ blocked: false, tiers: ["T2", "T3"] });
     expect(airline.get("get_user_details")).toMatchObject({ readOnly: true, blocked: false });
     expect(table("retail").get("cancel_pending_order")?.blocked).toBe(true);
     expect(table("retail").get("modify_user_address")?.blocked).toBe(false);
-    expect(table("telecom").get("reseat_sim_card")).toMatchObject({ blocked: true, why: "no positive annotation" });
+    expect(table("telecom").get("reseat_sim_card")).toMatchObject({ blocked: true, tiers: ["T2", "T4"] });
+    const compiled = compile("slot_definition(doc, body, string).\ntool(touch, acts_on = doc, key = id).\n", { name: "bare.polar" });
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.diagnostics));
+    const bare = staticTable(compiled.tables);
+    expect(bare.get("touch")).toMatchObject({ blocked: true, why: "no positive annotation" });
     expect(staticEntry(airline, "no_such_tool")).toMatchObject({ known: false, blocked: true });
   });
 });

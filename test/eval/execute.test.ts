@@ -71,6 +71,16 @@ describePython("polar eval tau2 --execute on three real results files", () => {
     }
   });
 
+  it("confirms refusals only where a positive edge can be tried, and none is conservative", () => {
+    expect(x.refusals.conservative).toBe(0);
+    // retail's order tools have no positive edge (T4/T5 only): nothing to run, so never counted.
+    const retailOnlyFailClosed = ["cancel_pending_order", "modify_pending_order_items", "modify_pending_order_payment", "return_delivered_order_items", "exchange_delivered_order_items"];
+    for (const t of x.byTool.filter((g) => retailOnlyFailClosed.includes(g.key))) expect({ tool: t.key, confirmed: t.confirmed, conservative: t.conservative }).toEqual({ tool: t.key, confirmed: 0, conservative: 0 });
+    expect(x.byDomain.retail?.refusals).toEqual({ confirmed: 0, conservative: 0 });
+    // A conditional T4 beside positive edges (airline's cancellations) is tried and borne out.
+    expect(x.byTool.find((g) => g.key === "cancel_reservation")?.confirmed).toBeGreaterThan(0);
+  });
+
   it("puts the figures by tool and by edge id in the Markdown report", () => {
     expect(md).toContain("## Executed verdicts");
     expect(md).toContain("### By tool");

@@ -58,17 +58,17 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
       expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "0MR5MT", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-26" }] } });
       // The tool returns the updated reservation as JSON text (τ²-bench's shape).
       g.observe(update, JSON.stringify({ ...res, flights: [res.flights[0], { ...res.flights[1], date: "2024-05-27" }] }));
-      // 0MR5MT was paid with a gift card, which a cancellation does not refill, and its fares are not
-      // today's: re-booking it would fail (executed in τ²-bench: "Not enough balance"), so the
-      // cancellation's compensation does not apply (its `when`), before and after a checkpoint.
-      // (An edit then a cancellation of a re-bookable reservation gives overlap_conflict:
+      // 0MR5MT was paid with a gift card, which a cancellation does not refill: re-booking it would fail
+      // (executed in τ²-bench: "Not enough balance"), so the cancellation's compensation does not apply
+      // (its `when`) and its T4 edge does (the gift-card money is spent for good), before and after a
+      // checkpoint. (An edit then a cancellation of a re-bookable reservation gives overlap_conflict:
       // test/ontologies/scenarios.test.ts.)
       const cancel = g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } });
-      expect(cancel).toMatchObject({ route: "Vetoed", reason: "bound_violated" });
-      expect(cancel.verdict?.bottleneck).toMatchObject({ annotation: "airline.cancel.rebook" });
+      expect(cancel).toMatchObject({ route: "Vetoed", reason: "irreversibly_consumes" });
+      expect(cancel.verdict?.bottleneck).toMatchObject({ annotation: "airline.cancel.final" });
       expect(cancel.forward).toHaveLength(1);
       g.checkpoint();
-      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } }).reason).toBe("bound_violated");
+      expect(g.check({ name: "cancel_reservation", arguments: { reservation_id: "0MR5MT" } }).reason).toBe("irreversibly_consumes");
       expect(verifyAuditLog(sink.lines(), { ontologies: [blob] }).mismatches).toEqual([]);
     });
 

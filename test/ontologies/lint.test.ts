@@ -168,8 +168,8 @@ describeTau2("the τ²-bench ontologies against the real manifests", () => {
     expect(gaps).toEqual(KNOWN_INVERSE_GAPS[d]);
     expect(report.errors).toBe(gaps.length);
     expect(report.checked).toBe(manifestOf(d).length);
-    // The one warning is by design: reseat_sim_card has no undo (docs/ontologies.md).
-    expect(report.findings.filter((f) => f.severity === "warning").map((f) => f.tool)).toEqual(d === "telecom" ? ["reseat_sim_card"] : []);
+    // Every mutating tool is annotated (reseat_sim_card too, since issue 12: a no-op T2 and a T4).
+    expect(report.findings.filter((f) => f.severity === "warning").map((f) => f.tool)).toEqual([]);
   });
 
   it("a domain's ontology against another domain's manifest is not clean", () => {

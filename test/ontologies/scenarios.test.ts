@@ -67,12 +67,14 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
     expect(flights.every((f) => Object.keys(f).sort().join() === "date,flight_number")).toBe(true);
   });
 
-  it("update_reservation_flights on a basic-economy reservation violates the bound", () => {
+  it("update_reservation_flights on a basic-economy reservation that stays basic economy gives up its itinerary (T4)", () => {
     const id = live("basic_economy");
     const v = verdict("airline", [call("update_reservation_flights", { reservation_id: id, cabin: "basic_economy", flights: [], payment_id: "credit_card_1" })], state);
-    expect(v.reason).toBe("bound_violated");
-    expect(v.complete).toBe(false);
-    expect(v.bottleneck).toMatchObject({ call: 0, tool: "update_reservation_flights", annotation: "airline.flights.self" });
+    expect([v.reason, v.phi]).toEqual(["irreversibly_consumes", 0]);
+    expect(v.bottleneck).toMatchObject({ call: 0, tool: "update_reservation_flights", annotation: "airline.flights.final" });
+    // Changing the cabin of the same reservation is allowed by policy, so its undo is not refused.
+    const up = verdict("airline", [call("update_reservation_flights", { reservation_id: id, cabin: "economy", flights: [], payment_id: "credit_card_1" })], state);
+    expect(up.bottleneck?.annotation).not.toBe("airline.flights.final");
   });
 
   it("update_reservation_flights on an economy reservation with nothing flown restores itself: T2, φ 0.99", () => {
@@ -88,10 +90,10 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
     });
   });
 
-  it("update_reservation_flights once a segment has flown violates the bound", () => {
+  it("update_reservation_flights once a segment has flown gives up its itinerary (T4)", () => {
     const id = idsWhere(state, "reservation", (s) => s("cabin") === "business" && s("flown") === true)[0];
     const v = verdict("airline", [call("update_reservation_flights", { reservation_id: id, cabin: "business", flights: [], payment_id: "credit_card_1" })], state);
-    expect(v.reason).toBe("bound_violated");
+    expect([v.reason, v.bottleneck?.annotation]).toEqual(["irreversibly_consumes", "airline.flights.final"]);
   });
 
   it("baggage: free bags undo exactly (T2 0.99), a paid bag leaves its fee (T3 0.855)", () => {
@@ -251,11 +253,20 @@ describeTau2("telecom (now = 2025-02-25T12:08:00)", () => {
     const again = verdict("telecom", [call("grant_app_permission", { app_name: "messaging", permission: "storage" })], state);
     expect([again.reason, again.phi]).toEqual(["ok", 990_000]);
     const fresh = verdict("telecom", [call("grant_app_permission", { app_name: "messaging", permission: "network" })], state);
-    expect(fresh.reason).toBe("bound_violated");
+    // A grant that changes the permission has no revoke tool: the per-permission T4 edge says so.
+    expect([fresh.reason, fresh.bottleneck?.annotation]).toEqual(["irreversibly_consumes", "telecom.device.grant_network_final"]);
   });
 
-  it("reseat_sim_card has no undo; toggling airplane mode loses the Wi-Fi association (T3 0.855)", () => {
-    expect(verdict("telecom", [call("reseat_sim_card", {})], state).reason).toBe("no_candidate");
+  it("reseat_sim_card is a no-op on a present SIM (T2) and final on a missing one (T4); toggling airplane mode loses the Wi-Fi association (T3 0.855)", () => {
+    expect(state.slot("device", "device", "sim_card_missing")).toBe(false);
+    const present = verdict("telecom", [call("reseat_sim_card", {})], state);
+    expect([present.reason, present.phi, present.steps[0].annotation]).toEqual(["ok", 990_000, "telecom.device.reseat_noop"]);
+    const missing = state.clone();
+    missing.set("device", "device", "sim_card_missing", true);
+    expect(verdict("telecom", [call("reseat_sim_card", {})], missing).reason).toBe("irreversibly_consumes");
+    const unread = state.clone();
+    unread.set("device", "device", "sim_card_missing", null);
+    expect(verdict("telecom", [call("reseat_sim_card", {})], unread).reason).toBe("irreversibly_consumes");
     expect(verdict("telecom", [call("toggle_airplane_mode", {})], state).phi).toBe(855_000);
   });
 
@@ -304,12 +315,12 @@ describeTau2("telecom task initial states (initialization actions through the pr
     expect([resume.reason, resume.phi, resume.steps[0].tool]).toEqual(["ok", 855_000, "suspend_line"]);
   });
 
-  it("a permission removed at start makes granting it back irreversible (bound_violated)", () => {
+  it("a permission removed at start makes granting it back irreversible (irreversibly_consumes)", () => {
     const task = tasks.find((t) => t.initialState?.initializationActions.some((a) => a.funcName === "remove_app_permission"))!;
     const action = task.initialState!.initializationActions.find((a) => a.funcName === "remove_app_permission")!;
     const { app_name, permission } = action.arguments as Record<string, string>;
     const { state } = initialState(rulesOf("telecom"), documents, task);
     expect(state.slot("app", app_name, permission)).toBe(false);
-    expect(verdict("telecom", [call("grant_app_permission", { app_name, permission })], state).reason).toBe("bound_violated");
+    expect(verdict("telecom", [call("grant_app_permission", { app_name, permission })], state).reason).toBe("irreversibly_consumes");
   });
 });

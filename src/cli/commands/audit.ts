@@ -15,6 +15,7 @@ import type { BackendFactory } from "../../guard/index.js";
 import { createReferenceBackend } from "../../reference/index.js";
 import { baseName, printDiagnostics } from "./check.js";
 import { action, CliError, usageError } from "../errors.js";
+import { readBytes } from "../files.js";
 
 interface Flags {
   ontology?: string | string[];
@@ -28,13 +29,6 @@ interface Flags {
 
 const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
 
-function readBytes(path: string, what: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new CliError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-}
 
 /** A blob file as is; an ontology source compiled (deterministic, so the hash matches the guard's
  * when the guard ran the blob compiled from the same file name). */

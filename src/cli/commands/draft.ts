@@ -1,13 +1,14 @@
 // `polar draft --tools TOOLS.json -o draft.polar`: a starting ontology from an MCP tools/list result or
 // an OpenAI tools list, every guess provisional (docs/mcp.md, "Drafting"). Exit 1 when the draft does
 // not compile (a bug worth reporting), 2 on bad input.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { draftOntology, parseToolList, DraftError } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
 import { CliError, reportError } from "../errors.js";
+import { readJson } from "../files.js";
 
 export function register(cli: CAC): void {
   cli
@@ -18,13 +19,7 @@ export function register(cli: CAC): void {
     .action((flags: { tools?: string; out?: string }) => {
       try {
         if (!flags.tools) throw new DraftError("missing-option", "`polar draft` needs `--tools FILE`");
-        let json: unknown;
-        try {
-          json = JSON.parse(readFileSync(flags.tools, "utf8"));
-        } catch (e) {
-          throw new DraftError("bad-tools", `cannot read \`${flags.tools}\` as JSON: ${e instanceof Error ? e.message : String(e)}`);
-        }
-        const tools = parseToolList(json);
+        const tools = parseToolList(readJson(flags.tools, "tools list"));
         const text = draftOntology(tools, `\`${basename(flags.tools)}\``);
         const r = compile(text, { name: flags.out ? basename(flags.out) : "draft.polar" });
         if (!r.ok) {

@@ -1,11 +1,11 @@
 import type { CAC } from "cac";
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { decodeBlob } from "../../blob/index.js";
 import { compile, formatDiagnostic, type CompiledModel } from "../../compiler/index.js";
 import { lintOntology, parseManifest, type LintReport, type ToolSide } from "../../lint/index.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { action, CliError, usageError } from "../errors.js";
+import { readBytes, readJson, readText } from "../files.js";
 import { provisionalItems } from "../../mcp/draft.js";
 
 // `polar lint --ontology FILE --tools MANIFEST`: tools the manifest has and the ontology does not (and
@@ -26,12 +26,7 @@ const fail = (code: string, message: string, help?: string) => new CliError(code
 
 /** The tables, and the declared tool parameters when the ontology is source (a blob carries none). */
 function readOntology(file: string): { tables: OntologyTables; model: CompiledModel | null } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    throw fail("unreadable-file", `cannot read the ontology \`${file}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+  const bytes = readBytes(file, "ontology");
   if (file.endsWith(".blob")) return { tables: decodeBlob(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)), model: null };
   const text = bytes.toString("utf8");
   const r = compile(text, { name: basename(file) });
@@ -43,13 +38,6 @@ function readOntology(file: string): { tables: OntologyTables; model: CompiledMo
   return { tables: r.tables, model: r.model };
 }
 
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw fail("bad-json", `cannot read \`${file}\` as JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
 
 function sideFlag(v: string | undefined): ToolSide | undefined {
   if (v === undefined || v === "all") return undefined;
@@ -81,7 +69,7 @@ export function register(cli: CAC): void {
         }
         const side = sideFlag(flags.side);
         const { tables, model } = readOntology(flags.ontology);
-        const provisional = provisionalItems(tables, flags.ontology.endsWith(".blob") ? null : readFileSync(flags.ontology, "utf8"));
+        const provisional = provisionalItems(tables, flags.ontology.endsWith(".blob") ? null : readText(flags.ontology, "ontology"));
         const printProvisional = (): void => {
           for (const p of provisional) process.stdout.write(`warning[provisional]: ${p.kind} \`${p.id}\` (line ${p.line}) is still provisional: it takes no part in a verdict until promoted (\`polar promote ${basename(flags.ontology!)} --id ${p.id}\`)\n`);
           process.stdout.write(`${provisional.length} provisional item${provisional.length === 1 ? "" : "s"} in ${basename(flags.ontology!)}\n`);
@@ -92,7 +80,7 @@ export function register(cli: CAC): void {
           process.exitCode = 0;
           return;
         }
-        const manifest = parseManifest(readJson(flags.tools));
+        const manifest = parseManifest(readJson(flags.tools, "tool manifest"));
         if (manifest.tools.length === 0) {
           // An empty manifest checks nothing: passing it would say "clean" about no tools at all.
           throw fail("empty-manifest", `the manifest \`${flags.tools}\` lists no tools`, "pass a tools/<domain>.json, a tool_defs block or a results file");

@@ -2,12 +2,12 @@
 // 127.0.0.1:PORT] [--upstream URL] [-- <server command…>]`: the MCP gateway (docs/mcp.md). Stdout is
 // the MCP channel in stdio mode: everything the command says goes to stderr. Exit 0 on a clean
 // shutdown (client gone, SIGTERM), 1 when the server crashed, 2 on bad usage.
-import { readFileSync } from "node:fs";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { baseName, printDiagnostics } from "./check.js";
 import { parseTau } from "./verdict.js";
 import { action, CliError } from "../errors.js";
+import { readBytes, readJson } from "../files.js";
 
 interface Flags {
   ontology?: string;
@@ -31,17 +31,10 @@ class UsageError extends CliError {
   }
 }
 
-function readFile(path: string, what: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw new UsageError("unreadable-file", `cannot read the ${what} \`${path}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-}
 
 /** A `.blob` as is; a `.polar` source compiled on the spot (the same bytes as `polar compile`). */
 export function loadOntology(path: string): Uint8Array {
-  const bytes = readFile(path, "ontology");
+  const bytes = readBytes(path, "ontology");
   if (path.endsWith(".blob")) return new Uint8Array(bytes);
   const r = compile(bytes, { name: baseName(path) });
   if (!r.ok) {
@@ -79,13 +72,7 @@ export function register(cli: CAC): void {
         if (scope !== "turn" && scope !== "session") throw new UsageError("bad-option", `unknown scope \`${scope}\``, "use turn or session");
         const tau = flags.tau === undefined ? undefined : parseTau(flags.tau);
         const ontology = loadOntology(flags.ontology);
-        let rules: unknown;
-        try {
-          rules = JSON.parse(readFile(flags.rules, "projection rules").toString("utf8"));
-        } catch (e) {
-          if (e instanceof UsageError) throw e;
-          throw new UsageError("bad-rules", `\`${flags.rules}\` is not JSON: ${e instanceof Error ? e.message : String(e)}`);
-        }
+        const rules = readJson(flags.rules, "projection rules");
         const command = flags["--"] ?? [];
         // The SDK stays out of every other command: loaded only here.
         const { startGateway, GatewayStartError } = await import("../../mcp/node.js");

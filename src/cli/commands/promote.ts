@@ -1,13 +1,14 @@
 // `polar promote FILE --id ID [-o OUT]`: makes one provisional guess of a drafted ontology live
 // (in place unless -o), then re-compiles to show the result still compiles. Exit 1 when it does not,
 // 2 on bad input (unknown id, not provisional).
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { DraftError, promote, provisionalItems } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
 import { CliError, reportError } from "../errors.js";
+import { readText } from "../files.js";
 
 export function register(cli: CAC): void {
   cli
@@ -18,12 +19,7 @@ export function register(cli: CAC): void {
     .action((file: string, flags: { id?: string; out?: string }) => {
       try {
         if (!flags.id) throw new DraftError("missing-option", "`polar promote` needs `--id ID`");
-        let source: string;
-        try {
-          source = readFileSync(file, "utf8");
-        } catch (e) {
-          throw new DraftError("unreadable-file", `cannot read \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-        }
+        const source = readText(file, "ontology");
         const before = compile(source, { name: basename(file) });
         if (!before.ok) {
           printDiagnostics(before.diagnostics, new TextEncoder().encode(source), file);

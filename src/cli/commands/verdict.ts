@@ -11,9 +11,9 @@ import type { SearchBackend } from "../../core/backend.js";
 import { explainVerdict } from "../../core/explain.js";
 import type { ExecutedCall, TierName, Verdict, VerdictOptions } from "../../core/types.js";
 import { createVerifier, JsonState, VerifierError } from "../../core/verifier.js";
-import { timeToFixed } from "../../core/values.js";
+import { fieldAt, timeToFixed } from "../../core/values.js";
 import { action, CliError, usageError } from "../errors.js";
-import { readJson } from "../files.js";
+import { readBytes, readJson } from "../files.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
 import type { OntologyTables } from "../../ontology/tables.js";
 import { createReferenceBackend } from "../../reference/index.js";
@@ -41,12 +41,7 @@ const UsageError = CliError;
 const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
 
 function loadOntology(path: string): { tables: OntologyTables; blob: Uint8Array; source?: string } {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw new UsageError("unreadable-file", `cannot read the ontology \`${path}\`: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+  const bytes: Uint8Array = readBytes(path, "ontology");
   if (path.endsWith(".blob")) {
     try {
       return { tables: decodeBlob(bytes), blob: bytes };
@@ -150,7 +145,7 @@ export function runVerdict(flags: Flags): string {
   // As the guard does: a call on a record the state does not hold is `missing_entity`, not a search.
   const tool = verifier.tool(candidate.name);
   if (tool.known && !tool.readOnly && tool.actsOn !== null && tool.keyArg !== null) {
-    const key = candidate.arguments[tool.keyArg];
+    const key = fieldAt(candidate.arguments, tool.keyArg);
     if ((typeof key === "string" || typeof key === "number") && !state.hasEntity(tool.actsOn, String(key))) {
       const detail = `\`${tool.actsOn}\` \`${String(key)}\` is not in the state`;
       return flags.json
