@@ -29,7 +29,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "lifecycle", file: "src/guard/lifecycle.ts", threshold: 90 },
   { name: "adapter-core", file: "src/adapters/core.ts", threshold: 95 },
   { name: "adapter-ai", file: "src/adapters/ai.ts", threshold: 90 },
-  { name: "adapter-openai-agents", file: "src/adapters/openai-agents.ts", threshold: 95 },
+  { name: "adapter-openai-agents", file: "src/adapters/openai-agents.ts", threshold: 90 },
   { name: "adapter-langchain", file: "src/adapters/langchain.ts", threshold: 90 },
   { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 80 },
   { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
