@@ -1,6 +1,7 @@
 // The Worker example (examples/worker) under workerd: sessions in Durable Objects, verdicts equal to
 // Node's for the same inputs, no state crossing sessions, and bad requests answered 4xx with JSON.
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -183,6 +184,12 @@ describe("Worker example under workerd", () => {
       expect(decisions).toEqual(expected);
       const log = (await (await second.fetch(`/sessions/${session}/log`)).json()) as { decisions: unknown[] };
       expect(unchained(log.decisions)).toEqual(expected);
+      // The log written across the restart (the chain went on from the stored head) verifies with the CLI.
+      mkdirSync(persist, { recursive: true });
+      const file = join(persist, "decisions.jsonl");
+      writeFileSync(file, log.decisions.map((d) => JSON.stringify(d)).join("\n") + "\n");
+      const cli = spawnSync(process.execPath, [join(DIST, "cli/index.js"), "audit", "verify", file, "--ontology", join(REPO, "ontologies/airline/airline.blob")], { encoding: "utf8" });
+      expect(cli.status, cli.stdout + cli.stderr).toBe(0);
     } finally {
       await second.dispose();
     }

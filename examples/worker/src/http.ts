@@ -25,21 +25,30 @@ export const MAX_DEPTH = 256;
  * values; null when neither. Iterative (depth costs no stack), and keys are counted as they are walked
  * (`for…in`), so a two-million-key object stops at the budget instead of being listed first. */
 export function shapeProblem(value: unknown, maxDepth: number, maxValues: number): "too-deep" | "too-wide" | null {
-  const stack: [unknown, number][] = [[value, 0]];
-  let values = 0;
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (++values > maxValues) return "too-wide";
+  // Two parallel stacks and indexed reads, no [value, depth] pairs: array destructuring runs the
+  // iterator protocol, which costs the most while the function still runs in the interpreter (a
+  // fresh isolate's first request walks a whole session document here).
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  let count = 0;
+  while (values.length > 0) {
+    const v = values.pop();
+    const d = depths.pop()!;
+    if (++count > maxValues) return "too-wide";
     if (typeof v !== "object" || v === null) continue;
     if (d >= maxDepth) return "too-deep";
     if (Array.isArray(v)) {
-      if (values + v.length > maxValues) return "too-wide";
-      for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
+      if (count + v.length > maxValues) return "too-wide";
+      for (let i = 0; i < v.length; i++) {
+        values.push(v[i]);
+        depths.push(d + 1);
+      }
     } else {
       let keys = 0;
       for (const k in v) {
-        if (++keys + values > maxValues) return "too-wide";
-        stack.push([(v as Record<string, unknown>)[k], d + 1]);
+        if (++keys + count > maxValues) return "too-wide";
+        values.push((v as Record<string, unknown>)[k]);
+        depths.push(d + 1);
       }
     }
   }

@@ -1,41 +1,22 @@
 // One guard session per Durable Object: its Layer B, its forward sequence and its decision log live
-// here and nowhere else. Storage holds the creation request and a journal of every operation; an
-// evicted object rebuilds its guard by replaying the journal (the guard is deterministic), and the
-// decision log is stored as it was written, hash-chained (each record carries the previous one's hash).
-// A request is atomic: its operations run, then are journaled with their log records in one storage
-// transaction; if any operation throws or the write fails, the in-memory guard is dropped and the next
-// request rebuilds it from the journal, so nothing of the failed request remains anywhere.
+// here and nowhere else. Storage holds the creation request (with the initial Layer B as JSON in place
+// of a document: build.ts, storedMeta), a journal of every operation, the decision
+// log as it was written, hash-chained (each record carries the previous one's hash), and the log's
+// head; an evicted object rebuilds its guard by replaying the journal (the guard is deterministic) and
+// goes on with the chain from the stored head (./journal.ts).
+// A request is atomic: its operations run, then are journaled with their log records and the new head
+// in one storage transaction; if any operation throws or the write fails, the in-memory guard is
+// dropped and the next request rebuilds it from the journal, so nothing of the failed request remains
+// anywhere.
 import { DurableObject } from "cloudflare:workers";
-import {
-  LayerB,
-  GuardError,
-  createChain,
-  ProjectionError,
-  RuntimeError,
-  loadGuard,
-  projectDocument,
-  type Decision,
-  type Guard,
-  type GuardConfig,
-  type PolicyName,
-  type Scope,
-  type ToolCall,
-} from "polar-guard";
+import { LayerB, GuardError, ProjectionError, RuntimeError, type Decision, type Guard, type PolicyName, type Scope, type ToolCall } from "polar-guard";
+import { buildGuard, sha256, storedMeta, type Meta } from "./build.js";
 import { DOMAINS, READY, isReady } from "./domains.js";
 import { HttpError, errorResponse, isObject, json, utf8Length } from "./http.js";
-import { CommitError, SessionJournal, type JournalStore, type LoggedDecision, type Op } from "./journal.js";
+import { CommitError, JournalError, SessionJournal, type JournalStore, type Op } from "./journal.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
-}
-
-interface Meta {
-  domain: string;
-  document: unknown;
-  state: unknown;
-  policy: PolicyName;
-  scope: Scope;
-  config: Record<string, unknown>;
 }
 
 const POLICIES: readonly string[] = ["veto", "escalate", "advisory"];
@@ -126,12 +107,13 @@ function clientError(err: unknown): HttpError | null {
 
 export class GuardSession extends DurableObject<Env> {
   private meta: Meta | null = null;
-  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log) => this.buildStored(log));
+  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log) => this.buildStored(log), { sha256 });
 
   /** Durable Object storage as the journal's store: one transaction per commit (put() alone takes at
    * most 128 pairs). */
   private durableStore(): JournalStore {
     return {
+      get: (key) => this.ctx.storage.get(key),
       list: (prefix) => this.ctx.storage.list({ prefix }),
       commit: (entries) =>
         this.ctx.storage.transaction(async (txn) => {
@@ -152,6 +134,8 @@ export class GuardSession extends DurableObject<Env> {
     } catch (err) {
       const known = clientError(err);
       if (known !== null) return errorResponse(known);
+      // Storage the session cannot account for: no verdict, a typed error.
+      if (err instanceof JournalError) return json({ error: { code: err.code, message: err.message } }, 500);
       return json({ error: { code: "internal-error", message: err instanceof Error ? err.message : String(err) } }, 500);
     }
   }
@@ -164,11 +148,15 @@ export class GuardSession extends DurableObject<Env> {
       let guard: Guard;
       try {
         guard = await this.sessionJournal.start();
+        const stored = storedMeta(meta, guard);
+        await this.ctx.storage.put("meta", stored);
+        this.meta = stored;
       } catch (err) {
+        // Nothing stored (or nothing usable): no session in memory either.
         this.meta = null;
+        this.sessionJournal.forget();
         throw err;
       }
-      await this.ctx.storage.put("meta", meta);
       return {
         status: 201,
         body: { session, domain: meta.domain, policy: guard.policy, scope: guard.scope, ontologyHash: guard.ontologyHash, configHash: guard.configHash },
@@ -229,23 +217,16 @@ export class GuardSession extends DurableObject<Env> {
   }
 
   /** The session's guard from its stored creation request (after an eviction) or the one in hand. */
-  private async buildStored(log: (d: LoggedDecision) => void): Promise<Guard> {
+  private async buildStored(log: (d: Decision) => void): Promise<Guard> {
     const meta = this.meta ?? (await this.ctx.storage.get<Meta>("meta"));
     if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
     this.meta = meta;
     return this.build(meta, log);
   }
 
-  /** A guard on the isolate's ready domain (domains.ts): nothing here validates the ontology again. */
-  private async build(meta: Meta, log: (d: LoggedDecision) => void): Promise<Guard> {
+  private async build(meta: Meta, log: (d: Decision) => void): Promise<Guard> {
     const domain = READY[meta.domain];
     if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
-    const { projection, ontology } = domain;
-    const state = meta.document !== undefined ? projectDocument(projection, meta.document) : LayerB.fromJSON(meta.state ?? { entities: {} });
-    // The chain lives with the guard: a rebuild replays the journal through a new one and reaches the
-    // same head as the stored log.
-    const chain = createChain();
-    const config = { ...meta.config, projection, log: { append: (d: Decision) => log(chain.link(d).record as LoggedDecision) } } as GuardConfig;
-    return loadGuard({ blob: ontology.blob, core: await domain.core, state, policy: meta.policy, scope: meta.scope, config });
+    return buildGuard(domain, meta, log);
   }
 }

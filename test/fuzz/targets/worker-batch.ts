@@ -50,7 +50,9 @@ const requestArb: fc.Arbitrary<Request> = fc.record({
   evictBefore: fc.boolean(),
 });
 
-function newGuard(log: (d: LoggedDecision) => void): Guard {
+/** A guard whose log sink gets each decision; `chained` links them itself (the reference's log), else
+ * the journal does. */
+function newGuard(log: (d: LoggedDecision) => void, chained: boolean): Guard {
   const chain = createChain();
   return createGuard({
     ontology: airline.blob,
@@ -58,7 +60,7 @@ function newGuard(log: (d: LoggedDecision) => void): Guard {
     state: airlineState(),
     policy: "escalate",
     scope: "session",
-    config: { now: NOW, projection: airlineRules, log: { append: (d) => log(chain.link(d).record as LoggedDecision) } },
+    config: { now: NOW, projection: airlineRules, log: { append: (d) => log(chained ? (chain.link(d).record as LoggedDecision) : (d as LoggedDecision)) } },
   });
 }
 
@@ -72,22 +74,24 @@ export async function checkRequests(requests: Request[]): Promise<void> {
   const stored = new Map<string, unknown>();
   let failNextCommit = false;
   const store: JournalStore = {
+    get: async (key) => structuredClone(stored.get(key)),
     list: async (prefix) => new Map([...stored.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     commit: async (entries) => {
       if (failNextCommit) {
         failNextCommit = false;
         throw new Error("storage refused the write");
       }
-      for (const k of Object.keys(entries)) if (stored.has(k)) fail(`the key \`${k}\` was written twice`);
+      // The log head is rewritten by every commit; journal and log keys never are.
+      for (const k of Object.keys(entries)) if (k !== "head" && stored.has(k)) fail(`the key \`${k}\` was written twice`);
       for (const [k, v] of Object.entries(entries)) stored.set(k, structuredClone(v));
     },
   };
   // The journal is typed against the built package (dist); the guard here is the source one.
-  const journal = new SessionJournal(store, async (log) => newGuard(log) as never);
+  const journal = new SessionJournal(store, async (log) => newGuard(log as never, false) as never);
   await journal.start();
   // The reference: a guard that runs exactly the requests that succeeded.
   const expectedLog: LoggedDecision[] = [];
-  const reference = newGuard((d) => expectedLog.push(JSON.parse(JSON.stringify(d))));
+  const reference = newGuard((d) => expectedLog.push(JSON.parse(JSON.stringify(d))), true);
   const t0 = performance.now();
   for (const r of requests) {
     if (r.evictBefore) journal.forget();
@@ -108,6 +112,7 @@ export async function checkRequests(requests: Request[]): Promise<void> {
   }
   const spent = performance.now() - t0;
   if (spent > caseBudgetMs(5000)) fail(`the requests took ${spent.toFixed(0)} ms`);
+  for (const k of stored.keys()) if (k !== "head" && !k.startsWith("op:") && !k.startsWith("log:")) fail(`an unexpected key \`${k}\` was stored`);
   const logKeys = [...stored.keys()].filter((k) => k.startsWith("log:")).sort();
   const got = logKeys.map((k) => stored.get(k));
   if (JSON.stringify(got) !== JSON.stringify(expectedLog)) {
