@@ -23,7 +23,7 @@ import type { ToolCall } from "../core/types.js";
 import { tauFixed, type EffectiveConfig } from "./config.js";
 import type { TargetEvaluation } from "./decision.js";
 import { describeError } from "./errors.js";
-import { isCanonicalJson, LazyDigest, OverlayView, ownReads, RecordingView, readsDigest, type Read } from "./reads.js";
+import { LazyDigest, OverlayView, ownCanonicalReads, ownReads, RecordingView, readsDigest, type Read } from "./reads.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
 import { advisoryPolicy } from "../policies/advisory.js";
 import type { Sha256 } from "../blob/decode.js";
@@ -261,8 +261,11 @@ export function evaluate(input: EvaluateInput): Evaluation {
     reads = recorder.reads();
     // The digest itself is taken later (LazyDigest); whether it can be taken is decided now. A refusal
     // is re-derived by canonicalJson, which throws it with the path of the offending value.
-    if (!isCanonicalJson(reads)) readsDigest(reads, input.sha256);
-    reads = ownReads(reads);
+    const owned = ownCanonicalReads(reads);
+    if (owned === null) {
+      readsDigest(reads, input.sha256);
+      reads = ownReads(reads);
+    } else reads = owned;
     digest = new LazyDigest(reads, input.sha256);
   } catch (e) {
     // Layer B handed back a value that is not JSON: the decision cannot be recorded faithfully.
