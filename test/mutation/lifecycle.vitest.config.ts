@@ -5,6 +5,7 @@ import { mutationVitestConfig } from "./base.js";
 export default mutationVitestConfig([
   "test/guard/lifecycle-*.test.ts",
   "test/guard/lifecycle.test.ts",
+  "test/guard/execution-ids.test.ts",
   "test/guard/session.test.ts",
   "test/guard/guard.test.ts",
 ]);
