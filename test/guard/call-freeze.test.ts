@@ -54,6 +54,15 @@ describe("sharedFrozen", () => {
     expect(allFrozen(list)).toBe(true);
   });
 
+  it("a value the host froze that holds nulls and scalars is walked through them", () => {
+    const list = Object.freeze([null, 1, "s", true, Object.freeze({ a: null, b: { c: [null] } })]);
+    expect(sharedFrozen(list)).toBe(list);
+    expect(allFrozen(list)).toBe(true);
+    const obj = Object.freeze({ n: null, s: "x", inner: { m: null, list: [1, null] } });
+    expect(sharedFrozen(obj)).toBe(obj);
+    expect(allFrozen(obj)).toBe(true);
+  });
+
   it("a frozen value cannot be changed through any path", () => {
     const v = { flights: [{ flight_number: "HAT001" }] };
     sharedFrozen(v);
