@@ -2,8 +2,7 @@
 // every one is canonical JSON; any other read gives null, so the caller lets canonicalJson decide and
 // name the problem. A read is [entity, id, slot | null, value?].
 import { describe, expect, it } from "vitest";
-import { ownCanonicalReads } from "../../src/guard/reads.js";
-import type { Read } from "../../src/core/types.js";
+import { ownCanonicalReads, type Read } from "../../src/guard/reads.js";
 
 const read = (value: unknown, slot: unknown = "s"): Read => ["reservation", "R1", slot, value] as unknown as Read;
 
