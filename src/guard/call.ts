@@ -108,19 +108,6 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
   return out;
 }
 
-/** Freezes a JSON-safe value (a tree of fresh arrays and objects) all the way down; returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
-    } else {
-      for (const k of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[k]);
-    }
-  }
-  return value;
-}
-
 /** Values frozen by sharedFrozen, all the way down (a host's shallow freeze does not count). */
 const frozenShared = new WeakSet<object>();
 
@@ -232,9 +219,9 @@ export function safeExecuted(raw: unknown, frozen = false): unknown {
   return frozen ? Object.freeze(out) : out;
 }
 
-/** jsonSafe(value), with the copy frozen all the way down. */
+/** jsonSafe(value), with the copy frozen all the way down (a scalar is returned as it is, a marker
+ * frozen: walk does both, so there is one path). */
 export function frozenJsonSafe(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return deepFreeze(jsonSafe(value));
   return walk(value, 0, { nodes: 0, stack: [], freeze: true });
 }
 

@@ -246,18 +246,12 @@ export class Lifecycle {
     if (i >= 0) list.splice(i, 1);
   }
 
-  /** The oldest committed execution, else the oldest pending one (only reachable when a policy lets
-   * hundreds of calls through that are never observed: advisory logging). */
+  /** The oldest tracked execution (only reachable when a policy lets hundreds of calls through that
+   * are never observed: advisory logging). It is the oldest committed one when there is one:
+   * commitments always cover the oldest executions (a checkpoint commits every pending one, a barrier
+   * every one checked before it) and `tracked` is in check order. */
   private forgetOldest(): void {
-    let victim: Execution | undefined;
-    for (const x of this.tracked.values()) {
-      if (x.committed) {
-        victim = x;
-        break;
-      }
-      victim ??= x;
-    }
-    if (victim === undefined) return;
+    const victim = this.tracked.values().next().value as Execution;
     this.tracked.delete(victim.seq);
     this.drop(victim);
   }
