@@ -180,8 +180,9 @@ function gate(input: EvaluateInput, recorder: RecordingView): Gate {
   if (input.model.error !== null) return gateResult("internal_error", input.model.error, null, call);
   const classification = input.model.classification;
   if (classification !== null && classification !== "Mutating") return gateResult("unrequested_mutation", null, classification, call);
-  if (tool.actsOn !== null && tool.keyArg !== null) {
-    const key = keyArgument(call.arguments, tool.keyArg);
+  if (tool.actsOn !== null) {
+    // Grounding: the entity the call acts on, named by its key argument or by the tool's constant key.
+    const key = tool.keyConst ?? (tool.keyArg === null ? null : keyArgument(call.arguments, tool.keyArg));
     if (key === null) return gateResult("malformed_call", `\`${call.name}\`: argument \`${tool.keyArg}\` naming the \`${tool.actsOn}\` is missing or not a string`, classification, call);
     if (!recorder.hasEntity(tool.actsOn, key)) return gateResult("missing_entity", `\`${tool.actsOn}\` \`${key}\` is not in Layer B`, classification, call);
   }
@@ -234,8 +235,8 @@ function actedOn(input: EvaluateInput): [string, string][] {
     const c = f as { name?: unknown; arguments?: unknown } | null;
     if (typeof c?.name !== "string" || typeof c.arguments !== "object" || c.arguments === null) continue;
     const t = input.verifier.tool(c.name);
-    if (!t.known || t.actsOn === null || t.keyArg === null) continue;
-    const key = keyArgument(c.arguments as Record<string, unknown>, t.keyArg);
+    if (!t.known || t.actsOn === null) continue;
+    const key = t.keyConst ?? (t.keyArg === null ? null : keyArgument(c.arguments as Record<string, unknown>, t.keyArg));
     if (key !== null) out.push([t.actsOn, key]);
   }
   return out;
