@@ -162,7 +162,7 @@ function runCold(samples: number, trusted: boolean): Promise<Record<string, unkn
     });
   return (async () => {
     for (let i = 0; i < samples; i++) await one();
-    const keys = ["boot", "import", "instantiate", "load", "firstVerdict", "toFirstVerdict", "firstCheck"];
+    const keys = ["boot", "import", "instantiate", "load", "firstVerdict", "toFirstVerdict", "firstCheck", "cpuToFirstVerdict", "cpuFirstCheck"];
     const med = Object.fromEntries(keys.map((k) => [k, median(values.map((v) => Number(v[k])))]));
     const id = trusted ? "cold-node-trusted" : "cold-node";
     return { id, variant: id, digestChecked: !trusted, samples: values.length, median: { ...med, processWall: median(walls) }, values, reason: values[0]?.reason, route: values[0]?.route };

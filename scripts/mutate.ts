@@ -21,14 +21,19 @@ interface MutationModule {
 export const MODULES: readonly MutationModule[] = [
   { name: "project", file: "src/projection/project.ts", threshold: 90 },
   { name: "rules", file: "src/projection/rules.ts", threshold: 95 },
-  { name: "decode", file: "src/blob/decode.ts", threshold: 75 },
+  { name: "decode", file: "src/blob/decode.ts", threshold: 95 },
   { name: "search", file: "src/reference/search.ts", threshold: 90 },
   { name: "call", file: "src/guard/call.ts", threshold: 85 },
   { name: "config", file: "src/guard/config.ts", threshold: 95 },
   { name: "reads", file: "src/guard/reads.ts", threshold: 90 },
-  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 80 },
+  { name: "lifecycle", file: "src/guard/lifecycle.ts", threshold: 90 },
+  { name: "adapter-core", file: "src/adapters/core.ts", threshold: 95 },
+  { name: "adapter-ai", file: "src/adapters/ai.ts", threshold: 90 },
+  { name: "adapter-openai-agents", file: "src/adapters/openai-agents.ts", threshold: 90 },
+  { name: "adapter-langchain", file: "src/adapters/langchain.ts", threshold: 90 },
+  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 90 },
   { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
-  { name: "verify", file: "src/audit/verify.ts", threshold: 65 },
+  { name: "verify", file: "src/audit/verify.ts", threshold: 95 },
 ];
 
 export interface ModuleScore {

@@ -85,7 +85,7 @@ export function resultsSection(r: Results, plots: string[]): string {
   lines.push("");
   if (cold) {
     const c = cold.median;
-    lines.push(`Node (median of ${cold.samples} fresh processes, ms): Node's own boot ${num(c.boot)}, import ${num(c.import)}, instantiate ${num(c.instantiate)}, load ontology (validate + copy + verifier) ${num(c.load)}, first verdict ${num(c.firstVerdict)}; **import → first verdict ${num(c.toFirstVerdict)}**; then createGuard + first check ${num(c.firstCheck)}; whole process (spawn → exit) ${num(c.processWall, 1)}.`);
+    lines.push(`Node (median of ${cold.samples} fresh processes, ms): Node's own boot ${num(c.boot)}, import ${num(c.import)}, instantiate ${num(c.instantiate)}, load ontology (validate + copy + verifier) ${num(c.load)}, first verdict ${num(c.firstVerdict)}; **import → first verdict ${num(c.toFirstVerdict)}**; then createGuard + first check ${num(c.firstCheck)}; whole process (spawn → exit) ${num(c.processWall, 1)}; CPU time of the process (what an idle machine shows): import → first verdict ${num(c.cpuToFirstVerdict)}, createGuard + first check ${num(c.cpuFirstCheck)}.`);
   }
   if (trusted) {
     const c = trusted.median;

@@ -66,6 +66,41 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
     return { userMessages: Array.isArray(given) ? textMessages(given) : [], turn: turnOf(ctx) };
   }
 
+  /** An approved call that will not run after all: its execution leaves the forward sequence. */
+  function release(callId: string): void {
+    const d = open.get(callId);
+    if (d === undefined) return;
+    open.delete(callId);
+    session.release(d);
+  }
+
+  /**
+   * The application's own input guardrail, run before the guard's: when it rejects the call or throws
+   * (the runner then stops at it, so neither the guard's guardrail nor `execute` runs), the call the
+   * guard approved in `needsApproval` never runs, so it is released instead of staying pending in
+   * every later check's forward sequence. (The runner always passes the tool call, and a guardrail's
+   * output is an object whose `behavior` may be absent: allow.)
+   */
+  function releasingOnReject(given: unknown): unknown {
+    type Args = { toolCall: { callId: string } };
+    const g = given as { run: (args: Args) => unknown };
+    return {
+      ...g,
+      run: async (args: Args) => {
+        let out: unknown;
+        try {
+          out = await g.run(args);
+        } catch (e) {
+          release(args.toolCall.callId);
+          throw e;
+        }
+        const behavior = (out as { behavior?: { type?: unknown } }).behavior?.type;
+        if (behavior === "rejectContent" || behavior === "throwException") release(args.toolCall.callId);
+        return out;
+      },
+    };
+  }
+
   /** The fields of the SDK's tool options the adapter reads or replaces. */
   type Guardable = { name?: string; execute: unknown; inputGuardrails?: unknown[] };
 
@@ -122,7 +157,7 @@ export function createAgentsGuard(guard: Guard, options: AgentsGuardOptions = {}
     return {
       ...opts,
       needsApproval,
-      inputGuardrails: [...(opts.inputGuardrails ?? []), guardrail],
+      inputGuardrails: [...(opts.inputGuardrails ?? []).map(releasingOnReject), guardrail],
       execute: guardedExecute,
     } as unknown as T;
   }

@@ -78,6 +78,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+function isSeq(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 1;
+}
+
 function same(a: unknown, b: unknown): boolean {
   try {
     return canonicalJson(a ?? null) === canonicalJson(b ?? null);
@@ -168,7 +172,8 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     }
     checkChain(rec, position + 1, prevHash, prevSeq, miss);
     prevHash = hash;
-    prevSeq = typeof rec.seq === "number" ? rec.seq : -1;
+    // An invalid seq is reported once, on its own line; the next record is not judged against it.
+    prevSeq = isSeq(rec.seq) ? rec.seq : -1;
     head = { index: position + 1, hash };
     if (hash === options.head) anchored = true;
     try {
@@ -197,7 +202,7 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     // A guard numbers its decisions 1, 2, 3…; a log may hold several guards one after another, each
     // starting again at 1.
     const seq = rec.seq;
-    if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 1) miss("seq", "a positive integer", seq);
+    if (!isSeq(seq)) miss("seq", "a positive integer", seq);
     else if (seq !== 1 && lastSeq >= 0 && seq !== lastSeq + 1) miss("seq", lastSeq + 1, seq);
   }
 
@@ -216,13 +221,9 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     }
     const config = resolveConfig({ ...c, env: undefined });
     if (!same(config, c)) miss("config", config, c);
-    // The hash covers the configuration as recorded, every key of it, canonically.
-    let hash: string;
-    try {
-      hash = configHash(c);
-    } catch {
-      hash = configHash(config);
-    }
+    // The hash covers the configuration as recorded, every key of it, canonically (it cannot throw:
+    // recordHash has already written the whole record canonically).
+    const hash = configHash(c);
     if (hash !== rec.configHash) miss("configHash", hash, rec.configHash);
     if (rec.scope !== config.scope) miss("scope", config.scope, rec.scope);
     if (rec.policy !== config.policy) miss("policy", config.policy, rec.policy);
@@ -236,15 +237,31 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       miss("consentDetector", "a known consent detector", config.consentDetector);
       return;
     }
+    // The record's lists are lists: a missing or wrong-shaped one is reported, never replayed as empty.
+    for (const f of ["forward", "userMessages", "reads"] as const) {
+      if (!Array.isArray(rec[f])) {
+        miss(f, "a list", rec[f]);
+        return;
+      }
+    }
+    if (rec.targets !== null && !Array.isArray(rec.targets)) {
+      miss("targets", "a list of target evaluations or null", rec.targets);
+      return;
+    }
     // Recorded digests must match the recorded reads (an edited value shows up here).
-    const reads = (Array.isArray(rec.reads) ? rec.reads : []) as Read[];
+    const reads = rec.reads;
     const recordedDigest = readsDigest(reads, options.sha256);
     if (recordedDigest !== rec.stateDigest) miss("stateDigest", recordedDigest, rec.stateDigest);
-    const targets = Array.isArray(rec.targets) ? rec.targets : null;
-    targets?.forEach((t, i) => {
-      const d = readsDigest(t.reads, options.sha256);
+    const targets = rec.targets;
+    for (let i = 0; targets !== null && i < targets.length; i++) {
+      const t: unknown = targets[i];
+      if (!isRecord(t) || !Array.isArray(t.reads)) {
+        miss(`targets[${i}]`, "a target evaluation with its reads", t);
+        return;
+      }
+      const d = readsDigest(t.reads as Read[], options.sha256);
       if (d !== t.stateDigest) miss(`targets[${i}].stateDigest`, d, t.stateDigest);
-    });
+    }
     const model: ModelAnswers = {
       classification: rec.classification ?? null,
       targets: targets === null ? null : targets.map((t): TargetState => ({ label: t.label, assertions: t.assertions })),
@@ -261,14 +278,15 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       policy,
       detector,
       call: rec.call,
-      forward: Array.isArray(rec.forward) ? rec.forward : [],
+      forward: rec.forward,
       state: view as StateView,
-      userMessages: Array.isArray(rec.userMessages) ? rec.userMessages : [],
+      userMessages: rec.userMessages,
       model,
       sha256: options.sha256,
       unknown: recordedMarks(rec.unknown),
       targetView: (i) => {
-        const v = new ReplayView(targets?.[i]?.reads ?? []);
+        // Asked only for the targets of `model`, which are the record's.
+        const v = new ReplayView(targets![i].reads);
         targetViews.push(v);
         return v;
       },

@@ -44,6 +44,16 @@ function mark(kind: string, w: Walk): Record<string, string> {
   return w.freeze ? Object.freeze(m) : m;
 }
 
+/** walk(x, depth + 1, w) for a child, with strings, booleans and null (most of a call) taken here:
+ * the container's loop checked the budget, so the node it costs stays within it. */
+function child(x: unknown, depth: number, w: Walk): unknown {
+  if (typeof x === "string" || typeof x === "boolean" || x === null) {
+    w.nodes++;
+    return x;
+  }
+  return walk(x, depth + 1, w);
+}
+
 function walk(v: unknown, depth: number, w: Walk): unknown {
   if (++w.nodes > MAX_NODES) return mark("too large", w);
   if (v === null || typeof v === "string" || typeof v === "boolean") return v;
@@ -63,7 +73,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
           arr.push(mark("too large", w));
           break;
         }
-        if (i in v) arr.push(walk(v[i], depth + 1, w));
+        if (i in v) arr.push(child(v[i], depth, w));
         else {
           w.nodes++;
           arr.push(mark("array hole", w));
@@ -84,7 +94,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
             define(obj, keys[i], mark("too large", w));
             break;
           }
-          define(obj, keys[i], walk((v as Record<string, unknown>)[keys[i]], depth + 1, w));
+          define(obj, keys[i], child((v as Record<string, unknown>)[keys[i]], depth, w));
         }
         out = obj;
       }
@@ -98,32 +108,37 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
   return out;
 }
 
-/** Freezes a JSON-safe value (a tree of fresh arrays and objects) all the way down; returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
-    } else {
-      for (const k of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[k]);
-    }
-  }
-  return value;
-}
-
 /** Values frozen by sharedFrozen, all the way down (a host's shallow freeze does not count). */
 const frozenShared = new WeakSet<object>();
 
 /**
  * A Layer B value (JSON: checked before) made immutable in place instead of copied: Layer B never
  * mutates a value in place (docs/projection.md), so freezing it changes nothing for Layer B, and a
- * decision holding it can no longer be used to change the guard's state. Each value is walked once.
+ * decision holding it can no longer be used to change the guard's state. A value found frozen is
+ * walked once and remembered (its inside may not be); one found unfrozen is frozen here, all the way
+ * down, and not remembered: most are fresh per verdict (an inverse's `$pending` marker), and a
+ * WeakSet entry per short-lived object is paid for in every GC.
  */
 export function sharedFrozen<T>(value: T): T {
-  if (typeof value !== "object" || value === null || frozenShared.has(value)) return value;
+  if (typeof value !== "object" || value === null) return value;
+  if (!Object.isFrozen(value)) {
+    freezeFresh(value);
+    return value;
+  }
+  if (frozenShared.has(value)) return value;
   freezeAll(value);
   frozenShared.add(value);
   return value;
+}
+
+/** Freezes an unfrozen value and its inside (children found frozen go through sharedFrozen). */
+function freezeFresh(v: object): void {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) sharedFrozen(v[i]);
+  } else {
+    for (const k of Object.keys(v)) sharedFrozen((v as Record<string, unknown>)[k]);
+  }
+  Object.freeze(v);
 }
 
 function freezeAll(v: object): void {
@@ -147,18 +162,31 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** The first non-JSON marker inside a JSON-safe value, as `path (kind)`, or null. */
 function firstMarker(v: unknown, path: string): string | null {
+  // The path of a child is built only on the way back from a marker: a call without one (the common
+  // case) costs no strings.
+  const found = markerAt(v);
+  return found === null ? null : `${path}${found}`;
+}
+
+/** The path below `v` of its first marker, with ` (kind)`, or null. */
+function markerAt(v: unknown): string | null {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const p = firstMarker(v[i], `${path}[${i}]`);
-      if (p !== null) return p;
+      const x = v[i];
+      if (typeof x !== "object" || x === null) continue;
+      const p = markerAt(x);
+      if (p !== null) return `[${i}]${p}`;
     }
     return null;
   }
   if (!isPlainObject(v)) return null;
-  if (Object.prototype.hasOwnProperty.call(v, NON_JSON)) return `${path} (${String(v[NON_JSON])})`;
-  for (const k of Object.keys(v)) {
-    const p = firstMarker(v[k], `${path}.${k}`);
-    if (p !== null) return p;
+  if (Object.prototype.hasOwnProperty.call(v, NON_JSON)) return ` (${String(v[NON_JSON])})`;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const x = v[keys[i]];
+    if (typeof x !== "object" || x === null) continue;
+    const p = markerAt(x);
+    if (p !== null) return `.${keys[i]}${p}`;
   }
   return null;
 }
@@ -191,9 +219,9 @@ export function safeExecuted(raw: unknown, frozen = false): unknown {
   return frozen ? Object.freeze(out) : out;
 }
 
-/** jsonSafe(value), with the copy frozen all the way down. */
+/** jsonSafe(value), with the copy frozen all the way down (a scalar is returned as it is, a marker
+ * frozen: walk does both, so there is one path). */
 export function frozenJsonSafe(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return deepFreeze(jsonSafe(value));
   return walk(value, 0, { nodes: 0, stack: [], freeze: true });
 }
 

@@ -8,7 +8,8 @@ import { MAX_CALLS } from "../abi.js";
 import { numberToFixed, timeToFixed } from "../core/values.js";
 import type { TierName } from "../core/types.js";
 import { canonicalJson } from "../projection/canonical.js";
-import { sha256Hex } from "../util/sha256.js";
+import { sha256Hex, toHex } from "../util/sha256.js";
+import type { Sha256 } from "../blob/decode.js";
 import { GuardError } from "./errors.js";
 
 export type EnvReader = (name: string) => string | undefined;
@@ -166,8 +167,11 @@ export function resolveConfig(input: ResolveInput): EffectiveConfig {
 }
 
 /** SHA-256 of the canonical JSON of the effective configuration. */
-export function configHash(config: EffectiveConfig): string {
-  return sha256Hex(canonicalJson(config));
+/** SHA-256 of the configuration's canonical JSON; `hash` is an injected SHA-256 (the guard's
+ * `config.sha256`: a cold JavaScript digest is a measurable part of createGuard). */
+export function configHash(config: EffectiveConfig, hash?: Sha256): string {
+  const text = canonicalJson(config);
+  return hash === undefined ? sha256Hex(text) : toHex(hash(text));
 }
 
 const tauCache = new WeakMap<EffectiveConfig, number>();

@@ -23,7 +23,7 @@ import type { ToolCall } from "../core/types.js";
 import { tauFixed, type EffectiveConfig } from "./config.js";
 import type { TargetEvaluation } from "./decision.js";
 import { describeError } from "./errors.js";
-import { isCanonicalJson, LazyDigest, OverlayView, ownReads, RecordingView, readsDigest, type Read } from "./reads.js";
+import { LazyDigest, OverlayView, ownCanonicalReads, ownReads, RecordingView, readsDigest, type Read } from "./reads.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
 import { advisoryPolicy } from "../policies/advisory.js";
 import type { Sha256 } from "../blob/decode.js";
@@ -180,8 +180,9 @@ function gate(input: EvaluateInput, recorder: RecordingView): Gate {
   if (input.model.error !== null) return gateResult("internal_error", input.model.error, null, call);
   const classification = input.model.classification;
   if (classification !== null && classification !== "Mutating") return gateResult("unrequested_mutation", null, classification, call);
-  if (tool.actsOn !== null && tool.keyArg !== null) {
-    const key = keyArgument(call.arguments, tool.keyArg);
+  if (tool.actsOn !== null) {
+    // Grounding: the entity the call acts on, named by its key argument or by the tool's constant key.
+    const key = tool.keyConst ?? (tool.keyArg === null ? null : keyArgument(call.arguments, tool.keyArg));
     if (key === null) return gateResult("malformed_call", `\`${call.name}\`: argument \`${tool.keyArg}\` naming the \`${tool.actsOn}\` is missing or not a string`, classification, call);
     if (!recorder.hasEntity(tool.actsOn, key)) return gateResult("missing_entity", `\`${tool.actsOn}\` \`${key}\` is not in Layer B`, classification, call);
   }
@@ -234,8 +235,8 @@ function actedOn(input: EvaluateInput): [string, string][] {
     const c = f as { name?: unknown; arguments?: unknown } | null;
     if (typeof c?.name !== "string" || typeof c.arguments !== "object" || c.arguments === null) continue;
     const t = input.verifier.tool(c.name);
-    if (!t.known || t.actsOn === null || t.keyArg === null) continue;
-    const key = keyArgument(c.arguments as Record<string, unknown>, t.keyArg);
+    if (!t.known || t.actsOn === null) continue;
+    const key = t.keyConst ?? (t.keyArg === null ? null : keyArgument(c.arguments as Record<string, unknown>, t.keyArg));
     if (key !== null) out.push([t.actsOn, key]);
   }
   return out;
@@ -261,8 +262,11 @@ export function evaluate(input: EvaluateInput): Evaluation {
     reads = recorder.reads();
     // The digest itself is taken later (LazyDigest); whether it can be taken is decided now. A refusal
     // is re-derived by canonicalJson, which throws it with the path of the offending value.
-    if (!isCanonicalJson(reads)) readsDigest(reads, input.sha256);
-    reads = ownReads(reads);
+    const owned = ownCanonicalReads(reads);
+    if (owned === null) {
+      readsDigest(reads, input.sha256);
+      reads = ownReads(reads);
+    } else reads = owned;
     digest = new LazyDigest(reads, input.sha256);
   } catch (e) {
     // Layer B handed back a value that is not JSON: the decision cannot be recorded faithfully.

@@ -53,7 +53,7 @@ export interface GuardConfig extends VerdictSettings {
   requestClassifier?: RequestClassifier;
   intentParser?: IntentParser;
   log?: AuditSink;
-  /** A synchronous SHA-256 for the blob's digest check, the ontology hash and the reads digests
+  /** A synchronous SHA-256 for the blob's digest check, the ontology and config hashes and the reads digests
    * (`(data) => createHash("sha256").update(data).digest()` in Node); default: the JavaScript one. */
   sha256?: Sha256;
   /** Reads POLAR_ABLATION_TIERS / POLAR_DISABLE_FAIL_CLOSED; default reads nothing. In Node pass
@@ -340,7 +340,7 @@ export function createGuard(options: GuardOptions): Guard {
   });
   Object.freeze(config.tiers);
   Object.freeze(config);
-  const hash = configHash(config);
+  const hash = configHash(config, sha256);
 
   const given = options.backend ?? ((t: OntologyTables) => createReferenceBackend(t));
   const factory: BackendFactory | null = typeof given === "function" ? given : null;
@@ -593,7 +593,7 @@ export function createGuard(options: GuardOptions): Guard {
     // A record that could not be written was never decided: no seq, no pending execution, no question.
     cfg.log?.append(j.decision);
     seq = s;
-    if (j.approve !== null) lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted);
+    if (j.approve !== null) lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted, j.decision.execution ?? undefined);
     if (j.question !== null) {
       questions.delete(j.question.hash);
       questions.set(j.question.hash, j.question.asked);

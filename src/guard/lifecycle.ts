@@ -75,8 +75,9 @@ export class Lifecycle {
   private observedSeq: number[] = [];
   /** Pending executions in check order (committed ones excluded: they are in `tracked` only). */
   private pendingList: Execution[] = [];
-  /** Every execution an observe or release may still name, by id. */
-  private readonly tracked = new Map<string, Execution>();
+  /** Every execution an observe or release may still name, by seq (a number hashes for free; the id
+   * is `x<seq>`). */
+  private readonly tracked = new Map<number, Execution>();
   /** Observed executions in order (turn scope's barrier search), the most recent last. */
   private history: Observed[] = [];
 
@@ -86,11 +87,11 @@ export class Lifecycle {
     private readonly keyOf: (call: ToolCall) => string,
   ) {}
 
-  /** checked → approved and pending. */
-  approve(seq: number, call: ToolCall, before: Record<string, unknown> | undefined, admitted: boolean): Execution {
-    const x = new Execution(`x${seq}`, seq, call, before, admitted, this.keyOf);
+  /** checked → approved and pending. `id` is `x<seq>` (the decision's own string, when it has one). */
+  approve(seq: number, call: ToolCall, before: Record<string, unknown> | undefined, admitted: boolean, id = `x${seq}`): Execution {
+    const x = new Execution(id, seq, call, before, admitted, this.keyOf);
     this.pendingList.push(x);
-    this.tracked.set(x.id, x);
+    this.tracked.set(seq, x);
     if (this.tracked.size > MAX_TRACKED) this.forgetOldest();
     return x;
   }
@@ -98,11 +99,12 @@ export class Lifecycle {
   /** A check whose record could not be written (the sink threw): it never happened. */
   undo(x: Execution): void {
     this.drop(x);
-    this.tracked.delete(x.id);
+    this.tracked.delete(x.seq);
   }
 
   get(id: string): Execution | undefined {
-    return this.tracked.get(id);
+    const x = id.charCodeAt(0) === 0x78 /* x */ ? this.tracked.get(Number(id.slice(1))) : undefined;
+    return x !== undefined && x.id === id ? x : undefined;
   }
 
   /** The oldest pending execution of this call text (an observe that does not name one). */
@@ -117,7 +119,7 @@ export class Lifecycle {
     if (x.state !== "pending") return;
     x.state = "released";
     this.drop(x);
-    this.tracked.delete(x.id);
+    this.tracked.delete(x.seq);
   }
 
   /** pending → observed (or a call observed without a check, `x` undefined): session scope appends
@@ -126,7 +128,7 @@ export class Lifecycle {
     if (x !== undefined) {
       x.state = "observed";
       this.drop(x);
-      this.tracked.delete(x.id);
+      this.tracked.delete(x.seq);
     }
     const admitted = x === undefined || x.admitted;
     this.history.push({ key, admitted, before: entry.before });
@@ -234,23 +236,23 @@ export class Lifecycle {
   }
 
   private drop(x: Execution): void {
-    const i = this.pendingList.indexOf(x);
-    if (i >= 0) this.pendingList.splice(i, 1);
+    const list = this.pendingList;
+    // Most often the execution just checked (a call released or observed before the next check).
+    if (list.length > 0 && list[list.length - 1] === x) {
+      list.pop();
+      return;
+    }
+    const i = list.indexOf(x);
+    if (i >= 0) list.splice(i, 1);
   }
 
-  /** The oldest committed execution, else the oldest pending one (only reachable when a policy lets
-   * hundreds of calls through that are never observed: advisory logging). */
+  /** The oldest tracked execution (only reachable when a policy lets hundreds of calls through that
+   * are never observed: advisory logging). It is the oldest committed one when there is one:
+   * commitments always cover the oldest executions (a checkpoint commits every pending one, a barrier
+   * every one checked before it) and `tracked` is in check order. */
   private forgetOldest(): void {
-    let victim: Execution | undefined;
-    for (const x of this.tracked.values()) {
-      if (x.committed) {
-        victim = x;
-        break;
-      }
-      victim ??= x;
-    }
-    if (victim === undefined) return;
-    this.tracked.delete(victim.id);
+    const victim = this.tracked.values().next().value as Execution;
+    this.tracked.delete(victim.seq);
     this.drop(victim);
   }
 }

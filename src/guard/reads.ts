@@ -37,7 +37,7 @@ export class RecordingView implements StateView {
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
    * the first one made (the sort is stable). */
   reads(): Read[] {
-    const sorted = this.log.length <= 24 ? insertionSorted(this.log) : sortReads(this.log.slice());
+    const sorted = this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice());
     const out: Read[] = [];
     for (let i = 0; i < sorted.length; i++) {
       const r = sorted[i];
@@ -104,16 +104,33 @@ export class LazyDigest {
 
 }
 
-const DIGEST = Symbol("polar.stateDigest");
+/** A base whose constructor returns the object it is given, so a subclass's private field lands on
+ * that object. */
+class Returning {
+  constructor(target: object) {
+    return target as Returning;
+  }
+}
 
-interface WithDigest {
-  [DIGEST]: LazyDigest;
+/** A record's digest holder as a private field: invisible to every serialisation, to Object.keys and
+ * to deep equality, like a non-enumerable symbol property, but added by an ordinary store where
+ * `Object.defineProperty` costs a runtime call per record. */
+class DigestHolder extends Returning {
+  #digest: LazyDigest;
+  constructor(target: object, digest: LazyDigest) {
+    super(target);
+    this.#digest = digest;
+  }
+
+  static of(record: object): LazyDigest {
+    return (record as DigestHolder).#digest;
+  }
 }
 
 // Shared accessor functions (one per process, not one closure per record): V8 keeps records that share
 // them on one hidden class, where a getter literal per record costs microseconds.
-function getStateDigest(this: WithDigest): string {
-  return this[DIGEST].get();
+function getStateDigest(this: object): string {
+  return DigestHolder.of(this).get();
 }
 
 // No setter: a decision is immutable (assigning `stateDigest` throws in strict code, like any field of
@@ -121,10 +138,10 @@ function getStateDigest(this: WithDigest): string {
 const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, enumerable: true, configurable: false };
 
 /** Gives `record` its `stateDigest` as an own enumerable accessor backed by `digest`: JSON.stringify,
- * canonicalJson, spreads and structuredClone see a plain string; the holder (a non-enumerable symbol)
- * stays out of every serialisation and of deep equality. */
+ * canonicalJson, spreads and structuredClone see a plain string; the holder (a private field) stays
+ * out of every serialisation and of deep equality. */
 export function defineStateDigest(record: object, digest: LazyDigest): void {
-  Object.defineProperty(record, DIGEST, { value: digest });
+  new DigestHolder(record, digest);
   Object.defineProperty(record, "stateDigest", STATE_DIGEST);
 }
 
@@ -137,6 +154,36 @@ export function ownReads(reads: Read[]): Read[] {
     Object.freeze(r);
   }
   return Object.freeze(reads) as Read[];
+}
+
+/** Layer B values a decision has read that are canonical JSON, frozen in place (`sharedFrozen`). A
+ * frozen value cannot change, so it is walked once, when a decision first reads it; every later read
+ * of it costs one lookup instead of a walk. */
+const canonicalShared = new WeakSet<object>();
+
+/**
+ * ownReads for reads that are canonical JSON (what isCanonicalJson accepts); null for any other, with
+ * no tuple frozen (the caller lets canonicalJson decide; values vetted before it stay frozen). Entity,
+ * id and slot are strings from the verifier; an existence read holds a boolean.
+ */
+export function ownCanonicalReads(reads: Read[]): Read[] | null {
+  for (let i = 0; i < reads.length; i++) {
+    const r = reads[i];
+    if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
+    if (r.length > 3 && !canonicalValue(r[3])) return null;
+  }
+  for (let i = 0; i < reads.length; i++) Object.freeze(reads[i]);
+  return Object.freeze(reads) as Read[];
+}
+
+/** isCanonicalJson(v), remembered for objects (which it then freezes all the way down). */
+function canonicalValue(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+  if (canonicalShared.has(v)) return true;
+  if (!jsonOk(v, [])) return false;
+  sharedFrozen(v);
+  canonicalShared.add(v);
+  return true;
 }
 
 /**

@@ -4,6 +4,7 @@
 // condition in the deciding message vetoes, affirmatives inside a question do not count, and short
 // Korean tokens (네, 예) must stand alone (예 is also the first syllable of 예약, "reservation").
 // docs/guard.md, "Consent detector", lists the tokens and the rules.
+import { pattern, type Pattern } from "./pattern.js";
 
 /** What a detector says about a conversation; `evidence` names the token or rule that decided. */
 export interface ConsentResult {
@@ -27,8 +28,8 @@ export const CONSENT_WINDOW = 3;
 // `no` does not match inside `know` or `no-one's`.
 const EN_LEFT = "(?<![\\p{L}\\p{N}'])";
 const EN_RIGHT = "(?![\\p{L}\\p{N}'])";
-function enWords(words: readonly string[]): RegExp {
-  return new RegExp(`${EN_LEFT}(?:${words.join("|")})${EN_RIGHT}`, "u");
+function enWords(words: readonly string[]): Pattern {
+  return pattern(`${EN_LEFT}(?:${words.join("|")})${EN_RIGHT}`, "u");
 }
 
 // Table 15 of the paper, split by where a token is a reliable answer. Answer words (yes, ok, sure…) count
@@ -36,7 +37,7 @@ function enWords(words: readonly string[]): RegExp {
 // "make sure" is not. Action phrases (go ahead, proceed…) count anywhere in a sentence that is not a
 // question. `please` and `confirm` are mostly politeness and "verify" ("please confirm my booking"), so
 // they count only as a whole reply or in the first person ("I confirm", "confirmed").
-const EN_ANSWER = new RegExp(
+const EN_ANSWER = pattern(
   `^(?:(?:oh|well|um+|uh+|ah+),? )?(?:yes|yeah|yep|yup|yea|ya|sure|ok|okay|okey|k|alright|all right|absolutely|` +
     `definitely|certainly|of course|agreed|affirmative|fine)${EN_RIGHT}`,
   "u",
@@ -51,7 +52,7 @@ const EN_WHOLE = /^(?:please|confirm|y|yes please|please confirm|confirm it|do i
 const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a problem"]);
 
 // Table 15's negation veto, plus bare no/nope/nah, every n't contraction, and stop words.
-const EN_NEGATION = new RegExp(
+const EN_NEGATION = pattern(
   `${EN_LEFT}(?:not|no|nope|nah|never|cannot|can't|don't|won't|no way|hold on|hold off|stop|wait|abort|` +
     `refuse|decline|reject|deny|disagree|nevermind|never mind|rather not)${EN_RIGHT}|n't${EN_RIGHT}|` +
     `${EN_LEFT}(?:cant|dont|wont|didnt|doesnt|isnt|shouldnt|wouldnt|couldnt)${EN_RIGHT}`,
@@ -71,7 +72,7 @@ const EN_CONDITION = enWords([
 // Unclear answers: a message with any of these is not a yes, whatever else it says ("Yes!! (just
 // kidding)"), and it decides (an earlier yes in the window does not count past it): ask again. Each
 // class is what a "yes" can carry that makes it not consent to *this* call as asked.
-const EN_UNCLEAR: ReadonlyArray<readonly [string, RegExp]> = [
+const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
   // Deferral: later, elsewhen, or after someone else is asked.
   ["deferral", enWords([
     "later", "later on", "tomorrow", "tonight", "next (?:week|month|year|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
@@ -93,11 +94,11 @@ const EN_UNCLEAR: ReadonlyArray<readonly [string, RegExp]> = [
     "instead", "rather", "other", "another", "different", "else", "wrong", "switch", "swap",
   ])],
   // Jokes and irony.
-  ["joke", new RegExp(`${EN_LEFT}(?:kidding|kiddin|joking|joke|jk|j/k|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|yeah right|sarcasm|sarcastic|not serious)${EN_RIGHT}|/s(?![\\p{L}\\p{N}])|[😂🤣😜🙃😆]`, "u")],
+  ["joke", pattern(`${EN_LEFT}(?:kidding|kiddin|joking|joke|jk|j/k|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|yeah right|sarcasm|sarcastic|not serious)${EN_RIGHT}|/s(?![\\p{L}\\p{N}])|[😂🤣😜🙃😆]`, "u")],
 ];
 /** A clause that asks: wh-words or an auxiliary first (at the start of a sentence or after a comma or
  * dash, after an optional "yes,"), not "do it" or "will do", which are answers. */
-const EN_QUESTION_START = new RegExp(
+const EN_QUESTION_START = pattern(
   `(?:^|[,;:\u2013\u2014-])\\s*(?:(?:yes|yeah|yep|ok|okay|sure|alright|well|so|and|but|oh|um+|uh+)[\\s,.!;:\u2013\u2014-]+){0,3}` +
     `(?:what|what's|whats|how|why|when|where|which|who|whom|whose|can(?! do${EN_RIGHT})|could|would|will(?! do${EN_RIGHT})|` +
     `is|are|am|was|were|does|did|do(?! (?:it|that|so|this)${EN_RIGHT})|should|shall|may|might)${EN_RIGHT}`,
@@ -109,7 +110,7 @@ const EN_QUESTION_START = new RegExp(
 // space, punctuation or a polite ending.
 const KO_LEFT = "(?<![\\p{Script=Hangul}\\p{L}])";
 const KO_ANSWER_END = "(?:요|네|예)?(?![\\p{Script=Hangul}\\p{L}])";
-const KO_AFFIRMATIVE = new RegExp(
+const KO_AFFIRMATIVE = pattern(
   [
     // 네, 예, 넵, 넹, 응, 어, 그래(요), 좋아(요), 알겠어(요)/알겠습니다, 맞아(요)/맞습니다 as answers.
     `${KO_LEFT}(?:네|예|넵|넹|응|그래|좋아|알겠어|맞아)${KO_ANSWER_END}`,
@@ -132,7 +133,7 @@ const KO_AFFIRMATIVE = new RegExp(
 // 취소 is also the action asked for: as a request (취소해 주세요, 취소해 줘, 취소 부탁, 취소하세요, 취소해도
 // 돼요) it is the verb of "yes, please cancel", as "cancel" is in English, not a negation; any other
 // 취소 (취소, 취소할게요, 취소하지 마세요) still vetoes.
-const KO_NEGATION = new RegExp(
+const KO_NEGATION = pattern(
   [
     `${KO_LEFT}안(?=\\s|돼|되|해|할|함|하|$)`,
     "않", "못", "아니", "아뇨", "아냐", "아닙", "아닌", "싫", "말아", "말고", "마세요", "마요", "하지 ?마",
@@ -142,7 +143,7 @@ const KO_NEGATION = new RegExp(
 );
 const KO_HEDGE = /아마|글쎄|모르겠|고민|생각해 ?볼|생각 ?좀/u;
 const KO_CONDITION = /만약|혹시|일단|나중에|그런데|근데|하지만|다만|먼저|전에|면요?(?=[\s.,!?]|$)/u;
-const KO_UNCLEAR: ReadonlyArray<readonly [string, RegExp]> = [
+const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
   // Later, tomorrow, next time, after asking someone (물어보고, 상의), after checking (확인해 보고).
   ["deferral", /나중|이따|다음에|다음 ?주|내일|모레|좀 ?있다|있다가|기다려|기다리|미뤄|미루|연기|물어보|물어 ?볼|상의|의논|얘기해 ?보|이야기해 ?보|확인해 ?보|알아보|연락 ?드릴|다시 연락|생각 ?중/u],
   // Partial: except (빼고, 제외), only (-만 after a noun), part (일부, 부분, 절반).
@@ -178,7 +179,7 @@ export function normalizeUtterance(text: string): string {
  * way, e.g. "my id is ABC123"); the token that decided. */
 export type MessageConsent = { kind: "yes" | "no" | "none"; evidence: string | null };
 
-function firstMatch(re: RegExp, text: string): string | null {
+function firstMatch(re: Pattern, text: string): string | null {
   const m = re.exec(text);
   return m ? m[0].trim() : null;
 }

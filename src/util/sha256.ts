@@ -13,7 +13,10 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-export function sha256(data: Uint8Array): Uint8Array {
+/** SHA-256 of bytes, or of a string's UTF-8 bytes (the contract of the `Sha256` type below, so this
+ * function can be passed wherever one is asked for). */
+export function sha256(input: Uint8Array | string): Uint8Array {
+  const data = typeof input === "string" ? new TextEncoder().encode(input) : input;
   const h = new Uint32Array([
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
   ]);
@@ -63,5 +66,5 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 export function sha256Hex(data: Uint8Array | string): string {
-  return toHex(sha256(typeof data === "string" ? new TextEncoder().encode(data) : data));
+  return toHex(sha256(data));
 }

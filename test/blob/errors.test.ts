@@ -195,6 +195,18 @@ describe("string pool", () => {
       "bad-string-pool",
     );
   });
+  it("bad-string-pool: a character split between two strings (the whole area is valid UTF-8)", () => {
+    const t = canonical();
+    t.strings.push("z\u00e9", "q");
+    const j = t.strings.length - 2;
+    const b = encodeBlob(t);
+    const s = sectionOf(b, Section.Strings);
+    const at = s.offset + 4 + 4 * (j + 1); // string j's end offset: move it inside the é
+    const v = viewOf(b);
+    v.setUint32(at, v.getUint32(at, true) - 1, true);
+    const e = refused(sealBlob(b), "bad-string-pool");
+    expect(e.message).toBe(`string ${j} is not valid UTF-8`);
+  });
   it("keeps a leading byte-order mark as part of the string", () => {
     const t = canonical();
     t.strings.push("\uFEFFbom");

@@ -17,6 +17,7 @@ import {
   TOOL_SIZE,
 } from "../../src/abi.js";
 import { blobDigestHex, blobInfo, BlobError, decodeBlob, encodeBlob, safeDecodeBlob } from "../../src/blob/index.js";
+import { createHash } from "node:crypto";
 import { sha256, toHex } from "../../src/util/sha256.js";
 import { randomTables, sampleTables, sectionOf, TablesBuilder } from "./builder.js";
 
@@ -98,6 +99,8 @@ describe("determinism", () => {
     const bytes = encodeBlob(sampleTables());
     expect(bytes.length % 8).toBe(0);
     expect(blobDigestHex(bytes)).toBe(toHex(sha256(bytes)));
+    // A string is hashed as its UTF-8 bytes (the Sha256 contract), as node:crypto does.
+    expect(toHex(sha256("héllo ✓"))).toBe(createHash("sha256").update("héllo ✓", "utf8").digest("hex"));
     expect(blobDigestHex(bytes)).toBe("78b805c35de269af543a1a6a1d47d8c318e6e0b17412775a3ba682075d5323c2");
   });
 });

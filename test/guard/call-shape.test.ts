@@ -2,7 +2,7 @@
 // it refuses, with the detail that names the problem and where it is. A copy is plain JSON with a
 // `{ "$nonjson": kind }` marker wherever the input was not JSON, so the record shows what was judged.
 import { describe, expect, it } from "vitest";
-import { checkCallShape, checkExecuted, deepFreeze, define, frozenJsonSafe, jsonSafe, NON_JSON, safeExecuted } from "../../src/guard/call.js";
+import { checkCallShape, checkExecuted, define, frozenJsonSafe, jsonSafe, NON_JSON, safeExecuted } from "../../src/guard/call.js";
 import { createGuard } from "../../src/guard/index.js";
 import { airline, airlineState, NOW, referenceFactory } from "./helpers.js";
 
@@ -69,6 +69,13 @@ describe("jsonSafe", () => {
     expect(list[99_997]).toBe(0);
     expect(list[99_998]).toEqual(marker("too large"));
     expect((jsonSafe(new Array(99_999).fill(0)) as unknown[]).at(-1)).toBe(0);
+    // Strings, booleans and nulls cost a node each too.
+    for (const leaf of ["s", true, null]) {
+      const leaves = (jsonSafe({ a: new Array(100_000).fill(leaf) }) as { a: unknown[] }).a;
+      expect(leaves.length).toBe(99_999);
+      expect(leaves[99_997]).toBe(leaf);
+      expect(leaves[99_998]).toEqual(marker("too large"));
+    }
   });
 
   it("marks depth 64 as too deep through lists too", () => {
@@ -117,17 +124,13 @@ describe("jsonSafe", () => {
     expect(frozen).toEqual({ a: [{ b: 1 }], c: marker("non-finite number") });
     for (const part of [frozen, frozen.a, frozen.a[0], frozen.c]) expect(Object.isFrozen(part)).toBe(true);
     expect(frozenJsonSafe("s")).toBe("s");
+    expect(frozenJsonSafe(false)).toBe(false);
+    expect(frozenJsonSafe(true)).toBe(true);
+    expect(frozenJsonSafe(null)).toBe(null);
+    expect(Object.is(frozenJsonSafe(-0), 0)).toBe(true);
+    expect(frozenJsonSafe(NaN)).toEqual(marker("non-finite number"));
     expect(Object.isFrozen(frozenJsonSafe(NaN))).toBe(true);
-  });
-});
-
-describe("deepFreeze", () => {
-  it("freezes every array and object of a tree and returns it", () => {
-    const tree = { a: [{ b: [1] }], c: { d: {} } };
-    expect(deepFreeze(tree)).toBe(tree);
-    for (const part of [tree, tree.a, tree.a[0], tree.a[0].b, tree.c, tree.c.d]) expect(Object.isFrozen(part)).toBe(true);
-    expect(deepFreeze(3)).toBe(3);
-    expect(deepFreeze(null)).toBe(null);
+    expect(Object.isFrozen(frozenJsonSafe(undefined))).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@
 // hashed into the state digest, answered back from the record alone (a read it does not hold is
 // reported), and overlaid by a candidate target state.
 import { describe, expect, it } from "vitest";
-import { defineStateDigest, isCanonicalJson, LazyDigest, OverlayView, ownReads, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
+import { defineStateDigest, isCanonicalJson, LazyDigest, OverlayView, ownCanonicalReads, ownReads, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
 import type { StateView } from "../../src/core/types.js";
 import { canonicalJson } from "../../src/projection/canonical.js";
 import { sha256Hex } from "../../src/util/sha256.js";
@@ -139,6 +139,42 @@ describe("the state digest", () => {
     const shallow = Object.freeze({ inner: { n: 1 } });
     ownReads([["user", "u", "x", shallow]]);
     expect(Object.isFrozen(shallow.inner)).toBe(true);
+  });
+});
+
+describe("ownCanonicalReads", () => {
+  it("freezes canonical reads like ownReads: tuples, list and values all the way down", () => {
+    const value = { city: "Austin", tags: ["a", { n: 1 }] };
+    const reads: Read[] = [["user", "u", "address", value], ["user", "u", null, true], ["user", "u", "gone"]];
+    const own = ownCanonicalReads(reads);
+    expect(own).toBe(reads);
+    expect(Object.isFrozen(reads)).toBe(true);
+    for (const r of reads) expect(Object.isFrozen(r)).toBe(true);
+    expect(Object.isFrozen(value.tags[1])).toBe(true);
+    // Read again by a later decision (the value is remembered): still accepted, same object.
+    const again: Read[] = [["user", "u", "address", value]];
+    expect(ownCanonicalReads(again)?.[0][3]).toBe(value);
+  });
+
+  it.each<[string, unknown]>([
+    ["a Date", new Date(0)],
+    ["NaN deep inside", { a: [1, NaN] }],
+    ["a cycle", (() => { const c: Record<string, unknown> = {}; c.self = c; return c; })()],
+    ["an array with a hole", [1, , 3]],
+    ["a class instance inside", { m: new Map() }],
+  ])("refuses %s and freezes nothing (canonicalJson then decides)", (_, v) => {
+    const first = ["user", "u", "ok", { fine: true }] as Read;
+    const reads: Read[] = [first, ["user", "u", "x", v]];
+    expect(ownCanonicalReads(reads)).toBeNull();
+    expect(Object.isFrozen(reads)).toBe(false);
+    expect(Object.isFrozen(first)).toBe(false);
+    expect(Object.isFrozen(v)).toBe(false);
+    expect(() => readsDigest(reads)).toThrow();
+  });
+
+  it("refuses a tuple whose entity, id or slot is not a string", () => {
+    expect(ownCanonicalReads([[1 as unknown as string, "u", "s", 1]])).toBeNull();
+    expect(ownCanonicalReads([["user", "u", 5 as unknown as string, 1]])).toBeNull();
   });
 });
 

@@ -4,5 +4,6 @@ import { mutationVitestConfig } from "./base.js";
 export default mutationVitestConfig([
   "test/guard/guard.test.ts",
   "test/guard/call-*.test.ts",
+  "test/guard/shared-frozen.test.ts",
   "test/fuzz/guard-copy.test.ts",
 ]);

@@ -1,0 +1,232 @@
+// The seam every adapter goes through (src/adapters/core.ts), without a framework: how a framework
+// call becomes the call the guard judges, what the guard is told about the conversation and the turn,
+// what a framework approval counts as, and what reaches observe / release after the tool ran or not.
+import { describe, expect, test } from "vitest";
+import { createSession, FRAMEWORK_APPROVAL, judgedArguments, judgedCall, ownEntry, textMessages } from "../../src/adapters/core.js";
+import type { CheckContext, Decision, Guard } from "../../src/index.js";
+import type { LayerB } from "../../src/projection/layer-b.js";
+import { calls, fixture } from "./fixtures.js";
+
+const read = { name: "get_reservation_details", arguments: { reservation_id: "R1" } };
+
+/** The guard, with every check's context recorded (what the adapter told it). */
+function spied(g: Guard): { guard: Guard; contexts: CheckContext[]; given: (CheckContext | undefined)[] } {
+  const contexts: CheckContext[] = [];
+  const given: (CheckContext | undefined)[] = [];
+  const guard = {
+    ...g,
+    check: (call: unknown, ctx?: CheckContext) => {
+      contexts.push(structuredClone(ctx) as CheckContext);
+      given.push(ctx);
+      return g.check(call, ctx);
+    },
+  } as Guard;
+  return { guard, contexts, given };
+}
+
+describe("judgedCall", () => {
+  test("arguments that are not text are judged as given, with no `raw`", () => {
+    const args = { reservation_id: "R1" };
+    const c = judgedCall("t", args);
+    expect(c).toEqual({ name: "t", arguments: args });
+    expect(c.arguments).toBe(args);
+    expect("raw" in c).toBe(false);
+  });
+
+  test("JSON text is parsed once and kept as `raw`", () => {
+    expect(judgedCall("t", '{"a": [1, {"b": null}]}')).toEqual({ name: "t", arguments: { a: [1, { b: null }] }, raw: '{"a": [1, {"b": null}]}' });
+  });
+
+  test("text that is not JSON stays the text (the guard refuses it), never an empty default", () => {
+    expect(judgedCall("t", "{not json")).toEqual({ name: "t", arguments: "{not json", raw: "{not json" });
+    expect(judgedCall("t", "")).toEqual({ name: "t", arguments: "", raw: "" });
+  });
+
+  test("a call whose text is not JSON is vetoed as malformed_call", () => {
+    const f = fixture();
+    const d = createSession(f.guard).decide(judgedCall("update_reservation_flights", "{not json"));
+    expect(d).toMatchObject({ route: "Vetoed", approved: false, reason: "malformed_call" });
+  });
+});
+
+describe("judgedArguments", () => {
+  test("a fresh, mutable copy of the arguments the guard judged: what the tool does with it changes no record", () => {
+    const f = fixture();
+    const d = createSession(f.guard).decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    const args = judgedArguments(d);
+    expect(args).toEqual(calls.editFlights.arguments);
+    expect(args).not.toBe((d.call as { arguments: unknown }).arguments);
+    (args.flights as unknown[]).push("mutated");
+    args.reservation_id = "R2";
+    expect((d.call as { arguments: unknown }).arguments).toEqual(calls.editFlights.arguments);
+  });
+});
+
+describe("ownEntry and textMessages", () => {
+  test("ownEntry reads own properties only: `constructor` and `__proto__` are names like any other", () => {
+    const map: Record<string, number> = { a: 1 };
+    expect(ownEntry(map, "a")).toBe(1);
+    expect(ownEntry(map, "constructor")).toBeUndefined();
+    expect(ownEntry(map, "__proto__")).toBeUndefined();
+    expect(ownEntry(map, "toString")).toBeUndefined();
+    const own = JSON.parse('{"constructor": 2, "__proto__": 3}') as Record<string, number>;
+    expect(ownEntry(own, "constructor")).toBe(2);
+    expect(ownEntry(own, "__proto__")).toBe(3);
+  });
+
+  test("textMessages keeps the strings, in order, and drops everything else", () => {
+    expect(textMessages(["a", 1, null, { content: "x" }, "b", undefined, ""])).toEqual(["a", "b", ""]);
+  });
+});
+
+describe("createSession: what the guard is told", () => {
+  test("decide: one check, with a copy of the user messages and no earlier calls outside a turn", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const seen: Decision[] = [];
+    const s = createSession(guard, { onDecision: (d) => seen.push(d) });
+    const userMessages = ["change my flight"];
+    const d = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { userMessages });
+    expect(d.route).toBe("Approved");
+    expect(contexts).toEqual([{ userMessages: ["change my flight"], turnCalls: [] }]);
+    expect(seen).toEqual([d]);
+    expect(f.log).toHaveLength(1);
+    expect(s.guard).toBe(guard);
+    // No context at all: no messages, no calls.
+    s.decide(judgedCall(read.name, read.arguments));
+    expect(contexts[1]).toEqual({ userMessages: [], turnCalls: [] });
+  });
+
+  test("the calls of one turn the guard let run are the next call's turnCalls; reads, vetoes and other turns are not", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    const other = {};
+    const approved = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn });
+    expect(approved.approved).toBe(true);
+    s.decide(judgedCall(read.name, read.arguments), { turn }); // read_only: not part of the forward sequence
+    s.decide(judgedCall(calls.cancelMissing.name, calls.cancelMissing.arguments), { turn }); // vetoed
+    s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments), { turn: other });
+    const next = s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments), { turn });
+    expect(contexts.map((c) => c.turnCalls!.length)).toEqual([0, 1, 1, 0, 1]);
+    expect(contexts[4].turnCalls).toEqual([approved.call]);
+    expect(next.reason).toBe("overlap_conflict");
+    // A call outside any turn neither sees nor joins one.
+    s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments), { turn: other });
+    expect(contexts[6].turnCalls).toEqual([]);
+  });
+
+  test("turnCalls is a copy each time: the guard holding it changes no later context", () => {
+    const f = fixture();
+    const { guard, contexts, given } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    const userMessages = ["hi"];
+    s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn, userMessages });
+    const d = s.decide(judgedCall(read.name, read.arguments), { turn, userMessages });
+    (given[1]!.turnCalls as unknown[]).push("x");
+    (given[1]!.userMessages as string[]).push("yes");
+    expect(userMessages).toEqual(["hi"]);
+    s.decide(judgedCall(read.name, read.arguments), { turn });
+    expect(contexts[2].turnCalls).toHaveLength(1);
+    expect(d.approved).toBe(true);
+  });
+});
+
+describe("createSession: a framework approval", () => {
+  test("answers the guard's own question: the conversation as it was when asked, then the approval", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const seen: Decision[] = [];
+    const s = createSession(guard, { onDecision: (d) => seen.push(d) });
+    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments), { userMessages: ["send my certificate"] });
+    expect(asked.route).toBe("ConsentEscalated");
+    // The framework passes a later conversation: the answer is read after the one the guard asked in.
+    const yes = s.consent(asked, { userMessages: ["send my certificate", "something else", "and more"] });
+    expect(yes).toMatchObject({ route: "ConsentApproved", approved: true });
+    expect(contexts[1]).toEqual({ userMessages: ["send my certificate", FRAMEWORK_APPROVAL], turnCalls: [] });
+    expect(seen).toEqual([asked, yes]);
+  });
+
+  test("the approval's check sees the turn's calls as they are now", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments), { turn });
+    const edit = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn });
+    s.consent(asked, { turn });
+    expect(contexts[2].turnCalls).toEqual([edit.call]);
+  });
+
+  test("never overrides any other decision: a veto, an approval or an answered question is returned as it was, with no check", () => {
+    const f = fixture();
+    const seen: Decision[] = [];
+    const s = createSession(f.guard, { onDecision: (d) => seen.push(d) });
+    const veto = s.decide(judgedCall(calls.cancelMissing.name, calls.cancelMissing.arguments));
+    const ok = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
+    const yes = s.consent(asked);
+    for (const d of [veto, ok, yes]) expect(s.consent(d)).toBe(d);
+    expect(f.log).toHaveLength(4);
+    expect(seen).toHaveLength(4);
+  });
+
+  test("a question this session did not see asked is answered in the context given now", () => {
+    const f = fixture();
+    const asked = createSession(f.guard).decide(judgedCall(calls.certificate.name, calls.certificate.arguments), { userMessages: ["hi"] });
+    const { guard, contexts } = spied(f.guard);
+    const yes = createSession(guard).consent(asked, { userMessages: ["hi"] });
+    expect(contexts[0]).toEqual({ userMessages: ["hi", FRAMEWORK_APPROVAL], turnCalls: [] });
+    expect(yes.route).toBe("ConsentApproved");
+  });
+
+  test("the approval is consent under the guard's default detector", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
+    expect(s.consent(asked).consent).toMatchObject({ consent: true });
+  });
+});
+
+describe("createSession: after the tool", () => {
+  test("ran: the result is observed for exactly that execution (session scope: in the forward sequence)", () => {
+    const f = fixture("escalate", "session");
+    const s = createSession(f.guard);
+    const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    expect(f.guard.pending().map((p) => p.execution)).toEqual([a.execution, b.execution]);
+    s.ran(b, { ...(f.guard.state as LayerB).entity("reservation", "R1"), flights: calls.editFlights.arguments.flights });
+    // b, not the older a with the same call text.
+    expect(f.guard.pending().map((p) => p.execution)).toEqual([a.execution]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
+  });
+
+  test("failed: that execution is released, nothing is observed", () => {
+    const f = fixture("escalate", "session");
+    const s = createSession(f.guard);
+    const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    s.failed(b);
+    expect(f.guard.pending().map((p) => p.execution)).toEqual([a.execution]);
+    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).not.toEqual(calls.editFlights.arguments.flights);
+  });
+
+  test("release: an approved call that will not run leaves the forward sequence; a decision without an execution is a no-op", () => {
+    const f = fixture("escalate", "session");
+    const s = createSession(f.guard);
+    const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    expect(s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments)).reason).toBe("overlap_conflict");
+    const veto = s.decide(judgedCall(calls.cancelMissing.name, calls.cancelMissing.arguments));
+    expect(veto.execution).toBeNull();
+    s.release(veto);
+    expect(f.guard.pending()).toHaveLength(1);
+    s.release(a);
+    expect(f.guard.pending()).toEqual([]);
+    expect(s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments)).reason).toBe("ok");
+  });
+});
