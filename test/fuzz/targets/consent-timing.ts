@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { createGuard, type Decision } from "../../../src/guard/index.js";
 import { fail, type FuzzTarget } from "../support.js";
-import { airline, airlineState, CALLS, checkLog, newLog, keyOf, NOW, referenceFactory } from "./lifecycle-session.js";
+import { AIRLINE, airlineState, CALLS, checkLog, checkPreparedPath, newLog, keyOf, NOW, referenceFactory, sha256 } from "./lifecycle-session.js";
 
 const SAYINGS = ["yes", "yes please", "ok go ahead", "no", "hmm maybe", "네, 진행해 주세요", "아니요", "sure", "wait", "my id is R1", "do it"];
 
@@ -17,7 +17,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 export function checkConsentTiming(ops: Op[], scope: "turn" | "session"): void {
   const records = newLog();
-  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope, policy: "escalate", config: { now: NOW, log: records } });
+  const g = createGuard({ ontology: AIRLINE, backend: referenceFactory, state: airlineState(), scope, policy: "escalate", config: { now: NOW, log: records, sha256 } });
   const messages: string[] = [];
   /** Per call key: the user-message count when the guard last asked, until an answer spends it. */
   const asked = new Map<string, number>();
@@ -49,8 +49,9 @@ export function checkConsentTiming(ops: Op[], scope: "turn" | "session"): void {
 export const consentTimingTarget: FuzzTarget = {
   name: "consent-timing",
   claim: "ConsentApproved only by a user message after the guard's question about that exact call, one answer per execution; the log replays",
-  ciRuns: 300,
+  ciRuns: 500,
   property() {
+    checkPreparedPath();
     return fc.property(fc.array(opArb, { maxLength: 16 }), fc.constantFrom("turn" as const, "session" as const), checkConsentTiming);
   },
 };

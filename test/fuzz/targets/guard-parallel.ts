@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { createGuard, type Decision } from "../../../src/guard/index.js";
 import { fail, type FuzzTarget } from "../support.js";
-import { airline, airlineRules, airlineState, CALLS, checkLog, newLog, NOW, referenceFactory } from "./lifecycle-session.js";
+import { AIRLINE, airlineRules, airlineState, CALLS, checkLog, checkPreparedPath, newLog, NOW, referenceFactory, sha256 } from "./lifecycle-session.js";
 
 interface Case {
   policy: "veto" | "advisory";
@@ -28,22 +28,38 @@ function essence(d: Decision): string {
   return JSON.stringify({ route: d.route, reason: d.reason, bytes: d.verdict?.bytes ?? null });
 }
 
+/** The twin's answers by (policy, earlier approved calls, call): a fresh guard is a pure function of
+ * them, so each is computed once per process (bounded; cleared when full). */
+const twinAnswers = new Map<string, string>();
+const MAX_TWIN_ANSWERS = 200_000;
+
+function twinEssence(policy: Case["policy"], earlier: readonly number[], call: number): string {
+  const key = `${policy}|${earlier.join(",")}|${call}`;
+  let e = twinAnswers.get(key);
+  if (e === undefined) {
+    // A fresh guard, turn scope, the batch's earlier approved calls as the message's calls.
+    const twin = createGuard({ ontology: AIRLINE, backend: referenceFactory, state: airlineState(), scope: "turn", policy, config: { now: NOW, sha256 } });
+    e = essence(twin.check(CALLS[call], { turnCalls: earlier.map((i) => CALLS[i]) }));
+    if (twinAnswers.size >= MAX_TWIN_ANSWERS) twinAnswers.clear();
+    twinAnswers.set(key, e);
+  }
+  return e;
+}
+
 export function checkParallel(c: Case): void {
   const state = airlineState();
   const records = newLog();
-  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state, scope: "session", policy: c.policy, config: { now: NOW, projection: airlineRules, log: records } });
+  const g = createGuard({ ontology: AIRLINE, backend: referenceFactory, state, scope: "session", policy: c.policy, config: { now: NOW, projection: airlineRules, log: records, sha256 } });
   const decisions = c.batch.map((i) => g.check(CALLS[i]));
-  const approved: { call: (typeof CALLS)[number]; d: Decision }[] = [];
+  const approved: { call: (typeof CALLS)[number]; index: number; d: Decision }[] = [];
   decisions.forEach((d, k) => {
-    // The twin: a fresh guard, turn scope, the batch's earlier approved calls as the message's calls.
-    const twin = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope: "turn", policy: c.policy, config: { now: NOW } });
-    const expected = twin.check(CALLS[c.batch[k]], { turnCalls: approved.map((a) => a.call) });
-    if (essence(d) !== essence(expected)) fail(`batch call ${k}: judged ${essence(d)} with the earlier calls pending, ${essence(expected)} in sequence`);
+    const expected = twinEssence(c.policy, approved.map((a) => a.index), c.batch[k]);
+    if (essence(d) !== expected) fail(`batch call ${k}: judged ${essence(d)} with the earlier calls pending, ${expected} in sequence`);
     const pendingBefore = d.forward.filter((f) => (f as { pending?: boolean }).pending === true).length;
     if (pendingBefore !== approved.length) fail(`batch call ${k}: ${pendingBefore} pending calls in its forward, ${approved.length} approved before it`);
     if (d.approved && d.reason !== "read_only") {
       if (d.execution !== `x${d.seq}`) fail(`an approval without its execution id (${String(d.execution)})`);
-      approved.push({ call: CALLS[c.batch[k]], d });
+      approved.push({ call: CALLS[c.batch[k]], index: c.batch[k], d });
     } else if (d.execution !== null) fail(`a refusal or read-only call has an execution (${d.execution})`);
   });
   for (const i of c.order) {
@@ -61,8 +77,9 @@ export function checkParallel(c: Case): void {
 export const guardParallelTarget: FuzzTarget = {
   name: "guard-parallel",
   claim: "a batch checked before any call is observed is judged as the same calls in sequence; observe/release in any order leaves nothing pending; frozen records, contiguous seqs, a log that replays",
-  ciRuns: 300,
+  ciRuns: 500,
   property() {
+    checkPreparedPath();
     return fc.property(caseArb, (c) => checkParallel(c));
   },
 };

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { createGuard, type Decision } from "../../../src/guard/index.js";
 import { fail, type FuzzTarget } from "../support.js";
-import { airline, airlineRules, airlineState, CALLS, checkLog, newLog, NOW, referenceFactory } from "./lifecycle-session.js";
+import { AIRLINE, airlineRules, airlineState, CALLS, checkLog, checkPreparedPath, newLog, NOW, referenceFactory, sha256 } from "./lifecycle-session.js";
 
 const RESULTS: readonly unknown[] = [
   "Reservation cancelled.", "", "   ", "{", "null", "[]", "42", "1e400", "true", '"ok"', "{\"reservation_id\": 5}",
@@ -23,7 +23,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 export function checkResults(ops: Op[], scope: "turn" | "session", policy: "veto" | "advisory"): void {
   const state = airlineState();
   const records = newLog();
-  const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state, scope, policy, config: { now: NOW, projection: airlineRules, log: records } });
+  const g = createGuard({ ontology: AIRLINE, backend: referenceFactory, state, scope, policy, config: { now: NOW, projection: airlineRules, log: records, sha256 } });
   const unknown = new Set<string>();
   let everything = false;
   for (const op of ops) {
@@ -67,8 +67,9 @@ export function checkResults(ops: Op[], scope: "turn" | "session", policy: "veto
 export const guardResultsTarget: FuzzTarget = {
   name: "guard-results",
   claim: "a write whose result could not be projected makes what it acts on unknown: no later decision reading it is admitted until markKnown; observe never throws on a valid call; the log replays",
-  ciRuns: 300,
+  ciRuns: 500,
   property() {
+    checkPreparedPath();
     return fc.property(fc.array(opArb, { maxLength: 12 }), fc.constantFrom("turn" as const, "session" as const), fc.constantFrom("veto" as const, "advisory" as const), checkResults);
   },
 };

@@ -9,8 +9,9 @@ import { createChain, verifyAuditLog } from "../../../src/audit/index.js";
 import { createGuard, type Guard } from "../../../src/guard/index.js";
 import type { LayerB } from "../../../src/projection/layer-b.js";
 import { SessionJournal, type JournalStore, type LoggedDecision, type Op } from "../../../examples/worker/src/journal.js";
-import { airline, airlineRules, airlineState, NOW, referenceFactory } from "../../guard/helpers.js";
+import { airlineRules, airlineState, NOW, referenceFactory } from "../../guard/helpers.js";
 import { caseBudgetMs, fail, type FuzzTarget } from "../support.js";
+import { AIRLINE, checkPreparedPath, ONTOLOGIES, sha256 } from "./lifecycle-session.js";
 
 const CALLS = [
   { name: "update_reservation_cabin", arguments: { reservation_id: "R1", cabin: "business" } },
@@ -51,16 +52,16 @@ const requestArb: fc.Arbitrary<Request> = fc.record({
 });
 
 /** A guard whose log sink gets each decision; `chained` links them itself (the reference's log), else
- * the journal does. */
+ * the journal does. Prepared once per process (lifecycle-session.ts): the decoded blob, native SHA-256. */
 function newGuard(log: (d: LoggedDecision) => void, chained: boolean): Guard {
-  const chain = createChain();
+  const chain = createChain({ sha256 });
   return createGuard({
-    ontology: airline.blob,
+    ontology: AIRLINE,
     backend: referenceFactory,
     state: airlineState(),
     policy: "escalate",
     scope: "session",
-    config: { now: NOW, projection: airlineRules, log: { append: (d) => log(chained ? (chain.link(d).record as LoggedDecision) : (d as LoggedDecision)) } },
+    config: { now: NOW, projection: airlineRules, log: { append: (d) => log(chained ? (chain.link(d).record as LoggedDecision) : (d as LoggedDecision)) }, sha256 },
   });
 }
 
@@ -122,7 +123,7 @@ export async function checkRequests(requests: Request[]): Promise<void> {
   if (JSON.stringify((live.state as LayerB).toJSON()) !== JSON.stringify((reference.state as LayerB).toJSON())) fail("the live Layer B differs from the successful requests'");
   if (JSON.stringify(live.sequence()) !== JSON.stringify(reference.sequence())) fail("the live forward sequence differs from the successful requests'");
   if (got.length > 0) {
-    const report = verifyAuditLog(got.map((d) => JSON.stringify(d)), { ontologies: [airline.blob] });
+    const report = verifyAuditLog(got.map((d) => JSON.stringify(d)), { ontologies: ONTOLOGIES, sha256 });
     if (!report.ok) fail(`the stored log does not verify: ${JSON.stringify(report.mismatches.slice(0, 3))}`);
   }
 }
@@ -130,8 +131,9 @@ export async function checkRequests(requests: Request[]): Promise<void> {
 export const workerBatchTarget: FuzzTarget = {
   name: "worker-batch",
   claim: "Worker requests are atomic: with throwing operations, failed commits and evictions, the stored log and Layer B equal a guard that ran only the successful requests, no log key is written twice, and the log verifies",
-  ciRuns: 60,
+  ciRuns: 120,
   property() {
+    checkPreparedPath();
     return fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 6 }), (requests) => checkRequests(requests));
   },
 };
