@@ -23,7 +23,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "rules", file: "src/projection/rules.ts", threshold: 95 },
   { name: "decode", file: "src/blob/decode.ts", threshold: 95 },
   { name: "search", file: "src/reference/search.ts", threshold: 90 },
-  { name: "call", file: "src/guard/call.ts", threshold: 85 },
+  { name: "call", file: "src/guard/call.ts", threshold: 90 },
   { name: "config", file: "src/guard/config.ts", threshold: 95 },
   { name: "reads", file: "src/guard/reads.ts", threshold: 90 },
   { name: "lifecycle", file: "src/guard/lifecycle.ts", threshold: 90 },

@@ -32,10 +32,7 @@ interface Walk {
 
 /** A JSON-only deep copy; what is not JSON is replaced by a `{ "$nonjson": kind }` marker. */
 export function jsonSafe(value: unknown): unknown {
-  // Scalars need no walk (the common case for Layer B slots and arguments).
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : { [NON_JSON]: kindOf(value) };
-  return walk(value, 0, { nodes: 0, stack: [], freeze: false });
+  return root(value, { nodes: 0, stack: [], freeze: false });
 }
 
 /** A marker for what is not JSON; frozen in a frozen copy like every other part of it. */
@@ -44,25 +41,42 @@ function mark(kind: string, w: Walk): Record<string, string> {
   return w.freeze ? Object.freeze(m) : m;
 }
 
-/** walk(x, depth + 1, w) for a child, with strings, booleans and null (most of a call) taken here:
- * the container's loop checked the budget, so the node it costs stays within it. */
+/** A number as JSON has it: finite, `-0` written as 0; anything else a marker. */
+function jsonNumber(v: number, w: Walk): unknown {
+  return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : mark(kindOf(v), w);
+}
+
+/** The value a copy starts from: a JSON scalar is itself (the common case for Layer B slots), the
+ * rest goes to walk. Scalars are taken here and in `child` only, so walk never sees one. */
+function root(v: unknown, w: Walk): unknown {
+  if (v === null || typeof v === "string" || typeof v === "boolean") return v;
+  if (typeof v === "number") return jsonNumber(v, w);
+  return walk(v, 0, w);
+}
+
+/** One element or property value of a container: JSON scalars (most of a call) here, counted as a
+ * node each (the container's loop checked the budget, so the node stays within it); the rest walked. */
 function child(x: unknown, depth: number, w: Walk): unknown {
-  if (typeof x === "string" || typeof x === "boolean" || x === null) {
+  if (x === null || typeof x === "string" || typeof x === "boolean") {
     w.nodes++;
     return x;
+  }
+  if (typeof x === "number") {
+    w.nodes++;
+    return jsonNumber(x, w);
   }
   return walk(x, depth + 1, w);
 }
 
+/** What is not a JSON scalar: an array or plain object is copied, anything else marked. */
 function walk(v: unknown, depth: number, w: Walk): unknown {
   if (++w.nodes > MAX_NODES) return mark("too large", w);
-  if (v === null || typeof v === "string" || typeof v === "boolean") return v;
-  if (typeof v === "number") return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : mark(kindOf(v), w);
   if (typeof v !== "object") return mark(kindOf(v), w);
   if (depth >= MAX_DEPTH) return mark("too deep", w);
+  const o = v as object; // never null: root and child take it
   // Ancestors only (a shared subtree is copied twice, not a cycle); at most MAX_DEPTH of them.
-  if (w.stack.includes(v)) return mark("cycle", w);
-  w.stack.push(v);
+  if (w.stack.includes(o)) return mark("cycle", w);
+  w.stack.push(o);
   let out: unknown;
   try {
     if (Array.isArray(v)) {
@@ -81,12 +95,12 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
       }
       out = arr;
     } else {
-      const proto = Object.getPrototypeOf(v);
+      const proto = Object.getPrototypeOf(o);
       if (proto !== Object.prototype && proto !== null) {
-        out = { [NON_JSON]: kindOf(v) }; // frozen below, with the containers
+        out = { [NON_JSON]: kindOf(o) }; // frozen below, with the containers
       } else {
         const obj: Record<string, unknown> = {};
-        const keys = Object.keys(v);
+        const keys = Object.keys(o);
         for (let i = 0; i < keys.length; i++) {
           // As for arrays: past the budget, one marker and stop (a 2M-key object costs its key list,
           // not 2M copies of the marker).
@@ -222,7 +236,7 @@ export function safeExecuted(raw: unknown, frozen = false): unknown {
 /** jsonSafe(value), with the copy frozen all the way down (a scalar is returned as it is, a marker
  * frozen: walk does both, so there is one path). */
 export function frozenJsonSafe(value: unknown): unknown {
-  return walk(value, 0, { nodes: 0, stack: [], freeze: true });
+  return root(value, { nodes: 0, stack: [], freeze: true });
 }
 
 export function checkExecuted(safe: unknown, i: number): { ok: true; call: ExecutedCall } | { ok: false; problem: string } {
