@@ -23,6 +23,7 @@ import type {
   ToolTable,
 } from "../../src/ontology/tables.js";
 import { sha256 } from "../../src/util/sha256.js";
+import { decodeBlob, encodeBlob } from "../../src/blob/index.js";
 
 export const ins = (op: Op, arg = 0): number => (op | (arg << 8)) >>> 0;
 
@@ -418,3 +419,9 @@ export function sectionOf(bytes: Uint8Array, id: number): { offset: number; leng
   const at = BLOB_HEADER_SIZE + (id - 1) * SECTION_ENTRY_SIZE;
   return { offset: view.getUint32(at + 4, true), length: view.getUint32(at + 8, true) };
 }
+
+/** The sample tables as the decoder gives them back (the form the blob tests edit). */
+export const canonical = (): OntologyTables => decodeBlob(encodeBlob(sampleTables()));
+export const viewOf = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+export const edgeById = (t: OntologyTables, id: string): EdgeTable => t.edges.find((e) => e.id === id)!;
+export const toolIndex = (t: OntologyTables, name: string): number => t.tools.findIndex((x) => x.name === name);

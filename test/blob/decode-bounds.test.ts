@@ -25,13 +25,9 @@ import {
 } from "../../src/abi.js";
 import { BlobError, decodeBlob, encodeBlob, safeDecodeBlob, type BlobErrorCode } from "../../src/blob/index.js";
 import { sealBlob } from "../../src/blob/encode.js";
-import type { EdgeTable, OntologyTables } from "../../src/ontology/tables.js";
-import { sampleTables, sectionOf, tierScore } from "./builder.js";
+import type { OntologyTables } from "../../src/ontology/tables.js";
+import { canonical, edgeById as edge, sectionOf, tierScore, toolIndex, viewOf } from "./builder.js";
 
-const canonical = (): OntologyTables => decodeBlob(encodeBlob(sampleTables()));
-const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
-const edge = (t: OntologyTables, id: string): EdgeTable => t.edges.find((e) => e.id === id)!;
-const toolIndex = (t: OntologyTables, name: string) => t.tools.findIndex((x) => x.name === name);
 const SAMPLE = encodeBlob(canonical());
 const STRINGS = canonical().strings.length;
 const BIG = 1_000_000;

@@ -34,13 +34,9 @@ import {
 } from "../../src/abi.js";
 import { BlobError, decodeBlob, encodeBlob, safeDecodeBlob, type BlobErrorCode } from "../../src/blob/index.js";
 import { sealBlob } from "../../src/blob/encode.js";
-import type { EdgeTable, OntologyTables } from "../../src/ontology/tables.js";
-import { ins, sampleTables, sectionOf } from "./builder.js";
+import type { OntologyTables } from "../../src/ontology/tables.js";
+import { canonical, edgeById as edge, ins, sectionOf, toolIndex, viewOf } from "./builder.js";
 
-const canonical = (): OntologyTables => decodeBlob(encodeBlob(sampleTables()));
-const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
-const edge = (t: OntologyTables, id: string): EdgeTable => t.edges.find((e) => e.id === id)!;
-const toolIndex = (t: OntologyTables, name: string) => t.tools.findIndex((x) => x.name === name);
 
 /** Tables edited, then encoded without the encoder's own validation. */
 function fromTables(mutate: (t: OntologyTables) => void): Uint8Array {
