@@ -197,8 +197,9 @@ function keyOf(args: Record<string, unknown>, keyArg: string | null): string | n
   return null;
 }
 
-/** The id of the entity a call of tool `p` acts on: its constant key, or the key argument's value. */
-function entityKey(p: { keyArg: string | null; keyConst: string | null }, args: Record<string, unknown>): string | null {
+/** The id of the entity a call of tool `p` acts on: its constant key, or the key argument's value
+ * (a string, or a finite number as text); null when it names none. */
+export function entityKey(p: { keyArg: string | null; keyConst: string | null }, args: Record<string, unknown>): string | null {
   return p.keyConst ?? keyOf(args, p.keyArg);
 }
 

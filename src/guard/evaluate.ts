@@ -2,8 +2,7 @@
 // replay calls it with a view built from a record's reads. Both get the same answer from the same
 // inputs, which is what makes a decision log replayable.
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
-import { fieldAt } from "../core/values.js";
-import { VerifierError, type Verifier } from "../core/verifier.js";
+import { entityKey, VerifierError, type Verifier } from "../core/verifier.js";
 import { toHex } from "../util/sha256.js";
 import type { ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
@@ -156,13 +155,6 @@ function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView, 
   return g;
 }
 
-/** The entity key a call names, or null when its key argument is absent or not a string/number. */
-function keyArgument(args: Record<string, unknown>, keyArg: string): string | null {
-  const v = fieldAt(args, keyArg);
-  if (typeof v === "string") return v;
-  if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  return null;
-}
 
 function gate(input: EvaluateInput, recorder: RecordingView): Gate {
   const checked = checkCallShape(input.call);
@@ -182,7 +174,7 @@ function gate(input: EvaluateInput, recorder: RecordingView): Gate {
   if (classification !== null && classification !== "Mutating") return gateResult("unrequested_mutation", null, classification, call);
   if (tool.actsOn !== null) {
     // Grounding: the entity the call acts on, named by its key argument or by the tool's constant key.
-    const key = tool.keyConst ?? (tool.keyArg === null ? null : keyArgument(call.arguments, tool.keyArg));
+    const key = entityKey(tool, call.arguments);
     if (key === null) return gateResult("malformed_call", `\`${call.name}\`: argument \`${tool.keyArg}\` naming the \`${tool.actsOn}\` is missing or not a string`, classification, call);
     if (!recorder.hasEntity(tool.actsOn, key)) return gateResult("missing_entity", `\`${tool.actsOn}\` \`${key}\` is not in Layer B`, classification, call);
   }
@@ -236,7 +228,7 @@ function actedOn(input: EvaluateInput): [string, string][] {
     if (typeof c?.name !== "string" || typeof c.arguments !== "object" || c.arguments === null) continue;
     const t = input.verifier.tool(c.name);
     if (!t.known || t.actsOn === null) continue;
-    const key = t.keyConst ?? (t.keyArg === null ? null : keyArgument(c.arguments as Record<string, unknown>, t.keyArg));
+    const key = entityKey(t, c.arguments as Record<string, unknown>);
     if (key !== null) out.push([t.actsOn, key]);
   }
   return out;
