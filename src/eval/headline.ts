@@ -34,10 +34,16 @@ function domainTitle(d: string): string {
   return d === ALL ? "all domains" : d;
 }
 
-export function headlineEntries(r: Tau2EvalReport, scope: ReplayScope, dedup = true): DominanceEntry[] {
-  const es = r.dominance.filter((d) => d.scope === scope && d.dedup === dedup);
+/** One scope's entries of a comparison (`dominance` or `protection`), all domains first, then each
+ * domain in the report's order, veto before escalate. */
+function scopeEntries(r: Tau2EvalReport, entries: readonly DominanceEntry[], scope: ReplayScope, dedup: boolean): DominanceEntry[] {
+  const es = entries.filter((d) => d.scope === scope && d.dedup === dedup);
   const order = [ALL, ...r.meta.domains];
   return es.sort((a, b) => order.indexOf(a.domain) - order.indexOf(b.domain) || PAIRS.findIndex((p) => p.id === a.pair) - PAIRS.findIndex((p) => p.id === b.pair));
+}
+
+export function headlineEntries(r: Tau2EvalReport, scope: ReplayScope, dedup = true): DominanceEntry[] {
+  return scopeEntries(r, r.dominance, scope, dedup);
 }
 
 function headlineTable(entries: readonly DominanceEntry[], cells: readonly LabeledCell[]): Block {
@@ -65,9 +71,7 @@ function headlineTable(entries: readonly DominanceEntry[], cells: readonly Label
 }
 
 export function protectionEntries(r: Tau2EvalReport, scope: ReplayScope, dedup = true): DominanceEntry[] {
-  const es = r.protection.filter((d) => d.scope === scope && d.dedup === dedup);
-  const order = [ALL, ...r.meta.domains];
-  return es.sort((a, b) => order.indexOf(a.domain) - order.indexOf(b.domain) || PAIRS.findIndex((p) => p.id === a.pair) - PAIRS.findIndex((p) => p.id === b.pair));
+  return scopeEntries(r, r.protection, scope, dedup);
 }
 
 function protectionTable(entries: readonly DominanceEntry[]): Block {
