@@ -5,7 +5,7 @@
 import type { SearchBackend } from "../core/backend.js";
 import type { ExecutedCall, StateView, ToolCall } from "../core/types.js";
 import { fieldAt } from "../core/values.js";
-import { createVerifier, type Verifier } from "../core/verifier.js";
+import { createVerifier, entityKey, type Verifier } from "../core/verifier.js";
 import { blobDigestHex, decodeBlob, type Sha256 } from "../blob/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import { createReferenceBackend } from "../reference/index.js";
@@ -377,13 +377,12 @@ export function createGuard(options: GuardOptions): Guard {
    * sequence gets a frozen copy (Execution.entry, observe), so a record never shares one. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null || (info.keyArg === null && info.keyConst === null)) return undefined;
-    const key = info.keyConst ?? fieldAt(call.arguments, info.keyArg!);
-    if (typeof key !== "string" && typeof key !== "number") return undefined;
+    if (!info.known || info.readOnly || info.actsOn === null) return undefined;
+    const id = entityKey(info, call.arguments);
+    if (id === null) return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
     if (slots === undefined) return before;
-    const id = String(key);
     for (let i = 0; i < slots.length; i++) {
       const v = state.slot(info.actsOn, id, slots[i]);
       if (v !== undefined) define(before, slots[i], v);
