@@ -7,7 +7,7 @@
 // the tool on the arguments the guard judged and observes its real result.
 import type { ModelMessage, Tool, ToolApprovalResponse, ToolExecutionOptions, ToolModelMessage, ToolSet } from "ai";
 import type { Decision, Guard } from "../index.js";
-import { createSession, judgedArguments, judgedCall, ownEntry, type AdapterOptions, type CallContext } from "./core.js";
+import { createSession, judgedArguments, judgedCall, ownEntry, sameCall, type AdapterOptions, type CallContext } from "./core.js";
 
 /** What the guard's decision means for one AI SDK tool call. */
 export type ApprovalStatus =
@@ -81,14 +81,33 @@ function userMessages(messages: readonly ModelMessage[]): string[] {
   return out;
 }
 
-/** The application's answer to the approval request of this tool call, if the messages hold one. */
-function approvalAnswer(messages: readonly ModelMessage[], toolCallId: string): ToolApprovalResponse | undefined {
+/** The application's answer to an approval request, with the call that request was raised for. */
+interface ApprovalAnswer {
+  approvalId: string;
+  approved: boolean;
+  /** The tool call the request asked about (the latest `tool-call` part with its id before it). */
+  call: { toolName: unknown; input: unknown } | null;
+}
+
+/** The latest answer, in the messages, to an approval request about this tool call id, if any. */
+function approvalAnswer(messages: readonly ModelMessage[], toolCallId: string): ApprovalAnswer | undefined {
   const all = parts(messages);
-  const approvalIds = new Set<string>();
-  for (const p of all) if (p.type === "tool-approval-request" && p.toolCallId === toolCallId && typeof p.approvalId === "string") approvalIds.add(p.approvalId);
-  let answer: ToolApprovalResponse | undefined;
-  for (const p of all) if (p.type === "tool-approval-response" && approvalIds.has(p.approvalId as string)) answer = p as unknown as ToolApprovalResponse;
+  const requests = new Map<string, ApprovalAnswer["call"]>();
+  let call: ApprovalAnswer["call"] = null;
+  let answer: ApprovalAnswer | undefined;
+  for (const p of all) {
+    if (p.type === "tool-call" && p.toolCallId === toolCallId) call = { toolName: p.toolName, input: p.input };
+    else if (p.type === "tool-approval-request" && p.toolCallId === toolCallId && typeof p.approvalId === "string") requests.set(p.approvalId, call);
+    else if (p.type === "tool-approval-response" && typeof p.approvalId === "string" && requests.has(p.approvalId)) {
+      answer = { approvalId: p.approvalId, approved: p.approved === true, call: requests.get(p.approvalId) ?? null };
+    }
+  }
   return answer;
+}
+
+/** Whether a tool call part is exactly this call: the same tool and the same arguments. */
+function isCall(call: { toolName: unknown; input: unknown } | null, toolName: string, input: unknown): boolean {
+  return call !== null && typeof call.toolName === "string" && sameCall(judgedCall(call.toolName, call.input), judgedCall(toolName, input));
 }
 
 /** An approval request part as `result.content` (with `toolCall`) or a message (flat) has it. */
@@ -123,18 +142,84 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
     return d;
   };
 
+  /** Approvals that gave their consent, until the call they approved has run (approval id → decision). */
+  const granted = new Map<string, Decision>();
+  /** Approvals whose call has run (or failed): spent, they answer nothing again. */
+  const spent = new Map<string, true>();
+  /** The approval a tool call id's open consent decision came from. */
+  const grantOf = new Map<string, string>();
+  const bound = <V>(map: Map<string, V>, key: string, value: V): void => {
+    map.delete(key);
+    if (map.size >= MAX_OPEN) map.delete(map.keys().next().value as string);
+    map.set(key, value);
+  };
+
+  /**
+   * The approval that answers the guard's question about this very call, if the messages hold one: an
+   * approval given to the request raised for this tool call id with this tool and input, not yet spent.
+   * A provider or model that reuses a tool call id (`call_0`) for a later call, or repeats the same call
+   * under the same id, does not inherit the earlier call's approval.
+   */
+  function validApproval(toolName: string, input: unknown, toolCallId: string, messages: readonly ModelMessage[]): ApprovalAnswer | undefined {
+    const answer = approvalAnswer(messages, toolCallId);
+    if (answer === undefined || !answer.approved || spent.has(answer.approvalId)) return undefined;
+    return isCall(answer.call, toolName, input) ? answer : undefined;
+  }
+
+  /** The call with this id ran (or failed): the approval that let it run is spent. */
+  function spend(toolCallId: string): void {
+    const approvalId = grantOf.get(toolCallId);
+    if (approvalId === undefined) return;
+    grantOf.delete(toolCallId);
+    granted.delete(approvalId);
+    bound(spent, approvalId, true);
+  }
+
+  /** Tools without `execute` (the application runs them itself) and their approved calls not yet seen
+   * to run, by tool call id. */
+  const clientTools = new Set<string>();
+  const clientCalls = new Map<string, Decision>();
+
+  /**
+   * The results the application gave for approved calls of its own tools, as `tool-result` parts of
+   * the messages the SDK passes on: each is observed once (a result), observed as failed (an error
+   * output) or released (denied), so the call does not stay pending in every later forward sequence.
+   */
+  function settle(messages: readonly ModelMessage[]): void {
+    if (clientCalls.size === 0) return;
+    for (const p of parts(messages)) {
+      if (p.type !== "tool-result" || typeof p.toolCallId !== "string") continue;
+      const d = clientCalls.get(p.toolCallId);
+      if (d === undefined || p.toolName !== (d.call as { name?: unknown }).name) continue;
+      clientCalls.delete(p.toolCallId);
+      const output = (p.output ?? {}) as { type?: unknown; value?: unknown };
+      if (output.type === "execution-denied") session.release(d);
+      else if (output.type === "error-text" || output.type === "error-json") session.failed(d);
+      else session.ran(d, output.value);
+    }
+  }
+
   /** The one place a call is decided: a first check, or the consent the application's approval gives. */
   function status(toolName: string, input: unknown, toolCallId: string, messages: ModelMessage[]): ApprovalStatus {
+    settle(messages);
     const context: CallContext = { userMessages: userMessages(messages), turn: messages };
-    const answer = approvalAnswer(messages, toolCallId);
+    const answer = validApproval(toolName, input, toolCallId, messages);
     let d: Decision;
-    if (answer?.approved === true) {
-      // The SDK re-asks after an approval: the approval answers the guard's question about this call.
-      const asked = open.get(toolCallId) ?? session.decide(judgedCall(toolName, input), context);
-      d = keep(toolCallId, session.consent(asked, context));
+    if (answer !== undefined) {
+      // The SDK re-asks after an approval: the approval answers the guard's question about this call
+      // (asked again, the same approval gives the same decision until the call has run).
+      const call = judgedCall(toolName, input);
+      const opened = open.get(toolCallId);
+      const asked = opened !== undefined && sameCall(opened.call, call) ? opened : session.decide(call, context);
+      d = granted.get(answer.approvalId) ?? session.consent(asked, context);
+      bound(granted, answer.approvalId, d);
+      bound(grantOf, toolCallId, answer.approvalId);
+      keep(toolCallId, d);
     } else {
+      grantOf.delete(toolCallId);
       d = keep(toolCallId, session.decide(judgedCall(toolName, input), context));
     }
+    if (d.approved && clientTools.has(toolName) && d.execution !== null) bound(clientCalls, toolCallId, d);
     if (d.approved) return { type: "run", decision: d };
     if (d.route === "ConsentEscalated") return { type: "ask", question: d.question ?? d.message ?? "", decision: d };
     return { type: "denied", reason: d.message ?? `polar-guard: \`${d.reason}\``, decision: d };
@@ -148,16 +233,18 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
         const s = status(name, input, o.toolCallId, o.messages);
         // After an approval the request must stay approved for `execute` to be reached; execute then
         // runs the tool only if the guard's consent decision approved it.
-        return s.type !== "run" || approvalAnswer(o.messages, o.toolCallId)?.approved === true;
+        return s.type !== "run" || validApproval(name, input, o.toolCallId, o.messages) !== undefined;
       },
     };
-    if (typeof execute === "function") {
+    if (typeof execute !== "function") clientTools.add(name);
+    else {
       wrapped.execute = async (input: unknown, o: ToolExecutionOptions) => {
         let d = open.get(o.toolCallId);
         // A call that reached execute without needsApproval (never expected): decide it now.
         if (d === undefined) d = status(name, input, o.toolCallId, o.messages).decision;
         if (!d.approved) throw new GuardRefusalError(d);
         open.delete(o.toolCallId);
+        spend(o.toolCallId);
         const decision = d;
         let result: unknown;
         try {

@@ -2,6 +2,7 @@
 // these few calls and back; the decision itself is always the guard's (guard.check), and what the
 // adapter records is exactly the guard's record. Nothing here decides anything on its own.
 import type { CheckContext, Decision, Guard, ToolCall } from "../index.js";
+import { canonicalJson } from "../projection/canonical.js";
 
 export interface AdapterOptions {
   /** Sees every decision the adapter asked for (logging, metrics, UI). */
@@ -37,6 +38,28 @@ export function judgedCall(name: string, args: unknown): JudgedCall {
     // Not JSON: the guard sees the text itself as the arguments and vetoes the call.
   }
   return { name, arguments: parsed, raw: args };
+}
+
+/** A call's tool and arguments as canonical JSON; null when they are not JSON (such a call matches
+ * nothing). */
+function callText(call: unknown): string | null {
+  const c = call as { name?: unknown; arguments?: unknown } | null;
+  if (typeof c?.name !== "string") return null;
+  try {
+    return canonicalJson([c.name, c.arguments]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether two calls are the same call: the same tool and the same arguments (a decision's `call`, a
+ * JudgedCall). An adapter reuses a decision, a question or an approval only for the call it was made
+ * for: models and providers reuse tool call ids (`call_0`) for other calls.
+ */
+export function sameCall(a: unknown, b: unknown): boolean {
+  const t = callText(a);
+  return t !== null && t === callText(b);
 }
 
 /** The arguments the tool runs with: a copy of what the guard judged, never the model's object. */

@@ -7,7 +7,7 @@
 // is observed.
 import type { AgentMiddleware, ToolCallHandler, ToolCallRequest } from "langchain";
 import type { Decision, Guard } from "../index.js";
-import { createSession, judgedArguments, judgedCall, type AdapterOptions, type CallContext } from "./core.js";
+import { createSession, judgedArguments, judgedCall, sameCall, type AdapterOptions, type CallContext } from "./core.js";
 
 /** The value `interrupt()` raises for a consent question (what `result.__interrupt__[i].value` holds). */
 export interface ConsentInterrupt {
@@ -80,15 +80,22 @@ export function polarMiddleware(guard: Guard, options: LangChainGuardOptions = {
     const id = toolCall.id;
     const messages = (Array.isArray(request.state?.messages) ? request.state.messages : []) as Msg[];
     const context = contextOf(messages, id);
-    // After an interrupt the graph runs this node again: the question already asked is reused.
-    let d = (id !== undefined ? open.get(id) : undefined) ?? session.decide(judgedCall(toolCall.name, toolCall.args), context);
+    const judged = judgedCall(toolCall.name, toolCall.args);
+    // After an interrupt the graph runs this node again: the question already asked about this very
+    // call is reused. A model or provider that reuses a tool call id for another call gets a new check.
+    const asked = id !== undefined ? open.get(id) : undefined;
+    let d = asked !== undefined && sameCall(asked.call, judged) ? asked : session.decide(judged, context);
     if (d.route === "ConsentEscalated") {
-      if (id !== undefined) bounded(open, id, d);
       const ask: ConsentInterrupt = { type: "polar-consent", question: d.question ?? d.message ?? "", toolCall: { id, name: toolCall.name, args: toolCall.args }, seq: d.seq };
       // Throws to pause the graph the first time; returns the resume value when it is resumed.
       const interrupt = request.runtime?.interrupt;
-      // Without a LangGraph runtime (no checkpointer) nobody can answer: the question is the refusal.
-      if (typeof interrupt !== "function") return refuse(request, handler, ask.question);
+      // Without a LangGraph runtime (no checkpointer) nobody can answer: the question is the refusal,
+      // and nothing stays open for the id.
+      if (typeof interrupt !== "function") {
+        if (id !== undefined) open.delete(id);
+        return refuse(request, handler, ask.question);
+      }
+      if (id !== undefined) bounded(open, id, d);
       const answer = interrupt(ask);
       if (id !== undefined) open.delete(id);
       if (!isApproval(answer)) return refuse(request, handler, `The user declined: ${ask.question}`);

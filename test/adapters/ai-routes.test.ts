@@ -36,9 +36,14 @@ function setup(f: Fixture, guard: Guard = f.guard, extra: ToolSet = {}) {
   return { polar, guarded, decisions, seen };
 }
 
-const request = (toolCallId: string, approvalId: string, toolName = "t"): ModelMessage => ({
+/** The assistant message the SDK writes for an approval request: the tool call, then the request
+ * about it (the adapter binds an answer to that call's tool and input). */
+const request = (toolCallId: string, approvalId: string, call?: { name: string; arguments: unknown }): ModelMessage => ({
   role: "assistant",
-  content: [{ type: "tool-approval-request", approvalId, toolCallId, toolName } as never],
+  content: [
+    ...(call === undefined ? [] : [{ type: "tool-call", toolCallId, toolName: call.name, input: call.arguments } as never]),
+    { type: "tool-approval-request", approvalId, toolCallId } as never,
+  ],
 });
 const response = (approvalId: string, approved: boolean): ModelMessage => ({
   role: "tool",
@@ -83,7 +88,7 @@ describe("needsApproval: the guard decides", () => {
     const f = fixture();
     const { guarded, polar } = setup(f);
     expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"))).toBe(true);
-    const after = [request("c", "ap1"), response("ap1", true)];
+    const after = [request("c", "ap1", calls.certificate), response("ap1", true)];
     expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", after))).toBe(true);
     expect(polar.decision("c")).toMatchObject({ route: "ConsentApproved", approved: true });
     expect(await guarded.send_certificate.execute!(calls.certificate.arguments, opts("c", after))).toBe("certificate sent");
@@ -98,13 +103,48 @@ describe("needsApproval: the guard decides", () => {
     const other = [request("other", "ap9"), response("ap9", true)];
     expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", other))).toBe(true);
     expect(polar.decision("c")?.route).toBe("ConsentEscalated");
-    const denied = [request("c", "ap1"), response("ap1", false)];
+    const denied = [request("c", "ap1", calls.certificate), response("ap1", false)];
     expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", denied))).toBe(true);
     expect(polar.decision("c")?.route).toBe("ConsentEscalated");
     // A response without its request names no call.
     expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [response("ap1", true)]))).toBe(true);
     expect(polar.decision("c")?.route).toBe("ConsentEscalated");
     expect(f.log.every((d) => d.route === "ConsentEscalated")).toBe(true);
+  });
+
+  test("an approval binds to the call it was raised for: another tool or other input under the same id is not consented", async () => {
+    const f = fixture();
+    const { guarded, polar } = setup(f);
+    const approved = [request("c", "ap1", calls.certificate), response("ap1", true)];
+    const other = { user_id: "mia", amount: 500 };
+    expect(await guarded.send_certificate.needsApproval(other, opts("c", approved))).toBe(true);
+    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    const asTool = [request("c", "ap2", { name: "cancel_reservation", arguments: calls.certificate.arguments }), response("ap2", true)];
+    expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", asTool))).toBe(true);
+    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    // Input given as JSON text is the same call as its parsed object.
+    const asText = [request("c", "ap3", { name: "send_certificate", arguments: JSON.stringify(calls.certificate.arguments) }), response("ap3", true)];
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", asText));
+    expect(polar.decision("c")?.route).toBe("ConsentApproved");
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+  });
+
+  test("an approval is spent when its call runs: the same call again under the same id is asked again", async () => {
+    const f = fixture();
+    const { guarded, polar } = setup(f);
+    const approved = [request("c", "ap1", calls.certificate), response("ap1", true)];
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"));
+    expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", approved))).toBe(true);
+    // Asked again before it runs (the SDK may), the approval gives the same decision: one consent record.
+    expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", approved))).toBe(true);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+    await guarded.send_certificate.execute!(calls.certificate.arguments, opts("c", approved));
+    expect(f.ran).toEqual({ send_certificate: 1 });
+    // A later step repeats the call under the same id; the old approval is still in the messages.
+    expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", approved))).toBe(true);
+    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    await expect(guarded.send_certificate.execute!(calls.certificate.arguments, opts("c", approved))).rejects.toBeInstanceOf(GuardRefusalError);
+    expect(f.ran).toEqual({ send_certificate: 1 });
   });
 
   test("only an approval request with a string id links an answer to the call", async () => {
@@ -121,7 +161,7 @@ describe("needsApproval: the guard decides", () => {
     await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", numeric));
     expect(polar.decision("c")?.route).toBe("ConsentEscalated");
     // Only a response answers: the request repeated after its answer changes nothing.
-    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap1"), response("ap1", true), request("c", "ap1")]));
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap1", calls.certificate), response("ap1", true), request("c", "ap1", calls.certificate)]));
     expect(polar.decision("c")?.route).toBe("ConsentApproved");
   });
 
@@ -129,10 +169,10 @@ describe("needsApproval: the guard decides", () => {
     const f = fixture();
     const { guarded, polar } = setup(f);
     await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"));
-    const changed = [request("c", "ap1"), response("ap1", true), response("ap1", false)];
+    const changed = [request("c", "ap1", calls.certificate), response("ap1", true), response("ap1", false)];
     await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", changed));
     expect(polar.decision("c")?.route).toBe("ConsentEscalated");
-    const again = [request("c", "ap1"), response("ap1", false), response("ap1", true)];
+    const again = [request("c", "ap1", calls.certificate), response("ap1", false), response("ap1", true)];
     await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", again));
     expect(polar.decision("c")?.route).toBe("ConsentApproved");
   });
@@ -141,7 +181,7 @@ describe("needsApproval: the guard decides", () => {
     const f = fixture();
     const { guarded } = setup(f);
     await guarded.cancel_reservation.needsApproval(calls.cancelMissing.arguments, opts("b"));
-    const after = [request("b", "ap1"), response("ap1", true)];
+    const after = [request("b", "ap1", calls.cancelMissing), response("ap1", true)];
     expect(await guarded.cancel_reservation.needsApproval(calls.cancelMissing.arguments, opts("b", after))).toBe(true);
     await expect(guarded.cancel_reservation.execute!(calls.cancelMissing.arguments, opts("b", after))).rejects.toBeInstanceOf(GuardRefusalError);
     expect(f.ran).toEqual({});
@@ -152,14 +192,14 @@ describe("needsApproval: the guard decides", () => {
     const f = fixture();
     const { guarded } = setup(f);
     await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a"));
-    expect(await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a", [request("a", "ap1"), response("ap1", true)]))).toBe(true);
+    expect(await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a", [request("a", "ap1", calls.editFlights), response("ap1", true)]))).toBe(true);
     expect(routes(f.log)).toEqual(["update_reservation_flights:Approved"]);
   });
 
   test("an approval for a call this adapter never saw: the guard decides it, then reads the approval as the answer", async () => {
     const f = fixture();
     const { guarded } = setup(f);
-    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap1"), response("ap1", true)]));
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap1", calls.certificate), response("ap1", true)]));
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
   });
 });
@@ -310,6 +350,44 @@ test("the guarded tool set is a plain object: entries can be replaced and delete
   expect(Object.keys(out)).toEqual([]);
 });
 
+describe("a tool without execute: the application's result is observed from the messages", () => {
+  const result = (toolCallId: string, toolName: string, output: unknown): ModelMessage => ({ role: "tool", content: [{ type: "tool-result", toolCallId, toolName, output } as never] });
+
+  function clientSetup() {
+    const f = fixture("escalate", "session");
+    const polar = createAiSdkGuard(f.guard);
+    const schema = jsonSchema<Record<string, unknown>>({ type: "object" });
+    const guarded = polar.tools({ update_reservation_flights: tool({ inputSchema: schema }), send_certificate: tool({ inputSchema: schema }) }) as unknown as Record<string, Hooks>;
+    return { f, guarded };
+  }
+
+  test("a result, an error output and a denial: observed, observed as failed, released", async () => {
+    for (const [output, sequence, flights] of [
+      [{ type: "json", value: { flights: calls.editFlights.arguments.flights } }, ["update_reservation_flights"], calls.editFlights.arguments.flights],
+      [{ type: "error-text", value: "the booking system is down" }, [], undefined],
+      [{ type: "execution-denied", reason: "not now" }, [], undefined],
+    ] as const) {
+      const { f, guarded } = clientSetup();
+      expect(await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a"))).toBe(false);
+      expect(f.guard.pending()).toHaveLength(1);
+      await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [result("a", "update_reservation_flights", output)]));
+      expect(f.guard.pending()).toEqual([]);
+      expect(f.guard.sequence().map((c) => c.name)).toEqual(sequence);
+      if (flights !== undefined) expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(flights);
+    }
+  });
+
+  test("a result under another tool's name, or for a call the guard refused, is not taken for the call", async () => {
+    const { f, guarded } = clientSetup();
+    await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a"));
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [result("a", "send_certificate", { type: "json", value: {} })]));
+    expect(f.guard.pending()).toHaveLength(1);
+    // The escalated certificate never ran: a result claiming it did is not observed.
+    await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("b", [result("c", "send_certificate", { type: "text", value: "sent" })]));
+    expect(f.guard.sequence()).toEqual([]);
+  });
+});
+
 describe("approvals() and respond(): answering the SDK's approval requests", () => {
   async function decided() {
     const f = fixture();
@@ -396,7 +474,7 @@ describe("v7 toolApproval", () => {
     const call = { toolCallId: "c", toolName: calls.certificate.name, input: calls.certificate.arguments };
     expect(await polar.toolApproval({ toolCall: call, messages: [{ role: "user", content: "send it" }] })).toMatchObject({ type: "user-approval" });
     expect(contexts[0].userMessages).toEqual(["send it"]);
-    expect(await polar.toolApproval({ toolCall: call, messages: [{ role: "user", content: "send it" }, request("c", "ap"), response("ap", true)] })).toEqual({ type: "approved" });
+    expect(await polar.toolApproval({ toolCall: call, messages: [{ role: "user", content: "send it" }, request("c", "ap", calls.certificate), response("ap", true)] })).toEqual({ type: "approved" });
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
   });
 

@@ -15,6 +15,8 @@ const toolStep = (...cs: Call[]) => ({
   usage,
   warnings: [],
 });
+/** Tool calls with the ids given: some providers and local models reuse ids such as `call_0`. */
+const toolStepWithIds = (...cs: [string, Call][]) => ({ ...toolStep(...cs.map(([, c]) => c)), content: cs.map(([id, c]) => ({ type: "tool-call" as const, toolCallId: id, toolName: c.name, input: JSON.stringify(c.arguments) })) });
 const textStep = (text: string) => ({ content: [{ type: "text" as const, text }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] });
 
 function aiTools(f: Fixture): ToolSet {
@@ -95,6 +97,28 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
   });
 
+  test("a reused tool-call id: an approval given to an earlier call with that id is not consent to a later one", async () => {
+    const f = fixture();
+    const again = { name: "send_certificate", arguments: { user_id: "mia", amount: 100 } };
+    const asked: string[] = [];
+    const { questions } = await converse(
+      f,
+      [toolStepWithIds(["call_0", calls.certificate]), toolStepWithIds(["call_0", again]), toolStepWithIds(["call_0", calls.certificate]), textStep("done")],
+      (q) => (asked.push(q), asked.length === 1),
+    );
+    // The first certificate was asked about and approved; each later call with the same id is asked
+    // about again (and, declined, does not run): the first approval answered the first question only.
+    expect(questions).toHaveLength(3);
+    expect(f.ran).toEqual({ send_certificate: 1 });
+    expect(routes(f.log)).toEqual([
+      "send_certificate:ConsentEscalated",
+      "send_certificate:ConsentApproved",
+      "send_certificate:ConsentEscalated",
+      "send_certificate:ConsentEscalated",
+    ]);
+    expect(replays(f)).toBe(true);
+  });
+
   test("a parallel pair: the second call is judged with the first (overlap_conflict), only the first runs", async () => {
     const f = fixture();
     const { questions } = await converse(f, [toolStep(calls.editFlights, calls.cancelR1), textStep("done")], () => false);
@@ -117,6 +141,29 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     await converse(f, [toolStep(calls.editFlights), textStep("done")], () => false);
     expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
     expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
+  });
+
+  test("a tool without execute (the application runs it): its result in the next step's messages is observed, not left pending", async () => {
+    const f = fixture("escalate", "session");
+    const tools = aiTools(f);
+    delete (tools.update_reservation_flights as { execute?: unknown }).execute;
+    const model = new MockLanguageModelV3({ doGenerate: [toolStepWithIds(["edit-1", calls.editFlights]), toolStepWithIds(["cert-1", calls.certificate]), textStep("?")] });
+    const polar = createAiSdkGuard(f.guard);
+    const guarded = polar.tools(tools);
+    const messages: ModelMessage[] = [{ role: "user", content: "change my flights" }];
+    const first = await generateText({ model, tools: guarded, messages, stopWhen: stepCountIs(3) });
+    expect(first.toolCalls.map((c) => c.toolName)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.pending()).toHaveLength(1);
+    // The application runs the tool itself and gives the SDK its result.
+    const result = await f.impl.update_reservation_flights(calls.editFlights.arguments);
+    messages.push(...first.response.messages, { role: "tool", content: [{ type: "tool-result", toolCallId: "edit-1", toolName: "update_reservation_flights", output: { type: "json", value: result as never } }] });
+    await generateText({ model, tools: guarded, messages, stopWhen: stepCountIs(3) });
+    expect(f.guard.pending()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
+    // The later call was judged with the edit as observed, not pending.
+    const cert = f.log.find((d) => (d.call as { name: string }).name === "send_certificate")!;
+    expect(cert.forward.map((c) => (c as { pending?: boolean }).pending === true)).toEqual([false]);
   });
 
   test("a tool named `constructor` is a tool like any other (vetoed as unknown_tool, never run)", async () => {

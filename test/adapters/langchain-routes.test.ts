@@ -223,6 +223,32 @@ describe("consent through interrupt()", () => {
     expect(routes(f.log)).toHaveLength(3);
   });
 
+  test("a question is reused only for the same call: another call under a reused id is checked and asked afresh", async () => {
+    const f = fixture();
+    const { wrap } = setup(f);
+    const pause = new Error("GraphInterrupt");
+    const other = { name: "send_certificate", arguments: { user_id: "mia", amount: 100 } };
+    const seen: Req[] = [];
+    const asked: ConsentInterrupt[] = [];
+    await expect(wrap(req(calls.certificate, "t1", [], () => { throw pause; }), handlerFor(f))).rejects.toBe(pause);
+    // The thread moved on; a later call reuses the id, and the user approves the question put about it.
+    await wrap(req(other, "t1", [], (v) => (asked.push(v as ConsentInterrupt), { approved: true })), handlerFor(f, seen));
+    expect(asked[0].seq).toBe(2);
+    expect(asked[0].toolCall.args).toEqual(other.arguments);
+    expect(seen[0].toolCall.args).toEqual(other.arguments);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+    expect(f.log[2].call).toMatchObject({ arguments: other.arguments });
+  });
+
+  test("without a runtime the refused question is not kept: the id asked again later is decided again", async () => {
+    const f = fixture();
+    const { wrap } = setup(f);
+    await wrap({ toolCall: { id: "t1", name: calls.certificate.name, args: calls.certificate.arguments } }, handlerFor(f));
+    await wrap(req(calls.certificate, "t1", [], () => ({ approved: true })), handlerFor(f));
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+    expect(f.ran).toEqual({ send_certificate: 1 });
+  });
+
   test("a no: the call does not run; the refusal says the user declined, with the question", async () => {
     const f = fixture();
     const { wrap } = setup(f);
