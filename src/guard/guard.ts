@@ -281,10 +281,14 @@ function readContext(context: unknown): ContextData {
   return out;
 }
 
+/** A letter, digit or `_`. Built on first use (a literal with Unicode property classes is compiled with
+ * the module, at every cold import; src/policies/consent.ts, CONTROL). */
+let WORD_CHAR: RegExp | null = null;
+
 /** `text` names `word` as a whole token (case-insensitive; letters, digits and `_` continue a token). */
 function namesToken(text: string, word: string): boolean {
   if (word.length === 0) return false;
-  const isWord = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}_]/u.test(ch);
+  const isWord = (ch: string | undefined) => ch !== undefined && (WORD_CHAR ??= new RegExp("[\\p{L}\\p{N}_]", "u")).test(ch);
   let at = text.indexOf(word);
   while (at >= 0) {
     if (!isWord(text[at - 1]) && !isWord(text[at + word.length])) return true;
