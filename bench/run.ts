@@ -139,13 +139,23 @@ function runJob(job: Job, a: Args, onProgress: (label: string) => void): Promise
   });
 }
 
-function runCold(samples: number, trusted: boolean): Promise<Record<string, unknown>> {
+/** The cold-start samples: the bundled verdict path (`cold-node`, `-trusted`), and the package's real
+ * Node entry as a user imports it (`cold-node-entry`, `-builtins`: with Node's built-ins loaded first). */
+type ColdId = "cold-node" | "cold-node-trusted" | "cold-node-entry" | "cold-node-entry-builtins";
+const COLD_IDS: readonly ColdId[] = ["cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins"];
+
+function coldArgs(id: ColdId): string[] {
+  if (id === "cold-node" || id === "cold-node-trusted") return [join(OUT, "cold-node.mjs"), ROOT, join(OUT, "cold-lib.mjs"), ...(id === "cold-node-trusted" ? ["trusted"] : [])];
+  return [join(ROOT, "bench", "cold", "entry.mjs"), ROOT, ...(id === "cold-node-entry-builtins" ? ["builtins"] : [])];
+}
+
+function runCold(samples: number, id: ColdId): Promise<Record<string, unknown>> {
   const values: Array<Record<string, number | string>> = [];
   const walls: number[] = [];
   const one = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const t0 = performance.now();
-      const args = [join(OUT, "cold-node.mjs"), ROOT, join(OUT, "cold-lib.mjs"), ...(trusted ? ["trusted"] : [])];
+      const args = coldArgs(id);
       const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";
@@ -162,10 +172,9 @@ function runCold(samples: number, trusted: boolean): Promise<Record<string, unkn
     });
   return (async () => {
     for (let i = 0; i < samples; i++) await one();
-    const keys = ["boot", "import", "instantiate", "load", "firstVerdict", "toFirstVerdict", "firstCheck", "cpuToFirstVerdict", "cpuFirstCheck"];
+    const keys = Object.keys(values[0] ?? {}).filter((k) => typeof values[0][k] === "number");
     const med = Object.fromEntries(keys.map((k) => [k, median(values.map((v) => Number(v[k])))]));
-    const id = trusted ? "cold-node-trusted" : "cold-node";
-    return { id, variant: id, digestChecked: !trusted, samples: values.length, median: { ...med, processWall: median(walls) }, values, reason: values[0]?.reason, route: values[0]?.route };
+    return { id, variant: id, digestChecked: id !== "cold-node-trusted", samples: values.length, median: { ...med, processWall: median(walls) }, values, reason: values[0]?.reason, route: values[0]?.route };
   })();
 }
 
@@ -195,11 +204,11 @@ async function main(): Promise<void> {
   const list = jobs(a).filter((j) => selected(j.id, a.only));
   const coldSamples = a.quick ? 5 : 21;
   const workerdSamples = a.quick ? 2 : 5;
-  const doCold = selected("cold-node", a.only);
-  const doColdTrusted = selected("cold-node-trusted", a.only);
+  const colds = COLD_IDS.filter((id) => selected(id, a.only));
+  if (colds.some((id) => id.startsWith("cold-node-entry")) && !existsSync(join(ROOT, "dist", "node.js"))) throw new Error("dist/node.js is missing: run `npm run build` first");
   const doWorkerd = selected("cold-workerd", a.only);
   const doExample = selected("cold-worker-example", a.only);
-  const total = list.length + (doCold ? 1 : 0) + (doColdTrusted ? 1 : 0) + (doWorkerd ? 1 : 0) + (doExample ? 1 : 0);
+  const total = list.length + colds.length + (doWorkerd ? 1 : 0) + (doExample ? 1 : 0);
   const bar = new cliProgress.SingleBar({ format: "bench [{bar}] {value}/{total} {job} {step}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
   bar.start(total, 0, { job: "", step: "" });
   const results: Record<string, unknown>[] = [];
@@ -214,11 +223,10 @@ async function main(): Promise<void> {
     }
     bar.increment();
   }
-  for (const [run, trusted] of [[doCold, false], [doColdTrusted, true]] as const) {
-    if (!run) continue;
-    bar.update({ job: trusted ? "cold-node-trusted" : "cold-node", step: `${coldSamples} fresh processes` });
+  for (const id of colds) {
+    bar.update({ job: id, step: `${coldSamples} fresh processes` });
     try {
-      results.push(await runCold(coldSamples, trusted));
+      results.push(await runCold(coldSamples, id));
     } catch (e) {
       failures.push(e instanceof Error ? e.message : String(e));
     }

@@ -91,6 +91,17 @@ export function resultsSection(r: Results, plots: string[]): string {
     const c = trusted.median;
     lines.push(`Node with the blob digest check off (\`decodeBlob(blob, { verifyDigest: false })\`, median of ${trusted.samples}): load ${num(c.load)}, import → first verdict ${num(c.toFirstVerdict)}.`);
   }
+  const entry = byId(r, "cold-node-entry");
+  const entryB = byId(r, "cold-node-entry-builtins");
+  if (entry) {
+    const c = entry.median;
+    const b = entryB?.median;
+    lines.push(
+      `Node, the package as a user imports it (\`bench/cold/entry.mjs\`: \`import("polar-guard/node")\` from \`dist/\`, \`loadVerifier({ ontologyPath })\`, first verdict; then \`loadGuard\` and the first check; median of ${entry.samples} fresh processes, CPU ms): ` +
+        `import ${num(c.cpuImport)}, **import → first verdict ${num(c.cpuToFirstVerdict)}**, loadGuard + first check ${num(c.cpuFirstCheck)} (wall: import → first verdict ${num(c.toFirstVerdict)})` +
+        (b ? `; in a process that already loaded the Node built-ins the entry uses (node:crypto, node:fs, node:url), import ${num(b.cpuImport)}, import → first verdict ${num(b.cpuToFirstVerdict)}.` : "."),
+    );
+  }
   if (wd?.ok) {
     const w = wd.median;
     lines.push(`workerd, minimal Worker (median of ${wd.samples.length} fresh \`workerd serve\` processes, timed from outside, ms; core instantiated and blob validated at module scope): spawn → listening ${num(w.listenMs, 1)} (an empty Worker: ${num(w.emptyListenMs, 1)}, so startup +${num(w.listenMs - w.emptyListenMs, 1)}); first request ${num(w.firstRequestMs)}, warm request ${num(w.warmRequestMs)}: first − warm ${num(w.firstRequestMs - w.warmRequestMs)}, of which the empty Worker's own first − warm (a fresh connection, workerd's first dispatch) is ${num(w.emptyFirstRequestMs - w.emptyWarmRequestMs)}, so **the guard adds ${num(w.firstRequestMs - w.warmRequestMs - (w.emptyFirstRequestMs - w.emptyWarmRequestMs))}** to a cold isolate's first request; spawn → first response ${num(w.totalMs, 1)}.`);
