@@ -32,3 +32,19 @@ describe("npm run fuzz -- --jobs", () => {
     expect(r.stderr).toMatch(/--part runs exactly one --target/u);
   }, 60_000);
 });
+
+describe("withinTime: the per-case bound of a fuzz target", () => {
+  it("counts the CPU a case burns, not the time it waited", async () => {
+    const { withinTime, FuzzFailure } = await import("./support.js");
+    // Waiting 400 ms (a stopped or starved process) is within a 100 ms bound: no CPU is spent.
+    const waited = withinTime(100, "waiting", () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400));
+    expect(waited).toBe("timed-out");
+    // Spinning for 300 ms of CPU is not.
+    const spin = () => {
+      const t0 = process.cpuUsage();
+      while ((process.cpuUsage(t0).user + process.cpuUsage(t0).system) / 1000 < 300);
+    };
+    expect(() => withinTime(100, "spinning", spin)).toThrow(FuzzFailure);
+    expect(() => withinTime(100, "spinning", spin)).toThrow(/spinning took \d+ ms of CPU, more than 100 ms/u);
+  });
+});
