@@ -134,25 +134,22 @@ export class GuardRefusalError extends Error {
 
 export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): AiSdkGuard {
   const session = createSession(guard, options);
-  const open = new Map<string, Decision>();
-  const keep = (id: string, d: Decision): Decision => {
-    open.delete(id);
-    if (open.size >= MAX_OPEN) open.delete(open.keys().next().value as string);
-    open.set(id, d);
-    return d;
-  };
-
-  /** Approvals that gave their consent, until the call they approved has run (approval id → decision). */
-  const granted = new Map<string, Decision>();
-  /** Approvals whose call has run (or failed): spent, they answer nothing again. */
-  const spent = new Map<string, true>();
-  /** The approval a tool call id's open consent decision came from. */
-  const grantOf = new Map<string, string>();
-  const bound = <V>(map: Map<string, V>, key: string, value: V): void => {
+  /** Keeps `value` under `key`, forgetting the oldest entry beyond MAX_OPEN. */
+  const bounded = <V>(map: Map<string, V>, key: string, value: V): V => {
     map.delete(key);
     if (map.size >= MAX_OPEN) map.delete(map.keys().next().value as string);
     map.set(key, value);
+    return value;
   };
+  const open = new Map<string, Decision>();
+  const keep = (id: string, d: Decision): Decision => bounded(open, id, d);
+
+  /** The approval a consent decision came from. */
+  const approvalOf = new WeakMap<Decision, string>();
+  /** Approvals whose call has run (or failed): spent, they answer nothing again. Never forgotten: a
+   * bound would make an old approval, still in the messages, count again (one id per answer a user
+   * gave is small). */
+  const spent = new Set<string>();
 
   /**
    * The approval that answers the guard's question about this very call, if the messages hold one: an
@@ -166,13 +163,10 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
     return isCall(answer.call, toolName, input) ? answer : undefined;
   }
 
-  /** The call with this id ran (or failed): the approval that let it run is spent. */
-  function spend(toolCallId: string): void {
-    const approvalId = grantOf.get(toolCallId);
-    if (approvalId === undefined) return;
-    grantOf.delete(toolCallId);
-    granted.delete(approvalId);
-    bound(spent, approvalId, true);
+  /** The call ran (or failed): the approval that let it run, if any, is spent. */
+  function spend(d: Decision): void {
+    const approvalId = approvalOf.get(d);
+    if (approvalId !== undefined) spent.add(approvalId);
   }
 
   /** Tools without `execute` (the application runs them itself) and their approved calls not yet seen
@@ -192,6 +186,7 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
       const d = clientCalls.get(p.toolCallId);
       if (d === undefined || p.toolName !== (d.call as { name?: unknown }).name) continue;
       clientCalls.delete(p.toolCallId);
+      spend(d);
       const output = (p.output ?? {}) as { type?: unknown; value?: unknown };
       if (output.type === "execution-denied") session.release(d);
       else if (output.type === "error-text" || output.type === "error-json") session.failed(d);
@@ -211,15 +206,12 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
       const call = judgedCall(toolName, input);
       const opened = open.get(toolCallId);
       const asked = opened !== undefined && sameCall(opened.call, call) ? opened : session.decide(call, context);
-      d = granted.get(answer.approvalId) ?? session.consent(asked, context);
-      bound(granted, answer.approvalId, d);
-      bound(grantOf, toolCallId, answer.approvalId);
-      keep(toolCallId, d);
+      d = keep(toolCallId, session.consent(asked, context));
+      if (d.route === "ConsentApproved") approvalOf.set(d, answer.approvalId);
     } else {
-      grantOf.delete(toolCallId);
       d = keep(toolCallId, session.decide(judgedCall(toolName, input), context));
     }
-    if (d.approved && clientTools.has(toolName) && d.execution !== null) bound(clientCalls, toolCallId, d);
+    if (d.approved && clientTools.has(toolName) && d.execution !== null) bounded(clientCalls, toolCallId, d);
     if (d.approved) return { type: "run", decision: d };
     if (d.route === "ConsentEscalated") return { type: "ask", question: d.question ?? d.message ?? "", decision: d };
     return { type: "denied", reason: d.message ?? `polar-guard: \`${d.reason}\``, decision: d };
@@ -244,7 +236,7 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
         if (d === undefined) d = status(name, input, o.toolCallId, o.messages).decision;
         if (!d.approved) throw new GuardRefusalError(d);
         open.delete(o.toolCallId);
-        spend(o.toolCallId);
+        spend(d);
         const decision = d;
         let result: unknown;
         try {

@@ -129,6 +129,39 @@ describe("needsApproval: the guard decides", () => {
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
   });
 
+  test("an answer binds to the request for this id and to the last tool call with this id before it", async () => {
+    const f = fixture();
+    const { guarded, polar } = setup(f);
+    const callPart = (id: string, c: { name: string; arguments: unknown }) => ({ type: "tool-call", toolCallId: id, toolName: c.name, input: c.arguments }) as never;
+    const asked = () => polar.decision("c")?.route;
+    // A request raised for another id, after this call's tool-call part, answers nothing here.
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [{ role: "assistant", content: [callPart("c", calls.certificate), { type: "tool-approval-request", approvalId: "ap9", toolCallId: "other" } as never] }, response("ap9", true)]));
+    expect(asked()).toBe("ConsentEscalated");
+    // A tool call with another id between this call and the request does not become the approved call.
+    const other = { name: "send_certificate", arguments: { user_id: "mia", amount: 100 } };
+    await guarded.send_certificate.needsApproval(other.arguments, opts("c", [{ role: "assistant", content: [callPart("c", calls.certificate), callPart("x", other), { type: "tool-approval-request", approvalId: "ap8", toolCallId: "c" } as never] }, response("ap8", true)]));
+    expect(asked()).toBe("ConsentEscalated");
+    // A request with no tool call before it names no call: no consent (and no error).
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap7"), response("ap7", true)]));
+    expect(asked()).toBe("ConsentEscalated");
+    // Only a tool-approval-response answers: another part carrying the approval id and `approved` does not.
+    const lookalike: ModelMessage = { role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "send_certificate", approvalId: "ap6", approved: true, output: { type: "text", value: "ok" } } as never] };
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap6", calls.certificate), lookalike]));
+    expect(asked()).toBe("ConsentEscalated");
+    // A later response to an unknown request does not replace this request's answer.
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", [request("c", "ap5", calls.certificate), response("ap5", true), response("ap-unknown", false)]));
+    expect(asked()).toBe("ConsentApproved");
+  });
+
+  test("approvals of two calls asked again in turn: each gives its own decision again, no new record", async () => {
+    const f = fixture();
+    const { guarded } = setup(f);
+    const one = [request("c1", "ap1", calls.certificate), response("ap1", true)];
+    const two = [request("c2", "ap2", calls.certificate), response("ap2", true)];
+    for (const [id, m] of [["c1", one], ["c2", two], ["c1", one], ["c2", two]] as const) await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts(id, [...m]));
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+  });
+
   test("an approval is spent when its call runs: the same call again under the same id is asked again", async () => {
     const f = fixture();
     const { guarded, polar } = setup(f);
@@ -365,6 +398,7 @@ describe("a tool without execute: the application's result is observed from the 
     for (const [output, sequence, flights] of [
       [{ type: "json", value: { flights: calls.editFlights.arguments.flights } }, ["update_reservation_flights"], calls.editFlights.arguments.flights],
       [{ type: "error-text", value: "the booking system is down" }, [], undefined],
+      [{ type: "error-json", value: { error: "down" } }, [], undefined],
       [{ type: "execution-denied", reason: "not now" }, [], undefined],
     ] as const) {
       const { f, guarded } = clientSetup();

@@ -166,6 +166,14 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     expect(cert.forward.map((c) => (c as { pending?: boolean }).pending === true)).toEqual([false]);
   });
 
+  test("a tool the SDK executed is observed once: its tool-result in later steps' messages is not observed again", async () => {
+    const f = fixture("escalate", "session");
+    await converse(f, [toolStepWithIds(["e1", calls.editFlights]), toolStepWithIds(["c1", calls.certificate]), textStep("ok")], () => false);
+    expect(f.ran).toEqual({ update_reservation_flights: 1 });
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "send_certificate:ConsentEscalated"]);
+  });
+
   test("a tool named `constructor` is a tool like any other (vetoed as unknown_tool, never run)", async () => {
     const f = fixture();
     let ran = 0;

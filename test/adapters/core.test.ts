@@ -2,7 +2,7 @@
 // call becomes the call the guard judges, what the guard is told about the conversation and the turn,
 // what a framework approval counts as, and what reaches observe / release after the tool ran or not.
 import { describe, expect, test } from "vitest";
-import { createSession, FRAMEWORK_APPROVAL, judgedArguments, judgedCall, ownEntry, textMessages } from "../../src/adapters/core.js";
+import { createSession, FRAMEWORK_APPROVAL, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
 import type { CheckContext, Decision, Guard } from "../../src/index.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
 import { calls, fixture } from "./fixtures.js";
@@ -59,6 +59,26 @@ describe("judgedArguments", () => {
     (args.flights as unknown[]).push("mutated");
     args.reservation_id = "R2";
     expect((d.call as { arguments: unknown }).arguments).toEqual(calls.editFlights.arguments);
+  });
+});
+
+describe("sameCall", () => {
+  test("the same tool and the same arguments in canonical JSON (key order, JSON text parsed)", () => {
+    expect(sameCall({ name: "t", arguments: { a: 1, b: [2] } }, { name: "t", arguments: { b: [2], a: 1 } })).toBe(true);
+    expect(sameCall(judgedCall("t", '{"a":1}'), { name: "t", arguments: { a: 1 } })).toBe(true);
+    expect(sameCall({ name: "t", arguments: { a: 1 } }, { name: "u", arguments: { a: 1 } })).toBe(false);
+    expect(sameCall({ name: "t", arguments: { a: 1 } }, { name: "t", arguments: { a: 2 } })).toBe(false);
+  });
+
+  test("a call without a string name, a non-call, or arguments that are not JSON match nothing, not even themselves", () => {
+    expect(sameCall({ name: 1, arguments: {} }, { name: 1, arguments: {} })).toBe(false);
+    expect(sameCall(null, null)).toBe(false);
+    expect(sameCall(undefined, { name: "t", arguments: {} })).toBe(false);
+    const notJson = { name: "t", arguments: { f: () => 1 } };
+    expect(sameCall(notJson, notJson)).toBe(false);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(sameCall({ name: "t", arguments: cyclic }, { name: "t", arguments: cyclic })).toBe(false);
   });
 });
 

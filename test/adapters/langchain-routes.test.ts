@@ -243,6 +243,9 @@ describe("consent through interrupt()", () => {
   test("without a runtime the refused question is not kept: the id asked again later is decided again", async () => {
     const f = fixture();
     const { wrap } = setup(f);
+    const pause = new Error("GraphInterrupt");
+    // Asked (and paused) with a runtime, then run again without one: the question is the refusal.
+    await expect(wrap(req(calls.certificate, "t1", [], () => { throw pause; }), handlerFor(f))).rejects.toBe(pause);
     await wrap({ toolCall: { id: "t1", name: calls.certificate.name, args: calls.certificate.arguments } }, handlerFor(f));
     await wrap(req(calls.certificate, "t1", [], () => ({ approved: true })), handlerFor(f));
     expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
