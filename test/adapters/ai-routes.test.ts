@@ -411,6 +411,18 @@ describe("a tool without execute: the application's result is observed from the 
     }
   });
 
+  test("a client tool's call run on an approval spends it: the same call under the same id is asked again", async () => {
+    const { f, guarded } = clientSetup();
+    const approved = [request("c", "ap1", calls.certificate), response("ap1", true)];
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"));
+    expect(await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", approved))).toBe(true);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved"]);
+    const ran = [...approved, result("c", "send_certificate", { type: "text", value: "certificate sent" })];
+    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", ran));
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentApproved", "send_certificate:ConsentEscalated"]);
+    expect(f.guard.pending()).toEqual([]);
+  });
+
   test("a result under another tool's name, or for a call the guard refused, is not taken for the call", async () => {
     const { f, guarded } = clientSetup();
     await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a"));
