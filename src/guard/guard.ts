@@ -21,7 +21,7 @@ import { checkCallShape, define, frozenJsonSafe, jsonSafe, safeExecuted, sharedF
 import { canonicalJsonFast } from "./canonical-fast.js";
 import { Lifecycle, type Execution } from "./lifecycle.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
-import { MAX_QUESTIONS, readSnapshot, SNAPSHOT_FORMAT, type GuardSnapshot } from "./snapshot.js";
+import { MAX_QUESTIONS, plainCopy, readSnapshot, SNAPSHOT_FORMAT, type GuardSnapshot } from "./snapshot.js";
 import { MAX_CALLS } from "../abi.js";
 import { sha256Hex } from "../util/sha256.js";
 import { refusalText } from "../policies/text.js";
@@ -399,7 +399,7 @@ export function createGuard(options: GuardOptions): Guard {
       unknown: unknown.list() ?? [],
     };
     // Plain JSON of its own: nothing of it is shared with the guard (or with Layer B).
-    return JSON.parse(JSON.stringify(data)) as GuardSnapshot;
+    return plainCopy(data) as GuardSnapshot;
   }
 
   /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args).

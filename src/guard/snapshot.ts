@@ -170,6 +170,24 @@ function mark(v: unknown, path: string): UnknownMark {
   return Object.freeze({ entity: text(r.entity, `${path}.entity`), id, tool: text(r.tool, `${path}.tool`), execution });
 }
 
+/** A plain copy of the guard's own data, as `JSON.parse(JSON.stringify(v))` gives it (the guard holds
+ * only JSON values: undefined members are left out, as JSON does) in one pass: nothing of it is shared
+ * with the guard, nothing frozen. */
+export function plainCopy(v: unknown): unknown {
+  if (typeof v !== "object" || v === null) return typeof v === "number" && !Number.isFinite(v) ? null : v;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = v[i] === undefined ? null : plainCopy(v[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined) define(out, k, plainCopy(x));
+  }
+  return out;
+}
+
 /** Checks a snapshot against the guard being built and answers an own, frozen copy of it. */
 export function readSnapshot(value: unknown, binding: SnapshotBinding): GuardSnapshot {
   try {

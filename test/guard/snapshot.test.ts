@@ -251,6 +251,22 @@ describe("a snapshot and its guard share nothing", () => {
     expect(resumed.pending()[0].call.arguments.reservation_id).toBe("R1");
   });
 
+  it("a snapshot is exactly its JSON text read back (no undefined, no class, `__proto__` a plain key)", () => {
+    const g = createGuard(options("veto", "session", airlineState(), createMemorySink({ sha256 })));
+    const hostile = { name: "cancel_reservation", arguments: JSON.parse('{"reservation_id":"R1","__proto__":{"polluted":true}}') as Record<string, unknown> };
+    const d = g.check(hostile);
+    expect(d.execution).not.toBeNull();
+    g.observe(CALLS[0], JSON.stringify({ status: "confirmed", cabin: "economy", flights: [] }));
+    const snap = g.snapshot();
+    expect(snap).toStrictEqual(JSON.parse(JSON.stringify(snap)));
+    const args = snap.executions[0].call.arguments;
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    expect(Object.prototype.hasOwnProperty.call(args, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const resumed = createGuard({ ...options("veto", "session", airlineState(), createMemorySink({ sha256 })), resume: JSON.parse(JSON.stringify(snap)) });
+    expect(JSON.stringify(resumed.pending())).toBe(JSON.stringify(g.pending()));
+  });
+
   it("the guard going on changes no snapshot it wrote; a snapshot holds none of the guard's objects", () => {
     const { g, snap } = withPending();
     const text = JSON.stringify(snap);

@@ -172,7 +172,7 @@ export class SessionJournal {
   async start(): Promise<Guard> {
     this.forget();
     const guard = await this.build(this.sink);
-    tracked(guard).takeDelta(); // the creation state is the session's own (meta), not a delta
+    tracked(guard).clearDelta(); // the creation state is the session's own (meta), not a delta
     this.chain = createChain({ sha256: this.options.sha256 });
     this.guard = guard;
     this.journal = 0;
@@ -261,7 +261,7 @@ export class SessionJournal {
       if (err instanceof ProjectionError) throw new JournalError(`the stored Layer B is refused: ${err.message}`);
       throw err;
     }
-    tracked(guard).takeDelta(); // Layer B as stored: nothing of it is a change of the next request
+    tracked(guard).clearDelta(); // Layer B as stored: nothing of it is a change of the next request
     this.chain = createChain({ sha256: this.options.sha256, from: { index: head.index, hash: head.hash } });
     this.pending = [];
     this.journal = head.ops;
@@ -277,7 +277,7 @@ export class SessionJournal {
     const reads = Promise.all([this.store.list("op:"), this.store.get(HEAD_KEY)]).then(async ([ops, head]) => ({ ops, head: await this.storedHead(head, ops.size) }));
     reads.catch(() => undefined);
     const guard = await this.build(this.sink);
-    tracked(guard).takeDelta();
+    tracked(guard).clearDelta();
     const { ops, head } = await reads;
     if (head.ops !== ops.size) throw new JournalError(`the stored log head counts ${head.ops} operations, the journal holds ${ops.size}`);
     this.replayed = 0;

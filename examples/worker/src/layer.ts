@@ -14,10 +14,14 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return p === Object.prototype || p === null;
 }
 
-/** Assigning `__proto__` would set a prototype; defining keeps it a data key. */
+/** The slots as a plain object: assigning `__proto__` (or another name Object.prototype has) would
+ * hit the prototype, so those are defined; the rest assigned (much faster). */
 function plain(slots: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(slots)) Object.defineProperty(out, k, { value: slots[k], enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(slots)) {
+    if (k in Object.prototype) Object.defineProperty(out, k, { value: slots[k], enumerable: true, writable: true, configurable: true });
+    else out[k] = slots[k];
+  }
   return out;
 }
 
@@ -85,6 +89,12 @@ export class TrackedLayerB extends LayerB {
     }
     this.touched = new Map();
     return out;
+  }
+
+  /** Forgets what was written so far (a state just built: the creation state, or one rebuilt from
+   * storage, is not a change of the next request). */
+  clearDelta(): void {
+    if (this.touched.size > 0) this.touched = new Map();
   }
 
   /** Applies a stored delta (checked: `what` names it in the error), marking nothing changed. */
