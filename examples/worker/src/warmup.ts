@@ -1,11 +1,11 @@
 // A warm-up session per domain, run once per isolate at module scope (domains.ts). V8 compiles a
 // function the first time it runs and tiers it up as it runs again, so the first session of a fresh
 // isolate, and an object woken from storage, paid ~15–20 ms of CPU for the guard's JavaScript running
-// cold (createGuard, the projection, checks, observe, the journal's replay (now: resuming the snapshot), the chained record and its
-// hash). Running that same path once on a tiny session of the domain moves most of it into the
-// isolate's startup (a 1 s budget apart from a request's CPU limit). The warm-up session is a
-// throwaway: its own guard, its own in-memory journal, nothing stored; it shares only the domain's
-// validated ontology and core, which hold no session state.
+// cold (createGuard, the projection, checks, observe, waking the journal (resuming the guard's
+// snapshot), the chained record and its hash). Running that same path once on a tiny session of the
+// domain moves most of it into the isolate's startup (a 1 s budget apart from a request's CPU limit).
+// The warm-up session is a throwaway: its own guard, its own in-memory journal, nothing stored; it
+// shares only the domain's validated ontology and core, which hold no session state.
 //
 // A warm-up that throws means a session on the domain could not run either: domains.ts keeps it as
 // the domain's startup failure, answered as a typed 503, never an approval.
@@ -83,8 +83,8 @@ function memoryStore(): JournalStore {
   };
 }
 
-/** Runs the warm-up session: created, run, evicted, woken (resumed from its snapshot) and run again. Answers each run's
- * results (what the tests read to see that the warm-up walks the whole path). */
+/** Runs the warm-up session: created, run, evicted, woken (resumed from its snapshot) and run again.
+ * Answers each run's results (what the tests read to see that the warm-up walks the whole path). */
 export async function warmUp(name: string, domain: ReadyDomain, sample: WarmUp): Promise<unknown[][]> {
   const runs: unknown[][] = [];
   // Two policies: their verdict paths differ (a veto, a question), and both run cold otherwise.
