@@ -12,6 +12,7 @@ export {
   GuardError,
   isGuardError,
   DECISION_FORMAT,
+  SNAPSHOT_FORMAT,
   DEFAULT_TAU,
   DEFAULT_NOW,
   type Guard,
@@ -27,6 +28,7 @@ export {
   type WrapOptions,
   type GuardRefusal,
   type Scope,
+  type GuardSnapshot,
 } from "./guard/index.js";
 export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, chainHead, createChain, recordHash, CHAIN_GENESIS, summarizeLog, formatSummary, type VerifyOptions, type VerifyReport, type ChainHead, type ChainLink, type LogSummary } from "./audit/index.js";
 

@@ -218,7 +218,12 @@ async function emptyDoSample(config: string, bundle: string, persist: string) {
   return { startup: first.startup, first: fresh[0], warmNew: medianOf(fresh.slice(1)), woken, wokenWarm, warm: medianOf(later) };
 }
 
-export async function measureWorkerExample(opts: { root: string; dir: string; samples: number }): Promise<WorkerExampleResult> {
+/** A request holds at most this many operations (the example's batch limit). */
+const MAX_BATCH = 100;
+
+/** `calls`: checks per stored session before the restart (default 20; the journal a replay ran grew
+ * with it, a snapshot does not). */
+export async function measureWorkerExample(opts: { root: string; dir: string; samples: number; calls?: number }): Promise<WorkerExampleResult> {
   const config = join(opts.root, "examples", "worker", "wrangler.toml");
   const bundle = join(opts.dir, "bundle");
   const emptyToml = writeWorker(join(opts.dir, "empty"), EMPTY_WORKER, EMPTY_TOML);
@@ -230,7 +235,7 @@ export async function measureWorkerExample(opts: { root: string; dir: string; sa
     await bundleWorker(config, bundle);
     await bundleWorker(emptyToml, emptyBundle);
     await bundleWorker(emptyDoToml, emptyDoBundle);
-    const plans = Array.from({ length: 12 }, (_, k) => sessionPlan(k, 12, 20));
+    const plans = Array.from({ length: 12 }, (_, k) => sessionPlan(k, 12, opts.calls ?? 20));
     for (let s = 0; s < opts.samples; s++) {
       const empty = await start(emptyToml, emptyBundle);
       await empty.worker.dispose();
@@ -253,8 +258,11 @@ export async function measureWorkerExample(opts: { root: string; dir: string; sa
         }
         // Give the stored sessions a journal worth replaying.
         for (let k = 0; k < 2; k++) {
-          const r = await post(first.worker, `/sessions/${stored[k]}/batch`, { ops: plans[k].ops.slice(1) });
-          if (r.status !== 200) throw new Error(`batch failed: ${JSON.stringify(r.body)}`);
+          const rest = plans[k].ops.slice(1);
+          for (let i = 0; i < rest.length; i += MAX_BATCH) {
+            const r = await post(first.worker, `/sessions/${stored[k]}/batch`, { ops: rest.slice(i, i + MAX_BATCH) });
+            if (r.status !== 200) throw new Error(`batch failed: ${JSON.stringify(r.body)}`);
+          }
         }
       } finally {
         await first.worker.dispose();
@@ -326,11 +334,12 @@ export function workerExampleSummary(m: WorkerExampleSample): Record<string, num
   };
 }
 
-// Run alone: `npx tsx bench/lib/worker-example.ts [ROOT] [SAMPLES]` prints the result as JSON (used to
-// measure another checkout, e.g. before a change, with this same method).
+// Run alone: `npx tsx bench/lib/worker-example.ts [ROOT] [SAMPLES] [CALLS]` prints the result as JSON
+// (used to measure another checkout, e.g. before a change, with this same method; CALLS: checks per
+// stored session, default 20).
 if (process.argv[1]?.endsWith("worker-example.ts")) {
   const root = process.argv[2] ?? join(import.meta.dirname, "..", "..");
-  const result = await measureWorkerExample({ root, dir: join(root, "bench", "out", "worker-example"), samples: Number(process.argv[3] ?? 3) });
+  const result = await measureWorkerExample({ root, dir: join(root, "bench", "out", "worker-example"), samples: Number(process.argv[3] ?? 3), calls: process.argv[4] === undefined ? undefined : Number(process.argv[4]) });
   const summary = result.median === undefined ? undefined : workerExampleSummary(result.median);
   const cpuSummary = result.cpuMedian === undefined ? undefined : workerExampleSummary(result.cpuMedian);
   console.log(JSON.stringify({ ...result, summary, cpuSummary }, (_k, v: unknown) => (typeof v === "number" ? Math.round(v * 100) / 100 : v), 2));

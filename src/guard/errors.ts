@@ -7,7 +7,8 @@ export type GuardErrorCode =
   | "invalid-config"
   | "invalid-state"
   | "invalid-call"
-  | "async-required";
+  | "async-required"
+  | "bad-snapshot";
 
 export class GuardError extends Error {
   override readonly name = "GuardError";

@@ -21,6 +21,7 @@ import { checkCallShape, define, frozenJsonSafe, jsonSafe, safeExecuted, sharedF
 import { canonicalJsonFast } from "./canonical-fast.js";
 import { Lifecycle, type Execution } from "./lifecycle.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
+import { MAX_QUESTIONS, plainCopy, readSnapshot, SNAPSHOT_FORMAT, type GuardSnapshot } from "./snapshot.js";
 import { MAX_CALLS } from "../abi.js";
 import { sha256Hex } from "../util/sha256.js";
 import { refusalText } from "../policies/text.js";
@@ -70,6 +71,11 @@ export interface GuardOptions {
   policy?: PolicyName | DecisionPolicy;
   scope?: Scope;
   config?: GuardConfig;
+  /** Go on from `guard.snapshot()` of an earlier guard with the same ontology, config, policy and scope
+   * (after JSON or storage, as plain data). `state` must be that guard's Layer B as it was when the
+   * snapshot was taken: the snapshot does not hold Layer B. A snapshot that does not fit is a
+   * GuardError `bad-snapshot`. */
+  resume?: GuardSnapshot;
 }
 
 /** One entry of the conversation, for the `recent-messages` consent mode. */
@@ -143,6 +149,10 @@ export interface Guard {
   /** The session's forward sequence (executed mutating calls since the last checkpoint, at most
    * `maxDepth` of the most recent), a copy. */
   sequence(): ExecutedCall[];
+  /** The guard's own state as plain JSON data of its own (pending executions, the forward sequence,
+   * open consent questions, unknown marks, the last seq), for `createGuard({ …, resume })`. Layer B
+   * is not in it: it is the caller's (`state`). */
+  snapshot(): GuardSnapshot;
 }
 
 export type SafeGuardResult = { ok: true; guard: Guard } | { ok: false; error: GuardError };
@@ -177,7 +187,7 @@ function isThenable(x: unknown): x is PromiseLike<unknown> {
   return typeof (x as { then?: unknown } | null)?.then === "function";
 }
 
-const OPTION_KEYS = ["ontology", "backend", "state", "policy", "scope", "config"];
+const OPTION_KEYS = ["ontology", "backend", "state", "policy", "scope", "config", "resume"];
 const CONFIG_KEYS = [
   "tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes", "consent", "consentDetector", "projection",
   "requestClassifier", "intentParser", "log", "sha256", "env",
@@ -297,9 +307,6 @@ function namesToken(text: string, word: string): boolean {
   return false;
 }
 
-/** Bounded memory of open consent questions (by call hash). */
-const MAX_QUESTIONS = 256;
-
 export function createGuard(options: GuardOptions): Guard {
   if (typeof options !== "object" || options === null) throw new GuardError("invalid-config", "createGuard needs an options object");
   checkKeys(options, OPTION_KEYS, "");
@@ -374,6 +381,29 @@ export function createGuard(options: GuardOptions): Guard {
     const list = slotsByEntity.get(e) ?? [];
     list.push(s.name);
     slotsByEntity.set(e, list);
+  }
+  if (options.resume !== undefined) {
+    const snap = readSnapshot(options.resume, { ontologyHash, configHash: hash, policy: policy.name, scope, maxDepth: config.maxDepth });
+    seq = snap.seq;
+    lifecycle.restoreState(snap);
+    unknown.restore(snap.unknown);
+    for (const q of snap.questions) questions.set(q.hash, q.asked);
+  }
+
+  function takeSnapshot(): GuardSnapshot {
+    const data: GuardSnapshot = {
+      format: SNAPSHOT_FORMAT,
+      ontologyHash,
+      configHash: hash,
+      policy: policy!.name,
+      scope,
+      seq,
+      ...lifecycle.exportState(),
+      questions: [...questions].map(([h, asked]) => ({ hash: h, asked })),
+      unknown: unknown.list() ?? [],
+    };
+    // Plain JSON of its own: nothing of it is shared with the guard (or with Layer B).
+    return plainCopy(data) as GuardSnapshot;
   }
 
   /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args).
@@ -730,6 +760,7 @@ export function createGuard(options: GuardOptions): Guard {
       lifecycle.checkpoint();
     },
     sequence: () => lifecycle.sequence().map((c) => ({ ...c })),
+    snapshot: takeSnapshot,
   };
 }
 

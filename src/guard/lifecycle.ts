@@ -12,6 +12,7 @@
 import type { ExecutedCall, ToolCall } from "../core/types.js";
 import { MAX_CALLS } from "../abi.js";
 import { sharedFrozen } from "./call.js";
+import type { SnapshotExecution, SnapshotObserved, SnapshotSequenceEntry } from "./snapshot.js";
 
 export type ExecutionState = "pending" | "observed" | "released";
 
@@ -31,7 +32,7 @@ export class Execution {
     readonly seq: number,
     readonly call: ToolCall,
     /** The acts_on entity's slots when it was checked (Layer B values, never mutated in place). */
-    private readonly before: Record<string, unknown> | undefined,
+    readonly before: Record<string, unknown> | undefined,
     /** The search admitted it (an observed inadmissible execution is a barrier). */
     readonly admitted: boolean,
     private readonly keyOf: (call: ToolCall) => string,
@@ -56,6 +57,8 @@ export class Execution {
 /** What the turn-scope barrier search needs to know of an observed execution. */
 interface Observed {
   readonly key: string;
+  /** The call itself (its key is the canonical text of it), for a snapshot. */
+  readonly call: ToolCall;
   readonly admitted: boolean;
   /** Its entity as it was before it ran (turn scope judges an earlier call on it). */
   readonly before: Record<string, unknown> | undefined;
@@ -63,9 +66,16 @@ interface Observed {
 
 /** Executions kept for an observe that names them; past it the oldest committed ones are forgotten
  * (an observe then re-reads `before` from Layer B, which for a committed call changes no verdict). */
-const MAX_TRACKED = 512;
+export const MAX_TRACKED = 512;
 /** Observed executions remembered for turn scope's barriers (a message has far fewer calls). */
-const MAX_HISTORY = MAX_CALLS;
+export const MAX_HISTORY = MAX_CALLS;
+
+/** The lifecycle's state as data (src/guard/snapshot.ts): values by reference, the caller copies. */
+export interface LifecycleState {
+  executions: SnapshotExecution[];
+  sequence: SnapshotSequenceEntry[];
+  history: SnapshotObserved[];
+}
 
 export class Lifecycle {
   /** The session's observed, uncommitted calls (frozen entries), at most `maxDepth` of them: with more,
@@ -131,7 +141,7 @@ export class Lifecycle {
       this.tracked.delete(x.seq);
     }
     const admitted = x === undefined || x.admitted;
-    this.history.push({ key, admitted, before: entry.before });
+    this.history.push({ key, call: { name: entry.name, arguments: entry.arguments }, admitted, before: entry.before });
     if (this.history.length > MAX_HISTORY) this.history = this.history.slice(-MAX_HISTORY);
     if (!admitted) {
       this.commitBefore(x!.seq);
@@ -155,6 +165,38 @@ export class Lifecycle {
     this.history = [];
     for (const x of this.pendingList) x.committed = true;
     this.pendingList = [];
+  }
+
+  /** Everything a later decision depends on, by reference (snapshot copies it). Every tracked
+   * execution is pending (observe and release forget them); the uncommitted ones are `pendingList`,
+   * in the same (check) order. */
+  exportState(): LifecycleState {
+    const executions: SnapshotExecution[] = [];
+    for (const x of this.tracked.values()) {
+      const e: SnapshotExecution = { seq: x.seq, call: x.call, admitted: x.admitted, committed: x.committed };
+      if (x.before !== undefined) e.before = x.before;
+      executions.push(e);
+    }
+    const sequence = this.observed.map((call, i) => ({ seq: this.observedSeq[i], call }));
+    const history = this.history.map((h) => {
+      const o: SnapshotObserved = { call: h.call, admitted: h.admitted };
+      if (h.before !== undefined) o.before = h.before;
+      return o;
+    });
+    return { executions, sequence, history };
+  }
+
+  /** A fresh lifecycle takes over an exported state (checked and copied: readSnapshot). */
+  restoreState(s: LifecycleState): void {
+    for (const e of s.executions) {
+      const x = new Execution(`x${e.seq}`, e.seq, e.call, e.before, e.admitted, this.keyOf);
+      x.committed = e.committed;
+      this.tracked.set(e.seq, x);
+      if (!x.committed) this.pendingList.push(x);
+    }
+    this.observed = s.sequence.map((o) => o.call);
+    this.observedSeq = s.sequence.map((o) => o.seq);
+    this.history = s.history.map((h) => ({ key: this.keyOf(h.call), call: h.call, admitted: h.admitted, before: h.before }));
   }
 
   /** The `before` snapshot of the most recent observed execution of this call text, if remembered. */

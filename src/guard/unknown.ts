@@ -16,7 +16,7 @@ export interface UnknownMark {
 }
 
 /** Past this many marked entities, everything is unknown (one mark stands for all). */
-const MAX_MARKS = 4096;
+export const MAX_MARKS = 4096;
 
 function keyOf(entity: string, id: string): string {
   return `${entity}\u0000${id}`;
@@ -49,6 +49,14 @@ export class UnknownMarks {
     if (id === undefined) {
       for (const [k, m] of this.byEntity) if (m.entity === entity) this.byEntity.delete(k);
     } else this.byEntity.delete(keyOf(entity, id));
+  }
+
+  /** A fresh set takes over a snapshot's marks (checked and frozen: readSnapshot), in their order. */
+  restore(marks: readonly UnknownMark[]): void {
+    for (const m of marks) {
+      if (m.id === null) this.everything = m;
+      else this.byEntity.set(keyOf(m.entity, m.id), m);
+    }
   }
 
   /** Every mark, for a decision to test its reads against (null when there is none). */

@@ -1,13 +1,15 @@
 // The Worker example's session journal (examples/worker/src/journal.ts) over an in-memory store, with
-// the built package: the log's head is stored with every commit, a woken session goes on from it
-// without hashing the replayed records again, and a head that disagrees with the journal is refused
-// (a typed error, never a verdict).
+// the built package: the log's head, the guard's snapshot and the Layer B delta are stored with every
+// commit; a woken session resumes from the snapshot (no replay, no record hashed again) with the
+// decisions of a session that never slept; a head, snapshot, base or delta that disagrees with the
+// rest is refused (a typed error, never a verdict).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createGuard, loadCore, parseProjectionRules, projectDocument, recordHash, verifyAuditLog, type CoreInstance, type Decision } from "polar-guard";
-import { HEAD_KEY, JournalError, SessionJournal, type JournalStore, type Op } from "../../examples/worker/src/journal.js";
+import { createGuard, loadCore, parseProjectionRules, projectDocument, recordHash, verifyAuditLog, type CoreInstance, type Decision, type GuardSnapshot } from "polar-guard";
+import { BASE_KEY, HEAD_KEY, JournalError, REBASE_EVERY, SNAPSHOT_KEY, SessionJournal, type JournalStore, type Op, type Resume } from "../../examples/worker/src/journal.js";
+import { TrackedLayerB } from "../../examples/worker/src/layer.js";
 import { sessionPlan } from "./fixtures/airline-sessions.js";
 import { REPO, requireDist } from "./helpers/paths.js";
 
@@ -15,6 +17,9 @@ const blob = new Uint8Array(readFileSync(join(REPO, "ontologies/airline/airline.
 const projection = parseProjectionRules(JSON.parse(readFileSync(join(REPO, "ontologies/airline/projection.json"), "utf8")));
 const plan = sessionPlan(0, 12, 20);
 const ops = plan.ops as Op[];
+/** The same session, longer (the same creation request, the same first operations), with observes
+ * that change Layer B at 20, 28, 33, 43, 52, 56 and 64. */
+const longOps = sessionPlan(0, 12, 60).ops as Op[];
 let core: CoreInstance;
 
 beforeAll(async () => {
@@ -27,14 +32,20 @@ const sha256 = (d: Uint8Array | string): Uint8Array => new Uint8Array(createHash
 interface MemoryStore extends JournalStore {
   data: Map<string, unknown>;
   failNext: boolean;
+  /** The prefixes listed, in order (a woken session that resumes lists no `op:`). */
+  listed: string[];
 }
 
 function memoryStore(): MemoryStore {
   const store: MemoryStore = {
     data: new Map(),
     failNext: false,
+    listed: [],
     get: async (key) => structuredClone(store.data.get(key)),
-    list: async (prefix) => new Map([...store.data.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, structuredClone(v)])),
+    list: async (prefix, start = "") => {
+      store.listed.push(prefix);
+      return new Map([...store.data.entries()].filter(([k]) => k.startsWith(prefix) && k >= start).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, structuredClone(v)]));
+    },
     commit: async (entries) => {
       if (store.failNext) {
         store.failNext = false;
@@ -46,18 +57,27 @@ function memoryStore(): MemoryStore {
   return store;
 }
 
-function journal(store: JournalStore, hash = sha256): SessionJournal {
+/** The session's creation state, tracked (what the Worker's build.ts gives a guard). */
+const initial = (): TrackedLayerB => projectDocument(projection, plan.create.document, new TrackedLayerB()) as TrackedLayerB;
+
+/** How many guards were built resumed from a snapshot. */
+let resumed = 0;
+
+function journal(store: JournalStore, hash = sha256, ops: readonly Op[] = []): SessionJournal {
   return new SessionJournal(
     store,
-    async (log: (d: Decision) => void) =>
-      createGuard({
+    async (log: (d: Decision) => void, resume?: Resume) => {
+      if (resume !== undefined) resumed++;
+      return createGuard({
         ontology: blob,
         backend: (_t, b) => core.load(b!),
-        state: projectDocument(projection, plan.create.document),
+        state: resume === undefined ? initial() : resume.state(initial),
         policy: plan.create.policy as "veto",
         scope: plan.create.scope as "session",
         config: { ...plan.create.config, projection, log: { append: log } },
-      }),
+        resume: resume?.snapshot as GuardSnapshot | undefined,
+      });
+    },
     { sha256: hash },
   );
 }
@@ -142,12 +162,12 @@ describe("the Worker example's session journal", () => {
     expect((store.data.get(HEAD_KEY) as { ops: number }).ops).toBe(8);
   });
 
-  it("a journal stored before heads were kept wakes from its log's last record", async () => {
+  it("a journal stored before heads (and snapshots) were kept is replayed, from its log's last record", async () => {
     const store = memoryStore();
     const j = journal(store);
     await j.start();
     await j.run(ops.slice(0, 10));
-    store.data.delete(HEAD_KEY);
+    for (const k of [...store.data.keys()]) if (k === HEAD_KEY || k === SNAPSHOT_KEY || k.startsWith("delta:")) store.data.delete(k);
     const woken = journal(store);
     await woken.run(ops.slice(10));
     const straight = memoryStore();
@@ -163,11 +183,12 @@ describe("the Worker example's session journal", () => {
     let j: SessionJournal;
     j = new SessionJournal(
       store,
-      async (log: (d: Decision) => void) =>
+      async (log: (d: Decision) => void, resume?: Resume) =>
         createGuard({
           ontology: blob,
           backend: (_t, b) => core.load(b!),
-          state: projectDocument(projection, plan.create.document),
+          state: resume === undefined ? initial() : resume.state(initial),
+          resume: resume?.snapshot as GuardSnapshot | undefined,
           policy: plan.create.policy as "veto",
           scope: plan.create.scope as "session",
           config: {
@@ -212,9 +233,9 @@ describe("the Worker example's session journal", () => {
       ["an index that is a string", (h) => ({ ...h, index: String(h.index) })],
       ["a negative index", (h) => ({ ...h, index: -1 })],
       ["a hash that is not 64 lower-case hex digits", (h) => ({ ...h, hash: h.hash.toUpperCase() })],
-      ["an operation count the journal does not hold", (h) => ({ ...h, ops: h.ops + 1 })],
-      ["an index the replay does not reach", (h) => ({ ...h, index: h.index + 1 })],
-      ["an index behind the replay", (h) => ({ ...h, index: h.index - 1 })],
+      ["an operation count the snapshot is not at", (h) => ({ ...h, ops: h.ops + 1 })],
+      ["an index the snapshot does not reach", (h) => ({ ...h, index: h.index + 1 })],
+      ["an index behind the snapshot", (h) => ({ ...h, index: h.index - 1 })],
     ];
     for (const [what, corrupt] of cases) {
       it(what, async () => {
@@ -226,6 +247,106 @@ describe("the Worker example's session journal", () => {
         const keys = [...store.data.keys()].sort();
         const woken = journal(store);
         const err = await woken.run(ops.slice(6, 8)).then(() => null, (e: unknown) => e);
+        expect(err).toBeInstanceOf(JournalError);
+        expect((err as JournalError).code).toBe("journal-corrupt");
+        expect([...store.data.keys()].sort()).toEqual(keys);
+      });
+    }
+  });
+
+  it("a woken session resumes from its snapshot: it reads no journal, replays nothing, and decides as one that never slept", async () => {
+    const store = memoryStore();
+    const j = journal(store);
+    await j.start();
+    const half = Math.floor(ops.length / 2);
+    await j.run(ops.slice(0, half));
+    expect(store.data.get(SNAPSHOT_KEY)).toMatchObject({ ops: half, base: 0 });
+    store.listed = [];
+    const before = resumed;
+    const woken = journal(store);
+    const guard = await woken.ready();
+    expect(resumed).toBe(before + 1);
+    expect(store.listed).toEqual(["delta:"]);
+    const results = await woken.run(ops.slice(half));
+
+    const straight = memoryStore();
+    const s = journal(straight);
+    const g = await s.start();
+    const all = await s.run(ops);
+    expect(JSON.stringify(results)).toBe(JSON.stringify(all.slice(half)));
+    expect(storedLog(store)).toEqual(storedLog(straight));
+    expect(store.data.get(HEAD_KEY)).toEqual(straight.data.get(HEAD_KEY));
+    expect(store.data.get(SNAPSHOT_KEY)).toEqual(straight.data.get(SNAPSHOT_KEY));
+    expect((guard.state as TrackedLayerB).toJSON()).toEqual((g.state as TrackedLayerB).toJSON());
+  });
+
+  it("Layer B is stored as deltas, and as a whole base every REBASE_EVERY of them; woken between any two requests, the same session", async () => {
+    // Many small requests that change Layer B: the plan's observes, again and again.
+    const observes = longOps.filter((o) => o.op === "observe");
+    expect(observes.length).toBeGreaterThan(2);
+    const long: Op[] = [];
+    for (let i = 0; long.length < REBASE_EVERY * 2 + 10; i++) long.push(observes[i % observes.length], ops.find((o) => o.op === "check")!);
+    const requests = long.length / 2;
+    const straight = memoryStore();
+    const s = journal(straight);
+    await s.start();
+    const evicted = memoryStore();
+    const e = journal(evicted);
+    await e.start();
+    for (let r = 0; r < requests; r++) {
+      const request = long.slice(r * 2, r * 2 + 2);
+      const a = await s.run(request);
+      if (r % 7 === 3) e.forget();
+      const b = await e.run(request);
+      expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    }
+    const snap = evicted.data.get(SNAPSHOT_KEY) as { ops: number; base: number; deltas: number };
+    expect(snap.base).toBeGreaterThan(0);
+    expect(snap.deltas).toBeLessThanOrEqual(REBASE_EVERY);
+    expect(evicted.data.get(BASE_KEY)).toMatchObject({ ops: snap.base });
+    expect(storedLog(evicted)).toEqual(storedLog(straight));
+    // Woken from the base and deltas: the Layer B of the session that never slept.
+    const woken = await journal(evicted).ready();
+    const live = await s.ready();
+    expect((woken.state as TrackedLayerB).toJSON()).toEqual((live.state as TrackedLayerB).toJSON());
+  });
+
+  describe("a snapshot, base or delta that is missing, malformed or disagrees with the head is refused: journal-corrupt, nothing runs", () => {
+    type Stored = { ops: number; base: number; deltas: number; guard: GuardSnapshot };
+    const cases: [string, (store: MemoryStore, snap: Stored) => void][] = [
+      ["a missing snapshot", (st) => st.data.delete(SNAPSHOT_KEY)],
+      ["a snapshot that is not an object", (st) => st.data.set(SNAPSHOT_KEY, "snapshot")],
+      ["a snapshot with an extra key", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, approved: true })],
+      ["a snapshot after another operation count", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, ops: sn.ops - 1 })],
+      ["a guard snapshot at another decision", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, guard: { ...sn.guard, seq: sn.guard.seq - 1 } })],
+      ["a guard snapshot of a wrong shape", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, guard: { ...sn.guard, executions: "none" } })],
+      ["a guard snapshot of an unknown format", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, guard: { ...sn.guard, format: "polar-guard-snapshot/9" } })],
+      ["a guard snapshot of another policy", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, guard: { ...sn.guard, policy: "advisory" } })],
+      ["a guard snapshot of another ontology", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, guard: { ...sn.guard, ontologyHash: "0".repeat(64) } })],
+      ["a missing delta", (st) => st.data.delete([...st.data.keys()].filter((k) => k.startsWith("delta:")).sort()[0])],
+      ["a delta with a malformed entry", (st) => {
+        const k = [...st.data.keys()].filter((x) => x.startsWith("delta:")).sort()[0];
+        st.data.set(k, { ...(st.data.get(k) as object), entities: [["reservation", 7, {}]] });
+      }],
+      ["a delta past the head", (st, sn) => {
+        const k = [...st.data.keys()].filter((x) => x.startsWith("delta:")).sort()[0];
+        st.data.set(k, { ...(st.data.get(k) as object), ops: sn.ops + 1 });
+      }],
+      ["a base the snapshot names that is missing", (st, sn) => st.data.set(SNAPSHOT_KEY, { ...sn, base: 1 })],
+    ];
+    for (const [what, corrupt] of cases) {
+      it(what, async () => {
+        const store = memoryStore();
+        const j = journal(store);
+        await j.start();
+        await j.run(longOps.slice(0, 25));
+        await j.run(longOps.slice(25, 30));
+        const snap = store.data.get(SNAPSHOT_KEY) as Stored;
+        expect(snap.deltas).toBe(2);
+        corrupt(store, structuredClone(snap));
+        const keys = [...store.data.keys()].sort();
+        const woken = journal(store);
+        const err = await woken.run(longOps.slice(30, 32)).then(() => null, (e: unknown) => e);
         expect(err).toBeInstanceOf(JournalError);
         expect((err as JournalError).code).toBe("journal-corrupt");
         expect([...store.data.keys()].sort()).toEqual(keys);

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionPlan, type Op, type SessionPlan } from "./fixtures/airline-sessions.js";
 import { DIST, REPO, artefactDir, requireDist } from "./helpers/paths.js";
@@ -160,7 +161,7 @@ describe("Worker example under workerd", () => {
     expect(routes.size).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
-  it("a session survives a restart of workerd: its guard is rebuilt from the stored journal", async () => {
+  it("a session survives a restart of workerd: its guard is rebuilt from storage", async () => {
     const persist = join(await artefactDir("worker-example"), `state-${Date.now()}`);
     const plan = sessionPlan(7, SESSIONS, 40);
     const half = plan.ops.findIndex((_, i) => plan.ops.slice(0, i).filter((o) => o.op === "check").length === 20);
@@ -190,6 +191,81 @@ describe("Worker example under workerd", () => {
       writeFileSync(file, log.decisions.map((d) => JSON.stringify(d)).join("\n") + "\n");
       const cli = spawnSync(process.execPath, [join(DIST, "cli/index.js"), "audit", "verify", file, "--ontology", join(REPO, "ontologies/airline/airline.blob")], { encoding: "utf8" });
       expect(cli.status, cli.stdout + cli.stderr).toBe(0);
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  it("a woken session resumes from its stored snapshot, not the journal; a corrupted snapshot answers 500 journal-corrupt", async () => {
+    const persist = join(await artefactDir("worker-example"), `state-snapshot-${Date.now()}`);
+    const plan = sessionPlan(9, SESSIONS, 40);
+    const half = plan.ops.findIndex((_, i) => plan.ops.slice(0, i).filter((o) => o.op === "check").length === 20);
+    const expected = await nodeDecisions(plan);
+    const decisionsOf = async (r: Response) => ((await r.json()) as { results: { decision?: unknown }[] }).results.filter((x) => x.decision).map((x) => x.decision);
+    const batch = (w: LocalWorker, session: string, ops: Op[]) =>
+      w.fetch(`/sessions/${session}/batch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ops }) });
+    const first = await startWorker(CONFIG, bundleDir, { reuseBundle: true, persist });
+    const sessions: string[] = [];
+    const decisions: unknown[] = [];
+    try {
+      for (let k = 0; k < 2; k++) {
+        const created = await first.fetch("/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(plan.create) });
+        sessions.push(((await created.json()) as { session: string }).session);
+        const r = await batch(first, sessions[k], plan.ops.slice(0, half));
+        expect(r.status).toBe(200);
+        const d = await decisionsOf(r);
+        if (k === 0) decisions.push(...d);
+      }
+    } finally {
+      await first.dispose();
+    }
+    // The objects' storage, opened by a tool Worker with the same Durable Object class (same unique key,
+    // same ids by name): session 0 loses its journal (what a woken object no longer reads: only the
+    // snapshot can rebuild it), session 1's guard snapshot is corrupted.
+    const tool = new Miniflare({
+      modules: true,
+      script: `import { DurableObject } from "cloudflare:workers";
+export class GuardSession extends DurableObject {
+  async fetch(request) {
+    const { op, key, value } = await request.json();
+    const storage = this.ctx.storage;
+    if (op === "list") return Response.json(Object.fromEntries(await storage.list()));
+    if (op === "put") await storage.put(key, value);
+    if (op === "deletePrefix") await storage.delete([...(await storage.list({ prefix: key })).keys()]);
+    return Response.json({ ok: true });
+  }
+}
+export default { fetch(request, env) { return env.SESSIONS.get(env.SESSIONS.idFromName(new URL(request.url).pathname.slice(1))).fetch(request); } };`,
+      compatibilityDate: "2025-01-01",
+      durableObjects: { SESSIONS: { className: "GuardSession", useSQLite: true } },
+      durableObjectsPersist: persist,
+    });
+    try {
+      const call = async (session: string, body: unknown) => (await tool.dispatchFetch(`http://tool/${session}`, { method: "POST", body: JSON.stringify(body) })).json() as Promise<Record<string, any>>;
+      const stored = await call(sessions[0], { op: "list" });
+      expect(stored.snapshot).toMatchObject({ ops: half, base: 0, guard: { format: "polar-guard-snapshot/1", seq: 20 } });
+      expect(stored.head).toMatchObject({ ops: half, index: 20 });
+      expect(Object.keys(stored).filter((k) => k.startsWith("op:"))).toHaveLength(half);
+      await call(sessions[0], { op: "deletePrefix", key: "op:" });
+      expect(Object.keys(await call(sessions[0], { op: "list" })).filter((k) => k.startsWith("op:"))).toEqual([]);
+      const other = (await call(sessions[1], { op: "list" })).snapshot;
+      await call(sessions[1], { op: "put", key: "snapshot", value: { ...other, guard: { ...other.guard, executions: "none" } } });
+    } finally {
+      await tool.dispose();
+    }
+    const second = await startWorker(CONFIG, bundleDir, { reuseBundle: true, persist });
+    try {
+      const r = await batch(second, sessions[0], plan.ops.slice(half));
+      expect(r.status).toBe(200);
+      decisions.push(...(await decisionsOf(r)));
+      expect(decisions).toEqual(expected);
+      expect(unchained(((await (await second.fetch(`/sessions/${sessions[0]}/log`)).json()) as { decisions: unknown[] }).decisions)).toEqual(expected);
+      for (const res of [await batch(second, sessions[1], plan.ops.slice(half)), await second.fetch(`/sessions/${sessions[1]}/log`)]) {
+        expect(res.status).toBe(500);
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe("journal-corrupt");
+        expect(body.error.message).toMatch(/guard snapshot is refused/u);
+      }
     } finally {
       await second.dispose();
     }

@@ -1,19 +1,20 @@
 // One guard session per Durable Object: its Layer B, its forward sequence and its decision log live
 // here and nowhere else. Storage holds the creation request (with the initial Layer B as JSON in place
-// of a document: build.ts, storedMeta), a journal of every operation, the decision
-// log as it was written, hash-chained (each record carries the previous one's hash), and the log's
-// head; an evicted object rebuilds its guard by replaying the journal (the guard is deterministic) and
-// goes on with the chain from the stored head (./journal.ts).
-// A request is atomic: its operations run, then are journaled with their log records and the new head
-// in one storage transaction; if any operation throws or the write fails, the in-memory guard is
-// dropped and the next request rebuilds it from the journal, so nothing of the failed request remains
-// anywhere.
+// of a document: build.ts, storedMeta), a journal of every operation, the decision log as it was
+// written, hash-chained (each record carries the previous one's hash), the log's head, the guard's
+// snapshot and Layer B as a base and the deltas since; an evicted object resumes its guard from the
+// snapshot on that Layer B and goes on with the chain from the stored head (./journal.ts).
+// A request is atomic: its operations run, then are journaled with their log records, the new head,
+// snapshot and delta in one storage transaction; if any operation throws or the write fails, the
+// in-memory guard is dropped and the next request rebuilds it from storage, so nothing of the failed
+// request remains anywhere.
 import { DurableObject } from "cloudflare:workers";
-import { LayerB, GuardError, ProjectionError, RuntimeError, type Decision, type Guard, type PolicyName, type Scope, type ToolCall } from "polar-guard";
+import { GuardError, ProjectionError, RuntimeError, type Decision, type Guard, type PolicyName, type Scope, type ToolCall } from "polar-guard";
 import { buildGuard, sha256, storedMeta, type Meta } from "./build.js";
 import { DOMAINS, READY, isReady } from "./domains.js";
 import { HttpError, errorResponse, isObject, json, utf8Length } from "./http.js";
-import { CommitError, JournalError, SessionJournal, type JournalStore, type Op } from "./journal.js";
+import { CommitError, JournalError, SessionJournal, type JournalStore, type Op, type Resume } from "./journal.js";
+import type { TrackedLayerB } from "./layer.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<GuardSession>;
@@ -107,14 +108,14 @@ function clientError(err: unknown): HttpError | null {
 
 export class GuardSession extends DurableObject<Env> {
   private meta: Meta | null = null;
-  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log) => this.buildStored(log), { sha256 });
+  private readonly sessionJournal = new SessionJournal(this.durableStore(), (log, resume) => this.buildStored(log, resume), { sha256 });
 
   /** Durable Object storage as the journal's store: one transaction per commit (put() alone takes at
    * most 128 pairs). */
   private durableStore(): JournalStore {
     return {
       get: (key) => this.ctx.storage.get(key),
-      list: (prefix) => this.ctx.storage.list({ prefix }),
+      list: (prefix, start) => this.ctx.storage.list(start === undefined ? { prefix } : { prefix, start }),
       commit: (entries) =>
         this.ctx.storage.transaction(async (txn) => {
           const keys = Object.keys(entries);
@@ -203,7 +204,7 @@ export class GuardSession extends DurableObject<Env> {
   async state(): Promise<Response> {
     return this.reply(async () => {
       const guard = await this.sessionJournal.ready();
-      return { status: 200, body: { state: (guard.state as LayerB).toJSON(), sequence: guard.sequence() } };
+      return { status: 200, body: { state: (guard.state as TrackedLayerB).toJSON(), sequence: guard.sequence() } };
     });
   }
 
@@ -217,16 +218,16 @@ export class GuardSession extends DurableObject<Env> {
   }
 
   /** The session's guard from its stored creation request (after an eviction) or the one in hand. */
-  private async buildStored(log: (d: Decision) => void): Promise<Guard> {
+  private async buildStored(log: (d: Decision) => void, resume?: Resume): Promise<Guard> {
     const meta = this.meta ?? (await this.ctx.storage.get<Meta>("meta"));
     if (meta === undefined) throw new HttpError(404, "unknown-session", "no such session");
     this.meta = meta;
-    return this.build(meta, log);
+    return this.build(meta, log, resume);
   }
 
-  private async build(meta: Meta, log: (d: Decision) => void): Promise<Guard> {
+  private async build(meta: Meta, log: (d: Decision) => void, resume?: Resume): Promise<Guard> {
     const domain = READY[meta.domain];
     if (!isReady(domain)) throw new HttpError(503, domain.code, `the \`${meta.domain}\` domain could not be loaded: ${domain.message}`);
-    return buildGuard(domain, meta, log);
+    return buildGuard(domain, meta, log, resume);
   }
 }

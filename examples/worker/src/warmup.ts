@@ -1,11 +1,11 @@
 // A warm-up session per domain, run once per isolate at module scope (domains.ts). V8 compiles a
 // function the first time it runs and tiers it up as it runs again, so the first session of a fresh
 // isolate, and an object woken from storage, paid ~15–20 ms of CPU for the guard's JavaScript running
-// cold (createGuard, the projection, checks, observe, the journal's replay, the chained record and its
-// hash). Running that same path once on a tiny session of the domain moves most of it into the
-// isolate's startup (a 1 s budget apart from a request's CPU limit). The warm-up session is a
-// throwaway: its own guard, its own in-memory journal, nothing stored; it shares only the domain's
-// validated ontology and core, which hold no session state.
+// cold (createGuard, the projection, checks, observe, waking the journal (resuming the guard's
+// snapshot), the chained record and its hash). Running that same path once on a tiny session of the
+// domain moves most of it into the isolate's startup (a 1 s budget apart from a request's CPU limit).
+// The warm-up session is a throwaway: its own guard, its own in-memory journal, nothing stored; it
+// shares only the domain's validated ontology and core, which hold no session state.
 //
 // A warm-up that throws means a session on the domain could not run either: domains.ts keeps it as
 // the domain's startup failure, answered as a typed 503, never an approval.
@@ -76,21 +76,21 @@ function memoryStore(): JournalStore {
   const data = new Map<string, unknown>();
   return {
     get: async (key) => data.get(key),
-    list: async (prefix) => new Map([...data.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1))),
+    list: async (prefix, start = "") => new Map([...data.entries()].filter(([k]) => k.startsWith(prefix) && k >= start).sort(([a], [b]) => (a < b ? -1 : 1))),
     commit: async (entries) => {
       for (const [k, v] of Object.entries(entries)) data.set(k, v);
     },
   };
 }
 
-/** Runs the warm-up session: created, run, evicted, woken (a replay) and run again. Answers each run's
- * results (what the tests read to see that the warm-up walks the whole path). */
+/** Runs the warm-up session: created, run, evicted, woken (resumed from its snapshot) and run again.
+ * Answers each run's results (what the tests read to see that the warm-up walks the whole path). */
 export async function warmUp(name: string, domain: ReadyDomain, sample: WarmUp): Promise<unknown[][]> {
   const runs: unknown[][] = [];
   // Two policies: their verdict paths differ (a veto, a question), and both run cold otherwise.
   for (const policy of ["veto", "escalate"] as const) {
     let meta: Meta = { domain: name, document: sample.document, state: undefined, policy, scope: "session", config: {} };
-    const journal = new SessionJournal(memoryStore(), (log) => buildGuard(domain, meta, log), { sha256 });
+    const journal = new SessionJournal(memoryStore(), (log, resume) => buildGuard(domain, meta, log, resume), { sha256 });
     // As a Durable Object does: created from the document, woken from the stored Layer B.
     meta = storedMeta(meta, await journal.start());
     runs.push(await journal.run(sample.ops));

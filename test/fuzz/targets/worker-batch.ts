@@ -3,12 +3,16 @@
 // checks, observes and checkpoints, some with an operation that throws part-way (an observe the guard
 // refuses), some whose storage commit fails, evictions between requests. Every request must be atomic:
 // the stored log and the live Layer B equal a guard that ran only the requests that succeeded, in
-// order; no log key is ever written twice; the log is one hash chain.
+// order; no log key is ever written twice; the log is one hash chain. Evicted, the journal resumes
+// from its stored snapshot and Layer B deltas (the journal's guard is the built package's, on the
+// Worker's TrackedLayerB; the reference is the source guard).
 import fc from "fast-check";
+import { createGuard as createBuiltGuard, type GuardSnapshot } from "polar-guard";
 import { createChain, verifyAuditLog } from "../../../src/audit/index.js";
 import { createGuard, type Guard } from "../../../src/guard/index.js";
 import type { LayerB } from "../../../src/projection/layer-b.js";
-import { SessionJournal, type JournalStore, type LoggedDecision, type Op } from "../../../examples/worker/src/journal.js";
+import { SessionJournal, type JournalStore, type LoggedDecision, type Op, type Resume } from "../../../examples/worker/src/journal.js";
+import { TrackedLayerB } from "../../../examples/worker/src/layer.js";
 import { airlineRules, airlineState, NOW, referenceFactory } from "../../guard/helpers.js";
 import { caseBudgetMs, fail, type FuzzTarget } from "../support.js";
 import { AIRLINE, checkPreparedPath, ONTOLOGIES, sha256 } from "./lifecycle-session.js";
@@ -65,30 +69,46 @@ function newGuard(log: (d: LoggedDecision) => void, chained: boolean): Guard {
   });
 }
 
+/** The journal's guard, as the Worker builds it: the built package on a TrackedLayerB, resumed from
+ * storage when the journal asks. */
+function journalGuard(log: (d: LoggedDecision) => void, resume: Resume | undefined): unknown {
+  const initial = (): TrackedLayerB => TrackedLayerB.from(airlineState().toJSON());
+  return createBuiltGuard({
+    ontology: AIRLINE as never,
+    backend: referenceFactory as never,
+    state: resume === undefined ? initial() : resume.state(initial),
+    policy: "escalate",
+    scope: "session",
+    config: { now: NOW, projection: airlineRules as never, log: { append: (d) => log(d as LoggedDecision) }, sha256 },
+    resume: resume?.snapshot as GuardSnapshot | undefined,
+  });
+}
+
 function apply(guard: Guard, op: Op): void {
   if (op.op === "check") guard.check(op.call, op.context as never);
   else if (op.op === "observe") guard.observe(op.call, op.result, { failed: op.failed });
   else guard.checkpoint();
 }
 
+const REWRITTEN = ["head", "snapshot", "base"];
+
 export async function checkRequests(requests: Request[]): Promise<void> {
   const stored = new Map<string, unknown>();
   let failNextCommit = false;
   const store: JournalStore = {
     get: async (key) => structuredClone(stored.get(key)),
-    list: async (prefix) => new Map([...stored.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    list: async (prefix, start = "") => new Map([...stored.entries()].filter(([k]) => k.startsWith(prefix) && k >= start).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     commit: async (entries) => {
       if (failNextCommit) {
         failNextCommit = false;
         throw new Error("storage refused the write");
       }
-      // The log head is rewritten by every commit; journal and log keys never are.
-      for (const k of Object.keys(entries)) if (k !== "head" && stored.has(k)) fail(`the key \`${k}\` was written twice`);
+      // The log head, the snapshot and the Layer B base are rewritten; journal, log and delta keys never are.
+      for (const k of Object.keys(entries)) if (!REWRITTEN.includes(k) && stored.has(k)) fail(`the key \`${k}\` was written twice`);
       for (const [k, v] of Object.entries(entries)) stored.set(k, structuredClone(v));
     },
   };
-  // The journal is typed against the built package (dist); the guard here is the source one.
-  const journal = new SessionJournal(store, async (log) => newGuard(log as never, false) as never);
+  const journal = new SessionJournal(store, async (log, resume) => journalGuard(log as never, resume) as never);
   await journal.start();
   // The reference: a guard that runs exactly the requests that succeeded.
   const expectedLog: LoggedDecision[] = [];
@@ -113,7 +133,7 @@ export async function checkRequests(requests: Request[]): Promise<void> {
   }
   const spent = performance.now() - t0;
   if (spent > caseBudgetMs(5000)) fail(`the requests took ${spent.toFixed(0)} ms`);
-  for (const k of stored.keys()) if (k !== "head" && !k.startsWith("op:") && !k.startsWith("log:")) fail(`an unexpected key \`${k}\` was stored`);
+  for (const k of stored.keys()) if (!REWRITTEN.includes(k) && !k.startsWith("op:") && !k.startsWith("log:") && !k.startsWith("delta:")) fail(`an unexpected key \`${k}\` was stored`);
   const logKeys = [...stored.keys()].filter((k) => k.startsWith("log:")).sort();
   const got = logKeys.map((k) => stored.get(k));
   if (JSON.stringify(got) !== JSON.stringify(expectedLog)) {
