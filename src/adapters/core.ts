@@ -2,7 +2,6 @@
 // these few calls and back; the decision itself is always the guard's (guard.check), and what the
 // adapter records is exactly the guard's record. Nothing here decides anything on its own.
 import type { CheckContext, Decision, Guard, ToolCall } from "../index.js";
-import { canonicalJson } from "../projection/canonical.js";
 
 export interface AdapterOptions {
   /** Sees every decision the adapter asked for (logging, metrics, UI). */
@@ -40,16 +39,31 @@ export function judgedCall(name: string, args: unknown): JudgedCall {
   return { name, arguments: parsed, raw: args };
 }
 
-/** A call's tool and arguments as canonical JSON; null when they are not JSON (such a call matches
- * nothing). */
+/** A call's tool and arguments as canonical JSON (keys sorted); null when they are not JSON (such a
+ * call matches nothing). Written here: an adapter uses only the types of the package, not its code. */
 function callText(call: unknown): string | null {
   const c = call as { name?: unknown; arguments?: unknown } | null;
   if (typeof c?.name !== "string") return null;
-  try {
-    return canonicalJson([c.name, c.arguments]);
-  } catch {
-    return null;
+  const args = canonical(c.arguments, new Set());
+  return args === null ? null : `${JSON.stringify(c.name)}:${args}`;
+}
+
+function canonical(v: unknown, stack: Set<object>): string | null {
+  if (v === null || typeof v === "boolean" || typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number") return Number.isFinite(v) ? JSON.stringify(v) : null;
+  if (typeof v !== "object" || stack.has(v)) return null;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return null;
+  stack.add(v);
+  const parts: string[] = [];
+  const keys = Array.isArray(v) ? null : Object.keys(v).sort();
+  for (const k of keys ?? (v as unknown[]).keys()) {
+    const item = canonical((v as Record<string | number, unknown>)[k], stack);
+    if (item === null) return null;
+    parts.push(keys === null ? item : `${JSON.stringify(k)}:${item}`);
   }
+  stack.delete(v);
+  return keys === null ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
 }
 
 /**

@@ -68,6 +68,12 @@ describe("sameCall", () => {
     expect(sameCall(judgedCall("t", '{"a":1}'), { name: "t", arguments: { a: 1 } })).toBe(true);
     expect(sameCall({ name: "t", arguments: { a: 1 } }, { name: "u", arguments: { a: 1 } })).toBe(false);
     expect(sameCall({ name: "t", arguments: { a: 1 } }, { name: "t", arguments: { a: 2 } })).toBe(false);
+    expect(sameCall({ name: "t", arguments: { a: { x: [1, { y: null, z: "s" }] } } }, { name: "t", arguments: { a: { x: [1, { z: "s", y: null }] } } })).toBe(true);
+    expect(sameCall({ name: "t", arguments: { a: [1, 2] } }, { name: "t", arguments: { a: [2, 1] } })).toBe(false);
+    expect(sameCall({ name: "t", arguments: { a: "1" } }, { name: "t", arguments: { a: 1 } })).toBe(false);
+    expect(sameCall({ name: "t", arguments: Object.assign(Object.create(null), { a: true }) }, { name: "t", arguments: { a: true } })).toBe(true);
+    // The name and the arguments are told apart, whatever the name holds.
+    expect(sameCall({ name: 't":{"a"', arguments: {} }, { name: "t", arguments: { a: {} } })).toBe(false);
   });
 
   test("a call without a string name, a non-call, or arguments that are not JSON match nothing, not even themselves", () => {
@@ -79,6 +85,12 @@ describe("sameCall", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(sameCall({ name: "t", arguments: cyclic }, { name: "t", arguments: cyclic })).toBe(false);
+    for (const odd of [{ d: new Date(0) }, { n: Number.NaN }, { i: Infinity }, { s: [1, , 3] }, { u: undefined }, 5n as unknown]) {
+      expect(sameCall({ name: "t", arguments: odd }, { name: "t", arguments: odd })).toBe(false);
+    }
+    // A value seen twice but not inside itself is JSON.
+    const shared = { x: 1 };
+    expect(sameCall({ name: "t", arguments: { a: shared, b: shared } }, { name: "t", arguments: { a: { x: 1 }, b: { x: 1 } } })).toBe(true);
   });
 });
 
