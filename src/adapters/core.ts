@@ -39,41 +39,45 @@ export function judgedCall(name: string, args: unknown): JudgedCall {
   return { name, arguments: parsed, raw: args };
 }
 
-/** A call's tool and arguments as canonical JSON (keys sorted); null when they are not JSON (such a
- * call matches nothing). Written here: an adapter uses only the types of the package, not its code. */
-function callText(call: unknown): string | null {
-  const c = call as { name?: unknown; arguments?: unknown } | null;
-  if (typeof c?.name !== "string") return null;
-  const args = canonical(c.arguments, new Set());
-  return args === null ? null : `${JSON.stringify(c.name)}:${args}`;
-}
-
-function canonical(v: unknown, stack: Set<object>): string | null {
-  if (v === null || typeof v === "boolean" || typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "number") return Number.isFinite(v) ? JSON.stringify(v) : null;
-  if (typeof v !== "object" || stack.has(v)) return null;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return null;
-  stack.add(v);
-  const parts: string[] = [];
-  const keys = Array.isArray(v) ? null : Object.keys(v).sort();
-  for (const k of keys ?? (v as unknown[]).keys()) {
-    const item = canonical((v as Record<string | number, unknown>)[k], stack);
-    if (item === null) return null;
-    parts.push(keys === null ? item : `${JSON.stringify(k)}:${item}`);
-  }
-  stack.delete(v);
-  return keys === null ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
-}
+/** How deep two calls' arguments are compared; deeper (or cyclic) arguments match nothing. */
+const MAX_DEPTH = 64;
 
 /**
- * Whether two calls are the same call: the same tool and the same arguments (a decision's `call`, a
- * JudgedCall). An adapter reuses a decision, a question or an approval only for the call it was made
- * for: models and providers reuse tool call ids (`call_0`) for other calls.
+ * Whether two calls are the same call: the same tool and the same arguments as JSON values (object
+ * key order aside; a decision's `call`, a JudgedCall). An adapter reuses a decision, a question or an
+ * approval only for the call it was made for: models and providers reuse tool call ids (`call_0`) for
+ * other calls. Arguments that are not plain JSON (non-finite numbers, holes, class instances, cycles)
+ * match nothing, not even themselves. Written here: an adapter uses the package's types, not its code.
  */
 export function sameCall(a: unknown, b: unknown): boolean {
-  const t = callText(a);
-  return t !== null && t === callText(b);
+  const x = a as { name?: unknown; arguments?: unknown } | null;
+  const y = b as { name?: unknown; arguments?: unknown } | null;
+  return typeof x?.name === "string" && x.name === y?.name && sameJson(x.arguments, y.arguments, 0);
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function sameJson(a: unknown, b: unknown, depth: number): boolean {
+  if (typeof a === "number") return Number.isFinite(a) && a === b;
+  if (a === null || typeof a === "boolean" || typeof a === "string") return a === b;
+  if (typeof a !== "object" || typeof b !== "object" || b === null || depth >= MAX_DEPTH) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // A hole reads as undefined, which is not JSON.
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  // An array is not a plain object.
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** The arguments the tool runs with: a copy of what the guard judged, never the model's object. */

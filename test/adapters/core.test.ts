@@ -63,7 +63,7 @@ describe("judgedArguments", () => {
 });
 
 describe("sameCall", () => {
-  test("the same tool and the same arguments in canonical JSON (key order, JSON text parsed)", () => {
+  test("the same tool and the same arguments as JSON values (key order aside, JSON text parsed)", () => {
     expect(sameCall({ name: "t", arguments: { a: 1, b: [2] } }, { name: "t", arguments: { b: [2], a: 1 } })).toBe(true);
     expect(sameCall(judgedCall("t", '{"a":1}'), { name: "t", arguments: { a: 1 } })).toBe(true);
     expect(sameCall({ name: "t", arguments: { a: 1 } }, { name: "u", arguments: { a: 1 } })).toBe(false);
@@ -72,8 +72,30 @@ describe("sameCall", () => {
     expect(sameCall({ name: "t", arguments: { a: [1, 2] } }, { name: "t", arguments: { a: [2, 1] } })).toBe(false);
     expect(sameCall({ name: "t", arguments: { a: "1" } }, { name: "t", arguments: { a: 1 } })).toBe(false);
     expect(sameCall({ name: "t", arguments: Object.assign(Object.create(null), { a: true }) }, { name: "t", arguments: { a: true } })).toBe(true);
-    // The name and the arguments are told apart, whatever the name holds.
-    expect(sameCall({ name: 't":{"a"', arguments: {} }, { name: "t", arguments: { a: {} } })).toBe(false);
+    const same = (a: unknown, b: unknown) => sameCall({ name: "t", arguments: a }, { name: "t", arguments: b });
+    expect(same({ a: 1 }, { b: 1 })).toBe(false);
+    expect(same({ a: 1 }, { a: 1, b: 1 })).toBe(false);
+    expect(same({ a: 1, b: 1 }, { a: 1 })).toBe(false);
+    expect(same([1], { 0: 1 })).toBe(false);
+    expect(same({ 0: 1 }, [1])).toBe(false);
+    expect(same([1, 2], [1, 2, 3])).toBe(false);
+    expect(same([1, 23], [12, 3])).toBe(false);
+    expect(same([1, 2], [1, 2])).toBe(true);
+    expect(same(null, null)).toBe(true);
+    expect(same(null, {})).toBe(false);
+    expect(same({}, null)).toBe(false);
+    expect(same(undefined, {})).toBe(false);
+    expect(same({}, undefined)).toBe(false);
+    expect(same(new Date(0), {})).toBe(false);
+    expect(same({}, new Date(0))).toBe(false);
+    expect(sameCall({ name: "t", arguments: {} }, null)).toBe(false);
+    expect(same("x", "x")).toBe(true);
+    expect(same(false, 0)).toBe(false);
+    expect(same(1, "1")).toBe(false);
+    // Depth: 64 levels of arrays compare, 65 match nothing (a cycle is the same refusal).
+    const nest = (n: number): unknown => (n === 0 ? 1 : [nest(n - 1)]);
+    expect(same(nest(64), nest(64))).toBe(true);
+    expect(same(nest(65), nest(65))).toBe(false);
   });
 
   test("a call without a string name, a non-call, or arguments that are not JSON match nothing, not even themselves", () => {
@@ -85,9 +107,12 @@ describe("sameCall", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(sameCall({ name: "t", arguments: cyclic }, { name: "t", arguments: cyclic })).toBe(false);
-    for (const odd of [{ d: new Date(0) }, { n: Number.NaN }, { i: Infinity }, { s: [1, , 3] }, { u: undefined }, 5n as unknown]) {
+    for (const odd of [{ d: new Date(0) }, { n: Number.NaN }, { i: Infinity }, { s: [1, , 3] }, { u: undefined }, 5n as unknown, [new Map()]]) {
       expect(sameCall({ name: "t", arguments: odd }, { name: "t", arguments: odd })).toBe(false);
     }
+    // A hole matches nothing, on either side.
+    expect(sameCall({ name: "t", arguments: [1, undefined] }, { name: "t", arguments: [1, , ] })).toBe(false);
+    expect(sameCall({ name: "t", arguments: [1, , ] }, { name: "t", arguments: [1, undefined] })).toBe(false);
     // A value seen twice but not inside itself is JSON.
     const shared = { x: 1 };
     expect(sameCall({ name: "t", arguments: { a: shared, b: shared } }, { name: "t", arguments: { a: { x: 1 }, b: { x: 1 } } })).toBe(true);
