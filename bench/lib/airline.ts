@@ -128,6 +128,7 @@ export function buildHistory(db: AirlineFixture["db"], state: LayerB, count = 63
 /** Forward sequences of length `n`: the last n-1 history calls, then candidate `k` of the mix. */
 export function sequence(f: AirlineFixture, n: number, k: number, kind: HistoryKind = "mixed"): ExecutedCall[] {
   const history = kind === "mixed" ? f.history : f.singleEdgeHistory;
+  if (n - 1 > history.length) throw new Error(`a sequence of ${n} calls needs ${n - 1} history calls; the ${kind} history of this db has ${history.length}`);
   const head = history.slice(history.length - (n - 1));
   return n === 1 ? [f.calls[k % f.calls.length]] : [...head, f.calls[k % f.calls.length]];
 }
@@ -142,4 +143,13 @@ export function loadAirline(): AirlineFixture {
   const history = buildHistory(db, state);
   const singleEdgeHistory = buildHistory(db, state, 63, "single-edge");
   return { blob, tables, rules, state, db, dbText, dbSource: source, dbPath: path, calls, history, singleEdgeHistory };
+}
+
+/** The sequence lengths this db can build (the vendored sample has few reservations, so a short
+ * history), and the ones it cannot, with the reason, for the results. */
+export function lengthsFor(f: AirlineFixture, lengths: readonly number[], kind: HistoryKind): { lengths: number[]; skipped: string[] } {
+  const history = kind === "mixed" ? f.history : f.singleEdgeHistory;
+  const ok = lengths.filter((n) => n - 1 <= history.length);
+  const skipped = lengths.filter((n) => n - 1 > history.length).map((n) => `${kind} n=${n}: the ${f.dbSource} db gives ${history.length} history calls, ${n - 1} needed`);
+  return { lengths: ok, skipped };
 }

@@ -1,7 +1,8 @@
 // An allow/deny Cedar policy set derived from a compiled ontology, and the Cedar requests for tool
 // calls, so Cedar decides the same calls as the reverse search would (per call, stateless):
 //   - a read-only tool is permitted;
-//   - a tool with a live fail-closed edge (T4/T5) is forbidden;
+//   - a tool with a live unconditional fail-closed edge (T4/T5) is forbidden; a conditional one is
+//     conjoined to each of the tool's permits as `(condition) == false`;
 //   - otherwise one `permit` per live, enabled positive edge whose φ ≥ τ, `when` the acts_on entity
 //     exists (context.grounded) and, for a T2 edge, its bound holds: the bound program is decompiled
 //     into a Cedar expression over context attributes o0, o1, … (the tool's operand values: Layer B
@@ -26,6 +27,10 @@ export interface CedarRequest {
 }
 
 const NULL: { null: true } = { null: true };
+
+/** Operand kinds read from Layer B, and from the call's arguments (every OperandKind is one of them). */
+const SLOT_KINDS: ReadonlySet<OperandKind> = new Set([OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.SlotPresent]);
+const ARG_KINDS: ReadonlySet<OperandKind> = new Set([OperandKind.ArgValue, OperandKind.ArgSize, OperandKind.ArgPresent]);
 
 function literal(tables: OntologyTables, index: number): string {
   const c = tables.constants[index];
@@ -85,13 +90,18 @@ export function cedarPolicies(tables: OntologyTables, tau: number, tiers: readon
     }
     const edges = tables.edges.slice(tables.edgeOffsets[t], tables.edgeOffsets[t + 1]).filter((e) => e.lifecycle === 0 && tierEnabled(e.tier, tiers));
     const grounded = tool.actsOn >= 0 ? "context.grounded" : "true";
-    if (edges.some((e) => e.tier === Tier.T4 || e.tier === Tier.T5)) {
-      out.push(`// ${tool.name}: fail-closed (${edges.filter((e) => e.tier >= Tier.T4).map((e) => e.id).join(", ")})\nforbid (principal, ${action}, resource);`);
+    const failClosed = edges.filter((e) => e.tier === Tier.T4 || e.tier === Tier.T5);
+    if (failClosed.some((e) => e.program < 0)) {
+      out.push(`// ${tool.name}: fail-closed (${failClosed.map((e) => e.id).join(", ")})\nforbid (principal, ${action}, resource);`);
       return;
     }
+    // A fail-closed edge with a condition applies unless its condition is exactly false (a missing
+    // value keeps it: docs/semantics.md, "Admissibility"): every permit of the tool requires each such
+    // condition to be false (an evaluation error leaves the permit unsatisfied, so the call is denied).
+    const notConsumed = failClosed.map((e) => ` && (${programToCedar(tables, e.program)}) == false`).join("");
     for (const e of edges) {
-      if (e.phi < tau) continue;
-      const bound = e.program >= 0 ? ` && ${programToCedar(tables, e.program)}` : "";
+      if (e.phi < tau || e.tier === Tier.T4 || e.tier === Tier.T5) continue;
+      const bound = `${e.program >= 0 ? ` && ${programToCedar(tables, e.program)}` : ""}${notConsumed}`;
       out.push(`// ${e.id}: T${e.tier}, phi ${e.phi / 1e6}\npermit (principal, ${action}, resource) when { ${grounded}${bound} };`);
     }
   });
@@ -135,12 +145,20 @@ export function createRequestBuilder(tables: OntologyTables, now: string): (call
     const entity = tool.actsOn >= 0 ? tables.entities[tool.actsOn].name : null;
     context.grounded = entity === null || (key !== null && state.hasEntity(entity, key));
     tool.operands.forEach((o, k) => {
+      // Every operand kind the verifier writes (src/core/verifier.ts, writeOperandValue): a slot kind
+      // reads Layer B, an argument kind the call; a presence kind is a boolean.
       let v: unknown;
-      if (o.kind === OperandKind.SlotValue || o.kind === OperandKind.SlotSize) {
+      if (SLOT_KINDS.has(o.kind)) {
         const slot = tables.slots[o.slot];
         if (slot.entity === tool.actsOn && key !== null && entity !== null) v = state.slot(entity, key, slot.name);
-      } else {
+      } else if (ARG_KINDS.has(o.kind)) {
         v = getPath(call.arguments, paths[t][k]!);
+      } else {
+        throw new Error(`tool \`${tool.name}\`: operand kind ${o.kind} has no Cedar mapping`);
+      }
+      if (o.kind === OperandKind.SlotPresent || o.kind === OperandKind.ArgPresent) {
+        context[`o${k}`] = v !== undefined && v !== null;
+        return;
       }
       const c = convert(v, o.kind, o.type);
       if (c !== undefined) context[`o${k}`] = c;

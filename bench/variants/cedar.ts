@@ -7,7 +7,7 @@ import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
 import { FIXED_ONE } from "../../src/abi.js";
 import type { ExecutedCall } from "../../src/core/types.js";
 import { createVerifier } from "../../src/core/verifier.js";
-import { AIRLINE_NOW, loadAirline, sequence, type HistoryKind } from "../lib/airline.js";
+import { AIRLINE_NOW, lengthsFor, loadAirline, sequence, type HistoryKind } from "../lib/airline.js";
 import { cedarPolicies, createRequestBuilder, type CedarRequest } from "../lib/cedar.js";
 import { params, progress, report, fail } from "../lib/child.js";
 import { backendOf } from "../lib/engines.js";
@@ -39,12 +39,16 @@ function main(): void {
   const verifier = createVerifier(f.tables, backendOf("wasm", f.tables, f.blob), { now: AIRLINE_NOW, tau: TAU });
 
   const figures: Record<string, Record<string, Figure>> = {};
+  /** Lengths the db cannot build, with the reason (never silently shorter sequences). */
+  const skipped: string[] = [];
   const withContext: Record<string, Record<string, Figure>> = {};
   const agreement: Record<string, { agree: number; total: number; disagreements: string[] }> = {};
   for (const kind of p.histories) {
     figures[kind] = {};
     withContext[kind] = {};
-    for (const n of p.lengths) {
+    const usable = lengthsFor(f, p.lengths, kind);
+    skipped.push(...usable.skipped);
+    for (const n of usable.lengths) {
       progress(`cedar ${kind} n=${n}`);
       const seqs: ExecutedCall[][] = [];
       for (let k = 0; k < SEQUENCES; k++) seqs.push(sequence(f, n, k, kind));
@@ -74,7 +78,7 @@ function main(): void {
       }, p.timing);
     }
   }
-  report({ variant: "cedar", engine: "cedar", backend: "cedar-wasm", cedarVersion: cedar.getCedarVersion(), dbSource: f.dbSource, sequences: SEQUENCES, figures, withContext, agreement, policies });
+  report({ variant: "cedar", engine: "cedar", backend: "cedar-wasm", cedarVersion: cedar.getCedarVersion(), dbSource: f.dbSource, sequences: SEQUENCES, skipped, figures, withContext, agreement, policies });
 }
 
 try {

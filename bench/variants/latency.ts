@@ -8,7 +8,7 @@
 import { blobDigestHex } from "../../src/blob/index.js";
 import type { ExecutedCall } from "../../src/core/types.js";
 import { createVerifier } from "../../src/core/verifier.js";
-import { AIRLINE_NOW, loadAirline, sequence, type HistoryKind } from "../lib/airline.js";
+import { AIRLINE_NOW, lengthsFor, loadAirline, sequence, type HistoryKind } from "../lib/airline.js";
 import { params, progress, report, fail } from "../lib/child.js";
 import { backendOf, countingSink, guardOf, type BackendKind } from "../lib/engines.js";
 import { captureRecords, replay } from "../lib/records.js";
@@ -38,10 +38,14 @@ function main(): void {
   progress("loading the airline state");
   const f = loadAirline();
   const figures: Record<string, Record<string, Figure>> = {};
+  /** Lengths the db cannot build, with the reason (never silently shorter sequences). */
+  const skipped: string[] = [];
   const outcomes: Record<string, Record<string, number>> = {};
   for (const kind of p.histories) {
     figures[kind] = {};
-    for (const n of p.lengths) {
+    const usable = lengthsFor(f, p.lengths, kind);
+    skipped.push(...usable.skipped);
+    for (const n of usable.lengths) {
       progress(`${p.engine}/${p.backend} ${kind} n=${n}`);
       const seqs: ExecutedCall[][] = [];
       for (let k = 0; k < SEQUENCES; k++) seqs.push(sequence(f, n, k, kind));
@@ -75,7 +79,7 @@ function main(): void {
       if (p.engine !== "guard") outcomes[`${kind}/${n}`] = reasonCounts(f, p.backend, kind, n);
     }
   }
-  report({ variant: `${p.engine}-${p.backend}`, engine: p.engine, backend: p.backend, dbSource: f.dbSource, sequences: SEQUENCES, figures, outcomes });
+  report({ variant: `${p.engine}-${p.backend}`, engine: p.engine, backend: p.backend, dbSource: f.dbSource, sequences: SEQUENCES, skipped, figures, outcomes });
 }
 
 try {
