@@ -122,52 +122,22 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
   return out;
 }
 
-/** Values frozen by sharedFrozen, all the way down (a host's shallow freeze does not count). */
-const frozenShared = new WeakSet<object>();
-
 /**
- * A Layer B value (JSON: checked before) made immutable in place instead of copied: Layer B never
- * mutates a value in place (docs/projection.md), so freezing it changes nothing for Layer B, and a
- * decision holding it can no longer be used to change the guard's state. A value found frozen is
- * walked once and remembered (its inside may not be); one found unfrozen is frozen here, all the way
- * down, and not remembered: most are fresh per verdict (an inverse's `$pending` marker), and a
- * WeakSet entry per short-lived object is paid for in every GC.
+ * A value in the guard's hands made immutable, in place. A frozen value was frozen all the way down by
+ * whoever made it — a copy of the guard's (frozenJsonSafe) or Layer B's own (src/util/owned-json.ts) —
+ * and is left as it is, unwalked. An unfrozen one is fresh and the guard's (a verdict's literal or
+ * `$pending` marker, a `before` of a resumed snapshot's plain copy) and is frozen here, all the way
+ * down. Never given a caller's object: those are copied where they come in (the call, the context,
+ * every StateView read), so the guard never freezes what it does not own.
  */
-export function sharedFrozen<T>(value: T): T {
-  if (typeof value !== "object" || value === null) return value;
-  if (!Object.isFrozen(value)) {
-    freezeFresh(value);
-    return value;
-  }
-  if (frozenShared.has(value)) return value;
-  freezeAll(value);
-  frozenShared.add(value);
-  return value;
-}
-
-/** Freezes an unfrozen value and its inside (children found frozen go through sharedFrozen). */
-function freezeFresh(v: object): void {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) sharedFrozen(v[i]);
+export function freezeOwn<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) freezeOwn(value[i]);
   } else {
-    for (const k of Object.keys(v)) sharedFrozen((v as Record<string, unknown>)[k]);
+    for (const k of Object.keys(value)) freezeOwn((value as Record<string, unknown>)[k]);
   }
-  Object.freeze(v);
-}
-
-function freezeAll(v: object): void {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (typeof x === "object" && x !== null && !frozenShared.has(x)) freezeAll(x);
-    }
-  } else {
-    for (const k of Object.keys(v)) {
-      const x = (v as Record<string, unknown>)[k];
-      if (typeof x === "object" && x !== null && !frozenShared.has(x)) freezeAll(x);
-    }
-  }
-  Object.freeze(v);
+  return Object.freeze(value);
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -17,7 +17,8 @@ import { CONSENT_WINDOW, defaultConsentDetector, type ConsentDetector } from "..
 import { REQUEST_CLASSES, type IntentParser, type RequestClassifier, type TargetState } from "../policies/classifier.js";
 import { BUILTIN_POLICIES, resolvePolicy, type PolicyName } from "../policies/index.js";
 import type { DecisionPolicy, VerdictRecord } from "../policies/types.js";
-import { checkCallShape, define, frozenJsonSafe, jsonSafe, safeExecuted, sharedFrozen } from "./call.js";
+import { checkCallShape, define, freezeOwn, frozenJsonSafe, jsonSafe, safeExecuted } from "./call.js";
+import { NOT_JSON, ownedJson } from "../util/owned-json.js";
 import { canonicalJsonFast } from "./canonical-fast.js";
 import { Lifecycle, type Execution } from "./lifecycle.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
@@ -406,9 +407,9 @@ export function createGuard(options: GuardOptions): Guard {
     return plainCopy(data) as GuardSnapshot;
   }
 
-  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args).
-   * Values by reference: Layer B never mutates a value in place (docs/projection.md); the forward
-   * sequence gets a frozen copy (Execution.entry, observe), so a record never shares one. */
+  /** The acts_on entity's declared slots as they are now (for a later inverse's `entity.slot` args),
+   * frozen, each value the guard's own (copied on read, see ownValue): the caller's objects are never
+   * held, so a tool changing them in place changes no `before`. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
     const info = engine.verifier.tool(call.name);
     if (!info.known || info.readOnly || info.actsOn === null) return undefined;
@@ -416,12 +417,12 @@ export function createGuard(options: GuardOptions): Guard {
     if (id === null) return undefined;
     const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
-    if (slots === undefined) return before;
+    if (slots === undefined) return Object.freeze(before);
     for (let i = 0; i < slots.length; i++) {
       const v = state.slot(info.actsOn, id, slots[i]);
-      if (v !== undefined) define(before, slots[i], v);
+      if (v !== undefined) define(before, slots[i], ownValue(v));
     }
-    return before;
+    return Object.freeze(before);
   }
 
   function isMutating(copy: unknown): boolean {
@@ -768,12 +769,12 @@ export function createGuard(options: GuardOptions): Guard {
 function ownVerdict(v: VerdictRecord): VerdictRecord {
   const steps = v.steps;
   for (let i = 0; i < steps.length; i++) {
-    // A fresh object per step whose values are the call's or the forward sequence's frozen copies, or
-    // Layer B values (JSON; frozen in place, see sharedFrozen): it is frozen, its values shared. (Not
-    // memoised itself: a WeakSet entry per short-lived object is paid for in every GC.)
+    // A fresh object per step. Its values are frozen copies the guard owns (the call's, the forward
+    // sequence's, the values read through the RecordingView: Layer B's own or copied on read), shared
+    // as they are, or fresh values of the verdict (a literal, a `$pending` marker), frozen here.
     const args = (steps[i] as { arguments: unknown }).arguments;
     if (typeof args === "object" && args !== null) {
-      for (const k of Object.keys(args)) sharedFrozen((args as Record<string, unknown>)[k]);
+      for (const k of Object.keys(args)) freezeOwn((args as Record<string, unknown>)[k]);
       Object.freeze(args);
     }
     Object.freeze(steps[i]);
@@ -781,6 +782,15 @@ function ownVerdict(v: VerdictRecord): VerdictRecord {
   Object.freeze(steps);
   Object.freeze(v.bottleneck);
   return Object.freeze(v);
+}
+
+/** A StateView's value as the guard keeps it (a `before` snapshot): Layer B's own frozen copy as it
+ * is, any other object copied (frozen); what is not JSON becomes a frozen JSON-safe copy with markers
+ * (never the caller's object). */
+function ownValue(v: unknown): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  const c = ownedJson(v, false);
+  return c === NOT_JSON ? frozenJsonSafe(v) : c;
 }
 
 /** The canonical text of a call, which identifies it across copies and key orders. */

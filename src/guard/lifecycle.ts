@@ -11,7 +11,7 @@
 // admitted re-run of the same call is another execution and commits nothing.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
 import { MAX_CALLS } from "../abi.js";
-import { sharedFrozen } from "./call.js";
+import { freezeOwn } from "./call.js";
 import type { SnapshotExecution, SnapshotObserved, SnapshotSequenceEntry } from "./snapshot.js";
 
 export type ExecutionState = "pending" | "observed" | "released";
@@ -31,7 +31,7 @@ export class Execution {
     readonly id: string,
     readonly seq: number,
     readonly call: ToolCall,
-    /** The acts_on entity's slots when it was checked (Layer B values, never mutated in place). */
+    /** The acts_on entity's slots when it was checked (the guard's frozen copies of them). */
     readonly before: Record<string, unknown> | undefined,
     /** The search admitted it (an observed inadmissible execution is a barrier). */
     readonly admitted: boolean,
@@ -47,7 +47,7 @@ export class Execution {
   get entry(): ExecutedCall {
     if (this.frozen === null) {
       const e: ExecutedCall = { name: this.call.name, arguments: this.call.arguments };
-      if (this.before !== undefined) e.before = sharedFrozen(this.before);
+      if (this.before !== undefined) e.before = freezeOwn(this.before);
       this.frozen = Object.freeze(e);
     }
     return this.frozen;

@@ -6,7 +6,7 @@ import { canonicalJsonFast } from "./canonical-fast.js";
 import { sha256Hex, toHex } from "../util/sha256.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
-import { sharedFrozen } from "./call.js";
+import { NOT_JSON, ownedJson } from "../util/owned-json.js";
 
 /** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
  * slot, `[entity, id, slot]` for a slot that was not asserted. */
@@ -20,6 +20,9 @@ export class RecordingView implements StateView {
   /** Every read in the order made, repeats included: deduplicated once, in reads(), instead of a
    * string key and a map probe per read. */
   private readonly log: Read[] = [];
+  /** Every value read so far is canonical JSON (then each object value is the guard's or Layer B's
+   * own frozen copy). */
+  canonical = true;
   constructor(private readonly base: StateView) {}
 
   hasEntity(entity: string, id: string): boolean {
@@ -28,10 +31,26 @@ export class RecordingView implements StateView {
     return exists;
   }
 
+  /** The value, copied on read: an object value that is not Layer B's own frozen copy is copied
+   * (frozen) for this check, so neither the search nor the decision holds, freezes or changes the
+   * state's objects. A value that is not canonical JSON is recorded as it is, untouched (the decision
+   * then fails closed on it, with canonicalJson's reason). */
   slot(entity: string, id: string, slot: string): unknown {
     const v = this.base.slot(entity, id, slot);
-    this.log.push(v === undefined ? [entity, id, slot] : [entity, id, slot, v]);
-    return v;
+    if (v === undefined) {
+      this.log.push([entity, id, slot]);
+      return v;
+    }
+    let own: unknown = v;
+    if (typeof v === "object" && v !== null) {
+      const c = ownedJson(v, false);
+      if (c === NOT_JSON) this.canonical = false;
+      else own = c;
+    } else if (!(typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v)))) {
+      this.canonical = false;
+    }
+    this.log.push([entity, id, slot, own]);
+    return own;
   }
 
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
@@ -90,8 +109,8 @@ export function readsDigest(reads: readonly Read[], hash?: Sha256): string {
 /**
  * The reads digest, computed when first asked for: a check records what it read, but hashing it
  * (canonical JSON + SHA-256) is most of a check's cost and only a serialised record needs it. The
- * reads are fixed by then (Layer B values are never mutated in place, docs/projection.md), so the
- * digest is the same whenever it is taken. `isCanonicalJson` was checked eagerly: it cannot throw.
+ * reads are fixed by then (frozen copies: RecordingView.slot), so the digest is the same whenever it
+ * is taken. Whether the reads are canonical was decided eagerly: it cannot throw.
  */
 export class LazyDigest {
   private value: string | null = null;
@@ -145,84 +164,42 @@ export function defineStateDigest(record: object, digest: LazyDigest): void {
   Object.defineProperty(record, "stateDigest", STATE_DIGEST);
 }
 
-/** The reads frozen, with their values (JSON, checked before) frozen in place (`sharedFrozen`): a
- * decision cannot change a Layer B value. The tuples are the recorder's own, fresh per check. */
+/** The reads frozen, each value the guard's own frozen copy: for reads canonicalJson accepted though
+ * the recorder did not (it is never laxer). A value that cannot be copied fails the decision closed. */
 export function ownReads(reads: Read[]): Read[] {
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
-    if (r.length > 3) sharedFrozen(r[3]);
+    if (r.length > 3) {
+      const c = ownedJson(r[3], false);
+      if (c === NOT_JSON) throw new Error(`the value of \`${String(r[0])}\` \`${String(r[1])}\` \`${String(r[2])}\` cannot be copied as JSON`);
+      r[3] = c;
+    }
     Object.freeze(r);
   }
   return Object.freeze(reads) as Read[];
 }
 
-/** Layer B values a decision has read that are canonical JSON, frozen in place (`sharedFrozen`). A
- * frozen value cannot change, so it is walked once, when a decision first reads it; every later read
- * of it costs one lookup instead of a walk. */
-const canonicalShared = new WeakSet<object>();
-
 /**
- * ownReads for reads that are canonical JSON (what isCanonicalJson accepts); null for any other, with
- * no tuple frozen (the caller lets canonicalJson decide; values vetted before it stay frozen). Entity,
- * id and slot are strings from the verifier; an existence read holds a boolean.
+ * The reads kept as they are, frozen, when the recorder found every value canonical JSON (each object
+ * value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and entity, id and
+ * slot are strings; null otherwise, with no tuple frozen (the caller lets canonicalJson decide).
+ * Without `canonical` (reads not from a RecordingView) each value is checked here.
  */
-export function ownCanonicalReads(reads: Read[]): Read[] | null {
+export function ownCanonicalReads(reads: Read[], canonical?: boolean): Read[] | null {
+  if (canonical === false) return null;
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
     if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
-    if (r.length > 3 && !canonicalValue(r[3])) return null;
+    // Not told by a recorder: each value is checked here.
+    if (canonical === undefined && r.length > 3 && !isCanonicalJson(r[3])) return null;
   }
   for (let i = 0; i < reads.length; i++) Object.freeze(reads[i]);
   return Object.freeze(reads) as Read[];
 }
 
-/** isCanonicalJson(v), remembered for objects (which it then freezes all the way down). */
-function canonicalValue(v: unknown): boolean {
-  if (typeof v !== "object" || v === null) return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
-  if (canonicalShared.has(v)) return true;
-  if (!jsonOk(v, [])) return false;
-  sharedFrozen(v);
-  canonicalShared.add(v);
-  return true;
-}
-
-/**
- * Whether canonicalJson accepts `value` (same rules: strings, booleans, finite numbers, null, arrays
- * without holes, plain or prototype-free objects, no cycles), without building any text. It may only
- * be stricter than canonicalJson, never laxer: a refusal is re-derived by canonicalJson for its error.
- */
+/** Whether canonicalJson accepts `value` (the same rules), without building any text. */
 export function isCanonicalJson(value: unknown): boolean {
-  return jsonOk(value, []);
-}
-
-function jsonOk(v: unknown, ancestors: object[]): boolean {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(v);
-    case "object":
-      break;
-    default:
-      return false;
-  }
-  if (v === null) return true;
-  if (ancestors.includes(v)) return false;
-  ancestors.push(v);
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      if (!(i in v) || !jsonOk(v[i], ancestors)) return false;
-    }
-  } else {
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return false;
-    for (const k of Object.keys(v)) {
-      if (!jsonOk((v as Record<string, unknown>)[k], ancestors)) return false;
-    }
-  }
-  ancestors.pop();
-  return true;
+  return ownedJson(value, false) !== NOT_JSON;
 }
 
 /** Answers reads from a record; a read the record does not hold is noted (the replay reports it). */

@@ -2,9 +2,13 @@
 // real state and from the results of executed calls, never from what a model says. Lookups are two map
 // hits; slot records have no prototype so any key (even `__proto__`) is plain data.
 //
-// Values are JSON values and are treated as immutable: the projection never mutates a value in place
-// (rules build new objects), so clone() can share them.
+// Values are Layer B's own: a JSON value handed in (`set`, `replaceEntity`, the projected document's
+// records) is copied and frozen all the way down (src/util/owned-json.ts), so the caller's objects —
+// the database it projected, a tool's live records — are never shared, frozen or changed, and changing
+// them in place does not change Layer B. clone() shares the frozen values. A value that is not JSON is
+// kept as given (the guard then fails closed on reading it).
 import type { StateView } from "../core/types.js";
+import { NOT_JSON, ownedJson } from "../util/owned-json.js";
 import { ProjectionError } from "./errors.js";
 
 /** A slot record: slot name → value. */
@@ -17,6 +21,14 @@ export interface LayerBJson {
 
 function emptyRecord(): SlotRecord {
   return Object.create(null) as SlotRecord;
+}
+
+/** A value as Layer B keeps it: its own frozen copy (shared when it is one already), or the value
+ * itself when it is not JSON. */
+function own(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const c = ownedJson(value, true);
+  return c === NOT_JSON ? value : c;
 }
 
 export class LayerB implements StateView {
@@ -39,7 +51,7 @@ export class LayerB implements StateView {
   set(entity: string, id: string, slot: string, value: unknown): void {
     const rec = this.writable(entity, id);
     if (value === undefined) delete rec[slot];
-    else rec[slot] = value;
+    else rec[slot] = own(value);
   }
 
   /** Makes the entity exist (with no slots if it is new). */
@@ -55,14 +67,16 @@ export class LayerB implements StateView {
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
   replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>): void {
     const rec = emptyRecord();
-    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = slots[k];
+    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = own(slots[k]);
     this.owned.add(rec);
     this.typeMap(entity).set(id, rec);
   }
 
-  /** replaceEntity without the copy: `slots` must be a fresh prototype-free record that the caller
-   * hands over and never touches again (the projection's own records). */
+  /** replaceEntity without copying the record: `slots` must be a fresh prototype-free record that the
+   * caller hands over and never touches again (the projection's own records); its values are made
+   * Layer B's own in it. */
   adoptEntity(entity: string, id: string, slots: SlotRecord): void {
+    for (const k in slots) slots[k] = own(slots[k]);
     this.owned.add(slots);
     this.typeMap(entity).set(id, slots);
   }

@@ -121,39 +121,69 @@ describe("the state digest", () => {
     expect(record.stateDigest).toBe(readsDigest(reads));
   });
 
-  it("ownReads: the recorder's tuples and their values frozen in place (values walked once), so nobody can change them", () => {
+  it("ownReads: the tuples frozen, each value replaced by a frozen copy; the caller's value is never frozen or changed", () => {
     const value = { city: "Austin", tags: ["a"] };
     const reads: Read[] = [["user", "u", "address", value], ["user", "u", null, true], ["user", "u", "name", "Ann"], ["user", "u", "gone"]];
     const own = ownReads(reads);
     expect(own).toBe(reads);
     expect(Object.isFrozen(own)).toBe(true);
     for (const r of own) expect(Object.isFrozen(r)).toBe(true);
-    expect(own[0][3]).toBe(value);
-    expect(Object.isFrozen(value)).toBe(true);
-    expect(Object.isFrozen(value.tags)).toBe(true);
+    expect(own[0][3]).not.toBe(value);
+    expect(own[0][3]).toEqual(value);
+    expect(Object.isFrozen(own[0][3])).toBe(true);
+    expect(Object.isFrozen((own[0][3] as { tags: unknown }).tags)).toBe(true);
+    expect(Object.isFrozen(value)).toBe(false);
+    expect(Object.isFrozen(value.tags)).toBe(false);
     expect(own[3]).toHaveLength(3);
-    expect(() => {
-      value.city = "Reno";
-    }).toThrow(TypeError);
-    // A host's shallow freeze does not stop the walk: the inside is frozen too.
+    value.city = "Reno";
+    expect(own[0][3]).toEqual({ city: "Austin", tags: ["a"] });
+    // A host's shallow freeze: the copy is frozen all the way down, the host's inside is left alone.
     const shallow = Object.freeze({ inner: { n: 1 } });
-    ownReads([["user", "u", "x", shallow]]);
-    expect(Object.isFrozen(shallow.inner)).toBe(true);
+    const copied = ownReads([["user", "u", "x", shallow]]);
+    expect(Object.isFrozen(shallow.inner)).toBe(false);
+    expect(Object.isFrozen((copied[0][3] as { inner: object }).inner)).toBe(true);
   });
 });
 
 describe("ownCanonicalReads", () => {
-  it("freezes canonical reads like ownReads: tuples, list and values all the way down", () => {
+  it("freezes canonical reads' tuples and list; the values are left as they are (the recorder's copies)", () => {
     const value = { city: "Austin", tags: ["a", { n: 1 }] };
     const reads: Read[] = [["user", "u", "address", value], ["user", "u", null, true], ["user", "u", "gone"]];
     const own = ownCanonicalReads(reads);
     expect(own).toBe(reads);
     expect(Object.isFrozen(reads)).toBe(true);
     for (const r of reads) expect(Object.isFrozen(r)).toBe(true);
-    expect(Object.isFrozen(value.tags[1])).toBe(true);
-    // Read again by a later decision (the value is remembered): still accepted, same object.
-    const again: Read[] = [["user", "u", "address", value]];
-    expect(ownCanonicalReads(again)?.[0][3]).toBe(value);
+    expect(Object.isFrozen(value)).toBe(false);
+    expect(Object.isFrozen(value.tags[1])).toBe(false);
+    // A recorder that saw a value that is not canonical JSON says so: null, nothing frozen.
+    const other: Read[] = [["user", "u", "address", value]];
+    expect(ownCanonicalReads(other, false)).toBeNull();
+    expect(Object.isFrozen(other[0])).toBe(false);
+  });
+
+  it("a RecordingView hands out and records a frozen copy of an object value that is not Layer B's own, never the state's object", () => {
+    const address = { city: "Austin", tags: ["a", { n: 1 }] };
+    const v = new RecordingView({ hasEntity: () => true, slot: () => address });
+    const seen = v.slot("user", "u", "address") as typeof address;
+    expect(seen).toEqual(address);
+    expect(seen).not.toBe(address);
+    expect(Object.isFrozen(seen.tags[1])).toBe(true);
+    expect(Object.isFrozen(address)).toBe(false);
+    expect(Object.isFrozen(address.tags[1])).toBe(false);
+    expect(v.canonical).toBe(true);
+    const own = ownCanonicalReads(v.reads(), v.canonical)!;
+    expect(own[0][3]).toBe(seen);
+    address.city = "Reno";
+    expect(readsDigest(own)).toBe(readsDigest([["user", "u", "address", { city: "Austin", tags: ["a", { n: 1 }] }]]));
+  });
+
+  it("a RecordingView records a value that is not JSON as it is, untouched, and says the reads are not canonical", () => {
+    const bad = { when: new Date(0) };
+    const v = new RecordingView({ hasEntity: () => true, slot: () => bad });
+    expect(v.slot("user", "u", "x")).toBe(bad);
+    expect(v.canonical).toBe(false);
+    expect(Object.isFrozen(bad)).toBe(false);
+    expect(() => readsDigest(v.reads())).toThrow(/not JSON/);
   });
 
   it.each<[string, unknown]>([
