@@ -5,7 +5,11 @@
 // guard's memory flat.
 export class Interner {
   private readonly pool = new Map<string, number>();
+  /** Scratch ids as `epoch + id`: an entry of an earlier verdict (a smaller epoch) is stale. Resetting
+   * moves the epoch on instead of clearing the map (a clear per verdict reallocates its table); the map
+   * is cleared when it grows past SCRATCH_KEEP entries, so memory stays flat. */
   private readonly scratch = new Map<string, number>();
+  private epoch = 0;
   private readonly base: number;
   private next: number;
 
@@ -21,11 +25,10 @@ export class Interner {
   id(s: string): number {
     const fixed = this.pool.get(s);
     if (fixed !== undefined) return fixed;
-    let id = this.scratch.get(s);
-    if (id === undefined) {
-      id = this.next++;
-      this.scratch.set(s, id);
-    }
+    const e = this.scratch.get(s);
+    if (e !== undefined && e >= this.epoch) return e - this.epoch;
+    const id = this.next++;
+    this.scratch.set(s, this.epoch + id);
     return id;
   }
 
@@ -37,8 +40,18 @@ export class Interner {
   /** Forget the scratch ids (called once per verdict). */
   reset(): void {
     if (this.next !== this.base) {
-      this.scratch.clear();
       this.next = this.base;
+      this.epoch += EPOCH;
+      if (this.scratch.size > SCRATCH_KEEP || this.epoch > MAX_EPOCH) {
+        this.scratch.clear();
+        this.epoch = 0;
+      }
     }
   }
 }
+
+/** Ids stay below 2^31 (an i32 in the record), so an epoch step of 2^31 keeps `epoch + id` apart. */
+const EPOCH = 2 ** 31;
+/** The largest epoch whose sums stay exact integers. */
+const MAX_EPOCH = 2 ** 52;
+const SCRATCH_KEEP = 4096;

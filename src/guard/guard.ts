@@ -20,7 +20,7 @@ import type { DecisionPolicy, VerdictRecord } from "../policies/types.js";
 import { checkCallShape, define, freezeOwn, frozenJsonSafe, jsonSafe, safeExecuted } from "./call.js";
 import { NOT_JSON, ownedJson } from "../util/owned-json.js";
 import { canonicalJsonFast } from "./canonical-fast.js";
-import { Lifecycle, type Execution } from "./lifecycle.js";
+import { Lifecycle, type Before, type Execution } from "./lifecycle.js";
 import { UnknownMarks, type UnknownMark } from "./unknown.js";
 import { MAX_QUESTIONS, plainCopy, readSnapshot, SNAPSHOT_FORMAT, type GuardSnapshot } from "./snapshot.js";
 import { MAX_CALLS } from "../abi.js";
@@ -411,13 +411,25 @@ export function createGuard(options: GuardOptions): Guard {
    * frozen, each value the guard's own (copied on read, see ownValue): the caller's objects are never
    * held, so a tool changing them in place changes no `before`. */
   function snapshot(call: ToolCall): Record<string, unknown> | undefined {
+    const b = keepBefore(call);
+    return typeof b === "function" ? b() : b;
+  }
+
+  /** snapshot(call), or with a LayerB a function that makes it later from the entity's record, which
+   * Layer B keeps unchanged for it (keptRecord): an approved check then costs one lookup, not a copy
+   * of every slot (most executions are released or observed by id before anything reads it). */
+  function keepBefore(call: ToolCall): Before {
     const info = engine.verifier.tool(call.name);
     if (!info.known || info.readOnly || info.actsOn === null) return undefined;
     const id = entityKey(info, call.arguments);
     if (id === null) return undefined;
-    const before: Record<string, unknown> = {};
     const slots = slotsByEntity.get(info.actsOn);
-    if (slots === undefined) return Object.freeze(before);
+    if (slots === undefined) return Object.freeze({});
+    if (state instanceof LayerB) {
+      const rec = state.keptRecord(info.actsOn, id);
+      return () => beforeOf(slots, rec);
+    }
+    const before: Record<string, unknown> = {};
     for (let i = 0; i < slots.length; i++) {
       const v = state.slot(info.actsOn, id, slots[i]);
       if (v !== undefined) define(before, slots[i], ownValue(v));
@@ -504,7 +516,7 @@ export function createGuard(options: GuardOptions): Guard {
 
   interface Judged {
     decision: Decision;
-    approve: { call: ToolCall; before: Record<string, unknown> | undefined; admitted: boolean } | null;
+    approve: { call: ToolCall; before: Before; admitted: boolean } | null;
     question: { hash: string; asked: number } | null;
     answered: string | null;
   }
@@ -540,9 +552,9 @@ export function createGuard(options: GuardOptions): Guard {
     }
     let approve: Judged["approve"] = null;
     if (ev.approved && ev.reason !== "read_only" && ev.call !== null) {
-      let before: Record<string, unknown> | undefined;
+      let before: Before;
       try {
-        before = snapshot(ev.call);
+        before = keepBefore(ev.call);
       } catch {
         // A StateView that throws here already made the decision fail closed above.
       }
@@ -782,6 +794,18 @@ function ownVerdict(v: VerdictRecord): VerdictRecord {
   Object.freeze(steps);
   Object.freeze(v.bottleneck);
   return Object.freeze(v);
+}
+
+/** The declared `slots` of a Layer B record (none when it is undefined), frozen. */
+function beforeOf(slots: readonly string[], rec: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const before: Record<string, unknown> = {};
+  if (rec !== undefined) {
+    for (let i = 0; i < slots.length; i++) {
+      const v = rec[slots[i]];
+      if (v !== undefined) define(before, slots[i], ownValue(v));
+    }
+  }
+  return Object.freeze(before);
 }
 
 /** A StateView's value as the guard keeps it (a `before` snapshot): Layer B's own frozen copy as it

@@ -16,6 +16,9 @@ import type { SnapshotExecution, SnapshotObserved, SnapshotSequenceEntry } from 
 
 export type ExecutionState = "pending" | "observed" | "released";
 
+/** A `before` snapshot, or a function that makes it from what was kept at the check (called once). */
+export type Before = Record<string, unknown> | (() => Record<string, unknown> | undefined) | undefined;
+
 /** One approved call. Its key and its frozen forward entry are made when first needed: most checks
  * are released or observed by id before anything asks (a check's cost does not include them). */
 export class Execution {
@@ -25,18 +28,28 @@ export class Execution {
   committed = false;
   private keyText: string | null = null;
   private frozen: ExecutedCall | null = null;
+  private snap: Before;
 
   constructor(
     /** `x<seq>`: the id of the check that approved it (deterministic, so a journal replays to it). */
     readonly id: string,
     readonly seq: number,
     readonly call: ToolCall,
-    /** The acts_on entity's slots when it was checked (the guard's frozen copies of them). */
-    readonly before: Record<string, unknown> | undefined,
+    before: Before,
     /** The search admitted it (an observed inadmissible execution is a barrier). */
     readonly admitted: boolean,
     private readonly keyOf: (call: ToolCall) => string,
-  ) {}
+  ) {
+    this.snap = before;
+  }
+
+  /** The acts_on entity's slots when it was checked (the guard's frozen copies of them); made when
+   * first asked from a record Layer B keeps unchanged for it (most executions are released, or
+   * observed by id, before anything asks). */
+  get before(): Record<string, unknown> | undefined {
+    if (typeof this.snap === "function") this.snap = this.snap();
+    return this.snap;
+  }
 
   /** Canonical JSON of `{ name, arguments }`: how an observe without an id finds it. */
   get key(): string {
@@ -98,7 +111,7 @@ export class Lifecycle {
   ) {}
 
   /** checked → approved and pending. `id` is `x<seq>` (the decision's own string, when it has one). */
-  approve(seq: number, call: ToolCall, before: Record<string, unknown> | undefined, admitted: boolean, id = `x${seq}`): Execution {
+  approve(seq: number, call: ToolCall, before: Before, admitted: boolean, id = `x${seq}`): Execution {
     const x = new Execution(id, seq, call, before, admitted, this.keyOf);
     this.pendingList.push(x);
     this.tracked.set(seq, x);

@@ -37,13 +37,28 @@ export class LayerB implements StateView {
   // only by the instance that owns it (created it after the last clone), otherwise copied first.
   private owned = new WeakSet<SlotRecord>();
 
+  /** The last record looked up (a check reads one entity's existence and slots in a row): two map
+   * lookups saved per read. Every write forgets it. */
+  private lastEntity: string | null = null;
+  private lastId = "";
+  private lastRec: SlotRecord | undefined = undefined;
+
+  private lookup(entity: string, id: string): SlotRecord | undefined {
+    if (entity === this.lastEntity && id === this.lastId) return this.lastRec;
+    const rec = this.types.get(entity)?.get(id);
+    this.lastEntity = entity;
+    this.lastId = id;
+    this.lastRec = rec;
+    return rec;
+  }
+
   hasEntity(entity: string, id: string): boolean {
-    return this.types.get(entity)?.has(id) ?? false;
+    return this.lookup(entity, id) !== undefined;
   }
 
   slot(entity: string, id: string, slot: string): unknown {
-    const rec = this.types.get(entity)?.get(id);
-    // Own-property check: a record has no prototype, but be explicit for readers.
+    const rec = this.lookup(entity, id);
+    // A record has no prototype: any slot name is an own key or absent.
     return rec === undefined ? undefined : rec[slot];
   }
 
@@ -82,11 +97,21 @@ export class LayerB implements StateView {
   }
 
   deleteEntity(entity: string, id: string): boolean {
+    this.lastEntity = null;
     const m = this.types.get(entity);
     if (m === undefined) return false;
     const had = m.delete(id);
     if (m.size === 0) this.types.delete(entity);
     return had;
+  }
+
+  /** The entity's slot record as it is now, kept unchanged for the caller: a later write to the entity
+   * copies the record first (copy-on-write), so the caller may read it later (the guard's `before`
+   * snapshot, taken when first needed). Read-only; undefined when the entity does not exist. */
+  keptRecord(entity: string, id: string): Readonly<SlotRecord> | undefined {
+    const rec = this.lookup(entity, id);
+    if (rec !== undefined) this.owned.delete(rec);
+    return rec;
   }
 
   /** A copy of the entity's slots (prototype-free), or undefined when it does not exist. */
@@ -160,6 +185,7 @@ export class LayerB implements StateView {
   }
 
   private typeMap(entity: string): Map<string, SlotRecord> {
+    this.lastEntity = null;
     let m = this.types.get(entity);
     if (m === undefined) {
       m = new Map();

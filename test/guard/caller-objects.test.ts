@@ -157,3 +157,37 @@ describe("Layer B keeps its own copies", () => {
     expect(Object.isFrozen(odd)).toBe(false);
   });
 });
+
+describe("the `before` snapshot is Layer B as it was at the check", () => {
+  it("a write to the entity between the check and observe (in place on Layer B's own record) does not reach `before`", () => {
+    const db = JSON.parse(dbText) as { reservations: Record<string, Reservation> };
+    const state = projectDocument(rules, db);
+    const guard = createGuard({ ontology: blob, backend: wasmFactory, state, policy: "veto", scope: "session", config: { now: NOW, projection: rules } });
+    const r = Object.values(db.reservations).find((x) => {
+      const d = guard.check(calls(x)[1]);
+      if (d.execution !== null) guard.release(d.execution);
+      return d.approved;
+    })!;
+    const id = r.reservation_id;
+    // Layer B's own record for the entity (set writes in place on a record Layer B made itself).
+    state.set("reservation", id, "cabin", r.cabin);
+    const d = guard.check(calls(r)[1]);
+    expect(d.approved).toBe(true);
+    const cabin = state.slot("reservation", id, "cabin");
+    const flights = state.slot("reservation", id, "flights");
+    state.set("reservation", id, "cabin", "changed-after-the-check");
+    state.set("reservation", id, "flights", []);
+    state.set("reservation", id, "status", "cancelled");
+    // A later check's forward sequence holds the pending execution with its `before`.
+    const later = guard.check(calls(r)[2]);
+    const pending = later.forward[0] as { before?: Record<string, unknown> };
+    expect(pending.before?.cabin).toBe(cabin);
+    expect(pending.before?.flights).toEqual(flights);
+    if (later.execution !== null) guard.release(later.execution);
+    guard.observe(calls(r)[1], JSON.stringify({ ...r, cabin }), { execution: d.execution! });
+    const before = guard.sequence()[0].before!;
+    expect(before.cabin).toBe(cabin);
+    expect(before.flights).toEqual(flights);
+    expect(Object.isFrozen(before)).toBe(true);
+  });
+});
