@@ -727,7 +727,7 @@ export function createGuard(options: GuardOptions): Guard {
     let marks: UnknownMark[] | null = null;
     if (cfg.projection !== undefined) {
       try {
-        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
+        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result, OWN_CALL);
       } catch (e) {
         applied = { tool: checked.call.name, matched: true, changes: [], skipped: [`the projection failed: ${describeError(e)}`] };
       }
@@ -843,6 +843,8 @@ class LazyCall {
 }
 
 const NO_MESSAGES: string[] = Object.freeze([]) as unknown as string[];
+/** observe() projects the guard's own copy of the call: Layer B keeps what it writes without copying. */
+const OWN_CALL = Object.freeze({ ownCall: true });
 const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
 
 const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };

@@ -8,7 +8,7 @@
 // them in place does not change Layer B. clone() shares the frozen values. A value that is not JSON is
 // kept as given (the guard then fails closed on reading it).
 import type { StateView } from "../core/types.js";
-import { NOT_JSON, ownedJson } from "../util/owned-json.js";
+import { adoptOwnJson, NOT_JSON, ownedJson } from "../util/owned-json.js";
 import { ProjectionError } from "./errors.js";
 
 /** A slot record: slot name → value. */
@@ -21,6 +21,13 @@ export interface LayerBJson {
 
 function emptyRecord(): SlotRecord {
   return Object.create(null) as SlotRecord;
+}
+
+/** A value of the library's own as Layer B keeps it: frozen in place (or as it is when not JSON). */
+function adopted(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const c = adoptOwnJson(value);
+  return c === NOT_JSON ? value : c;
 }
 
 /** A value as Layer B keeps it: its own frozen copy (shared when it is one already), or the value
@@ -91,9 +98,25 @@ export class LayerB implements StateView {
    * caller hands over and never touches again (the projection's own records); its values are made
    * Layer B's own in it. */
   adoptEntity(entity: string, id: string, slots: SlotRecord): void {
-    for (const k in slots) slots[k] = own(slots[k]);
+    const keys = Object.keys(slots);
+    for (let i = 0; i < keys.length; i++) slots[keys[i]] = own(slots[keys[i]]);
     this.owned.add(slots);
     this.typeMap(entity).set(id, slots);
+  }
+
+  /** adoptEntity for a record whose values are all the library's own and shared with no caller
+   * (projection effects of the guard's observe, `ownCall`): they are frozen in place, not copied. */
+  adoptOwnEntity(entity: string, id: string, slots: SlotRecord): void {
+    const keys = Object.keys(slots);
+    for (let i = 0; i < keys.length; i++) slots[keys[i]] = adopted(slots[keys[i]]);
+    this.owned.add(slots);
+    this.typeMap(entity).set(id, slots);
+  }
+
+  /** set() for a value that is the library's own (see adoptOwnEntity). */
+  adoptOwnValue(entity: string, id: string, slot: string, value: unknown): void {
+    if (value === undefined) this.set(entity, id, slot, value);
+    else this.writable(entity, id)[slot] = adopted(value);
   }
 
   deleteEntity(entity: string, id: string): boolean {

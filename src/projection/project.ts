@@ -160,6 +160,11 @@ export interface ApplyReport {
 export interface ApplyOptions {
   /** The call failed: it changed nothing, so nothing is applied. */
   error?: boolean;
+  /** The call is the library's own copy (the guard's observe): every value an effect writes is then
+   * the library's (the parsed result, the copy's arguments, Layer B's values, new objects built from
+   * them) and Layer B keeps it without copying. Default: the call's arguments are the caller's, and
+   * what comes from them is copied. */
+  ownCall?: boolean;
 }
 
 /** Parses a tool result: τ²-bench results are JSON text; anything that is not JSON stays a string. */
@@ -291,12 +296,17 @@ export function runEffects(
         const v = ev(ctx);
         if (v !== undefined) updates.push([name, v]);
       }
+      const own = options.ownCall === true;
       if (slots !== undefined) {
         for (const [k, v] of updates) slots[k] = v;
-        layerB.replaceEntity(eff.entity, id, slots);
+        if (own) layerB.adoptOwnEntity(eff.entity, id, slots);
+        else layerB.replaceEntity(eff.entity, id, slots);
       } else {
         layerB.ensureEntity(eff.entity, id);
-        for (const [k, v] of updates) layerB.set(eff.entity, id, k, v);
+        for (const [k, v] of updates) {
+          if (own) layerB.adoptOwnValue(eff.entity, id, k, v);
+          else layerB.set(eff.entity, id, k, v);
+        }
       }
       report.changes.push({ op: eff.op, entity: eff.entity, id, effective: eff.op === "create" ? !existed : true });
     });

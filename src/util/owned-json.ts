@@ -81,3 +81,61 @@ function copy(v: object, ancestors: object[]): unknown {
   ancestors.pop();
   return Object.freeze(out);
 }
+
+/**
+ * A value the library made itself and shares with no caller (the parts of a tool result it parsed, of
+ * the guard's copy of a call, of Layer B's own values, or new objects built from them), made owned in
+ * place: frozen all the way down (a frozen part is the library's and frozen already) and its root
+ * remembered. Never given a caller's value. NOT_JSON, with nothing frozen, when it is not canonical JSON.
+ */
+export function adoptOwnJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return scalarOk(value) ? value : NOT_JSON;
+  if (owned.has(value)) return value;
+  // One walk checks and freezes; on a refusal what it froze stays frozen (it is the library's own).
+  if (!adoptWalk(value, [])) return NOT_JSON;
+  owned.add(value);
+  return value;
+}
+
+/** Freezes a library-owned value all the way down while checking it is canonical JSON (a part frozen
+ * already is the library's and was checked when it was frozen). */
+function adoptWalk(v: object, ancestors: object[]): boolean {
+  if (Object.isFrozen(v)) return owned.has(v) || isCanonicalTree(v, ancestors);
+  if (ancestors.includes(v)) return false;
+  ancestors.push(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) return false;
+      const x = v[i];
+      if (typeof x === "object" && x !== null ? !adoptWalk(x, ancestors) : !scalarOk(x)) return false;
+    }
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const x = (v as Record<string, unknown>)[keys[i]];
+      if (typeof x === "object" && x !== null ? !adoptWalk(x, ancestors) : !scalarOk(x)) return false;
+    }
+  }
+  ancestors.pop();
+  Object.freeze(v);
+  return true;
+}
+
+function isCanonicalTree(v: unknown, ancestors: object[]): boolean {
+  if (typeof v !== "object" || v === null) return scalarOk(v);
+  if (owned.has(v)) return true;
+  if (ancestors.includes(v)) return false;
+  ancestors.push(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!(i in v) || !isCanonicalTree(v[i], ancestors)) return false;
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) if (!isCanonicalTree((v as Record<string, unknown>)[keys[i]], ancestors)) return false;
+  }
+  ancestors.pop();
+  return true;
+}

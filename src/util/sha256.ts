@@ -59,12 +59,7 @@ export function sha256(input: Uint8Array | string): Uint8Array {
 
 const HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
-/** Node's Buffer where there is one (its native hex is several times faster than building the string
- * here; a verdict's bytes are hexed on every check); the same text either way. */
-const NativeBuffer = (globalThis as { Buffer?: { from(b: ArrayBuffer, offset: number, length: number): { toString(enc: "hex"): string } } }).Buffer;
-
 export function toHex(bytes: Uint8Array): string {
-  if (NativeBuffer !== undefined && bytes.length > 16) return NativeBuffer.from(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length).toString("hex");
   let s = "";
   for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]];
   return s;

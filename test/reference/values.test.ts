@@ -113,4 +113,19 @@ describe("interner", () => {
     expect(i.id("b")).toBe(1);
     expect(i.id("y")).toBe(2);
   });
+
+  it("after a reset a string of an earlier verdict gets the id its first use in this verdict gives, over many verdicts and strings", () => {
+    const i = new Interner(["a"]);
+    for (let v = 0; v < 3000; v++) {
+      // Strings of earlier verdicts come back in another order: ids follow this verdict's first uses.
+      const first = `s${(v * 7) % 5000}`;
+      const second = `s${(v * 7 + 3) % 5000}`;
+      expect(i.id(first)).toBe(1);
+      expect(i.fresh()).toBe(2);
+      expect(i.id(second)).toBe(3);
+      expect(i.id(first)).toBe(1);
+      expect(i.id("a")).toBe(0);
+      i.reset();
+    }
+  });
 });

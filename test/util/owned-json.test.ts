@@ -77,3 +77,25 @@ describe("ownedJson", () => {
     expect(c.b[0]).toEqual(s);
   });
 });
+
+import { adoptOwnJson } from "../../src/util/owned-json.js";
+
+describe("adoptOwnJson", () => {
+  it("freezes the library's own fresh value in place, all the way down, and remembers it", () => {
+    const v = JSON.parse('{"flights":[{"n":"HAT001"}],"tags":["a"]}') as { flights: { n: string }[] };
+    expect(adoptOwnJson(v)).toBe(v);
+    expect(allFrozen(v)).toBe(true);
+    expect(isOwnedJson(v)).toBe(true);
+    expect(ownedJson(v, false)).toBe(v);
+  });
+
+  it("a value that is not JSON is NOT_JSON, its container left unfrozen and unremembered", () => {
+    const v = { ok: { n: 1 }, bad: [new Date(0)] };
+    expect(adoptOwnJson(v)).toBe(NOT_JSON);
+    expect(Object.isFrozen(v)).toBe(false);
+    expect(Object.isFrozen(v.bad)).toBe(false);
+    expect(isOwnedJson(v)).toBe(false);
+    expect(adoptOwnJson(NaN)).toBe(NOT_JSON);
+    expect(adoptOwnJson("s")).toBe("s");
+  });
+});
