@@ -18,6 +18,8 @@ function remedy(d: Decision, ungrounded: string | undefined, policy: string): st
       return "This tool is not in the guard's ontology, so nothing about undoing it is known; an operator has to annotate it (`polar draft`, then review and `polar promote`).";
     case "malformed_call":
       return "Fix the arguments and call again.";
+    case "unknown_state":
+      return "Read the state again (e.g. list or read what it acts on) after checking what the earlier call did; in session scope the user or operator has to confirm the state, since the earlier call cannot be undone reliably.";
     case "internal_error":
       return "Nothing about this call is known to be unsafe, but the guard could not judge it; try again, and if it persists the operator has to look at the gateway's log.";
     case "external_side_effect":
@@ -40,6 +42,8 @@ function why(d: Decision): string {
       return "the guard does not know this tool";
     case "malformed_call":
       return `the call is malformed${d.detail ? ` (${d.detail})` : ""}`;
+    case "unknown_state":
+      return `an earlier call on what it touches may or may not have run (it was cancelled, timed out or its answer was lost)${d.detail ? ` (${d.detail})` : ""}, so the guard cannot say how to undo it`;
     case "internal_error":
       return `the guard failed while judging it${d.detail ? ` (${d.detail})` : ""}`;
     case "external_side_effect":

@@ -1,7 +1,7 @@
 // Node wiring of the MCP gateway: the upstream server as a stdio child (or a Streamable HTTP URL), the
 // client side on stdio or Streamable HTTP on 127.0.0.1, the audit log file, signals and shutdown. The
 // protocol logic is in gateway.ts; this file only connects pipes and owns processes.
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { createHash } from "node:crypto";
@@ -18,6 +18,7 @@ import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
+import type { OutcomeSink } from "../audit/outcome.js";
 import { chainHead, type ChainHead } from "../audit/index.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
@@ -109,22 +110,13 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   if (unsafe.length > 0) {
     throw new GatewayStartError("unsafe-reads", `read steps name tools the ontology does not declare read-only: ${unsafe.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: declare the tool in `read_only(...)` or read with another tool");
   }
-  let auditFd: number | null = null;
-  let auditFrom: ChainHead | undefined;
-  if (options.auditLog !== undefined) {
-    try {
-      // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
-      if (existsSync(options.auditLog)) auditFrom = chainHead(readFileSync(options.auditLog, "utf8"), (d) => createHash("sha256").update(d).digest());
-    } catch (e) {
-      throw new GatewayStartError("bad-audit-log", `the audit log \`${options.auditLog}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    try {
-      auditFd = openSync(options.auditLog, "a");
-    } catch (e) {
-      throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${options.auditLog}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-    }
-  }
-  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line), { from: auditFrom, sha256: (d) => createHash("sha256").update(d).digest() });
+  // The audit log: one writer per file. `FILE.lock` (the gateway's pid) is held while it runs, so a
+  // second gateway on the same file is refused (`audit-log-busy`) instead of forking its chain. Over
+  // stdio the one session appends to FILE; with --listen every client session writes its own chain to
+  // `<FILE without .jsonl>.session-N.jsonl` (a guard numbers its decisions from 1, so two sessions in
+  // one file would interleave two numberings).
+  let audit: AuditFiles | null = null;
+  if (options.auditLog !== undefined) audit = openAuditLog(options.auditLog, options.listen !== undefined);
   const backend = wasmBackend();
 
   // ---- upstream
@@ -156,19 +148,31 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     throw new GatewayStartError("upstream-failed", `the MCP server ${what} did not start: ${e instanceof Error ? e.message : String(e)}${tail ? `\n${tail}` : ""}`);
   }
 
+  const sinks = new WeakMap<Guard, OutcomeSink>();
   const gateway: Gateway = createGateway({
     upstream,
     rules,
     reads,
-    createGuard: (state: LayerB): Guard =>
-      createGuard({
+    createGuard: (state: LayerB): Guard => {
+      const sink = audit?.sink();
+      const guard = createGuard({
         ontology: options.ontology,
         backend,
         state,
         policy: options.policy ?? "veto",
         scope: options.scope ?? "turn",
         config: { projection: rules, log: sink, sha256: nodeSha256, tau: options.tau },
-      }),
+      });
+      if (sink !== undefined) sinks.set(guard, sink);
+      return guard;
+    },
+    recordOutcome: (guard, record) => {
+      try {
+        sinks.get(guard)?.outcome(record);
+      } catch (e) {
+        log(`polar mcp: error[audit-write]: the outcome of ${record.execution} (${record.outcome}) could not be written: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
   });
 
   // ---- lifecycle
@@ -188,7 +192,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     if (http !== null) await new Promise<void>((r) => http!.close(() => r()));
     // Closing the client transport ends the child's stdin, then SIGTERM, then SIGKILL (the SDK's order).
     await upstream.close().catch(() => {});
-    if (auditFd !== null) closeSync(auditFd);
+    audit?.close();
     resolveDone(code);
     return done;
   }
@@ -341,4 +345,118 @@ function readBody(req: IncomingMessage): Promise<unknown> {
     });
     req.on("error", () => resolve(undefined));
   });
+}
+
+interface AuditFiles {
+  /** The sink for a new session (its own file with --listen, lazily created; the one file on stdio). */
+  sink(): ReturnType<typeof createJsonlSink>;
+  /** Closes the files and removes the lock. */
+  close(): void;
+}
+
+const auditSha256 = (d: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(d).digest());
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Takes `FILE.lock` (exclusive create); a lock whose pid is gone is stale and taken over. */
+function takeLock(file: string): string {
+  const lock = `${file}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, "wx");
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new GatewayStartError("bad-audit-log", `cannot create the audit log's lock \`${lock}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      }
+      let holder = NaN;
+      try {
+        holder = Number.parseInt(readFileSync(lock, "utf8").trim(), 10);
+      } catch {
+        // unreadable: treated as held
+      }
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && !pidAlive(holder)) {
+        unlinkSync(lock); // the gateway that held it is gone
+        continue;
+      }
+      throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is being written by another gateway (pid ${Number.isNaN(holder) ? "unknown" : holder}, lock \`${lock}\`)`, "give each gateway its own --audit-log file; a log has one writer, so its chain stays one chain");
+    }
+  }
+  throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is locked (\`${lock}\`)`);
+}
+
+function openAppend(file: string): { fd: number; from: ChainHead | undefined } {
+  let from: ChainHead | undefined;
+  try {
+    // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
+    if (existsSync(file)) from = chainHead(readFileSync(file, "utf8"), auditSha256);
+  } catch (e) {
+    throw new GatewayStartError("bad-audit-log", `the audit log \`${file}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  try {
+    return { fd: openSync(file, "a"), from };
+  } catch (e) {
+    throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+/** The per-session file names of `--listen`: `<FILE without .jsonl>.session-N.jsonl`. */
+export function sessionLogName(file: string, n: number): string {
+  return `${file.replace(/\.jsonl$/u, "")}.session-${n}.jsonl`;
+}
+
+function openAuditLog(file: string, perSession: boolean): AuditFiles {
+  const lock = takeLock(file);
+  const fds: number[] = [];
+  try {
+    if (!perSession) {
+      const { fd, from } = openAppend(file);
+      fds.push(fd);
+      const sink = createJsonlSink((line) => writeSync(fd, line), { from, sha256: auditSha256 });
+      return { sink: () => sink, close: () => closeAll() };
+    }
+  } catch (e) {
+    unlinkSync(lock);
+    throw e;
+  }
+  let n = 0;
+  function closeAll(): void {
+    for (const fd of fds.splice(0)) closeSync(fd);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // already gone
+    }
+  }
+  return {
+    sink() {
+      // Created on the session's first record, as a new file (never appended to another run's).
+      let fd: number | null = null;
+      return createJsonlSink((line) => {
+        if (fd === null) {
+          for (;;) {
+            const name = sessionLogName(file, ++n);
+            try {
+              fd = openSync(name, "wx");
+              break;
+            } catch (e) {
+              if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+            }
+          }
+          fds.push(fd);
+        }
+        writeSync(fd, line);
+      }, { sha256: auditSha256 });
+    },
+    close: () => closeAll(),
+  };
 }
