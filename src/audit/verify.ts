@@ -68,9 +68,10 @@ export interface VerifyReport {
   transient: number[];
   /** The log's last record (index and hash): what to anchor. */
   head: ChainHead;
-  /** Of `total`, outcome records (src/audit/outcome.ts), and of `verified`, those that checked out. */
-  outcomes: number;
-  outcomesVerified: number;
+  /** Of `total`, outcome records (src/audit/outcome.ts), and of `verified`, those that checked out
+   * (both present only when the log holds outcome records). */
+  outcomes?: number;
+  outcomesVerified?: number;
 }
 
 interface Engine {
@@ -221,7 +222,12 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
   if (!anchored) {
     mismatches.push({ line: lines.length === 0 ? 0 : lines[lines.length - 1].line, field: "head", expected: options.head, actual: "no record of the log has the anchored hash (truncated or rewritten)" });
   }
-  return { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient, head, outcomes, outcomesVerified };
+  const report: VerifyReport = { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient, head };
+  if (outcomes > 0) {
+    report.outcomes = outcomes;
+    report.outcomesVerified = outcomesVerified;
+  }
+  return report;
 
   /** The record's place in the chain and in its guard's numbering. */
   function checkChain(rec: Record<string, unknown>, index: number, prev: string | null, lastSeq: number, miss: (f: string, e: unknown, a: unknown) => void): void {
