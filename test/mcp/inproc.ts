@@ -19,6 +19,14 @@ import { FS_ONTOLOGY, FS_RULES, FS_SERVER, MEMORY_ONTOLOGY, MEMORY_RULES, MEMORY
 
 export type Fate = "cancel" | "timeout";
 
+/** One tools/call the upstream server received: its arguments and, for a filesystem write, what the
+ * file held when the call was sent (null: absent). */
+export interface Sent {
+  name: string;
+  arguments: Record<string, unknown>;
+  before?: string | null;
+}
+
 type MemorySink = ReturnType<typeof createMemorySink>;
 
 export interface Session {
@@ -40,8 +48,16 @@ export interface Harness {
    * gateway would interleave, it interleaves for sure). */
   barrier(tool: string, n: number, ms: number): void;
   /** Tools the upstream server was sent (tools/call), in order, with the arguments. */
-  sent: Array<{ name: string; arguments: Record<string, unknown> }>;
+  sent: Sent[];
+  /** The scope of the guards of sessions made from now on. */
+  scope: "turn" | "session";
+  /** Drops every held plan and barrier (between fuzz cases). */
+  reset(): void;
   verifyLogs(): void;
+  /** The ontology blob the guards run. */
+  readonly blob: Uint8Array;
+  /** The real server's process id. */
+  readonly pid: number | null;
   close(): Promise<void>;
 }
 
@@ -50,17 +66,29 @@ export async function harness(opts: { server: "filesystem" | "memory"; root?: st
   const blob = new Uint8Array(readFileSync(fs ? FS_ONTOLOGY : MEMORY_ONTOLOGY));
   const rules = parseProjectionRules(JSON.parse(readFileSync(fs ? FS_RULES : MEMORY_RULES, "utf8")));
   const upstream = new Client({ name: "polar-test-upstream", version: "1.0.0" });
-  await upstream.connect(new StdioClientTransport({ command: process.execPath, args: fs ? [FS_SERVER, opts.root!] : [MEMORY_SERVER], env: { ...getDefaultEnvironment(), ...(opts.env ?? {}) }, stderr: "ignore" }));
+  const child = new StdioClientTransport({ command: process.execPath, args: fs ? [FS_SERVER, opts.root!] : [MEMORY_SERVER], env: { ...getDefaultEnvironment(), ...(opts.env ?? {}) }, stderr: "ignore" });
+  await upstream.connect(child);
 
-  const plans: Array<{ tool: string; fate: Fate; abort: AbortController }> = [];
+  const plans: Array<{ tool: string; args: string; fate: Fate; abort: AbortController }> = [];
   const barriers = new Map<string, { n: number; ms: number; held: Array<() => void> }>();
-  const sent: Harness["sent"] = [];
+  const sent: Sent[] = [];
   const real = upstream.request.bind(upstream);
   upstream.request = (async (req: { method: string; params?: { name?: string; arguments?: Record<string, unknown> } }, schema: unknown, options?: { signal?: AbortSignal }) => {
     const name = req.method === "tools/call" ? req.params?.name : undefined;
-    const i = name === undefined ? -1 : plans.findIndex((p) => p.tool === name);
+    const args = JSON.stringify(req.params?.arguments ?? {});
+    const i = name === undefined ? -1 : plans.findIndex((p) => p.tool === name && p.args === args);
     const plan = i >= 0 ? plans.splice(i, 1)[0] : undefined;
-    if (name !== undefined) sent.push({ name, arguments: req.params?.arguments ?? {} });
+    if (name !== undefined) {
+      const entry: Sent = { name, arguments: req.params?.arguments ?? {} };
+      if (fs && name === "write_file" && typeof entry.arguments.path === "string") {
+        try {
+          entry.before = readFileSync(entry.arguments.path, "utf8");
+        } catch {
+          entry.before = null;
+        }
+      }
+      sent.push(entry);
+    }
     // The real server always answers (a cancel does not reach it): it ran the call.
     const answer = await real(req as never, schema as never, plan ? {} : (options as never));
     const b = name === undefined ? undefined : barriers.get(name);
@@ -87,7 +115,7 @@ export async function harness(opts: { server: "filesystem" | "memory"; root?: st
     rules,
     createGuard: (state: LayerB) => {
       const sink = createMemorySink();
-      const guard = createGuard({ ontology: blob, backend: (t) => createReferenceBackend(t), state, policy: opts.policy ?? "veto", scope: opts.scope ?? "session", config: { projection: rules, log: sink, tau: opts.tau } });
+      const guard = createGuard({ ontology: blob, backend: (t) => createReferenceBackend(t), state, policy: opts.policy ?? "veto", scope: self.scope, config: { projection: rules, log: sink, tau: opts.tau } });
       sinks.set(guard, sink);
       return guard;
     },
@@ -118,7 +146,7 @@ export async function harness(opts: { server: "filesystem" | "memory"; root?: st
       call,
       async lose(name, args, fate) {
         const abort = new AbortController();
-        plans.push({ tool: name, fate, abort });
+        plans.push({ tool: name, args: JSON.stringify(args), fate, abort });
         try {
           return await call(name, args, abort.signal);
         } catch (e) {
@@ -130,10 +158,18 @@ export async function harness(opts: { server: "filesystem" | "memory"; root?: st
     };
   }
 
-  return {
+  const self: Harness = {
     gateway,
     session,
     sent,
+    scope: opts.scope ?? "session",
+    pid: child.pid,
+    blob,
+    reset() {
+      plans.length = 0;
+      barriers.clear();
+      sent.length = 0;
+    },
     barrier(tool, n, ms) {
       barriers.set(tool, { n, ms, held: [] });
     },
@@ -145,10 +181,11 @@ export async function harness(opts: { server: "filesystem" | "memory"; root?: st
       }
     },
     async close() {
-      for (const c of clients) await c.close().catch(() => {});
+      for (const c of clients.splice(0)) await c.close().catch(() => {});
       await upstream.close().catch(() => {});
     },
   };
+  return self;
 }
 
 /** The outcome records of a session's log. */
