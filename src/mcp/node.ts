@@ -57,6 +57,13 @@ export interface NodeGatewayOptions {
    * e.g. server-memory's MEMORY_FILE_PATH, so the child inherits it). */
   env?: Record<string, string>;
   cwd?: string;
+  /** --listen: client sessions open at once (default 16); an initialize past it gets HTTP 503. */
+  maxSessions?: number;
+  /** --listen: a session without a request for this long is closed, seconds (default 1800). */
+  sessionIdleSeconds?: number;
+  /** --listen: browser origins served besides the gateway's own (e.g. `http://localhost:6274` for
+   * the MCP Inspector); any other Origin is refused (403). */
+  allowedOrigins?: string[];
 }
 
 export interface RunningGateway {
@@ -66,6 +73,8 @@ export interface RunningGateway {
   done: Promise<number>;
   /** Shuts down: client connections, the upstream (its child process is terminated), the audit log. */
   close(code?: number): Promise<number>;
+  /** Client sessions open now, and built since the start (each built one has its own guard). */
+  sessions(): { open: number; built: number };
 }
 
 const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
@@ -149,11 +158,13 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   }
 
   const sinks = new WeakMap<Guard, OutcomeSink>();
+  let built = 0;
   const gateway: Gateway = createGateway({
     upstream,
     rules,
     reads,
     createGuard: (state: LayerB): Guard => {
+      built++;
       const sink = audit?.sink();
       const guard = createGuard({
         ontology: options.ontology,
@@ -181,6 +192,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const done = new Promise<number>((r) => (resolveDone = r));
   const servers = new Set<Server>();
   let http: HttpServer | null = null;
+  let sweepTimer: ReturnType<typeof setInterval> | null = null;
   const onSignal = (): void => void close(0);
 
   async function close(code = 0): Promise<number> {
@@ -189,6 +201,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
     for (const s of servers) await s.close().catch(() => {});
+    if (sweepTimer !== null) clearInterval(sweepTimer);
     if (http !== null) await new Promise<void>((r) => http!.close(() => r()));
     // Closing the client transport ends the child's stdin, then SIGTERM, then SIGKILL (the SDK's order).
     await upstream.close().catch(() => {});
@@ -223,55 +236,111 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
       sessionClosed?.();
       void close(0);
     };
-    return { port: null, done, close };
+    return { port: null, done, close, sessions: () => ({ open: servers.size, built }) };
   }
 
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  // Sessions, bounded and expired. A request that opens a session is checked in full (host, origin,
+  // media types, an initialize body, the bound) before anything is built: a refused request costs
+  // no guard, no Layer B, no transport.
+  const maxSessions = options.maxSessions ?? 16;
+  const idleMs = (options.sessionIdleSeconds ?? 1800) * 1000;
+  const open = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; seen: number }>();
+  let building = 0;
   const { host, port } = options.listen;
   http = createServer((req, res) => void handleHttp(req, res));
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of open) {
+      if (now - s.seen > idleMs) {
+        open.delete(id);
+        log(`polar mcp: session ${id} closed after ${Math.round(idleMs / 1000)} s without a request`);
+        void s.transport.close().catch(() => {});
+      }
+    }
+  }, Math.max(250, Math.min(60_000, Math.floor(idleMs / 4))));
+  sweep.unref();
+  sweepTimer = sweep;
+  const sendError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  };
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const path = (req.url ?? "/").split("?")[0];
       if (path !== "/mcp") {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `no MCP endpoint at \`${path}\`: use /mcp` }, id: null }));
+        sendError(res, 404, -32000, `no MCP endpoint at \`${path}\`: use /mcp`);
+        return;
+      }
+      const bound = (http!.address() as { port: number }).port;
+      const refusal = requestRefusal(req, bound, options.allowedOrigins);
+      if (refusal !== null) {
+        sendError(res, refusal.status, -32000, refusal.message);
         return;
       }
       const sid = req.headers["mcp-session-id"];
-      const existing = typeof sid === "string" ? transports.get(sid) : undefined;
+      const existing = typeof sid === "string" ? open.get(sid) : undefined;
       if (existing) {
-        await existing.handleRequest(req, res);
+        existing.seen = Date.now();
+        await existing.transport.handleRequest(req, res);
+        return;
+      }
+      if (typeof sid === "string") {
+        sendError(res, 404, -32000, "unknown session (it may have expired): send initialize again");
         return;
       }
       if (req.method !== "POST") {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no valid session: send initialize first" }, id: null }));
+        sendError(res, 400, -32000, "no valid session: send initialize first");
+        return;
+      }
+      const media = newSessionRefusal(req);
+      if (media !== null) {
+        sendError(res, media.status, -32000, media.message);
+        return;
+      }
+      if (open.size + building >= maxSessions) {
+        sendError(res, 503, -32000, `too many open sessions (${maxSessions}): close one, or wait for an idle one to expire`, { "retry-after": "30" });
         return;
       }
       const body = await readBody(req);
       if (body === undefined) {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "parse error: the body is not JSON" }, id: null }));
+        sendError(res, 400, -32700, "parse error: the body is not JSON");
         return;
       }
-      if (typeof sid === "string" || !isInitializeRequest(body)) {
-        res.writeHead(typeof sid === "string" ? 404 : 400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: typeof sid === "string" ? "unknown session" : "no valid session: send initialize first" }, id: null }));
+      if (!isInitializeRequest(body)) {
+        sendError(res, 400, -32000, "no valid session: send initialize first");
         return;
       }
-      const bound = (http!.address() as { port: number }).port;
+      if (open.size + building >= maxSessions) {
+        sendError(res, 503, -32000, `too many open sessions (${maxSessions}): close one, or wait for an idle one to expire`, { "retry-after": "30" });
+        return;
+      }
+      building++;
+      let server: Server | null = null;
       const t = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         enableDnsRebindingProtection: true,
         allowedHosts: [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`],
-        onsessioninitialized: (id) => void transports.set(id, t),
+        onsessioninitialized: (id) => void open.set(id, { transport: t, server: server!, seen: Date.now() }),
       });
-      const server = gateway.session();
-      servers.add(server);
-      t.onclose = () => {
-        if (t.sessionId) transports.delete(t.sessionId);
+      try {
+        server = gateway.session();
+        servers.add(server);
+        const built = server;
+        t.onclose = () => {
+          if (t.sessionId) open.delete(t.sessionId);
+          servers.delete(built);
+        };
+        await server.connect(t);
+        await t.handleRequest(req, res, body);
+      } finally {
+        building--;
+      }
+      // The transport answered without opening a session (it refused the request): drop what was built.
+      if (t.sessionId === undefined || !open.has(t.sessionId)) {
         servers.delete(server);
-      };
-      await server.connect(t);
-      await t.handleRequest(req, res, body);
+        await server.close().catch(() => {});
+      }
     } catch (e) {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: `internal error: ${e instanceof Error ? e.message : String(e)}` }, id: null }));
+      if (!res.headersSent) sendError(res, 500, -32603, `internal error: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   await new Promise<void>((resolve, reject) => {
@@ -283,7 +352,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   });
   const bound = (http.address() as { port: number }).port;
   log(`polar mcp: serving MCP (Streamable HTTP) on http://${host}:${bound}/mcp in front of ${what}`);
-  return { port: bound, done, close };
+  return { port: bound, done, close, sessions: () => ({ open: open.size, built }) };
 }
 
 /** The client's stdin, line by line: a line that is not JSON gets a JSON-RPC parse error (-32700), one
@@ -321,6 +390,31 @@ export function checkedLines(input: Readable, output: Writable): Readable {
   input.pipe(t);
   input.once("end", () => t.end());
   return t;
+}
+
+/** Every request: the Host must be the loopback address it was sent to (DNS rebinding), and an Origin,
+ * when a browser sends one, the same (a cross-site page's request is refused, not served). */
+export function requestRefusal(req: IncomingMessage, port: number, allowedOrigins: readonly string[] = []): { status: number; message: string } | null {
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  const host = req.headers.host;
+  if (typeof host !== "string" || !hosts.includes(host.toLowerCase())) return { status: 403, message: `forbidden: Host \`${String(host)}\` is not this gateway's loopback address` };
+  const origin = req.headers.origin;
+  if (origin !== undefined && ![...hosts.map((h) => `http://${h}`), ...allowedOrigins.map((o) => o.toLowerCase())].includes(String(origin).toLowerCase())) {
+    return { status: 403, message: `forbidden: requests from origin \`${String(origin)}\` are not served` };
+  }
+  return null;
+}
+
+/** A request that would open a session: JSON in, JSON or an event stream out (what the transport
+ * requires; checked first so a refused request builds nothing). */
+export function newSessionRefusal(req: IncomingMessage): { status: number; message: string } | null {
+  const type = String(req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") return { status: 415, message: "unsupported media type: the body must be `application/json`" };
+  const accept = String(req.headers.accept ?? "").toLowerCase();
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return { status: 406, message: "not acceptable: the client must accept both `application/json` and `text/event-stream`" };
+  }
+  return null;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
