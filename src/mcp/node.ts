@@ -100,6 +100,8 @@ function inheritedEnv(): Record<string, string> {
 const nodeSha256 = (data: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(data).digest());
 
 export async function startGateway(options: NodeGatewayOptions): Promise<RunningGateway> {
+  // Who started us, taken first: the launcher may die while the upstream server is still starting.
+  const parent = process.ppid;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if ((options.command === undefined || options.command.length === 0) === (options.upstreamUrl === undefined)) {
     throw new GatewayStartError("bad-upstream", "give exactly one upstream: a server command after `--`, or `--upstream URL`");
@@ -193,6 +195,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const servers = new Set<Server>();
   let http: HttpServer | null = null;
   let sweepTimer: ReturnType<typeof setInterval> | null = null;
+  let parentWatch: ReturnType<typeof setInterval> | null = null;
   const onSignal = (): void => void close(0);
 
   async function close(code = 0): Promise<number> {
@@ -200,6 +203,8 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     closing = true;
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
+    process.off("SIGHUP", onSignal);
+    if (parentWatch !== null) clearInterval(parentWatch);
     for (const s of servers) await s.close().catch(() => {});
     if (sweepTimer !== null) clearInterval(sweepTimer);
     if (http !== null) await new Promise<void>((r) => http!.close(() => r()));
@@ -222,6 +227,8 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // The terminal or the client went away.
+  process.on("SIGHUP", onSignal);
 
   // ---- client side
   if (options.listen === undefined) {
@@ -230,6 +237,16 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     const stdio = new StdioServerTransport(checkedLines(process.stdin, process.stdout), process.stdout);
     // The client closing stdin is a disconnect: shut down (and take the child along).
     process.stdin.once("end", () => void close(0));
+    // A launcher that shares its stdin with us (`npx polar mcp`) can die while the client keeps the
+    // pipe open: then our parent changes (re-parented to init or a subreaper). Shut down, and take
+    // the server along, rather than run on unowned.
+    parentWatch = setInterval(() => {
+      if (process.ppid !== parent) {
+        log("polar mcp: the process that started the gateway is gone; shutting down");
+        void close(0);
+      }
+    }, 500);
+    parentWatch.unref();
     await server.connect(stdio);
     const sessionClosed = server.onclose;
     server.onclose = () => {
