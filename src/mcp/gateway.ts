@@ -375,12 +375,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       // An empty `elicitation` capability means form mode (the spec's default); url-only clients cannot answer a form.
       const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
       if (!form) return refusal(consentRefusalText(sent.name, question, "unsupported"), meta(d));
+      const info = tools.get(sent.name);
+      const actsOn = info ? entityName(info.actsOn) : null;
+      const target = actsOn !== null && info?.keyArg ? { entity: actsOn, keyArg: info.keyArg, key: judged.arguments[info.keyArg] } : null;
+      const asked = consentMessage(sent.name, sent.arguments, question, target, d.reads);
+      // What cannot be shown whole is not asked: the user would approve what they did not see.
+      if (!asked.ok) return refusal(consentRefusalText(sent.name, question, "unshowable", asked.why), meta(d));
       const token = issueApproval(d, { by: "user:elicitation", key: options.approvalKey });
       let answer;
       try {
         answer = await server.elicitInput({
           mode: "form",
-          message: consentMessage(sent.name, sent.arguments, question),
+          message: asked.message,
           requestedSchema: {
             type: "object",
             properties: { approve: { type: "boolean", title: `Run ${sent.name}`, description: "Yes runs exactly this call, once." } },

@@ -72,7 +72,7 @@ export function refusalText(name: string, d: Decision, ungrounded: string | unde
 }
 
 /** The refusal when consent was needed but could not be asked or was not given. */
-export function consentRefusalText(name: string, question: string, outcome: "unsupported" | "declined" | "cancelled" | "stale" | "failed", detail?: string): string {
+export function consentRefusalText(name: string, question: string, outcome: "unsupported" | "declined" | "cancelled" | "stale" | "failed" | "unshowable", detail?: string): string {
   const head = `Not run: \`${name}\` was stopped by the POLAR guard, so nothing was changed. It needs the user's consent: ${question}`;
   switch (outcome) {
     case "unsupported":
@@ -85,11 +85,49 @@ export function consentRefusalText(name: string, question: string, outcome: "uns
       return `${head} The user agreed, but ${detail ?? "the state changed"} before it could run, so the approval no longer covers it. Ask again if it is still wanted.`;
     case "failed":
       return `${head} Asking failed${detail ? ` (${detail})` : ""}.`;
+    case "unshowable":
+      return `${head} It was not put to the user: ${detail ?? "it is too large to show whole"}, and consent is only asked for a call the user can see entirely. Split it into smaller calls.`;
   }
 }
 
-/** The elicitation message: the guard's question and the exact call. */
-export function consentMessage(name: string, args: Record<string, unknown>, question: string): string {
+/** The largest call (its arguments as indented JSON, characters) put to the user whole; a larger one
+ * is refused rather than shown in part: the user must see everything they approve. */
+export const MAX_SHOWN_CALL = 4000;
+/** Each value of what would be lost is previewed up to this many characters (with the length said). */
+const MAX_PREVIEW = 300;
+
+/** What a call acts on: its acts_on entity and key argument (null for a tool without a key). */
+export interface ConsentTarget {
+  entity: string;
+  keyArg: string;
+  key: unknown;
+}
+
+function preview(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length <= MAX_PREVIEW ? text : `${text.slice(0, MAX_PREVIEW)}… (${text.length} characters in all)`;
+}
+
+/**
+ * The elicitation message: the guard's question, then always what the call acts on (the key argument,
+ * first, in full), what the server holds there now (what would be lost if the call cannot be undone),
+ * and the exact call with every argument. `ok: false` when that cannot be shown whole (the call's
+ * JSON over MAX_SHOWN_CALL): the call is then refused, never put to the user in part.
+ */
+export function consentMessage(name: string, args: Record<string, unknown>, question: string, target: ConsentTarget | null, reads: readonly (readonly [string, string, string | null, unknown?])[] = []): { ok: true; message: string } | { ok: false; why: string } {
   const shown = JSON.stringify(args, null, 2);
-  return `${question}\n\nThe call: ${name}\n${shown.length > 4000 ? `${shown.slice(0, 3997)}...` : shown}`;
+  if (shown.length > MAX_SHOWN_CALL) {
+    return { ok: false, why: `the call's arguments are ${shown.length} characters as JSON, more than the ${MAX_SHOWN_CALL} the user can be shown whole` };
+  }
+  const lines = [question, ""];
+  if (target !== null) {
+    lines.push(`It acts on: the ${target.entity} \`${target.keyArg}\` = ${JSON.stringify(target.key) ?? "(missing)"}.`);
+    const held = reads.filter((r) => r[0] === target.entity && r[1] === String(target.key) && r[2] !== null && r.length > 3);
+    if (held.length > 0) {
+      lines.push("What is there now (what would be lost if it cannot be undone):");
+      for (const r of held) lines.push(`  ${r[2]}: ${preview(r[3])}`);
+    } else lines.push("What is there now: nothing the guard could read (it may not exist yet).");
+  } else lines.push(`It acts on: not one named thing (\`${name}\` has no key argument); read every argument below.`);
+  lines.push("", `The call: ${name}`, shown);
+  return { ok: true, message: lines.join("\n") };
 }

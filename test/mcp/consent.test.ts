@@ -37,7 +37,7 @@ describe("escalate: consent through elicitation", () => {
     expect(r.isError, textOf(r)).not.toBe(true);
     expect(readFileSync(path, "utf8")).toBe("hello");
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatch(/cannot be safely undone/);
+    expect(asked[0]).toContain(`It acts on: the fs_path \`path\` = ${JSON.stringify(path)}.`);
     expect(asked[0]).toContain("The call: write_file");
     expect(asked[0]).toContain(JSON.stringify(path));
     const d = decisionOf(r);

@@ -3,10 +3,11 @@
 // call, sessions that race and consent that goes stale are produced on purpose by the in-process
 // harness (./inproc.ts); links and Unicode spellings are real files on disk.
 import { afterEach, describe, expect, it } from "vitest";
-import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { decisionOf, tempDir, textOf } from "./helpers.js";
 import { harness, outcomesOf, type Harness } from "./inproc.js";
+import { consentMessage } from "../../src/mcp/messages.js";
 
 let h: Harness | undefined;
 let tmp: ReturnType<typeof tempDir> | undefined;
@@ -166,5 +167,56 @@ describe("items 3 and 7: move_file acts on the path the server resolves", () => 
     await movedAndUndone((root) => {
       writeFileSync(join(root, "caf\u00e9.txt"), "nfc");
     }, (root) => join(root, "cafe\u0301.txt"), (root) => join(root, "x.txt"));
+  });
+});
+
+describe("item 6: the consent question shows what the call acts on and what would be lost, or the call is refused", () => {
+  it("the question names the path (whatever the argument order) and says what is there now", async () => {
+    const { h, root } = await fsHarness({ scope: "turn", policy: "escalate", tau: 0.9 });
+    const p = join(root, "new.txt");
+    const asked: string[] = [];
+    const s = await h.session({
+      elicit: (message) => {
+        asked.push(message);
+        return { action: "decline" };
+      },
+    });
+    const r = await s.call("write_file", { content: "new", path: p });
+    expect(r.isError).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`It acts on: the fs_path \`path\` = ${JSON.stringify(p)}.`);
+    expect(asked[0]).toMatch(/What is there now \(what would be lost if it cannot be undone\):\n(  .*\n)*  kind: "absent"/);
+    expect(existsSync(p)).toBe(false);
+  });
+
+  it("what would be lost is previewed value by value, with the length of a long one", () => {
+    const shown = consentMessage("write_file", { path: "/n.txt", content: "x" }, "Approve?", { entity: "fs_path", keyArg: "path", key: "/n.txt" }, [
+      ["fs_path", "/n.txt", "kind", "file"],
+      ["fs_path", "/n.txt", "content", "y".repeat(1000)],
+      ["fs_path", "/other.txt", "content", "not this one"],
+    ]);
+    expect(shown.ok).toBe(true);
+    const text = shown.ok ? shown.message : "";
+    expect(text).toContain('  kind: "file"');
+    expect(text).toMatch(/ {2}content: "y{299}… \(1002 characters in all\)/);
+    expect(text).not.toContain("not this one");
+    expect(text.endsWith(JSON.stringify({ path: "/n.txt", content: "x" }, null, 2))).toBe(true);
+  });
+
+  it("a call too large to show whole (its path after 5,000 characters of content) is refused without asking", async () => {
+    const { h, root } = await fsHarness({ scope: "turn", policy: "escalate", tau: 0.9 });
+    const p = join(root, "notes.txt");
+    let asked = 0;
+    const s = await h.session({
+      elicit: () => {
+        asked++;
+        return { action: "accept", content: { approve: true } };
+      },
+    });
+    const r = await s.call("write_file", { content: "x".repeat(5000), path: p });
+    expect(r.isError).toBe(true);
+    expect(asked).toBe(0);
+    expect(textOf(r)).toMatch(/not put to the user: the call's arguments are \d+ characters as JSON/);
+    expect(existsSync(p)).toBe(false);
   });
 });
