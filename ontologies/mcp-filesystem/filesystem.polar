@@ -20,6 +20,7 @@ slot_definition(fs_path, aside, string).         % a free path beside it to move
 slot_definition(text_file, content, string).     % an existing text file's content before the call
 slot_definition(move_source, kind, string).      % what is at the source
 slot_definition(move_source, destination_kind, string). % what is at the destination ("absent": free)
+slot_definition(move_source, resolved, string).  % the path the server moves: symlinks and Unicode spellings resolved
 
 % The restored file has the old text and permission bits, but a new inode and modification time.
 loss_class_definition(file_metadata, weight = 0.01).
@@ -48,13 +49,16 @@ compensates(write_file, edit_file, text_file.content, file_metadata, 1.0,
     args = { path: call.path, content: text_file.content }).
 
 % "Move or rename files and directories. … If the destination exists, the operation will fail."
-% (destructiveHint true) Moving it back undoes it, while the destination was free before the call.
+% (destructiveHint true) Moving it back undoes it, while the destination was free before the call. The
+% server resolves the source before it moves (a symlink moves its target; an NFD spelling of an NFC
+% name moves the NFC file), so what goes back goes to the path it resolved (`resolved`, read from the
+% server): a link's target returns under its link, a file returns under its own name.
 tool(move_file, acts_on = move_source, key = source).
 bounded_reversibility(move_file,
     move_source.kind in ["file", "directory"] and move_source.destination_kind == "absent",
     none, 1.0,
     id = "filesystem.move_file.back",
-    args = { source: call.destination, destination: call.source }).
+    args = { source: call.destination, destination: move_source.resolved }).
 
 % "Create a new directory or ensure a directory exists. Can create multiple nested directories in one
 % operation. If the directory already exists, this operation will succeed silently." (destructiveHint

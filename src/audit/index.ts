@@ -4,3 +4,4 @@ export { CHAIN_GENESIS, createChain, recordHash, type Chain, type ChainHead, typ
 export { chainHead } from "./head.js";
 export { verifyAuditLog, type VerifyOptions, type VerifyReport, type Mismatch } from "./verify.js";
 export { summarizeLog, formatSummary, type LogSummary } from "./summary.js";
+export { OUTCOME_FORMAT, CALL_OUTCOMES, outcomeRecord, isOutcomeSink, type OutcomeRecord, type OutcomeSink, type CallOutcome } from "./outcome.js";

@@ -6,6 +6,7 @@ import type { Decision } from "../guard/decision.js";
 import type { AuditSink } from "../guard/guard.js";
 import { canonicalJsonFast } from "../guard/canonical-fast.js";
 import { createChain, type ChainHead } from "./chain.js";
+import type { OutcomeRecord, OutcomeSink } from "./outcome.js";
 
 export function decisionLine(decision: Decision): string {
   // canonicalJson's bytes, written faster (src/guard/canonical-fast.ts).
@@ -20,7 +21,7 @@ export interface SinkOptions {
 }
 
 /** A sink that keeps the records in memory (tests, short sessions); `lines()` is the chained log. */
-export function createMemorySink(options: SinkOptions = {}): AuditSink & { records: Decision[]; lines(): string[]; head(): ChainHead } {
+export function createMemorySink(options: SinkOptions = {}): AuditSink & OutcomeSink & { records: Decision[]; lines(): string[]; head(): ChainHead } {
   const records: Decision[] = [];
   const chain = createChain(options);
   const lines: string[] = [];
@@ -30,6 +31,9 @@ export function createMemorySink(options: SinkOptions = {}): AuditSink & { recor
       records.push(d);
       lines.push(chain.link(d).line);
     },
+    outcome(o: OutcomeRecord): void {
+      lines.push(chain.link(o as unknown as Decision).line);
+    },
     lines: () => lines.slice(),
     head: () => chain.head(),
   };
@@ -37,20 +41,22 @@ export function createMemorySink(options: SinkOptions = {}): AuditSink & { recor
 
 /** A sink that hands each record as one chained JSONL line (with its newline) to `write`, e.g. a file
  * append in Node or a Durable Object storage put in Workers. `head()` is the hash to anchor elsewhere. */
-export function createJsonlSink(write: (line: string) => void, options: SinkOptions = {}): AuditSink & { head(): ChainHead } {
+export function createJsonlSink(write: (line: string) => void, options: SinkOptions = {}): AuditSink & OutcomeSink & { head(): ChainHead } {
   let chain = createChain(options);
+  const put = (r: Decision | OutcomeRecord): void => {
+    // The chain advances only once the line is handed over, so a failing write leaves no hole.
+    const before = chain.head();
+    const { line } = chain.link(r as Decision);
+    try {
+      write(`${line}\n`);
+    } catch (e) {
+      chain = createChain({ ...options, from: before });
+      throw e;
+    }
+  };
   return {
-    append: (d: Decision) => {
-      // The chain advances only once the line is handed over, so a failing write leaves no hole.
-      const before = chain.head();
-      const { line } = chain.link(d);
-      try {
-        write(`${line}\n`);
-      } catch (e) {
-        chain = createChain({ ...options, from: before });
-        throw e;
-      }
-    },
+    append: (d: Decision) => put(d),
+    outcome: (o: OutcomeRecord) => put(o),
     head: () => chain.head(),
   };
 }

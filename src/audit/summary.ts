@@ -6,6 +6,7 @@
 // follow from the recorded `admissible` and `reason`, whatever policy wrote the log.
 import { HARD_FAIL_REASONS, type GuardReason } from "../policies/types.js";
 import { splitJsonl } from "./jsonl.js";
+import { OUTCOME_FORMAT, outcomeProblems } from "./outcome.js";
 
 export interface LogSummary {
   /** Decision records read. */
@@ -19,7 +20,10 @@ export interface LogSummary {
   wouldVeto: { total: number; byReason: Record<string, number>; byTool: Record<string, number> };
   /** Of those, the calls Escalate would have put to the user instead of refusing. */
   wouldAsk: { total: number; byTool: Record<string, number> };
-  /** Lines that are not decision records (line numbers, 1-based). */
+  /** Outcome records (src/audit/outcome.ts) by outcome: what finally happened to approved calls. An
+   * approved call whose outcome is `refused` did not run: it counts as blocked, not ran. */
+  outcomes: Record<string, number>;
+  /** Lines that are neither decision nor outcome records (line numbers, 1-based). */
   unreadable: number[];
 }
 
@@ -40,6 +44,7 @@ export function summarizeLog(text: string): LogSummary {
     blocked: 0,
     wouldVeto: { total: 0, byReason: Object.create(null), byTool: Object.create(null) },
     wouldAsk: { total: 0, byTool: Object.create(null) },
+    outcomes: Object.create(null),
     unreadable: [],
   };
   for (const { line, text: t } of splitJsonl(text)) {
@@ -48,6 +53,17 @@ export function summarizeLog(text: string): LogSummary {
       r = JSON.parse(t) as Record<string, unknown>;
     } catch {
       s.unreadable.push(line);
+      continue;
+    }
+    if (typeof r === "object" && r !== null && r.format === OUTCOME_FORMAT) {
+      if (outcomeProblems(r).length > 0) s.unreadable.push(line);
+      else {
+        bump(s.outcomes, r.outcome as string);
+        if (r.outcome === "refused") {
+          s.ran--;
+          s.blocked++;
+        }
+      }
       continue;
     }
     if (typeof r !== "object" || r === null || typeof r.route !== "string" || typeof r.admissible !== "boolean" || typeof r.reason !== "string") {
@@ -87,7 +103,8 @@ export function formatSummary(s: LogSummary, log: string): string {
   ];
   if (s.wouldVeto.total > 0) out.push(`  by reason:`, ...table(s.wouldVeto.byReason), `  by tool:`, ...table(s.wouldVeto.byTool));
   out.push(`  of which asked instead (policy escalate): ${s.wouldAsk.total}`);
+  if (Object.keys(s.outcomes).length > 0) out.push(`  outcomes of approved calls (what finally happened):`, ...table(s.outcomes));
   if (s.wouldAsk.total > 0) out.push(...table(s.wouldAsk.byTool));
-  if (s.unreadable.length > 0) out.push(`  ${s.unreadable.length} line(s) are not decision records: ${s.unreadable.slice(0, 20).join(", ")}${s.unreadable.length > 20 ? ", …" : ""}`);
+  if (s.unreadable.length > 0) out.push(`  ${s.unreadable.length} line(s) are not decision or outcome records: ${s.unreadable.slice(0, 20).join(", ")}${s.unreadable.length > 20 ? ", …" : ""}`);
   return out.join("\n");
 }

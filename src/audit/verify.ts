@@ -21,6 +21,7 @@ import { recordedMarks } from "../guard/unknown.js";
 import { ReplayView, readsDigest, type Read } from "../guard/reads.js";
 import { splitJsonl } from "./jsonl.js";
 import { CHAIN_GENESIS, EMPTY_HEAD, recordHash, type ChainHead } from "./chain.js";
+import { OUTCOME_FORMAT, outcomeProblems } from "./outcome.js";
 
 export interface Mismatch {
   /** 1-based line number in the log. */
@@ -67,6 +68,10 @@ export interface VerifyReport {
   transient: number[];
   /** The log's last record (index and hash): what to anchor. */
   head: ChainHead;
+  /** Of `total`, outcome records (src/audit/outcome.ts), and of `verified`, those that checked out
+   * (both present only when the log holds outcome records). */
+  outcomes?: number;
+  outcomesVerified?: number;
 }
 
 interface Engine {
@@ -131,11 +136,16 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
   const mismatches: Mismatch[] = [];
   const transient: number[] = [];
   let verified = 0;
+  let outcomes = 0;
+  let outcomesVerified = 0;
   // The chain: the previous record's hash (null after a line that is not a record, already reported)
   // and the guard's seq of the previous record.
   let prevHash: string | null = CHAIN_GENESIS;
   let prevSeq = 0;
   let head: ChainHead = EMPTY_HEAD;
+  // The current guard run's decisions by seq: whether it was approved with an execution, and whether
+  // an outcome record already answered it (outcome records: src/audit/outcome.ts).
+  let run = new Map<number, { execution: string | null; answered: boolean }>();
   let anchored = options.head === undefined;
   if (lines.length === 0 && options.allowEmpty !== true) {
     mismatches.push({ line: 0, field: "log", expected: "at least one decision record", actual: "an empty log" });
@@ -170,7 +180,31 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       prevSeq = -1;
       return;
     }
+    if (rec.format === OUTCOME_FORMAT) {
+      // What finally happened to an approved call: in the chain, not in the guard's numbering.
+      checkLink(rec, position + 1, prevHash, miss);
+      prevHash = hash;
+      head = { index: position + 1, hash };
+      if (hash === options.head) anchored = true;
+      const problems = outcomeProblems(rec);
+      if (problems.length > 0) miss("outcome", "a polar-outcome/1 record", problems.join("; "));
+      else {
+        const d = run.get(rec.seq as number);
+        if (d === undefined || d.execution !== rec.execution) miss("outcome.seq", "an approved decision of this guard's run earlier in the log", rec.seq);
+        else if (d.answered) miss("outcome.seq", "one outcome per approved decision", `a second outcome for seq ${String(rec.seq)}`);
+        else d.answered = true;
+      }
+      outcomes++;
+      if (found.length === 0) {
+        verified++;
+        outcomesVerified++;
+      }
+      mismatches.push(...found);
+      return;
+    }
     checkChain(rec, position + 1, prevHash, prevSeq, miss);
+    if (rec.seq === 1) run = new Map();
+    if (isSeq(rec.seq)) run.set(rec.seq, { execution: rec.approved === true && typeof rec.execution === "string" ? rec.execution : null, answered: false });
     prevHash = hash;
     // An invalid seq is reported once, on its own line; the next record is not judged against it.
     prevSeq = isSeq(rec.seq) ? rec.seq : -1;
@@ -188,10 +222,24 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
   if (!anchored) {
     mismatches.push({ line: lines.length === 0 ? 0 : lines[lines.length - 1].line, field: "head", expected: options.head, actual: "no record of the log has the anchored hash (truncated or rewritten)" });
   }
-  return { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient, head };
+  const report: VerifyReport = { ok: mismatches.length === 0, total: lines.length, verified, mismatches, transient, head };
+  if (outcomes > 0) {
+    report.outcomes = outcomes;
+    report.outcomesVerified = outcomesVerified;
+  }
+  return report;
 
   /** The record's place in the chain and in its guard's numbering. */
   function checkChain(rec: Record<string, unknown>, index: number, prev: string | null, lastSeq: number, miss: (f: string, e: unknown, a: unknown) => void): void {
+    checkLink(rec, index, prev, miss);
+    // A guard numbers its decisions 1, 2, 3…; a log may hold several guards one after another, each
+    // starting again at 1.
+    const seq = rec.seq;
+    if (!isSeq(seq)) miss("seq", "a positive integer", seq);
+    else if (seq !== 1 && lastSeq >= 0 && seq !== lastSeq + 1) miss("seq", lastSeq + 1, seq);
+  }
+
+  function checkLink(rec: Record<string, unknown>, index: number, prev: string | null, miss: (f: string, e: unknown, a: unknown) => void): void {
     const link = rec.chain as { index?: unknown; prev?: unknown } | undefined;
     if (!isRecord(link)) {
       miss("chain", "a chain link `{ index, prev }`", link);
@@ -199,11 +247,6 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       if (link.index !== index) miss("chain.index", index, link.index);
       if (prev !== null && link.prev !== prev) miss("chain.prev", prev, link.prev);
     }
-    // A guard numbers its decisions 1, 2, 3…; a log may hold several guards one after another, each
-    // starting again at 1.
-    const seq = rec.seq;
-    if (!isSeq(seq)) miss("seq", "a positive integer", seq);
-    else if (seq !== 1 && lastSeq >= 0 && seq !== lastSeq + 1) miss("seq", lastSeq + 1, seq);
   }
 
   function replay(rec: Decision, miss: (f: string, e: unknown, a: unknown) => void, transientLines: number[], line: number): void {

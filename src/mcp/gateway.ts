@@ -36,6 +36,7 @@ import type { ProjectionRules } from "../projection/rules.js";
 import { applyReadResult, applyReadsFinally, judgedCall, parseReadRules, readArguments, type ReadRule, type ReadRules } from "../projection/reads.js";
 import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
+import { outcomeRecord, type CallOutcome, type OutcomeRecord } from "../audit/outcome.js";
 
 /** Where each tool result carries the guard's decision (route, reason, score, inverse sequence). */
 export const DECISION_META_KEY = "polar-guard/decision";
@@ -59,6 +60,9 @@ export interface GatewayOptions {
   approvalKey?: Uint8Array;
   /** Per-request timeout towards the upstream server, ms (default 60 000). */
   timeoutMs?: number;
+  /** What finally happened to each approved call (ran, failed, unknown, refused), for the audit log's
+   * outcome records (src/audit/outcome.ts); `guard` is the session's. */
+  recordOutcome?: (guard: Guard, record: OutcomeRecord) => void;
 }
 
 export interface DecisionMeta {
@@ -109,6 +113,17 @@ function refusal(text: string, m: DecisionMeta | null): CallToolResult {
   return withMeta({ content: [{ type: "text", text }], isError: true }, m);
 }
 
+function isDecision(v: CallToolResult | Decision): v is Decision {
+  return (v as Decision).format !== undefined && (v as Decision).route !== undefined;
+}
+
+/** The upstream server answered the request with a JSON-RPC error (so it did not run it); anything
+ * else that ends a sent request (a cancel, a timeout, a dropped connection) leaves its outcome unknown. */
+function answeredError(e: unknown, signal: AbortSignal): boolean {
+  if (signal.aborted || !(e instanceof McpError)) return false;
+  return e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -128,6 +143,22 @@ export function createGateway(options: GatewayOptions): Gateway {
   const timeout = options.timeoutMs ?? 60_000;
   let closedReason: string | null = null;
   const sessions = new Set<Server>();
+
+  // Every tools/call to the upstream server runs under this lock, read → judge → run, whichever client
+  // session sent it: a call is judged on the state it will run on, never on a state another session's
+  // call is about to change (docs/security.md, "Concurrent sessions"). Waiting for the user's consent
+  // happens outside it (the approval is re-checked under it on a fresh read).
+  let queue: Promise<unknown> = Promise.resolve();
+  function serially<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    const guarded = (): Promise<T> => {
+      // Cancelled while waiting: nothing was read or run.
+      if (signal.aborted) return Promise.reject(new McpError(ErrorCode.RequestTimeout, "the request was cancelled before it ran"));
+      return fn();
+    };
+    const next = queue.then(guarded, guarded);
+    queue = next.catch(() => {});
+    return next;
+  }
 
   const upstreamCaps: ServerCapabilities = upstream.getServerCapabilities() ?? {};
   const capabilities: ServerCapabilities = { tools: upstreamCaps.tools?.listChanged ? { listChanged: true } : {} };
@@ -206,6 +237,10 @@ export function createGateway(options: GatewayOptions): Gateway {
           applyReadResult(rules, state, step, judged, result);
         }
         applyReadsFinally(rules, state, rule, judged);
+        // Turn scope judges each call alone: a fresh read of what it acts on is all it depends on, so
+        // an unknown mark on it (an earlier call's lost answer) is lifted. Session scope keeps it: the
+        // forward sequence still holds the call whose outcome is not known.
+        if (guard.scope === "turn" && actsOn !== null && (typeof key === "string" || typeof key === "number")) guard.markKnown(actsOn, String(key));
         return null;
       } catch (e) {
         retract();
@@ -214,18 +249,46 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
 
+    /** Says what finally happened to an approved decision (the audit log's outcome record). */
+    function settle(d: Decision, outcome: CallOutcome, detail: string | null = null): void {
+      if (d.execution === null || options.recordOutcome === undefined) return;
+      options.recordOutcome(guard, outcomeRecord(d.seq, d.execution, outcome, detail));
+    }
+
+    /** An approved call that will not run: released, and the log says so. */
+    function withdraw(d: Decision, why: string): void {
+      if (d.execution) guard.release(d.execution);
+      settle(d, "refused", why);
+    }
+
     /** Runs an approved call on the server and observes it as the execution its decision created. */
     async function run(judged: ToolCall, sent: ToolCall, d: Decision, signal: AbortSignal, m: DecisionMeta): Promise<CallToolResult> {
       const execution = d.execution ?? undefined;
+      if (closedReason !== null) {
+        withdraw(d, "the upstream server is not available");
+        throw down();
+      }
       let result: CallToolResult;
       try {
-        result = await callUpstream(sent, signal);
+        result = await upstream.request({ method: "tools/call", params: { name: sent.name, arguments: sent.arguments } }, CallToolResultSchema, { signal, timeout }) as CallToolResult;
       } catch (e) {
-        // Whether it changed anything is unknown; the next call re-reads the state anyway.
-        guard.observe(judged, undefined, { failed: true, execution });
-        throw e;
+        const message = e instanceof Error ? e.message : String(e);
+        if (answeredError(e, signal)) {
+          // The server answered with a JSON-RPC error: it refused the request, nothing ran.
+          guard.observe(judged, undefined, { failed: true, execution });
+          settle(d, "failed", message);
+        } else {
+          // Cancelled, timed out, or the connection dropped after the request was sent: the server may
+          // have run it. What it acts on is unknown until read again (never "nothing happened").
+          guard.observe(judged, undefined, { outcome: "unknown", execution });
+          settle(d, "unknown", message);
+        }
+        if (closedReason !== null) throw down();
+        if (e instanceof McpError) throw e;
+        throw new McpError(ErrorCode.InternalError, `the upstream MCP server failed: ${message}`);
       }
       guard.observe(judged, result, { failed: result.isError === true, execution });
+      settle(d, result.isError === true ? "failed" : "ran", result.isError === true ? "the tool answered with an error" : null);
       return withMeta(result, m);
     }
 
@@ -242,25 +305,17 @@ export function createGateway(options: GatewayOptions): Gateway {
       const sent: ToolCall = { name, arguments: args };
       const info = tools.get(name);
       if (info?.readOnly) {
-        const result = await callUpstream(sent, extra.signal);
-        // A read's answer is state the server gave: it updates Layer B like any tool result.
-        if (result.isError !== true) guard.observe(sent, result);
-        return result;
+        return serially(extra.signal, async () => {
+          const result = await callUpstream(sent, extra.signal);
+          // A read's answer is state the server gave: it updates Layer B like any tool result.
+          if (result.isError !== true) guard.observe(sent, result);
+          return result;
+        });
       }
-      // Mutating calls of a session run one at a time, read → judge → run: parallel calls must not
-      // judge one call on the state read for another (the reads share this session's Layer B).
-      return serially(() => judgeAndRun(name, args, sent, extra.signal));
+      return judgeAndRun(name, args, sent, extra.signal);
     });
 
-    let queue: Promise<unknown> = Promise.resolve();
-    function serially<T>(fn: () => Promise<T>): Promise<T> {
-      const next = queue.then(fn, fn);
-      queue = next.catch(() => {});
-      return next;
-    }
-
     async function judgeAndRun(name: string, args: Record<string, unknown>, sent: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
-      const extra = { signal };
       const rule = reads.get(name);
       const derived = judgedCall(rule, sent);
       if (!derived.ok) {
@@ -268,25 +323,29 @@ export function createGateway(options: GatewayOptions): Gateway {
         return refusal(refusalText(name, d, undefined, guard.policy), meta(d));
       }
       const judged = derived.call;
-      const readProblem = await readState(rule, judged, extra.signal);
-      const d = guard.check(judged);
-      const ungrounded = readProblem !== null ? `The server's state could not be read (${readProblem}); try again.` : rule?.ungrounded;
-      if (d.route === "ConsentEscalated") return escalate(judged, sent, d, rule, extra.signal);
-      if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
-      if (d.admissible) {
-        let gap: string | null;
-        try {
-          gap = await inverseGap(d, extra.signal);
-        } catch (e) {
-          if (d.execution) guard.release(d.execution);
-          throw e;
+      const first = await serially(signal, async (): Promise<CallToolResult | Decision> => {
+        const readProblem = await readState(rule, judged, signal);
+        const d = guard.check(judged);
+        const ungrounded = readProblem !== null ? `The server's state could not be read (${readProblem}); try again.` : rule?.ungrounded;
+        if (d.route === "ConsentEscalated") return d;
+        if (!d.approved) return refusal(refusalText(name, d, ungrounded, guard.policy), meta(d));
+        if (d.admissible) {
+          let gap: string | null;
+          try {
+            gap = await inverseGap(d, signal);
+          } catch (e) {
+            withdraw(d, `the server's tool list could not be read: ${e instanceof Error ? e.message : String(e)}`);
+            throw e;
+          }
+          if (gap !== null) {
+            withdraw(d, `the way to undo it cannot be run: ${gap}`); // approved, but it will not run
+            return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: the way to undo it cannot be run as the ontology gives it (${gap}). What would make it safe: the operator has to fix the ontology or the projection rules; until then ask the user.`, { ...meta(d), route: "Vetoed" });
+          }
         }
-        if (gap !== null) {
-          if (d.execution) guard.release(d.execution); // approved, but it will not run
-          return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: the way to undo it cannot be run as the ontology gives it (${gap}). What would make it safe: the operator has to fix the ontology or the projection rules; until then ask the user.`, { ...meta(d), route: "Vetoed" });
-        }
-      }
-      return run(judged, sent, d, extra.signal, meta(d));
+        return run(judged, sent, d, signal, meta(d));
+      });
+      if (!isDecision(first)) return first;
+      return escalate(judged, sent, first, rule, signal);
     }
 
     /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with
@@ -316,12 +375,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       // An empty `elicitation` capability means form mode (the spec's default); url-only clients cannot answer a form.
       const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
       if (!form) return refusal(consentRefusalText(sent.name, question, "unsupported"), meta(d));
+      const info = tools.get(sent.name);
+      const actsOn = info ? entityName(info.actsOn) : null;
+      const target = actsOn !== null && info?.keyArg ? { entity: actsOn, keyArg: info.keyArg, key: judged.arguments[info.keyArg] } : null;
+      const asked = consentMessage(sent.name, sent.arguments, question, target, d.reads);
+      // What cannot be shown whole is not asked: the user would approve what they did not see.
+      if (!asked.ok) return refusal(consentRefusalText(sent.name, question, "unshowable", asked.why), meta(d));
       const token = issueApproval(d, { by: "user:elicitation", key: options.approvalKey });
       let answer;
       try {
         answer = await server.elicitInput({
           mode: "form",
-          message: consentMessage(sent.name, sent.arguments, question),
+          message: asked.message,
           requestedSchema: {
             type: "object",
             properties: { approve: { type: "boolean", title: `Run ${sent.name}`, description: "Yes runs exactly this call, once." } },
@@ -335,17 +400,20 @@ export function createGateway(options: GatewayOptions): Gateway {
         return refusal(consentRefusalText(sent.name, question, "declined"), meta(d));
       }
       if (answer.action !== "accept") return refusal(consentRefusalText(sent.name, question, "cancelled"), meta(d));
-      // Consent is for this call on the state the user was shown: read the state again and judge again;
-      // the approval must still cover the call (same arguments, same state read, same ontology).
-      const readProblem = await readState(rule, judged, signal);
-      const again = guard.check(judged, { userMessages: [ELICITED_CONSENT] });
-      const covered = checkApproval(token, again, { key: options.approvalKey });
-      if (readProblem !== null || !covered.ok || again.route !== "ConsentApproved") {
-        const why = readProblem !== null ? `the state could not be read again (${readProblem})` : !covered.ok ? covered.message : `the guard now answers \`${again.reason}\``;
-        if (again.approved && again.execution) guard.release(again.execution);
-        return refusal(consentRefusalText(sent.name, question, "stale", why), meta(again));
-      }
-      return run(judged, sent, again, signal, meta(again, encodeApproval(token)));
+      // Consent is for this call on the state the user was shown: read the state again and judge again
+      // (under the upstream lock, so nothing changes between this read and the run); the approval must
+      // still cover the call (same arguments, same state read, same ontology).
+      return serially(signal, async () => {
+        const readProblem = await readState(rule, judged, signal);
+        const again = guard.check(judged, { userMessages: [ELICITED_CONSENT] });
+        const covered = checkApproval(token, again, { key: options.approvalKey });
+        if (readProblem !== null || !covered.ok || again.route !== "ConsentApproved") {
+          const why = readProblem !== null ? `the state could not be read again (${readProblem})` : !covered.ok ? covered.message : `the guard now answers \`${again.reason}\``;
+          if (again.approved) withdraw(again, `the consent no longer covers it: ${why}`);
+          return refusal(consentRefusalText(sent.name, question, "stale", why), meta(again));
+        }
+        return run(judged, sent, again, signal, meta(again, encodeApproval(token)));
+      });
     }
 
     sessions.add(server);

@@ -1,7 +1,7 @@
 // Node wiring of the MCP gateway: the upstream server as a stdio child (or a Streamable HTTP URL), the
 // client side on stdio or Streamable HTTP on 127.0.0.1, the audit log file, signals and shutdown. The
 // protocol logic is in gateway.ts; this file only connects pipes and owns processes.
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { createHash } from "node:crypto";
@@ -18,6 +18,7 @@ import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
+import type { OutcomeSink } from "../audit/outcome.js";
 import { chainHead, type ChainHead } from "../audit/index.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
@@ -56,6 +57,13 @@ export interface NodeGatewayOptions {
    * e.g. server-memory's MEMORY_FILE_PATH, so the child inherits it). */
   env?: Record<string, string>;
   cwd?: string;
+  /** --listen: client sessions open at once (default 16); an initialize past it gets HTTP 503. */
+  maxSessions?: number;
+  /** --listen: a session without a request for this long is closed, seconds (default 1800). */
+  sessionIdleSeconds?: number;
+  /** --listen: browser origins served besides the gateway's own (e.g. `http://localhost:6274` for
+   * the MCP Inspector); any other Origin is refused (403). */
+  allowedOrigins?: string[];
 }
 
 export interface RunningGateway {
@@ -65,6 +73,8 @@ export interface RunningGateway {
   done: Promise<number>;
   /** Shuts down: client connections, the upstream (its child process is terminated), the audit log. */
   close(code?: number): Promise<number>;
+  /** Client sessions open now, and built since the start (each built one has its own guard). */
+  sessions(): { open: number; built: number };
 }
 
 const CORE_FILES = ["../polar-core.wasm", "./polar-core.wasm", "../../build/polar-core.wasm", "../../../build/polar-core.wasm"];
@@ -90,6 +100,8 @@ function inheritedEnv(): Record<string, string> {
 const nodeSha256 = (data: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(data).digest());
 
 export async function startGateway(options: NodeGatewayOptions): Promise<RunningGateway> {
+  // Who started us, taken first: the launcher may die while the upstream server is still starting.
+  const parent = process.ppid;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if ((options.command === undefined || options.command.length === 0) === (options.upstreamUrl === undefined)) {
     throw new GatewayStartError("bad-upstream", "give exactly one upstream: a server command after `--`, or `--upstream URL`");
@@ -109,22 +121,13 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   if (unsafe.length > 0) {
     throw new GatewayStartError("unsafe-reads", `read steps name tools the ontology does not declare read-only: ${unsafe.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: declare the tool in `read_only(...)` or read with another tool");
   }
-  let auditFd: number | null = null;
-  let auditFrom: ChainHead | undefined;
-  if (options.auditLog !== undefined) {
-    try {
-      // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
-      if (existsSync(options.auditLog)) auditFrom = chainHead(readFileSync(options.auditLog, "utf8"), (d) => createHash("sha256").update(d).digest());
-    } catch (e) {
-      throw new GatewayStartError("bad-audit-log", `the audit log \`${options.auditLog}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    try {
-      auditFd = openSync(options.auditLog, "a");
-    } catch (e) {
-      throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${options.auditLog}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-    }
-  }
-  const sink = auditFd === null ? undefined : createJsonlSink((line) => writeSync(auditFd!, line), { from: auditFrom, sha256: (d) => createHash("sha256").update(d).digest() });
+  // The audit log: one writer per file. `FILE.lock` (the gateway's pid) is held while it runs, so a
+  // second gateway on the same file is refused (`audit-log-busy`) instead of forking its chain. Over
+  // stdio the one session appends to FILE; with --listen every client session writes its own chain to
+  // `<FILE without .jsonl>.session-N.jsonl` (a guard numbers its decisions from 1, so two sessions in
+  // one file would interleave two numberings).
+  let audit: AuditFiles | null = null;
+  if (options.auditLog !== undefined) audit = openAuditLog(options.auditLog, options.listen !== undefined);
   const backend = wasmBackend();
 
   // ---- upstream
@@ -156,19 +159,33 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     throw new GatewayStartError("upstream-failed", `the MCP server ${what} did not start: ${e instanceof Error ? e.message : String(e)}${tail ? `\n${tail}` : ""}`);
   }
 
+  const sinks = new WeakMap<Guard, OutcomeSink>();
+  let built = 0;
   const gateway: Gateway = createGateway({
     upstream,
     rules,
     reads,
-    createGuard: (state: LayerB): Guard =>
-      createGuard({
+    createGuard: (state: LayerB): Guard => {
+      built++;
+      const sink = audit?.sink();
+      const guard = createGuard({
         ontology: options.ontology,
         backend,
         state,
         policy: options.policy ?? "veto",
         scope: options.scope ?? "turn",
         config: { projection: rules, log: sink, sha256: nodeSha256, tau: options.tau },
-      }),
+      });
+      if (sink !== undefined) sinks.set(guard, sink);
+      return guard;
+    },
+    recordOutcome: (guard, record) => {
+      try {
+        sinks.get(guard)?.outcome(record);
+      } catch (e) {
+        log(`polar mcp: error[audit-write]: the outcome of ${record.execution} (${record.outcome}) could not be written: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
   });
 
   // ---- lifecycle
@@ -177,6 +194,8 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const done = new Promise<number>((r) => (resolveDone = r));
   const servers = new Set<Server>();
   let http: HttpServer | null = null;
+  let sweepTimer: ReturnType<typeof setInterval> | null = null;
+  let parentWatch: ReturnType<typeof setInterval> | null = null;
   const onSignal = (): void => void close(0);
 
   async function close(code = 0): Promise<number> {
@@ -184,11 +203,14 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     closing = true;
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
+    process.off("SIGHUP", onSignal);
+    if (parentWatch !== null) clearInterval(parentWatch);
     for (const s of servers) await s.close().catch(() => {});
+    if (sweepTimer !== null) clearInterval(sweepTimer);
     if (http !== null) await new Promise<void>((r) => http!.close(() => r()));
     // Closing the client transport ends the child's stdin, then SIGTERM, then SIGKILL (the SDK's order).
     await upstream.close().catch(() => {});
-    if (auditFd !== null) closeSync(auditFd);
+    audit?.close();
     resolveDone(code);
     return done;
   }
@@ -205,6 +227,8 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // The terminal or the client went away.
+  process.on("SIGHUP", onSignal);
 
   // ---- client side
   if (options.listen === undefined) {
@@ -213,61 +237,127 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     const stdio = new StdioServerTransport(checkedLines(process.stdin, process.stdout), process.stdout);
     // The client closing stdin is a disconnect: shut down (and take the child along).
     process.stdin.once("end", () => void close(0));
+    // A launcher that shares its stdin with us (`npx polar mcp`) can die while the client keeps the
+    // pipe open: then our parent changes (re-parented to init or a subreaper). Shut down, and take
+    // the server along, rather than run on unowned.
+    parentWatch = setInterval(() => {
+      if (process.ppid !== parent) {
+        log("polar mcp: the process that started the gateway is gone; shutting down");
+        void close(0);
+      }
+    }, 500);
+    parentWatch.unref();
     await server.connect(stdio);
     const sessionClosed = server.onclose;
     server.onclose = () => {
       sessionClosed?.();
       void close(0);
     };
-    return { port: null, done, close };
+    return { port: null, done, close, sessions: () => ({ open: servers.size, built }) };
   }
 
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  // Sessions, bounded and expired. A request that opens a session is checked in full (host, origin,
+  // media types, an initialize body, the bound) before anything is built: a refused request costs
+  // no guard, no Layer B, no transport.
+  const maxSessions = options.maxSessions ?? 16;
+  const idleMs = (options.sessionIdleSeconds ?? 1800) * 1000;
+  const open = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; seen: number }>();
+  let building = 0;
   const { host, port } = options.listen;
   http = createServer((req, res) => void handleHttp(req, res));
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of open) {
+      if (now - s.seen > idleMs) {
+        open.delete(id);
+        log(`polar mcp: session ${id} closed after ${Math.round(idleMs / 1000)} s without a request`);
+        void s.transport.close().catch(() => {});
+      }
+    }
+  }, Math.max(250, Math.min(60_000, Math.floor(idleMs / 4))));
+  sweep.unref();
+  sweepTimer = sweep;
+  const sendError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  };
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const path = (req.url ?? "/").split("?")[0];
       if (path !== "/mcp") {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `no MCP endpoint at \`${path}\`: use /mcp` }, id: null }));
+        sendError(res, 404, -32000, `no MCP endpoint at \`${path}\`: use /mcp`);
+        return;
+      }
+      const bound = (http!.address() as { port: number }).port;
+      const refusal = requestRefusal(req, bound, options.allowedOrigins);
+      if (refusal !== null) {
+        sendError(res, refusal.status, -32000, refusal.message);
         return;
       }
       const sid = req.headers["mcp-session-id"];
-      const existing = typeof sid === "string" ? transports.get(sid) : undefined;
+      const existing = typeof sid === "string" ? open.get(sid) : undefined;
       if (existing) {
-        await existing.handleRequest(req, res);
+        existing.seen = Date.now();
+        await existing.transport.handleRequest(req, res);
+        return;
+      }
+      if (typeof sid === "string") {
+        sendError(res, 404, -32000, "unknown session (it may have expired): send initialize again");
         return;
       }
       if (req.method !== "POST") {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no valid session: send initialize first" }, id: null }));
+        sendError(res, 400, -32000, "no valid session: send initialize first");
+        return;
+      }
+      const media = newSessionRefusal(req);
+      if (media !== null) {
+        sendError(res, media.status, -32000, media.message);
+        return;
+      }
+      if (open.size + building >= maxSessions) {
+        sendError(res, 503, -32000, `too many open sessions (${maxSessions}): close one, or wait for an idle one to expire`, { "retry-after": "30" });
         return;
       }
       const body = await readBody(req);
       if (body === undefined) {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "parse error: the body is not JSON" }, id: null }));
+        sendError(res, 400, -32700, "parse error: the body is not JSON");
         return;
       }
-      if (typeof sid === "string" || !isInitializeRequest(body)) {
-        res.writeHead(typeof sid === "string" ? 404 : 400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: typeof sid === "string" ? "unknown session" : "no valid session: send initialize first" }, id: null }));
+      if (!isInitializeRequest(body)) {
+        sendError(res, 400, -32000, "no valid session: send initialize first");
         return;
       }
-      const bound = (http!.address() as { port: number }).port;
+      if (open.size + building >= maxSessions) {
+        sendError(res, 503, -32000, `too many open sessions (${maxSessions}): close one, or wait for an idle one to expire`, { "retry-after": "30" });
+        return;
+      }
+      building++;
+      let server: Server | null = null;
       const t = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         enableDnsRebindingProtection: true,
         allowedHosts: [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`],
-        onsessioninitialized: (id) => void transports.set(id, t),
+        onsessioninitialized: (id) => void open.set(id, { transport: t, server: server!, seen: Date.now() }),
       });
-      const server = gateway.session();
-      servers.add(server);
-      t.onclose = () => {
-        if (t.sessionId) transports.delete(t.sessionId);
+      try {
+        server = gateway.session();
+        servers.add(server);
+        const built = server;
+        t.onclose = () => {
+          if (t.sessionId) open.delete(t.sessionId);
+          servers.delete(built);
+        };
+        await server.connect(t);
+        await t.handleRequest(req, res, body);
+      } finally {
+        building--;
+      }
+      // The transport answered without opening a session (it refused the request): drop what was built.
+      if (t.sessionId === undefined || !open.has(t.sessionId)) {
         servers.delete(server);
-      };
-      await server.connect(t);
-      await t.handleRequest(req, res, body);
+        await server.close().catch(() => {});
+      }
     } catch (e) {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: `internal error: ${e instanceof Error ? e.message : String(e)}` }, id: null }));
+      if (!res.headersSent) sendError(res, 500, -32603, `internal error: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   await new Promise<void>((resolve, reject) => {
@@ -279,7 +369,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   });
   const bound = (http.address() as { port: number }).port;
   log(`polar mcp: serving MCP (Streamable HTTP) on http://${host}:${bound}/mcp in front of ${what}`);
-  return { port: bound, done, close };
+  return { port: bound, done, close, sessions: () => ({ open: open.size, built }) };
 }
 
 /** The client's stdin, line by line: a line that is not JSON gets a JSON-RPC parse error (-32700), one
@@ -319,6 +409,31 @@ export function checkedLines(input: Readable, output: Writable): Readable {
   return t;
 }
 
+/** Every request: the Host must be the loopback address it was sent to (DNS rebinding), and an Origin,
+ * when a browser sends one, the same (a cross-site page's request is refused, not served). */
+export function requestRefusal(req: IncomingMessage, port: number, allowedOrigins: readonly string[] = []): { status: number; message: string } | null {
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  const host = req.headers.host;
+  if (typeof host !== "string" || !hosts.includes(host.toLowerCase())) return { status: 403, message: `forbidden: Host \`${String(host)}\` is not this gateway's loopback address` };
+  const origin = req.headers.origin;
+  if (origin !== undefined && ![...hosts.map((h) => `http://${h}`), ...allowedOrigins.map((o) => o.toLowerCase())].includes(String(origin).toLowerCase())) {
+    return { status: 403, message: `forbidden: requests from origin \`${String(origin)}\` are not served` };
+  }
+  return null;
+}
+
+/** A request that would open a session: JSON in, JSON or an event stream out (what the transport
+ * requires; checked first so a refused request builds nothing). */
+export function newSessionRefusal(req: IncomingMessage): { status: number; message: string } | null {
+  const type = String(req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") return { status: 415, message: "unsupported media type: the body must be `application/json`" };
+  const accept = String(req.headers.accept ?? "").toLowerCase();
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return { status: 406, message: "not acceptable: the client must accept both `application/json` and `text/event-stream`" };
+  }
+  return null;
+}
+
 const MAX_BODY = 4 * 1024 * 1024;
 
 function readBody(req: IncomingMessage): Promise<unknown> {
@@ -341,4 +456,118 @@ function readBody(req: IncomingMessage): Promise<unknown> {
     });
     req.on("error", () => resolve(undefined));
   });
+}
+
+interface AuditFiles {
+  /** The sink for a new session (its own file with --listen, lazily created; the one file on stdio). */
+  sink(): ReturnType<typeof createJsonlSink>;
+  /** Closes the files and removes the lock. */
+  close(): void;
+}
+
+const auditSha256 = (d: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(d).digest());
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Takes `FILE.lock` (exclusive create); a lock whose pid is gone is stale and taken over. */
+function takeLock(file: string): string {
+  const lock = `${file}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, "wx");
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new GatewayStartError("bad-audit-log", `cannot create the audit log's lock \`${lock}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      }
+      let holder = NaN;
+      try {
+        holder = Number.parseInt(readFileSync(lock, "utf8").trim(), 10);
+      } catch {
+        // unreadable: treated as held
+      }
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && !pidAlive(holder)) {
+        unlinkSync(lock); // the gateway that held it is gone
+        continue;
+      }
+      throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is being written by another gateway (pid ${Number.isNaN(holder) ? "unknown" : holder}, lock \`${lock}\`)`, "give each gateway its own --audit-log file; a log has one writer, so its chain stays one chain");
+    }
+  }
+  throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is locked (\`${lock}\`)`);
+}
+
+function openAppend(file: string): { fd: number; from: ChainHead | undefined } {
+  let from: ChainHead | undefined;
+  try {
+    // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
+    if (existsSync(file)) from = chainHead(readFileSync(file, "utf8"), auditSha256);
+  } catch (e) {
+    throw new GatewayStartError("bad-audit-log", `the audit log \`${file}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  try {
+    return { fd: openSync(file, "a"), from };
+  } catch (e) {
+    throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+/** The per-session file names of `--listen`: `<FILE without .jsonl>.session-N.jsonl`. */
+export function sessionLogName(file: string, n: number): string {
+  return `${file.replace(/\.jsonl$/u, "")}.session-${n}.jsonl`;
+}
+
+function openAuditLog(file: string, perSession: boolean): AuditFiles {
+  const lock = takeLock(file);
+  const fds: number[] = [];
+  try {
+    if (!perSession) {
+      const { fd, from } = openAppend(file);
+      fds.push(fd);
+      const sink = createJsonlSink((line) => writeSync(fd, line), { from, sha256: auditSha256 });
+      return { sink: () => sink, close: () => closeAll() };
+    }
+  } catch (e) {
+    unlinkSync(lock);
+    throw e;
+  }
+  let n = 0;
+  function closeAll(): void {
+    for (const fd of fds.splice(0)) closeSync(fd);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // already gone
+    }
+  }
+  return {
+    sink() {
+      // Created on the session's first record, as a new file (never appended to another run's).
+      let fd: number | null = null;
+      return createJsonlSink((line) => {
+        if (fd === null) {
+          for (;;) {
+            const name = sessionLogName(file, ++n);
+            try {
+              fd = openSync(name, "wx");
+              break;
+            } catch (e) {
+              if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+            }
+          }
+          fds.push(fd);
+        }
+        writeSync(fd, line);
+      }, { sha256: auditSha256 });
+    },
+    close: () => closeAll(),
+  };
 }

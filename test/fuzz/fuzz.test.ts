@@ -7,7 +7,7 @@ import { TARGETS } from "./targets/index.js";
 
 describe("fuzz targets (fixed seed)", () => {
   it("are the five of the first issue, the lifecycle's three, and the log-tampering and Worker-batch targets", () => {
-    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing", "audit-tamper", "worker-batch"]);
+    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing", "audit-tamper", "worker-batch", "mcp-interleavings"]);
   });
 
   for (const t of TARGETS) {

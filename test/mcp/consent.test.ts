@@ -37,7 +37,7 @@ describe("escalate: consent through elicitation", () => {
     expect(r.isError, textOf(r)).not.toBe(true);
     expect(readFileSync(path, "utf8")).toBe("hello");
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatch(/cannot be safely undone/);
+    expect(asked[0]).toContain(`It acts on: the fs_path \`path\` = ${JSON.stringify(path)}.`);
     expect(asked[0]).toContain("The call: write_file");
     expect(asked[0]).toContain(JSON.stringify(path));
     const d = decisionOf(r);
@@ -53,10 +53,10 @@ describe("escalate: consent through elicitation", () => {
       const { g, root } = await start(() => ({ action: "accept", content: { approve: true } }), log);
       await g.call("write_file", { path: join(root, "new.txt"), content: "hello" });
       await g.close();
-      const routes = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l).route);
-      expect(routes).toEqual(["ConsentEscalated", "ConsentApproved"]);
+      const routes = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l)).map((l) => l.route ?? `${l.format}:${l.outcome}`);
+      expect(routes).toEqual(["ConsentEscalated", "ConsentApproved", "polar-outcome/1:ran"]);
       const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "audit", "verify", log, "--ontology", FS_ONTOLOGY], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
-      expect(r.stdout).toMatch(/2 of 2 decisions re-derived, 0 mismatches/);
+      expect(r.stdout).toMatch(/2 of 2 decisions re-derived, 1 of 1 outcome records checked, 0 mismatches/);
     } finally {
       logDir.cleanup();
     }

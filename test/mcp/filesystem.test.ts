@@ -148,7 +148,11 @@ describe("defence in depth: an admitted π the server could not run is refused",
       expect(readdirSync(files)).toEqual(["taken.txt.polar-undo"]);
       // The refused call was approved by the search, then released: it is not pending in later checks.
       await h.call("write_file", { path: join(files, "taken.txt.polar-undo"), content: "over" });
-      const records = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const all = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      // The log says the approved call was refused after all (item 11: what finally happened).
+      expect(all[1]).toMatchObject({ format: "polar-outcome/1", seq: 1, outcome: "refused" });
+      expect(all[1].detail).toMatch(/move_file/);
+      const records = all.filter((r) => r.format !== "polar-outcome/1");
       expect(records).toHaveLength(2);
       expect(records[1].forward).toEqual([]);
     } finally {

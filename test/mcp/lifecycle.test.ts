@@ -142,10 +142,11 @@ describe("audit log", () => {
     await g.call("delete_entities", { entityNames: ["x"] });
     await g.call("read_graph", {}); // read-only: passes straight through, no record
     await g.close();
-    const lines = readFileSync(log, "utf8").trim().split("\n");
-    expect(lines.map((l) => JSON.parse(l).route)).toEqual(["Approved", "Vetoed", "Approved"]);
+    const lines = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    // Each approved call is followed by what finally happened to it (an outcome record, same chain).
+    expect(lines.map((l) => l.route ?? `${l.format}:${l.outcome}`)).toEqual(["Approved", "polar-outcome/1:ran", "Vetoed", "Approved", "polar-outcome/1:ran"]);
     const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "audit", "verify", log, "--ontology", MEMORY_ONTOLOGY], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
-    expect(r.stdout).toMatch(/3 of 3 decisions re-derived, 0 mismatches/);
+    expect(r.stdout).toMatch(/3 of 3 decisions re-derived, 2 of 2 outcome records checked, 0 mismatches/);
     expect(r.status).toBe(0);
   });
 });

@@ -74,7 +74,9 @@ export function formatReport(report: VerifyReport, log: string): string {
   if (report.transient.length > 0) {
     out.push(`${report.transient.length} record(s) accepted as backend faults the replay does not reproduce (never approving): lines ${report.transient.join(", ")}`);
   }
-  out.push(`${log}: ${report.verified} of ${report.total} decisions re-derived, ${report.mismatches.length} mismatch${report.mismatches.length === 1 ? "" : "es"}`);
+  const outcomes = report.outcomes ?? 0;
+  const checked = outcomes > 0 ? `, ${report.outcomesVerified} of ${outcomes} outcome records checked` : "";
+  out.push(`${log}: ${report.verified - (report.outcomesVerified ?? 0)} of ${report.total - outcomes} decisions re-derived${checked}, ${report.mismatches.length} mismatch${report.mismatches.length === 1 ? "" : "es"}`);
   if (report.total > 0) out.push(`  head ${report.head.hash} (record ${report.head.index})`);
   return out.join("\n");
 }

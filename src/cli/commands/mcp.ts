@@ -18,6 +18,9 @@ interface Flags {
   auditLog?: string;
   listen?: string;
   upstream?: string;
+  maxSessions?: string | number;
+  sessionIdle?: string | number;
+  allowOrigin?: string | string[];
   "--"?: string[];
 }
 
@@ -51,6 +54,14 @@ function parseListen(v: string): { host: string; port: number } {
   return { host: m[1].replace(/^\[|\]$/g, ""), port };
 }
 
+/** A whole number in [1, max] from its text (`--max-sessions 0`, `1.5`, `""`, `1e3` are usage errors). */
+function positiveInt(v: string | number, flag: string, max: number): number {
+  const text = String(v).trim();
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new UsageError("bad-option", `\`${flag}\` takes a whole number from 1 to ${max}, got \`${String(v)}\``);
+  return n;
+}
+
 export function register(cli: CAC): void {
   cli
     .command("mcp", "Run the MCP gateway: judge every tools/call of an MCP server before it runs")
@@ -61,6 +72,9 @@ export function register(cli: CAC): void {
     .option("--tau <number>", "Threshold τ in [0, 1] (default 0.8)")
     .option("--audit-log <file>", "Append one JSONL decision record per judged call")
     .option("--listen <host:port>", "Serve Streamable HTTP on 127.0.0.1:PORT instead of stdio")
+    .option("--max-sessions <n>", "With --listen: client sessions open at once (default 16)")
+    .option("--session-idle <seconds>", "With --listen: close a session after this long without a request (default 1800)")
+    .option("--allow-origin <origin>", "With --listen: also serve browser requests from this Origin (repeatable)")
     .option("--upstream <url>", "The MCP server over Streamable HTTP (instead of a command after --)")
     .example("polar mcp --ontology ontologies/mcp-memory/memory.blob --rules ontologies/mcp-memory/projection.json -- npx @modelcontextprotocol/server-memory")
     .action(action(async (flags: Flags) => {
@@ -87,6 +101,9 @@ export function register(cli: CAC): void {
             command: command.length > 0 ? command : undefined,
             upstreamUrl: flags.upstream,
             listen: flags.listen === undefined ? undefined : parseListen(flags.listen),
+            maxSessions: flags.maxSessions === undefined ? undefined : positiveInt(flags.maxSessions, "--max-sessions", 10_000),
+            sessionIdleSeconds: flags.sessionIdle === undefined ? undefined : positiveInt(flags.sessionIdle, "--session-idle", 7 * 24 * 3600),
+            allowedOrigins: flags.allowOrigin === undefined ? undefined : (Array.isArray(flags.allowOrigin) ? flags.allowOrigin : [flags.allowOrigin]).map(String),
           });
           const code = await running.done;
           process.exitCode = code;
