@@ -32,6 +32,7 @@ slot_definition(git_repo, restore_point, string). % a restore point of the work 
 slot_definition(git_repo, data, string).         % what is consumed (never read)
 
 % A ref the call names (branch or tag), keyed by its full name (refs/heads/x, refs/tags/v1).
+slot_definition(git_ref, exists, bool).          % always read (an entity with no slot counts as absent)
 slot_definition(git_ref, target, string).        % the commit (or tag object) it points at
 slot_definition(git_ref, data, string).
 
@@ -220,6 +221,7 @@ tool(remote_write, params = [command]).
 external_side_effect(remote_write, remote, 1.0, id = "shell.remote_write").
 
 % Package installs (npm install, pip install): the environment changes in ways nobody lists.
+slot_definition(environment, name, string).      % always "env" (an entity with no slot counts as absent)
 slot_definition(environment, data, string).
 tool(env_change, acts_on = environment, key = "env", params = [command]).
 irreversibly_consumes(env_change, environment.data, environment_changed, 1.0, id = "shell.env_change").

@@ -238,7 +238,7 @@ class ShellGuardImpl implements ShellGuard {
   /** Fills Layer B for the calls. Throws WorkspaceReadError when a read fails. */
   private readState(calls: TypedCall[]): { repo: string | null; paths: string[] } {
     this.entities.clear();
-    this.entities.set("environment\u0000env", {});
+    this.entities.set("environment\u0000env", { name: "env" });
     const paths: string[] = [];
     for (const c of calls) {
       const arg = PATH_ARGS[c.name];
@@ -266,7 +266,7 @@ class ShellGuardImpl implements ShellGuard {
       } else {
         const ref = String(c.arguments.ref);
         const target = this.workspace.ref(r, ref);
-        this.entities.set(`git_ref\u0000${ref}`, target === null ? {} : { target });
+        this.entities.set(`git_ref\u0000${ref}`, target === null ? { exists: false } : { exists: true, target });
       }
     }
     return { repo, paths: [...new Set(paths)] };
