@@ -62,14 +62,20 @@ tool(git_unstage, params = [paths]).             % git reset -q -- <paths> (inde
 
 % ---------------------------------------------------------------------------------------------------
 % Files.
+%
+% Calls of one command line are judged on the state before the line. When two of them touch the same
+% path (or one a path under the other's), the guard does not trust the per-call inverses: under the
+% snapshot policy it keeps every touched path in one restore point (whose edges come first), under the
+% others it asks (reason `overlap`).
 
 % rm, rmdir, unlink, find -delete, git rm's work-tree half (POSIX rm: "remove the directory entry").
 tool(fs_remove, acts_on = ws_path, key = path, params = [path]).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
+inverse_of(restore_point_apply, fs_remove, ws_path.kind, 1.0, id = "shell.fs_remove.restore_point",
+    when = present(ws_path.restore_point), args = { point: ws_path.restore_point }).
 % A tracked, unmodified path is in HEAD: `git restore --source=HEAD -- <path>` (git-restore(1)).
 inverse_of(git_restore_path, fs_remove, ws_path.kind, 1.0, id = "shell.fs_remove.git",
     when = ws_path.git == "clean" and ws_path.kind != "absent", args = { path: call.path }).
-inverse_of(restore_point_apply, fs_remove, ws_path.kind, 1.0, id = "shell.fs_remove.restore_point",
-    when = present(ws_path.restore_point), args = { point: ws_path.restore_point }).
 % Nothing there: rm fails (or -f ignores it), nothing changes (POSIX rm, -f).
 inverse_of(nothing, fs_remove, ws_path.kind, 1.0, id = "shell.fs_remove.absent", when = ws_path.kind == "absent").
 % Modified, staged, untracked, ignored or outside a repository, with no copy kept: gone.
@@ -80,32 +86,36 @@ irreversibly_consumes(fs_remove, ws_path.data, uncommitted_work, 1.0, id = "shel
 % the write_file / edit_file / apply_patch tools (POSIX 2.7.2 "Redirecting Output": the file is
 % truncated to zero length first).
 tool(fs_write, acts_on = ws_path, key = path, params = [path]).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
+inverse_of(restore_point_apply, fs_write, ws_path.kind, 1.0, id = "shell.fs_write.restore_point",
+    when = present(ws_path.restore_point), args = { point: ws_path.restore_point }).
 % A new file: removing it puts the path back as it was.
 inverse_of(fs_remove, fs_write, ws_path.kind, 1.0, id = "shell.fs_write.created",
     when = ws_path.kind == "absent", args = { path: call.path }).
 inverse_of(git_restore_path, fs_write, ws_path.kind, 1.0, id = "shell.fs_write.git",
     when = ws_path.git == "clean" and ws_path.kind != "absent", args = { path: call.path }).
-inverse_of(restore_point_apply, fs_write, ws_path.kind, 1.0, id = "shell.fs_write.restore_point",
-    when = present(ws_path.restore_point), args = { point: ws_path.restore_point }).
 irreversibly_consumes(fs_write, ws_path.data, uncommitted_work, 1.0, id = "shell.fs_write.lost",
     when = ws_path.kind != "absent" and ws_path.git != "clean" and not present(ws_path.restore_point)).
 
 % mv A B (POSIX mv: "move files"): keyed by the destination. A free destination: `mv B A` undoes it.
 % Over an existing B, B's old content is gone unless git or a restore point has it.
 tool(fs_move, acts_on = ws_path, key = destination, params = [source, destination]).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
+inverse_of(fs_move_back_restore, fs_move, ws_path.kind, 1.0, id = "shell.fs_move.restore_point",
+    when = present(ws_path.restore_point),
+    args = { source: call.source, destination: call.destination, point: ws_path.restore_point }).
 inverse_of(fs_move_back, fs_move, ws_path.kind, 1.0, id = "shell.fs_move.back",
     when = ws_path.kind == "absent", args = { source: call.source, destination: call.destination }).
 inverse_of(fs_move_back_git, fs_move, ws_path.kind, 1.0, id = "shell.fs_move.git",
     when = ws_path.git == "clean" and ws_path.kind != "absent",
     args = { source: call.source, destination: call.destination }).
-inverse_of(fs_move_back_restore, fs_move, ws_path.kind, 1.0, id = "shell.fs_move.restore_point",
-    when = present(ws_path.restore_point),
-    args = { source: call.source, destination: call.destination, point: ws_path.restore_point }).
 irreversibly_consumes(fs_move, ws_path.data, uncommitted_work, 1.0, id = "shell.fs_move.lost",
     when = ws_path.kind != "absent" and ws_path.git != "clean" and not present(ws_path.restore_point)).
 
 % mkdir (POSIX mkdir): a new directory is removed again; an existing one is left alone (-p).
 tool(fs_mkdir, acts_on = ws_path, key = path, params = [path]).
+inverse_of(restore_point_apply, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.restore_point",
+    when = present(ws_path.restore_point), args = { point: ws_path.restore_point }).
 inverse_of(fs_remove, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.created",
     when = ws_path.kind == "absent", args = { path: call.path }).
 inverse_of(nothing, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.exists", when = ws_path.kind == "directory").
@@ -118,14 +128,15 @@ inverse_of(nothing, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.exists", w
 % are discarded" (git-reset(1)). On a clean tree only HEAD moves; the old HEAD is in the reflog
 % (git-reflog(1)), and `git reset --soft <old>` brings it back.
 tool(git_discard, acts_on = git_repo, key = "repo", params = [target]).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
+inverse_of(restore_point_apply, git_discard, git_repo.head, 1.0, id = "shell.git_discard.restore_point",
+    when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
 % Files untracked or ignored here but tracked in the target are overwritten without a word: only
 % `reset --hard HEAD` (or a tree with none) is safe without a restore point.
 inverse_of(git_reset_to, git_discard, git_repo.head, 1.0, id = "shell.git_discard.clean",
     when = git_repo.dirty == false and present(git_repo.head)
       and (call.target == "HEAD" or (git_repo.untracked == false and git_repo.ignored == false)),
     args = { target: git_repo.head }).
-inverse_of(restore_point_apply, git_discard, git_repo.head, 1.0, id = "shell.git_discard.restore_point",
-    when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
 irreversibly_consumes(git_discard, git_repo.data, uncommitted_work, 1.0, id = "shell.git_discard.lost",
     when = (git_repo.dirty != false or (call.target != "HEAD" and (git_repo.untracked != false or git_repo.ignored != false)))
       and not present(git_repo.restore_point)).
@@ -133,10 +144,11 @@ irreversibly_consumes(git_discard, git_repo.data, uncommitted_work, 1.0, id = "s
 % git clean -f[d]: "Remove untracked files from the working tree"; with -x the ignored ones too
 % (git-clean(1)). Nothing untracked: nothing changes.
 tool(git_clean, acts_on = git_repo, key = "repo", params = [ignored]).
-inverse_of(nothing, git_clean, git_repo.untracked, 1.0, id = "shell.git_clean.nothing",
-    when = git_repo.untracked == false and (call.ignored == false or git_repo.ignored == false)).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
 inverse_of(restore_point_apply, git_clean, git_repo.untracked, 1.0, id = "shell.git_clean.restore_point",
     when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
+inverse_of(nothing, git_clean, git_repo.untracked, 1.0, id = "shell.git_clean.nothing",
+    when = git_repo.untracked == false and (call.ignored == false or git_repo.ignored == false)).
 irreversibly_consumes(git_clean, git_repo.data, uncommitted_work, 1.0, id = "shell.git_clean.lost",
     when = (git_repo.untracked != false or (call.ignored != false and git_repo.ignored != false))
       and not present(git_repo.restore_point)).
@@ -145,20 +157,22 @@ irreversibly_consumes(git_clean, git_repo.data, uncommitted_work, 1.0, id = "she
 % entries will then be subject to pruning" (git-stash(1)). The dropped commits stay in the object
 % store until gc; a restore point keeps their ids and `git stash store` puts them back.
 tool(git_stash_drop, acts_on = git_repo, key = "repo", params = [all]).
-inverse_of(nothing, git_stash_drop, git_repo.stashes, 1.0, id = "shell.git_stash_drop.empty",
-    when = git_repo.stashes == 0).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
 inverse_of(restore_point_apply, git_stash_drop, git_repo.stashes, 1.0, id = "shell.git_stash_drop.restore_point",
     when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
+inverse_of(nothing, git_stash_drop, git_repo.stashes, 1.0, id = "shell.git_stash_drop.empty",
+    when = git_repo.stashes == 0).
 irreversibly_consumes(git_stash_drop, git_repo.data, uncommitted_work, 1.0, id = "shell.git_stash_drop.lost",
     when = git_repo.stashes != 0 and not present(git_repo.restore_point)).
 
 % git stash (push): saves the changes and resets the tree; `git stash pop` would undo it, but the
 % restore point is exact (index and modes too), and a clean tree makes it a no-op.
 tool(git_stash_push, acts_on = git_repo, key = "repo").
-inverse_of(nothing, git_stash_push, git_repo.stashes, 1.0, id = "shell.git_stash_push.clean",
-    when = git_repo.dirty == false and git_repo.untracked == false).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
 inverse_of(restore_point_apply, git_stash_push, git_repo.stashes, 1.0, id = "shell.git_stash_push.restore_point",
     when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
+inverse_of(nothing, git_stash_push, git_repo.stashes, 1.0, id = "shell.git_stash_push.clean",
+    when = git_repo.dirty == false and git_repo.untracked == false).
 
 % git commit (also --amend), git reset --soft/--mixed <commit>, rebase, merge, cherry-pick, pull: HEAD
 % and the branch move; the old HEAD is in the reflog ("ORIG_HEAD", git-reflog(1)). With nothing
@@ -166,35 +180,39 @@ inverse_of(restore_point_apply, git_stash_push, git_repo.stashes, 1.0, id = "she
 % otherwise the index and work tree are kept by a restore point. The undo is `git reset --hard <old>`:
 % on a tree that was clean it puts back HEAD, the branch, the index and the tracked files.
 tool(git_move_head, acts_on = git_repo, key = "repo", params = [target]).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
+inverse_of(restore_point_apply, git_move_head, git_repo.head, 1.0, id = "shell.git_move_head.restore_point",
+    when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
 inverse_of(git_reset_to, git_move_head, git_repo.head, 1.0, id = "shell.git_move_head.reflog",
     when = git_repo.dirty == false and git_repo.untracked == false and git_repo.ignored == false
       and present(git_repo.head), args = { target: git_repo.head }).
-inverse_of(restore_point_apply, git_move_head, git_repo.head, 1.0, id = "shell.git_move_head.restore_point",
-    when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
 
 % git commit of staged changes: HEAD moves, the index is unchanged (git-commit(1)): reset --soft back.
 tool(git_commit, acts_on = git_repo, key = "repo").
-inverse_of(git_uncommit, git_commit, git_repo.head, 1.0, id = "shell.git_commit.reflog",
-    when = present(git_repo.head), args = { target: git_repo.head }).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
 inverse_of(restore_point_apply, git_commit, git_repo.head, 1.0, id = "shell.git_commit.restore_point",
     when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
+inverse_of(git_uncommit, git_commit, git_repo.head, 1.0, id = "shell.git_commit.reflog",
+    when = present(git_repo.head), args = { target: git_repo.head }).
 
 % git switch / checkout <branch> without -f: git refuses when local changes would be overwritten
 % (git-switch(1)), so switching back restores HEAD; the work tree carries the changes both ways.
 tool(git_switch, acts_on = git_repo, key = "repo", params = [target]).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
+inverse_of(restore_point_apply, git_switch, git_repo.head, 1.0, id = "shell.git_switch.restore_point",
+    when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
 inverse_of(git_switch_to, git_switch, git_repo.head, 1.0, id = "shell.git_switch.back",
     when = present(git_repo.head) and git_repo.dirty == false,
     args = { branch: git_repo.branch, target: git_repo.head }).
-inverse_of(restore_point_apply, git_switch, git_repo.head, 1.0, id = "shell.git_switch.restore_point",
-    when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
 
 % git add / rm --cached / mv's index half: the index entries change. With nothing staged before,
 % `git reset -q -- <paths>` puts them back to HEAD (git-reset(1), "git reset [<pathspec>]").
 tool(git_stage, acts_on = git_repo, key = "repo", params = [paths]).
-inverse_of(git_unstage, git_stage, git_repo.dirty, 1.0, id = "shell.git_stage.unstage",
-    when = git_repo.dirty == false, args = { paths: call.paths }).
+% Kept by a restore point: put back exactly (first, so the search prefers it whenever one is taken).
 inverse_of(restore_point_apply, git_stage, git_repo.dirty, 1.0, id = "shell.git_stage.restore_point",
     when = present(git_repo.restore_point), args = { point: git_repo.restore_point }).
+inverse_of(git_unstage, git_stage, git_repo.dirty, 1.0, id = "shell.git_stage.unstage",
+    when = git_repo.dirty == false, args = { paths: call.paths }).
 
 % git branch / tag creation: deleting the new ref undoes it; an existing one is left (git refuses).
 tool(git_ref_add, acts_on = git_ref, key = ref, params = [ref]).

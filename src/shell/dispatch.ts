@@ -2,7 +2,7 @@
 // (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
 // What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
 // unknown_effect, unparsed, over_bound): such a call is never approved without a question.
-import { lstatSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
@@ -112,6 +112,23 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
   return res;
 }
 
+/** Writing through a symbolic link writes its target (POSIX open(2) follows links): the path judged
+ * is the link's final target, or the link itself when it cannot be resolved within a few hops. */
+export function followLinks(p: string): string {
+  let cur = p;
+  for (let i = 0; i < 16; i++) {
+    let target: string;
+    try {
+      if (!lstatSync(cur).isSymbolicLink()) return cur;
+      target = readlinkSync(cur);
+    } catch {
+      return cur;
+    }
+    cur = target.startsWith("/") ? joinPath("/", target) : joinPath(dirname(cur), target);
+  }
+  return p;
+}
+
 function isDirectory(p: string): boolean {
   try {
     return lstatSync(p).isDirectory();
@@ -131,7 +148,7 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
       continue;
     }
     const p = paths(ctx, [r.target], cwd, source);
-    if (p !== null) for (const x of p) call(ctx, "fs_write", { path: x }, source);
+    if (p !== null) for (const x of p) call(ctx, "fs_write", { path: followLinks(x) }, source);
   }
 }
 
@@ -246,7 +263,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     }
     case "write": {
       const ps = paths(ctx, ops.slice(entry.skipOperands ?? 0), cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       return;
     }
     case "write_option": {
@@ -307,13 +324,14 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       for (const s of srcs as string[]) {
         const d = intoDir ? joinPath(dest[0]!, basename(s)) : dest[0]!;
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
+        else if (entry.effect === "copy") call(ctx, "fs_write", { path: followLinks(d) }, source);
         else call(ctx, "fs_write", { path: d }, source);
       }
       return;
     }
     case "tee": {
       const ps = paths(ctx, ops, cwd, source);
-      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
       return;
     }
     case "sed": {

@@ -157,6 +157,7 @@ interface Pending {
   decision: Omit<ShellDecision, "route">;
   repo: string | null;
   paths: string[];
+  kinds: Record<string, string>;
 }
 
 const GIT_REPO_TOOLS = new Set(["git_discard", "git_clean", "git_stash_drop", "git_stash_push", "git_move_head", "git_commit", "git_switch", "git_stage", "git_fetch"]);
@@ -236,6 +237,12 @@ class ShellGuardImpl implements ShellGuard {
   }
 
   /** Fills Layer B for the calls. Throws WorkspaceReadError when a read fails. */
+  private kindsOf(paths: string[]): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const p of paths) out[p] = String(this.entities.get(`ws_path\u0000${p}`)?.kind ?? "unknown");
+    return out;
+  }
+
   private readState(calls: TypedCall[]): { repo: string | null; paths: string[] } {
     this.entities.clear();
     this.entities.set("environment\u0000env", { name: "env" });
@@ -308,9 +315,13 @@ class ShellGuardImpl implements ShellGuard {
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message: `the workspace could not be read: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }
     let point: RestorePoint | null = null;
-    if (!d.admissible && this.policy === "snapshot" && this.restorable(d)) {
+    const overlap = overlapping(typed.calls, state.repo !== null && this.entities.has("git_repo\u0000repo"));
+    if (overlap && this.policy !== "snapshot" && this.policy !== "advisory") {
+      return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason: "overlap", message: "not approved: calls of this line act on the same paths, so their undo depends on their order; the snapshot policy keeps them in a restore point", tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
+    }
+    if (this.policy === "snapshot" && (overlap || (!d.admissible && this.restorable(d)))) {
       try {
-        point = this.takePoint(typed.calls, state);
+        point = this.takePoint(typed.calls, state, overlap);
         d = this.coreCheck(typed.calls);
       } catch (e) {
         const reason = e instanceof RestoreError ? e.code : e instanceof WorkspaceReadError ? "unknown_state" : "restore_failed";
@@ -325,7 +336,7 @@ class ShellGuardImpl implements ShellGuard {
         message: point !== null ? `approved: restore point ${point.id} keeps what it would change; undo: ${inverse.map((s) => describeStep(s, this.cwd)).join("; ")}` : `approved: undo is ${inverse.map((s) => describeStep(s, this.cwd)).join("; ")}`,
         tier: tierOf(d), restorePoint: point === null ? null : this.store.summary(point), execution, inverse, core: d,
       };
-      return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths });
+      return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) });
     }
     const reason = coreReason(d);
     const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error";
@@ -334,7 +345,7 @@ class ShellGuardImpl implements ShellGuard {
     const decision: Omit<ShellDecision, "route"> = {
       ...base, approved: advisory, action, reason, message: refusalText(reason, d), tier: tierOf(d), restorePoint: null, execution, inverse, core: d,
     };
-    return this.finish(decision, advisory ? { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths } : null);
+    return this.finish(decision, advisory ? { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) } : null);
   }
 
   /** The only obstacles are data a restore point can keep (T4 uncommitted_work). */
@@ -346,20 +357,26 @@ class ShellGuardImpl implements ShellGuard {
     return failing.every((s) => s.tier === "T4" && s.lossClass === "uncommitted_work");
   }
 
-  private takePoint(calls: TypedCall[], state: { repo: string | null; paths: string[] }): RestorePoint {
+  private takePoint(calls: TypedCall[], state: { repo: string | null; paths: string[] }, all: boolean): RestorePoint {
     const keep: string[] = [];
     let repo: string | null = null;
     for (const c of calls) {
       const arg = c.name === "fs_move" ? "destination" : c.name === "fs_remove" || c.name === "fs_write" ? "path" : undefined;
-      if (arg !== undefined) {
+      if (all) {
+        // Every touched path, absent ones too (they are removed again on restore).
+        const a = PATH_ARGS[c.name];
+        if (a !== undefined) keep.push(String(c.arguments[a]));
+        if (c.name === "fs_move") keep.push(String(c.arguments.source));
+      } else if (arg !== undefined) {
         const p = String(c.arguments[arg]);
         const slots = this.entities.get(`ws_path\u0000${p}`);
         if (slots !== undefined && slots.kind !== "absent") keep.push(p);
       }
       if (GIT_REPO_TOOLS.has(c.name) && this.entities.has("git_repo\u0000repo")) repo = state.repo;
     }
-    const point = this.store.take(keep, repo);
-    for (const p of keep) {
+    // Paths outside the kept repository's work tree stay kept one by one; inside it the tree is whole.
+    const point = this.store.take(repo === null ? keep : keep.filter((p) => !p.startsWith(`${repo}/`)), repo);
+    for (const p of all ? Object.keys(Object.fromEntries([...this.entities.keys()].filter((k) => k.startsWith("ws_path\u0000")).map((k) => [k.slice(8), 1]))) : keep) {
       const slots = this.entities.get(`ws_path\u0000${p}`);
       if (slots !== undefined) slots.restore_point = point.id;
     }
@@ -391,7 +408,7 @@ class ShellGuardImpl implements ShellGuard {
     this.journal.add({
       id, execution: key, call: JSON.parse(JSON.stringify(call ?? null)), calls: p.calls, tier: p.decision.tier ?? "T5",
       phi: p.decision.core?.verdict?.phi ?? 0, inverse: p.decision.inverse, restorePoint: p.decision.restorePoint,
-      paths: p.paths, repo: p.repo, after,
+      paths: p.paths, kinds: p.kinds, repo: p.repo, after,
     });
     return { journaled: id };
   }
@@ -425,7 +442,7 @@ export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, se
   }
   if (dryRun) return { ok: true, id: e.id, reason: "dry_run", message: `would undo ${e.id}`, steps };
   try {
-    for (const s of e.inverse) runStep(s, store, e.repo);
+    for (const s of e.inverse) runStep(s, store, e.repo, e.kinds ?? {});
   } catch (err) {
     after?.();
     return { ok: false, id: e.id, reason: "inverse_failed", message: `the undo of ${e.id} failed: ${(err as Error).message}`, steps };
@@ -433,6 +450,27 @@ export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, se
   journal.markUndone(e.id);
   after?.();
   return { ok: true, id: e.id, reason: "undone", message: `undid ${e.id}`, steps };
+}
+
+/** Do two calls of the line touch the same path (or one under the other)? Chains of mkdir are not an
+ * overlap (their inverses run in reverse order); a repository-wide git call overlaps every other call. */
+function overlapping(calls: TypedCall[], hasRepo: boolean): boolean {
+  if (calls.length < 2) return false;
+  const repoCalls = calls.filter((c) => GIT_REPO_TOOLS.has(c.name)).length;
+  if (hasRepo && (repoCalls > 1 || (repoCalls === 1 && calls.some((c) => !GIT_REPO_TOOLS.has(c.name) && !c.name.startsWith("git_ref"))))) return true;
+  const touched: { i: number; p: string; mk: boolean }[] = [];
+  calls.forEach((c, i) => {
+    const a = PATH_ARGS[c.name];
+    if (a !== undefined) touched.push({ i, p: String(c.arguments[a]), mk: c.name === "fs_mkdir" });
+    if (c.name === "fs_move") touched.push({ i, p: String(c.arguments.source), mk: false });
+  });
+  for (const x of touched) {
+    for (const y of touched) {
+      if (x.i >= y.i || (x.mk && y.mk)) continue;
+      if (x.p === y.p || y.p.startsWith(`${x.p}/`) || x.p.startsWith(`${y.p}/`)) return true;
+    }
+  }
+  return false;
 }
 
 function inverseOf(d: Decision): InverseStep[] {

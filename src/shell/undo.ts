@@ -3,7 +3,7 @@
 // the repository the call touched must be exactly as the call left them (their fingerprint at
 // observe time); an undo that would destroy newer work is refused (`changed_since`).
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { TypedCall } from "./dispatch.js";
 import { fingerprint, RestoreError, type RestoreStore, type RestoreSummary } from "./restore.js";
@@ -29,6 +29,8 @@ export interface JournalEntry {
   inverse: InverseStep[];
   restorePoint: RestoreSummary | null;
   paths: string[];
+  /** What each touched path was before the call (file, directory, symlink, other, absent). */
+  kinds: Record<string, string>;
   repo: string | null;
   /** The touched paths and repository as the call left them. */
   after: string;
@@ -175,7 +177,7 @@ export function latestSession(store: string): string | null {
 }
 
 /** Runs one inverse step. Throws on failure. */
-export function runStep(s: InverseStep, store: RestoreStore, repo: string | null): void {
+export function runStep(s: InverseStep, store: RestoreStore, repo: string | null, kinds: Record<string, string>): void {
   const a = s.arguments;
   const str = (k: string): string => {
     const v = a[k];
@@ -208,10 +210,14 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
     case "fs_move_back_restore": {
       const src = str("source");
       const dest = str("destination");
-      if (existsSync(src)) throw new Error(`cannot move ${dest} back: ${src} exists`);
-      renameSync(dest, src);
+      // The source absent before the call, still there, or the destination not there: the move did
+      // not happen.
+      const point = s.tool === "fs_move_back_restore" ? store.load(str("point")) : null;
+      const keptSource = point !== null && point.paths.some((k) => k.path === src || src.startsWith(`${k.path}/`));
+      const moved = !keptSource && kinds[src] !== "absent" && !lexists(src) && lexists(dest);
+      if (moved) renameSync(dest, src);
       if (s.tool === "fs_move_back_git") gitRestore(dest);
-      if (s.tool === "fs_move_back_restore") store.apply(store.load(str("point")));
+      if (point !== null) store.apply(point);
       return;
     }
     case "git_reset_to":
@@ -240,6 +246,15 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
     }
     default:
       throw new RestoreError("restore_failed", `no runner for inverse tool ${s.tool}`);
+  }
+}
+
+function lexists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
   }
 }
 
