@@ -264,3 +264,34 @@ function repoFor(p: string): string {
     if (d === "/") throw new Error(`${p} is not in a git repository`);
   }
 }
+
+/** Undo one journal entry (also used by `polar undo`). */
+export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, sel: UndoSelector, dryRun: boolean, after?: () => void): UndoResult {
+  const e = journal.select(sel);
+  if (e === null) return { ok: false, id: null, reason: sel === undefined ? "nothing_to_undo" : "not_found", message: sel === undefined ? "nothing to undo" : "no such execution", steps: [] };
+  const steps = e.inverse.map((s) => describeStep(s, cwd));
+  if (journal.isUndone(e.id)) return { ok: false, id: e.id, reason: "already_undone", message: `${e.id} was undone already`, steps };
+  if (e.inverse.length === 0 || e.inverse.some((s) => s.tool === null || s.tool === "")) {
+    return { ok: false, id: e.id, reason: "no_inverse", message: `${e.id} has no inverse (it was recorded, not approved as undoable)`, steps };
+  }
+  let now: string;
+  try {
+    now = stateFingerprint(e.paths, e.repo);
+  } catch (err) {
+    return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
+  }
+  if (now !== e.after) {
+    return { ok: false, id: e.id, reason: "changed_since", message: `refused: what ${e.id} touched has changed since it ran; undoing it would destroy newer work`, steps };
+  }
+  if (dryRun) return { ok: true, id: e.id, reason: "dry_run", message: `would undo ${e.id}`, steps };
+  try {
+    for (const s of e.inverse) runStep(s, store, e.repo, e.kinds ?? {});
+  } catch (err) {
+    after?.();
+    return { ok: false, id: e.id, reason: "inverse_failed", message: `the undo of ${e.id} failed: ${(err as Error).message}`, steps };
+  }
+  journal.markUndone(e.id);
+  after?.();
+  return { ok: true, id: e.id, reason: "undone", message: `undid ${e.id}`, steps };
+}
+
