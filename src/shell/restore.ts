@@ -4,10 +4,7 @@
 // the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
 // Layout of the store: objects/<sha256> (contents), points/<id>.json (manifests).
 import { createHash, randomBytes } from "node:crypto";
-import {
-  chmodSync, closeSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync,
-  readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync,
-} from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { git } from "./workspace.js";
 
@@ -105,14 +102,10 @@ export class RestoreStore {
     const h = sha256(data);
     const p = `${this.dir}/objects/${h}`;
     if (!existsSync(p)) {
+      // Written beside its final name and renamed, so a half-written object never has a hash's name.
+      // Not fsynced: a restore point guards against an agent's mistake, not a power cut (docs/shell.md).
       const tmp = `${p}.${randomBytes(4).toString("hex")}.tmp`;
-      const fd = openSync(tmp, constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL, 0o600);
-      try {
-        writeSync(fd, data);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
       renameSync(tmp, p);
     }
     return h;
