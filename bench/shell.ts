@@ -33,7 +33,6 @@ const t0 = performance.now();
 await loadBashParser();
 const grammarLoadMs = +(performance.now() - t0).toFixed(1);
 
-const onlyRp = process.argv.includes("--restore-point");
 const lines = ["git reset --hard HEAD && rm -rf build/ *.o", 'FOO=bar; cd src && rm -rf "$FOO"/x > out.txt 2>&1 | tee -a log', "find . -name '*.o' -exec rm {} +", "git clean -fdx"];
 const parse = time(N, (i) => parseCommandLine(lines[i % lines.length]!, "/tmp", "/root"));
 
