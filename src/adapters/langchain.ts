@@ -85,7 +85,7 @@ export function polarMiddleware(guard: Guard, options: LangChainGuardOptions = {
     // call is reused. A model or provider that reuses a tool call id for another call gets a new check.
     const asked = id !== undefined ? open.get(id) : undefined;
     let d = asked !== undefined && sameCall(asked.call, judged) ? asked : session.decide(judged, context);
-    if (d.route === "ConsentEscalated") {
+    if (d.route === "ConsentEscalated" && !session.isDeclined(d)) {
       const ask: ConsentInterrupt = { type: "polar-consent", question: d.question ?? d.message ?? "", toolCall: { id, name: toolCall.name, args: toolCall.args }, seq: d.seq };
       // Throws to pause the graph the first time; returns the resume value when it is resumed.
       const interrupt = request.runtime?.interrupt;
@@ -93,25 +93,29 @@ export function polarMiddleware(guard: Guard, options: LangChainGuardOptions = {
       // and nothing stays open for the id.
       if (typeof interrupt !== "function") {
         if (id !== undefined) open.delete(id);
-        return refuse(request, handler, ask.question);
+        return refuse(request, handler, session.refusal(d));
       }
       if (id !== undefined) bounded(open, id, d);
       const answer = interrupt(ask);
       if (id !== undefined) open.delete(id);
-      if (!isApproval(answer)) return refuse(request, handler, `The user declined: ${ask.question}`);
+      if (!isApproval(answer)) {
+        // The user's no: recorded, and it binds this call for the session (a retry is refused).
+        return refuse(request, handler, session.refusal(session.declined(judged, context, d)));
+      }
       d = session.consent(d, context);
     }
-    if (!d.approved) return refuse(request, handler, d.message ?? `polar-guard: \`${d.reason}\``);
+    if (!session.mayRun(d)) return refuse(request, handler, session.refusal(d));
     const decision = d;
     let out: Awaited<ReturnType<ToolCallHandler>>;
     try {
       out = await handler({ ...request, toolCall: { ...toolCall, args: judgedArguments(decision) } });
     } catch (e) {
-      session.failed(decision);
+      session.failed(decision, e);
       throw e;
     }
     const msg = out as Msg;
-    if (kind(msg) === "tool" && msg.status === "error") session.failed(decision);
+    // The tool node's own error message: the tool threw and the node caught it; what it did is unknown.
+    if (kind(msg) === "tool" && msg.status === "error") session.failed(decision, undefined);
     else session.ran(decision, kind(msg) === "tool" ? msg.content : out);
     return out;
   };

@@ -97,8 +97,14 @@ export interface CheckContext {
 }
 
 export interface ObserveOptions {
-  /** The call failed: nothing changed, nothing is recorded (the execution is released). */
+  /** The call failed and is known to have changed nothing: nothing is recorded (the execution is
+   * released). */
   failed?: boolean;
+  /** `"unknown"`: the call failed but may have changed something (it threw after writing, timed out,
+   * was cancelled, its answer was lost). It stays in the forward sequence and what it acts on (its key
+   * argument's entity, or everything when it names none) is marked unknown: later decisions that read
+   * it fail closed (`unknown_state`) until `markKnown`. The result is not projected. */
+  outcome?: "unknown";
   /** The execution the call ran as (`decision.execution`); default the oldest pending execution of
    * the same call. */
   execution?: string;
@@ -703,6 +709,8 @@ export function createGuard(options: GuardOptions): Guard {
       if (x === undefined || x.state !== "pending") throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` is not pending`, "pass the `execution` of an approved decision, once");
       if (x.key !== key) throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` approved another call (\`${x.call.name}\`)`);
     } else x = lifecycle.match(key);
+    if (opts.outcome !== undefined && opts.outcome !== "unknown") throw new GuardError("invalid-call", "observe: `outcome` is not `unknown`");
+    if (opts.outcome === "unknown" && opts.failed === true) throw new GuardError("invalid-call", "observe: a call cannot be both `failed` (nothing changed) and of `unknown` outcome");
     if (opts.failed === true) {
       if (x !== undefined) lifecycle.release(x);
       return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: null };
@@ -712,7 +720,17 @@ export function createGuard(options: GuardOptions): Guard {
     const mutating = !info.known || !info.readOnly;
     let applied: ApplyReport | null = null;
     let marks: UnknownMark[] | null = null;
-    if (cfg.projection !== undefined) {
+    const markActedOn = (): void => {
+      const k = info.keyArg === null ? undefined : fieldAt(checked.call.arguments, info.keyArg);
+      const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
+      const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
+      unknown.mark(m);
+      marks = [m];
+    };
+    if (opts.outcome === "unknown") {
+      // It may have written: whatever Layer B says about what it acts on may be stale.
+      if (mutating) markActedOn();
+    } else if (cfg.projection !== undefined) {
       try {
         applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
       } catch (e) {
@@ -721,13 +739,7 @@ export function createGuard(options: GuardOptions): Guard {
       // A write whose result the rules could not project (an effect skipped: no record, no entity id):
       // what it touched is unknown from now on. Effects that apply to nothing (a `when` that does not
       // hold, an empty `forEach`) are the rules' answer, not a failure.
-      if (mutating && applied.matched && applied.skipped.length > 0) {
-        const k = info.keyArg === null ? undefined : fieldAt(checked.call.arguments, info.keyArg);
-        const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
-        const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
-        unknown.mark(m);
-        marks = [m];
-      }
+      if (mutating && applied.matched && applied.skipped.length > 0) markActedOn();
     }
     const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
     if (before !== undefined) entry.before = before;

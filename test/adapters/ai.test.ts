@@ -83,8 +83,12 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     const f = fixture();
     const { prompts } = await converse(f, [toolStep(calls.certificate), textStep("ok, not sent")], () => false);
     expect(f.ran).toEqual({});
-    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+    // The user's no is recorded (the consent step read it: consent false) and the log still replays.
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+    expect(f.log[1].consent).toMatchObject({ consent: false });
     expect(prompts.at(-1)).toContain("execution-denied");
+    expect(prompts.at(-1)).toContain("The user declined");
+    expect(replays(f)).toBe(true);
   });
 
   test("a \"yes\" in the conversation before the question is not consent", async () => {
@@ -110,12 +114,16 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     // about again (and, declined, does not run): the first approval answered the first question only.
     expect(questions).toHaveLength(3);
     expect(f.ran).toEqual({ send_certificate: 1 });
+    // Each no is recorded after its question.
     expect(routes(f.log)).toEqual([
       "send_certificate:ConsentEscalated",
       "send_certificate:ConsentApproved",
       "send_certificate:ConsentEscalated",
       "send_certificate:ConsentEscalated",
+      "send_certificate:ConsentEscalated",
+      "send_certificate:ConsentEscalated",
     ]);
+    expect(f.log.map((d) => d.consent?.consent ?? null)).toEqual([false, true, false, false, false, false]);
     expect(replays(f)).toBe(true);
   });
 
@@ -123,17 +131,18 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     const f = fixture();
     const { questions } = await converse(f, [toolStep(calls.editFlights, calls.cancelR1), textStep("done")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
-    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated", "cancel_reservation:ConsentEscalated"]);
     expect(f.log[1].reason).toBe("overlap_conflict");
     expect(questions).toHaveLength(1);
   });
 
-  test("a tool that throws: the error reaches the model, nothing is observed", async () => {
+  test("a tool that throws: the error reaches the model; its outcome is unknown (kept, what it acts on unknown)", async () => {
     const f = fixture("escalate", "session");
     const { prompts } = await converse(f, [toolStep(calls.broken), textStep("it failed")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(prompts.at(-1)).toContain("the booking system is down");
-    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 
   test("an executed call is observed with its real result (session scope: in the forward sequence)", async () => {
@@ -171,7 +180,7 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     await converse(f, [toolStepWithIds(["e1", calls.editFlights]), toolStepWithIds(["c1", calls.certificate]), textStep("ok")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
-    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "send_certificate:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
   });
 
   test("a tool named `constructor` is a tool like any other (vetoed as unknown_tool, never run)", async () => {

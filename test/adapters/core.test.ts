@@ -3,7 +3,7 @@
 // what a framework approval counts as, and what reaches observe / release after the tool ran or not.
 import { describe, expect, test } from "vitest";
 import { createSession, FRAMEWORK_APPROVAL, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
-import type { CheckContext, Decision, Guard } from "../../src/index.js";
+import { NothingChangedError, type CheckContext, type Decision, type Guard } from "../../src/index.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
 import { calls, fixture } from "./fixtures.js";
 
@@ -262,15 +262,27 @@ describe("createSession: after the tool", () => {
     expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
   });
 
-  test("failed: that execution is released, nothing is observed", () => {
+  test("failed with an error that says nothing changed: that execution is released, nothing is observed", () => {
     const f = fixture("escalate", "session");
     const s = createSession(f.guard);
     const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
     const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
-    s.failed(b);
+    s.failed(b, new NothingChangedError("refused by the booking system"));
     expect(f.guard.pending().map((p) => p.execution)).toEqual([a.execution]);
     expect(f.guard.sequence()).toEqual([]);
     expect(f.guard.state.slot("reservation", "R1", "flights")).not.toEqual(calls.editFlights.arguments.flights);
+  });
+
+  test("failed with any other error (or none): the outcome is unknown, what it acts on is unknown (issue 21 item 8)", () => {
+    for (const error of [new Error("timed out"), undefined, { changedNothing: "true" }]) {
+      const f = fixture("escalate", "session");
+      const s = createSession(f.guard);
+      const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+      s.failed(b, error);
+      expect(f.guard.pending()).toEqual([]);
+      expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+      expect(s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments))).toMatchObject({ approved: false, reason: "unknown_state" });
+    }
   });
 
   test("release: an approved call that will not run leaves the forward sequence; a decision without an execution is a no-op", () => {

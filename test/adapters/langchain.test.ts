@@ -77,7 +77,8 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
       const { toolMessages } = await converse(f, [step(calls.certificate)], () => answer);
       expect(f.ran).toEqual({});
       expect(toolMessages).toEqual([{ content: expect.stringContaining("The user declined"), status: "error" }]);
-      expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+      expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+      expect(f.log[1].consent).toMatchObject({ consent: false });
     }
     expect(isApproval({ approved: true })).toBe(true);
   });
@@ -86,12 +87,12 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
     const f = fixture();
     const { questions } = await converse(f, [step(calls.editFlights, calls.cancelR1)], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
-    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated", "cancel_reservation:ConsentEscalated"]);
     expect(f.log[1].reason).toBe("overlap_conflict");
     expect(questions).toHaveLength(1);
   });
 
-  test("a tool that throws: not observed", async () => {
+  test("a tool that throws: its outcome is unknown", async () => {
     const f = fixture("escalate", "session");
     let error: unknown = null;
     let toolMessages: { content: string; status?: string }[] = [];
@@ -102,7 +103,8 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
     }
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(error !== null || toolMessages.some((m) => m.content.includes("the booking system is down"))).toBe(true);
-    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 
   test("an executed call is observed with its real result", async () => {
