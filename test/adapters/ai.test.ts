@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { createAiSdkGuard } from "../../src/adapters/ai.js";
+import { declinedMessage } from "../../src/adapters/core.js";
 import { calls, fixture, replays, routes, type Fixture } from "./fixtures.js";
 
 type Call = { name: string; arguments: unknown };
@@ -125,6 +126,51 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     ]);
     expect(f.log.map((d) => d.consent?.consent ?? null)).toEqual([false, true, false, false, false, false]);
     expect(replays(f)).toBe(true);
+  });
+
+  test("two calls of one step under the same id: each runs on its own decision, never the other's (issue 21 item 1)", async () => {
+    const f = fixture();
+    const read = { name: "get_reservation_details", arguments: { reservation_id: "R2" } };
+    const seen: { name: string; input: unknown }[] = [];
+    const tools: ToolSet = {};
+    for (const [name, run] of Object.entries(f.impl)) {
+      tools[name] = tool({ description: name, inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }), execute: (args: Record<string, unknown>) => (seen.push({ name, input: args }), run(args)) });
+    }
+    await converse(f, [toolStepWithIds(["call_0", calls.cancelR1], ["call_0", read]), textStep("done")], () => false, tools);
+    expect(seen).toContainEqual({ name: "cancel_reservation", input: calls.cancelR1.arguments });
+    expect(seen).not.toContainEqual({ name: "cancel_reservation", input: read.arguments });
+    // Every run has the record of the decision made for exactly it.
+    for (const s of seen) expect(f.log.some((d) => (d.call as { name: string }).name === s.name && JSON.stringify((d.call as { arguments: unknown }).arguments) === JSON.stringify(s.input) && d.approved)).toBe(true);
+    expect(replays(f)).toBe(true);
+  });
+
+  test("a user's no binds the call for the session: the model's retry in its next message is refused, not run (issue 21 item 13)", async () => {
+    const f = fixture();
+    const { questions, prompts } = await converse(f, [toolStep(calls.certificate), toolStep(calls.certificate), textStep("not sent")], () => false);
+    expect(f.ran).toEqual({});
+    // Asked once; the retry is refused with the user's no (recorded), never asked again nor run.
+    expect(questions).toHaveLength(1);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+    expect(f.log.map((d) => d.consent?.consent)).toEqual([false, false, false]);
+    // The same words in every adapter (issue 21 item 20): the call, and that the user declined it.
+    expect(prompts.at(-1)).toContain(JSON.stringify(declinedMessage(calls.certificate)).slice(1, -1));
+    expect(replays(f)).toBe(true);
+  });
+
+  test("a no given as the application's own denial in the messages is recorded and binds too", async () => {
+    const f = fixture();
+    const model = new MockLanguageModelV3({ doGenerate: [toolStep(calls.certificate), toolStep(calls.certificate), textStep("ok")] });
+    const polar = createAiSdkGuard(f.guard);
+    const tools = polar.tools(aiTools(f));
+    const messages: ModelMessage[] = [{ role: "user", content: "send it" }];
+    const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+    messages.push(...first.response.messages);
+    const req = polar.approvals(first.content).questions[0];
+    messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: req.approvalId, approved: false }] });
+    await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+    expect(f.ran).toEqual({});
+    expect(f.log.map((d) => d.consent?.consent)).toEqual([false, false, false]);
+    expect(polar.approvals([]).questions).toEqual([]);
   });
 
   test("a parallel pair: the second call is judged with the first (overlap_conflict), only the first runs", async () => {
