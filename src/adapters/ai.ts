@@ -296,32 +296,43 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
     };
     if (typeof execute !== "function") clientTools.add(name);
     else {
-      wrapped.execute = async (input: unknown, o: ToolExecutionOptions) => {
+      // Not async: the SDK reads a streaming tool's AsyncIterable from what execute returns at once (a
+      // promise of one would be taken as the final output). A refusal is a rejected promise.
+      wrapped.execute = ((input: unknown, o: ToolExecutionOptions): unknown => {
         const call = judgedCall(name, input);
         // Only the decision made for this tool with these arguments lets it run: another call of the
         // step may carry the same id (an approved cancel of A and a read of B both `call_0`).
         let d = open.find(o.toolCallId, call);
         if (d === undefined && open.all(o.toolCallId).length > 0) {
           // The id holds decisions for other calls only: which call this is cannot be told. Refused.
-          throw new GuardBindingError(name, o.toolCallId);
+          return Promise.reject(new GuardBindingError(name, o.toolCallId));
         }
         // A call that reached execute without needsApproval (never expected): decide it now.
         if (d === undefined) d = status(name, input, o.toolCallId, o.messages).decision;
-        if (!session.mayRun(d)) throw new GuardRefusalError(d, session.refusal(d));
+        if (!session.mayRun(d)) return Promise.reject(new GuardRefusalError(d, session.refusal(d)));
         open.delete(o.toolCallId, d);
         spend(d);
         const decision = d;
         let result: unknown;
         try {
-          result = await execute(judgedArguments(decision), o);
+          result = execute(judgedArguments(decision), o);
         } catch (e) {
           session.failed(decision, e);
-          throw e;
+          return Promise.reject(e);
         }
         if (isAsyncIterable(result)) return observeStream(result, decision);
-        session.ran(decision, result);
-        return result;
-      };
+        return (async () => {
+          let value: unknown;
+          try {
+            value = await result;
+          } catch (e) {
+            session.failed(decision, e);
+            throw e;
+          }
+          session.ran(decision, value);
+          return value;
+        })();
+      }) as Tool["execute"];
     }
     return wrapped;
   }

@@ -229,6 +229,31 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
   });
 
+  test("a streaming tool (async-generator execute) runs under generateText and its last value is observed (issue 21 item 9)", async () => {
+    const f = fixture("escalate", "session");
+    const tools = aiTools(f);
+    const progress: unknown[] = [];
+    tools.update_reservation_flights = tool({
+      description: "streams its progress",
+      inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }),
+      execute: async function* (args: Record<string, unknown>) {
+        yield { status: "updating" };
+        const done = await f.impl.update_reservation_flights(args);
+        yield done;
+      },
+    });
+    const model = new MockLanguageModelV3({ doGenerate: [toolStep(calls.editFlights), textStep("done")] });
+    const polar = createAiSdkGuard(f.guard);
+    const result = await generateText({ model, tools: polar.tools(tools), messages: [{ role: "user", content: "change my flights" }], stopWhen: stepCountIs(3), onStepFinish: (s) => void progress.push(...s.toolResults.map((r) => r.output)) });
+    expect(result.text).toBe("done");
+    expect(f.ran).toEqual({ update_reservation_flights: 1 });
+    expect(progress).toEqual([expect.objectContaining({ flights: calls.editFlights.arguments.flights })]);
+    expect(f.guard.pending()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
+    expect(replays(f)).toBe(true);
+  });
+
   test("a tool named `constructor` is a tool like any other (vetoed as unknown_tool, never run)", async () => {
     const f = fixture();
     let ran = 0;
