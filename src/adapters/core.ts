@@ -237,15 +237,25 @@ const MAX_DECLINED = 1024;
 
 /** Calls of one turn the guard let run, in order: the forward sequence of the next call of that turn. */
 class TurnLedger {
-  private readonly turns = new WeakMap<object, ToolCall[]>();
+  private readonly turns = new WeakMap<object, Decision[]>();
+  private readonly turnOf = new WeakMap<Decision, object>();
   turnCalls(turn: object | undefined): ToolCall[] {
-    return turn === undefined ? [] : (this.turns.get(turn) ?? []).slice();
+    return turn === undefined ? [] : (this.turns.get(turn) ?? []).map(executedCall);
   }
   record(turn: object | undefined, decision: Decision): void {
     if (turn === undefined || !decision.approved || decision.reason === "read_only") return;
     const list = this.turns.get(turn) ?? [];
-    list.push(executedCall(decision));
+    list.push(decision);
     this.turns.set(turn, list);
+    this.turnOf.set(decision, turn);
+  }
+  /** The call will not run after all (released): it is no earlier call of its turn. */
+  forget(decision: Decision): void {
+    const turn = this.turnOf.get(decision);
+    const list = turn === undefined ? undefined : this.turns.get(turn);
+    if (list === undefined) return;
+    const i = list.indexOf(decision);
+    if (i >= 0) list.splice(i, 1);
   }
 }
 
@@ -277,7 +287,16 @@ export function createSession(guard: Guard, options: AdapterOptions = {}): Guard
     options.onDecision?.(d);
     return d;
   };
-  const mayRun = (d: Decision): boolean => d.approved && !refusedAsDeclined.has(d);
+  /** An approved decision whose call the user has declined since (an identical call of the same step
+   * asked about after it) does not run either: it is released here, and refused as declined. */
+  const mayRun = (d: Decision): boolean => {
+    if (!d.approved || refusedAsDeclined.has(d)) return false;
+    if (!isBound(d.call)) return true;
+    refusedAsDeclined.add(d);
+    ledger.forget(d);
+    if (d.execution !== null) guard.release(d.execution);
+    return false;
+  };
   return {
     guard,
     decide(call, context) {
@@ -314,6 +333,7 @@ export function createSession(guard: Guard, options: AdapterOptions = {}): Guard
       guard.observe(executedCall(decision), undefined, changedNothing(error) ? { failed: true, execution: x } : { outcome: "unknown", execution: x });
     },
     release(decision) {
+      ledger.forget(decision);
       const x = execution(decision);
       if (x !== undefined) guard.release(x);
     },

@@ -430,6 +430,11 @@ export function createGuard(options: GuardOptions): Guard {
     return before;
   }
 
+  function frozenSnapshot(call: ToolCall): Record<string, unknown> | undefined {
+    const before = snapshot(call);
+    return before === undefined ? undefined : Object.freeze(before);
+  }
+
   function isMutating(copy: unknown): boolean {
     const name = (copy as { name?: unknown } | null)?.name;
     if (typeof name !== "string") return true;
@@ -455,7 +460,8 @@ export function createGuard(options: GuardOptions): Guard {
    * that is the snapshot taken then or, for a call this guard has not observed, the state now. */
   function withBefore(copy: ExecutedCall, key: string, call: ToolCall): ExecutedCall {
     if (copy.before !== undefined) return copy;
-    const before = lifecycle.observedBefore(key) ?? snapshot(call);
+    // A snapshot is a fresh object: frozen too, so the record is frozen all the way down.
+    const before = lifecycle.observedBefore(key) ?? frozenSnapshot(call);
     return before === undefined ? copy : Object.freeze({ ...copy, before });
   }
 

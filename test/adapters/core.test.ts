@@ -2,7 +2,7 @@
 // call becomes the call the guard judges, what the guard is told about the conversation and the turn,
 // what a framework approval counts as, and what reaches observe / release after the tool ran or not.
 import { describe, expect, test } from "vitest";
-import { createSession, FRAMEWORK_APPROVAL, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
+import { createSession, declinedMessage, FRAMEWORK_APPROVAL, FRAMEWORK_DECLINE, OpenDecisions, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
 import { NothingChangedError, type CheckContext, type Decision, type Guard } from "../../src/index.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
 import { calls, fixture } from "./fixtures.js";
@@ -297,5 +297,65 @@ describe("createSession: after the tool", () => {
     s.release(a);
     expect(f.guard.pending()).toEqual([]);
     expect(s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments)).reason).toBe("ok");
+  });
+});
+
+describe("the user's no (issue 21 item 13)", () => {
+  test("declined: recorded as a check with the no said last, and binding: a later decide of the same call is refused", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const cert = judgedCall(calls.certificate.name, calls.certificate.arguments);
+    const asked = s.decide(cert, { userMessages: ["send it"] });
+    expect(asked.route).toBe("ConsentEscalated");
+    const no = s.declined(cert, undefined, asked);
+    expect(contexts[1].userMessages).toEqual(["send it", FRAMEWORK_DECLINE]);
+    expect(no).toMatchObject({ route: "ConsentEscalated", consent: { consent: false } });
+    expect(s.isDeclined(no) && !s.mayRun(no)).toBe(true);
+    expect(s.refusal(no)).toBe(declinedMessage(calls.certificate));
+    // A consent to the old question no longer counts.
+    expect(s.consent(no)).toBe(no);
+    const retry = s.decide(judgedCall(calls.certificate.name, { ...calls.certificate.arguments }), { userMessages: ["send it", "please"] });
+    expect(s.isDeclined(retry) && !s.mayRun(retry)).toBe(true);
+    expect(f.log).toHaveLength(3);
+    // Another call is not bound.
+    expect(s.isDeclined(s.decide(judgedCall(calls.certificate.name, { user_id: "mia", amount: 5 })))).toBe(false);
+  });
+
+  test("an approved identical call held from before the no is released and refused when it comes to run", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const cancel = judgedCall(calls.cancelR1.name, calls.cancelR1.arguments);
+    const first = s.decide(cancel);
+    expect(first.approved).toBe(true);
+    s.declined(cancel);
+    expect(s.mayRun(first)).toBe(false);
+    expect(f.guard.pending()).toEqual([]);
+    expect(s.refusal(first)).toBe(declinedMessage(calls.cancelR1));
+  });
+});
+
+describe("OpenDecisions (issue 21 item 1)", () => {
+  test("an id holds one decision per call; find takes the one for exactly this call; the bounds drop and report the oldest", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const dropped: Decision[] = [];
+    const open = new OpenDecisions((d) => dropped.push(d), 2, 2);
+    const a = s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments));
+    const b = s.decide(judgedCall(read.name, { reservation_id: "R2" }));
+    open.put("call_0", a);
+    open.put("call_0", b);
+    expect(open.find("call_0", judgedCall(calls.cancelR1.name, '{"reservation_id":"R1"}'))).toBe(a);
+    expect(open.find("call_0", judgedCall(calls.cancelR1.name, { reservation_id: "R2" }))).toBeUndefined();
+    expect(open.find("call_0", judgedCall(read.name, { reservation_id: "R2" }))).toBe(b);
+    expect(open.latest("call_0")).toBe(b);
+    const c = s.decide(judgedCall(read.name, read.arguments));
+    open.put("call_0", c);
+    expect(dropped).toEqual([a]);
+    open.put("x", a);
+    open.put("y", a);
+    expect(dropped).toEqual([a, b, c]);
+    open.delete("y", a);
+    expect(open.all("y")).toEqual([]);
   });
 });

@@ -191,6 +191,15 @@ describe("a result the projection could not use", () => {
   });
 });
 
+describe("turn scope: an earlier call of the message not observed yet", () => {
+  it("is in the record with its `before` frozen too (found by the adapter-ids fuzz target)", () => {
+    const { g } = guard({ scope: "turn" });
+    const d = g.check(cancel, { turnCalls: [updateFlights] });
+    expect(d.forward[0]).toMatchObject({ name: "update_reservation_flights" });
+    expect(Object.isFrozen((d.forward[0] as { before?: object }).before)).toBe(true);
+  });
+});
+
 describe("a failure with an unknown outcome (issue 21, item 8)", () => {
   it("observe with `outcome: unknown` keeps the call in the sequence and marks what it acts on unknown", () => {
     const { g, state, sink } = guard();

@@ -10,8 +10,10 @@ import { guardParallelTarget } from "./guard-parallel.js";
 import { guardResultsTarget } from "./guard-results.js";
 import { auditTamperTarget } from "./audit-tamper.js";
 import { workerBatchTarget } from "./worker-batch.js";
+import { adapterIdsTarget } from "./adapter-ids.js";
 
 export const TARGETS: readonly FuzzTarget[] = [
   compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget,
   guardParallelTarget, guardResultsTarget, consentTimingTarget, auditTamperTarget, workerBatchTarget,
+  adapterIdsTarget,
 ];
