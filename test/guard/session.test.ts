@@ -84,7 +84,7 @@ describe("consent in a session", () => {
     const turn = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), policy: "escalate", config: { now: NOW } });
     const q = turn.check(updateFlights, { turnCalls: [certificate] });
     expect(q.question).toBe(
-      "Running `update_reservation_flights` after the earlier `send_certificate`: `send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)",
+      "Running `update_reservation_flights` on reservation `R1` after the earlier `send_certificate`: `send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)",
     );
   });
 });
