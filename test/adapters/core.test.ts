@@ -2,7 +2,7 @@
 // call becomes the call the guard judges, what the guard is told about the conversation and the turn,
 // what a framework approval counts as, and what reaches observe / release after the tool ran or not.
 import { describe, expect, test } from "vitest";
-import { createSession, declinedMessage, FRAMEWORK_APPROVAL, FRAMEWORK_DECLINE, OpenDecisions, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
+import { changedNothing, createSession, declinedMessage, FRAMEWORK_APPROVAL, FRAMEWORK_DECLINE, OpenDecisions, refusalMessage, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
 import { NothingChangedError, type CheckContext, type Decision, type Guard } from "../../src/index.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
 import { calls, fixture } from "./fixtures.js";
@@ -357,5 +357,63 @@ describe("OpenDecisions (issue 21 item 1)", () => {
     expect(dropped).toEqual([a, b, c]);
     open.delete("y", a);
     expect(open.all("y")).toEqual([]);
+  });
+});
+
+describe("one refusal text per case (issue 21 item 20)", () => {
+  test("declinedMessage names the call; long arguments are cut; arguments that are not JSON are left out", () => {
+    expect(declinedMessage(calls.certificate)).toBe('The user declined `send_certificate` with {"user_id":"mia"}: it was not run and will not be run in this session.');
+    const long = declinedMessage({ name: "t", arguments: { a: "x".repeat(500) } });
+    expect(long).toContain(`with {"a":"${"x".repeat(193)}…:`);
+    expect(long.length).toBeLessThan(300);
+    const at200 = { a: "x".repeat(192) }; // JSON text of exactly 200 characters: kept whole
+    expect(JSON.stringify(at200)).toHaveLength(200);
+    expect(declinedMessage({ name: "t", arguments: at200 })).toContain(`${JSON.stringify(at200)}:`);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(declinedMessage({ name: "t", arguments: cyclic })).toBe("The user declined `t`: it was not run and will not be run in this session.");
+    expect(declinedMessage({ name: "t" })).toBe("The user declined `t`: it was not run and will not be run in this session.");
+    expect(declinedMessage(null)).toBe("The user declined `(malformed call)`: it was not run and will not be run in this session.");
+  });
+
+  test("refusal: the question for an escalation, the guard's message for a veto, a code-named fallback without one", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const veto = s.decide(judgedCall(calls.cancelMissing.name, calls.cancelMissing.arguments));
+    expect(s.refusal(veto)).toBe(veto.message);
+    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
+    expect(s.refusal(asked)).toBe(asked.question);
+    expect(s.mayRun(asked)).toBe(false);
+    expect(s.isDeclined(asked)).toBe(false);
+    expect(refusalMessage({ ...veto, message: null } as Decision)).toBe("polar-guard: `missing_entity`");
+    expect(s.refusal({ ...asked, question: null, message: null } as Decision)).toBe("polar-guard: `external_side_effect`");
+  });
+
+  test("changedNothing reads an own `changedNothing: true` only", () => {
+    expect(changedNothing(new NothingChangedError("x"))).toBe(true);
+    expect(changedNothing({ changedNothing: true })).toBe(true);
+    for (const e of [undefined, null, "changedNothing", new Error("x"), { changedNothing: 1 }]) expect(changedNothing(e)).toBe(false);
+  });
+
+  test("OpenDecisions: unknown ids hold nothing; deleting one of two keeps the other; put replaces the decision it answers", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const open = new OpenDecisions();
+    expect(open.find("nope", calls.cancelR1)).toBeUndefined();
+    expect(open.latest("nope")).toBeUndefined();
+    expect(open.all("nope")).toEqual([]);
+    open.delete("nope", s.decide(judgedCall(read.name, read.arguments)));
+    const a = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
+    const b = s.decide(judgedCall(read.name, read.arguments));
+    open.put("i", a);
+    open.put("i", b);
+    open.delete("i", a);
+    expect(open.all("i")).toEqual([b]);
+    const c = s.decide(judgedCall(read.name, read.arguments));
+    open.put("i", c, b);
+    expect(open.all("i")).toEqual([c]);
+    open.put("i", c);
+    expect(open.all("i")).toEqual([c]);
+    expect([...open.entries()]).toEqual([["i", c]]);
   });
 });
