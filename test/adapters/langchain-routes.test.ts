@@ -251,6 +251,23 @@ describe("consent through interrupt()", () => {
     expect(f.log[2].call).toMatchObject({ arguments: other.arguments });
   });
 
+  test("two questions of one message under the same id are both kept: each resume answers its own call (issue 21 item 1)", async () => {
+    const f = fixture();
+    const { wrap } = setup(f);
+    const pause = new Error("GraphInterrupt");
+    const other = { name: "send_certificate", arguments: { user_id: "mia", amount: 100 } };
+    const seen: Req[] = [];
+    await expect(wrap(req(calls.certificate, "t1", [], () => { throw pause; }), handlerFor(f))).rejects.toBe(pause);
+    await expect(wrap(req(other, "t1", [], () => { throw pause; }), handlerFor(f))).rejects.toBe(pause);
+    // The graph resumes both calls: each reuses the question asked about it (no new check).
+    await wrap(req(calls.certificate, "t1", [], () => ({ approved: true })), handlerFor(f, seen));
+    await wrap(req(other, "t1", [], () => ({ approved: true })), handlerFor(f, seen));
+    expect(seen.map((r) => r.toolCall.args)).toEqual([calls.certificate.arguments, other.arguments]);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved", "send_certificate:ConsentApproved"]);
+    expect(f.log[2].call).toMatchObject({ arguments: calls.certificate.arguments });
+    expect(f.log[3].call).toMatchObject({ arguments: other.arguments });
+  });
+
   test("without a runtime the refused question is not kept: the id asked again later is decided again", async () => {
     const f = fixture();
     const { wrap } = setup(f);
