@@ -9,6 +9,8 @@ export {
   safeCreateGuard,
   wrapTools,
   isGuardRefusal,
+  NothingChangedError,
+  changedNothing,
   GuardError,
   isGuardError,
   DECISION_FORMAT,

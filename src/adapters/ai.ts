@@ -7,7 +7,7 @@
 // the tool on the arguments the guard judged and observes its real result.
 import type { ModelMessage, Tool, ToolApprovalResponse, ToolExecutionOptions, ToolModelMessage, ToolSet } from "ai";
 import type { Decision, Guard } from "../index.js";
-import { createSession, judgedArguments, judgedCall, ownEntry, sameCall, type AdapterOptions, type CallContext } from "./core.js";
+import { createSession, declinedMessage, judgedArguments, judgedCall, OpenDecisions, ownEntry, refusalMessage, sameCall, type AdapterOptions, type CallContext } from "./core.js";
 
 /** What the guard's decision means for one AI SDK tool call. */
 export type ApprovalStatus =
@@ -56,7 +56,7 @@ export interface AiSdkGuard {
   decision(toolCallId: string): Decision | undefined;
 }
 
-/** Decisions kept for calls not yet run or answered; the oldest are dropped beyond this. */
+/** Calls of the application's own tools kept until their result is seen; the oldest beyond this. */
 const MAX_OPEN = 1024;
 
 type Part = { type?: unknown; [k: string]: unknown };
@@ -110,12 +110,22 @@ function isCall(call: { toolName: unknown; input: unknown } | null, toolName: st
   return call !== null && typeof call.toolName === "string" && sameCall(judgedCall(call.toolName, call.input), judgedCall(toolName, input));
 }
 
-/** An approval request part as `result.content` (with `toolCall`) or a message (flat) has it. */
-function requestOf(p: Part): { approvalId: string; toolCallId: string; toolName: string } | null {
+/** An approval request part as `result.content` (with `toolCall`) or a message (flat) has it; `call`
+ * is the tool call it asks about (its own `toolCall`, else the latest `tool-call` part with its id
+ * before it), null when neither names a tool. */
+function requestOf(p: Part, calls: ReadonlyMap<string, { toolName: unknown; input: unknown }>): { approvalId: string; toolCallId: string; toolName: string; call: { toolName: unknown; input: unknown } | null } | null {
   if (p.type !== "tool-approval-request" || typeof p.approvalId !== "string") return null;
-  const call = (p.toolCall ?? p) as { toolCallId?: unknown; toolName?: unknown };
-  if (typeof call.toolCallId !== "string") return null;
-  return { approvalId: p.approvalId, toolCallId: call.toolCallId, toolName: typeof call.toolName === "string" ? call.toolName : "" };
+  const own = p.toolCall as { toolCallId?: unknown; toolName?: unknown; input?: unknown } | undefined;
+  const toolCallId = own?.toolCallId ?? p.toolCallId;
+  if (typeof toolCallId !== "string") return null;
+  const call = own !== undefined && typeof own.toolName === "string" && "input" in own ? { toolName: own.toolName, input: own.input } : (calls.get(toolCallId) ?? null);
+  const toolName = typeof own?.toolName === "string" ? own.toolName : typeof p.toolName === "string" ? p.toolName : typeof call?.toolName === "string" ? call.toolName : "";
+  return { approvalId: p.approvalId, toolCallId, toolName, call };
+}
+
+/** The call a part names as the guard judges it (null without a tool name). */
+function judgedOf(call: { toolName: unknown; input: unknown } | null) {
+  return call !== null && typeof call.toolName === "string" ? judgedCall(call.toolName, call.input) : null;
 }
 
 function isAsyncIterable(x: unknown): x is AsyncIterable<unknown> {
@@ -125,10 +135,20 @@ function isAsyncIterable(x: unknown): x is AsyncIterable<unknown> {
 /** The refusal the model sees when `execute` is reached for a call the guard did not let run. */
 export class GuardRefusalError extends Error {
   readonly decision: Decision;
-  constructor(decision: Decision) {
-    super(decision.message ?? `polar-guard: \`${decision.reason}\``);
+  constructor(decision: Decision, message: string = refusalMessage(decision)) {
+    super(message);
     this.name = "GuardRefusalError";
     this.decision = decision;
+  }
+}
+
+/** `execute` was reached for a call no decision was made for, under an id other calls hold: refused. */
+export class GuardBindingError extends Error {
+  readonly toolCallId: string;
+  constructor(toolName: string, toolCallId: string) {
+    super(`polar-guard: \`${toolName}\` was not run: no decision was made for this call; its id \`${toolCallId}\` belongs to another call`);
+    this.name = "GuardBindingError";
+    this.toolCallId = toolCallId;
   }
 }
 
@@ -141,8 +161,8 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
     map.set(key, value);
     return value;
   };
-  const open = new Map<string, Decision>();
-  const keep = (id: string, d: Decision): Decision => bounded(open, id, d);
+  /** Decisions by tool call id and call: a hook takes the one made for exactly its call. */
+  const open = new OpenDecisions((d) => session.release(d));
 
   /** The approval a consent decision came from. */
   const approvalOf = new WeakMap<Decision, string>();
@@ -172,7 +192,7 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
   /** Tools without `execute` (the application runs them itself) and their approved calls not yet seen
    * to run, by tool call id. */
   const clientTools = new Set<string>();
-  const clientCalls = new Map<string, Decision>();
+  const clientCalls = new Map<string, Decision[]>();
 
   /**
    * The results the application gave for approved calls of its own tools, as `tool-result` parts of
@@ -183,14 +203,60 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
     if (clientCalls.size === 0) return;
     for (const p of parts(messages)) {
       if (p.type !== "tool-result" || typeof p.toolCallId !== "string") continue;
-      const d = clientCalls.get(p.toolCallId);
-      if (d === undefined || p.toolName !== (d.call as { name?: unknown }).name) continue;
-      clientCalls.delete(p.toolCallId);
-      spend(d);
+      const list = clientCalls.get(p.toolCallId);
+      if (list === undefined) continue;
+      // The result's own call when it carries its input; otherwise the one call of that tool under the
+      // id. Two different calls under one id with a result that does not say which: neither is known
+      // to be what ran, so both are of unknown outcome (fail closed).
+      const named = "input" in p ? judgedCall(String(p.toolName), p.input) : null;
+      const mine = list.filter((d) => (named !== null ? sameCall(d.call, named) : (d.call as { name?: unknown }).name === p.toolName));
+      if (mine.length === 0) continue;
+      // One result settles one call: the oldest of those it can be. When they are different calls
+      // (the result does not say which ran), none is known to be the one: all are of unknown outcome.
+      const ambiguous = !mine.every((d) => sameCall(d.call, mine[0].call));
+      const settled = ambiguous ? mine : [mine[0]];
+      const rest = list.filter((d) => !settled.includes(d));
+      if (rest.length === 0) clientCalls.delete(p.toolCallId);
+      else clientCalls.set(p.toolCallId, rest);
       const output = (p.output ?? {}) as { type?: unknown; value?: unknown };
-      if (output.type === "execution-denied") session.release(d);
-      else if (output.type === "error-text" || output.type === "error-json") session.failed(d);
-      else session.ran(d, output.value);
+      for (const d of settled) {
+        spend(d);
+        if (ambiguous) session.failed(d, undefined);
+        else if (output.type === "execution-denied") session.release(d);
+        else if (output.type === "error-text" || output.type === "error-json") session.failed(d, undefined);
+        else session.ran(d, output.value);
+      }
+    }
+  }
+
+  /** Approval requests the user answered no, each recorded once (never forgotten, as `spent`). */
+  const answeredNo = new Set<string>();
+
+  /** The user's "no" to one of the guard's questions: recorded, and it binds the call (core). */
+  function declineOf(toolCallId: string, call: ReturnType<typeof judgedOf>, approvalId: string, context?: CallContext): void {
+    if (call === null || answeredNo.has(approvalId)) return;
+    const asked = open.find(toolCallId, call);
+    // Only an answer to the guard's own question is the user's no (a veto the adapter denied is not).
+    if (asked === undefined || asked.route !== "ConsentEscalated" || session.isDeclined(asked)) return;
+    answeredNo.add(approvalId);
+    open.put(toolCallId, session.declined(call, context, asked), asked);
+  }
+
+  /** The denials in the messages of approval requests the guard raised as questions. */
+  function declines(messages: readonly ModelMessage[], context: CallContext): void {
+    const calls = new Map<string, { toolName: unknown; input: unknown }>();
+    const requests = new Map<string, { toolCallId: string; call: ReturnType<typeof judgedOf> }>();
+    /** The last answer to each request (as for an approval, the last answer counts). */
+    const last = new Map<string, boolean>();
+    for (const p of parts(messages)) {
+      if (p.type === "tool-call" && typeof p.toolCallId === "string") calls.set(p.toolCallId, { toolName: p.toolName, input: p.input });
+      const req = requestOf(p, calls);
+      if (req !== null) requests.set(req.approvalId, { toolCallId: req.toolCallId, call: judgedOf(req.call) });
+      if (p.type === "tool-approval-response" && typeof p.approvalId === "string" && requests.has(p.approvalId)) last.set(p.approvalId, p.approved === true);
+    }
+    for (const [approvalId, approved] of last) {
+      const r = requests.get(approvalId)!;
+      if (!approved) declineOf(r.toolCallId, r.call, approvalId, context);
     }
   }
 
@@ -198,23 +264,23 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
   function status(toolName: string, input: unknown, toolCallId: string, messages: ModelMessage[]): ApprovalStatus {
     settle(messages);
     const context: CallContext = { userMessages: userMessages(messages), turn: messages };
+    declines(messages, context);
     const answer = validApproval(toolName, input, toolCallId, messages);
+    const call = judgedCall(toolName, input);
     let d: Decision;
     if (answer !== undefined) {
       // The SDK re-asks after an approval: the approval answers the guard's question about this call
       // (asked again, the same approval gives the same decision until the call has run).
-      const call = judgedCall(toolName, input);
-      const opened = open.get(toolCallId);
-      const asked = opened !== undefined && sameCall(opened.call, call) ? opened : session.decide(call, context);
-      d = keep(toolCallId, session.consent(asked, context));
+      const asked = open.find(toolCallId, call) ?? session.decide(call, context);
+      d = open.put(toolCallId, session.consent(asked, context), asked);
       if (d.route === "ConsentApproved") approvalOf.set(d, answer.approvalId);
     } else {
-      d = keep(toolCallId, session.decide(judgedCall(toolName, input), context));
+      d = open.put(toolCallId, session.decide(call, context));
     }
-    if (d.approved && clientTools.has(toolName) && d.execution !== null) bounded(clientCalls, toolCallId, d);
-    if (d.approved) return { type: "run", decision: d };
-    if (d.route === "ConsentEscalated") return { type: "ask", question: d.question ?? d.message ?? "", decision: d };
-    return { type: "denied", reason: d.message ?? `polar-guard: \`${d.reason}\``, decision: d };
+    if (session.mayRun(d) && clientTools.has(toolName) && d.execution !== null) bounded(clientCalls, toolCallId, [...(clientCalls.get(toolCallId) ?? []), d]);
+    if (session.mayRun(d)) return { type: "run", decision: d };
+    if (d.route === "ConsentEscalated" && !session.isDeclined(d)) return { type: "ask", question: session.refusal(d), decision: d };
+    return { type: "denied", reason: session.refusal(d), decision: d };
   }
 
   function guardTool(name: string, original: Tool): Tool {
@@ -230,25 +296,43 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
     };
     if (typeof execute !== "function") clientTools.add(name);
     else {
-      wrapped.execute = async (input: unknown, o: ToolExecutionOptions) => {
-        let d = open.get(o.toolCallId);
+      // Not async: the SDK reads a streaming tool's AsyncIterable from what execute returns at once (a
+      // promise of one would be taken as the final output). A refusal is a rejected promise.
+      wrapped.execute = ((input: unknown, o: ToolExecutionOptions): unknown => {
+        const call = judgedCall(name, input);
+        // Only the decision made for this tool with these arguments lets it run: another call of the
+        // step may carry the same id (an approved cancel of A and a read of B both `call_0`).
+        let d = open.find(o.toolCallId, call);
+        if (d === undefined && open.all(o.toolCallId).length > 0) {
+          // The id holds decisions for other calls only: which call this is cannot be told. Refused.
+          return Promise.reject(new GuardBindingError(name, o.toolCallId));
+        }
         // A call that reached execute without needsApproval (never expected): decide it now.
         if (d === undefined) d = status(name, input, o.toolCallId, o.messages).decision;
-        if (!d.approved) throw new GuardRefusalError(d);
-        open.delete(o.toolCallId);
+        if (!session.mayRun(d)) return Promise.reject(new GuardRefusalError(d, session.refusal(d)));
+        open.delete(o.toolCallId, d);
         spend(d);
         const decision = d;
         let result: unknown;
         try {
-          result = await execute(judgedArguments(decision), o);
+          result = execute(judgedArguments(decision), o);
         } catch (e) {
-          session.failed(decision);
-          throw e;
+          session.failed(decision, e);
+          return Promise.reject(e);
         }
         if (isAsyncIterable(result)) return observeStream(result, decision);
-        session.ran(decision, result);
-        return result;
-      };
+        return (async () => {
+          let value: unknown;
+          try {
+            value = await result;
+          } catch (e) {
+            session.failed(decision, e);
+            throw e;
+          }
+          session.ran(decision, value);
+          return value;
+        })();
+      }) as Tool["execute"];
     }
     return wrapped;
   }
@@ -262,7 +346,7 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
         yield v;
       }
     } catch (e) {
-      session.failed(decision);
+      session.failed(decision, e);
       throw e;
     }
     session.ran(decision, last);
@@ -276,20 +360,33 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
       else flat.push(...parts([x]));
     }
     const out: PendingApprovals = { denied: [], questions: [] };
+    const calls = new Map<string, { toolName: unknown; input: unknown }>();
     for (const p of flat) {
-      const req = requestOf(p);
+      if (p.type === "tool-call" && typeof p.toolCallId === "string") calls.set(p.toolCallId, { toolName: p.toolName, input: p.input });
+      const req = requestOf(p, calls);
       if (req === null) continue;
-      const d = open.get(req.toolCallId);
-      if (d === undefined) continue; // not a call this adapter decided: the application's own request
-      if (d.route === "ConsentEscalated") {
+      const held = open.all(req.toolCallId);
+      if (held.length === 0) continue; // not a call this adapter decided: the application's own request
+      const call = judgedOf(req.call);
+      // The request's call when the parts name it; else the id's only decision. An id shared by other
+      // calls with a request that does not say which: denied (fail closed).
+      const d = call !== null ? open.find(req.toolCallId, call) : held.length === 1 ? held[0] : undefined;
+      const { call: _asked, ...named } = req;
+      if (d === undefined) {
+        out.denied.push({ type: "tool-approval-response", approvalId: req.approvalId, approved: false, reason: `polar-guard: \`${req.toolName}\` was not run: no decision was made for this call; its id \`${req.toolCallId}\` belongs to another call` });
+      } else if (d.route === "ConsentEscalated" && !session.isDeclined(d)) {
+        const asked = d;
         out.questions.push({
-          ...req,
-          question: d.question ?? d.message ?? "",
-          answer: (approved) => ({ type: "tool-approval-response", approvalId: req.approvalId, approved, ...(approved ? {} : { reason: "the user declined" }) }),
+          ...named,
+          question: session.refusal(d),
+          answer: (approved) => {
+            if (!approved) declineOf(req.toolCallId, asked.call as ReturnType<typeof judgedOf>, req.approvalId);
+            return { type: "tool-approval-response", approvalId: req.approvalId, approved, ...(approved ? {} : { reason: declinedMessage(asked.call) }) };
+          },
         });
-      } else if (!d.approved) {
-        open.delete(req.toolCallId);
-        out.denied.push({ type: "tool-approval-response", approvalId: req.approvalId, approved: false, reason: d.message ?? `polar-guard: \`${d.reason}\`` });
+      } else if (!session.mayRun(d)) {
+        open.delete(req.toolCallId, d);
+        out.denied.push({ type: "tool-approval-response", approvalId: req.approvalId, approved: false, reason: session.refusal(d) });
       }
     }
     return out;
@@ -317,6 +414,6 @@ export function createAiSdkGuard(guard: Guard, options: AdapterOptions = {}): Ai
       for (const q of pending.questions) content.push(q.answer((await ask(q)) === true));
       return content.length === 0 ? null : { role: "tool", content };
     },
-    decision: (id) => open.get(id),
+    decision: (id) => open.latest(id),
   };
 }

@@ -101,6 +101,89 @@ export function textMessages(messages: readonly unknown[]): string[] {
   return messages.filter((m): m is string => typeof m === "string");
 }
 
+/**
+ * The decisions an adapter holds for calls not yet run or answered, by tool call id, each bound to
+ * its call (tool and arguments as JSON values). Models and OpenAI-compatible servers reuse ids: two
+ * calls of one step may share `call_0`, so an id holds a list and a hook finds the decision made for
+ * exactly the call it is about to run (`find`), never another call's. Bounded: the oldest ids are
+ * dropped beyond `maxIds`, the oldest calls of one id beyond `maxPerId`.
+ */
+export class OpenDecisions {
+  private readonly byId = new Map<string, Decision[]>();
+  /** `dropped` sees each decision forgotten for the bound (an approved one is released there). */
+  constructor(
+    private readonly dropped: (d: Decision) => void = () => {},
+    private readonly maxIds = 1024,
+    private readonly maxPerId = 16,
+  ) {}
+  /** Keeps `d` under `id`, after the decisions already there (two identical calls under one id are
+   * two entries: each run takes its own). `replaces`: the decision `d` answers (a consent), forgotten. */
+  put(id: string, d: Decision, replaces?: Decision): Decision {
+    const list = (this.byId.get(id) ?? []).filter((x) => x !== replaces && x !== d);
+    if (list.length >= this.maxPerId) this.dropped(list.shift()!);
+    list.push(d);
+    this.byId.delete(id);
+    if (this.byId.size >= this.maxIds) {
+      const oldest = this.byId.keys().next().value as string;
+      for (const x of this.byId.get(oldest) ?? []) this.dropped(x);
+      this.byId.delete(oldest);
+    }
+    this.byId.set(id, list);
+    return d;
+  }
+  /** The oldest decision under `id` made for exactly this call. */
+  find(id: string, call: unknown): Decision | undefined {
+    return this.byId.get(id)?.find((x) => sameCall(x.call, call));
+  }
+  /** Decisions under `id` (latest last), a copy. */
+  all(id: string): Decision[] {
+    return (this.byId.get(id) ?? []).slice();
+  }
+  /** The latest decision under `id`. */
+  latest(id: string): Decision | undefined {
+    const list = this.byId.get(id);
+    return list === undefined ? undefined : list[list.length - 1];
+  }
+  /** Forgets `d` (it ran, was answered or released). */
+  delete(id: string, d: Decision): void {
+    const list = this.byId.get(id);
+    if (list === undefined) return;
+    const rest = list.filter((x) => x !== d);
+    if (rest.length === 0) this.byId.delete(id);
+    else this.byId.set(id, rest);
+  }
+  /** Every decision held, with its id. */
+  *entries(): IterableIterator<[string, Decision]> {
+    for (const [id, list] of this.byId) for (const d of list) yield [id, d];
+  }
+}
+
+/** Whether a tool's error says the tool changed nothing (polar-guard's NothingChangedError, or any
+ * error with an own `changedNothing: true`); read here by shape, as the adapters import no package code. */
+export function changedNothing(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { changedNothing?: unknown }).changedNothing === true;
+}
+
+/** The words the model sees for a call that did not run: one text for every adapter. */
+export function refusalMessage(d: Decision): string {
+  return d.message ?? `polar-guard: \`${d.reason}\``;
+}
+
+/** What the model sees for a call the user declined (now or earlier in the session): one text for
+ * every adapter, naming the call, so the model does not retry it. */
+export function declinedMessage(call: unknown): string {
+  const c = call as { name?: unknown; arguments?: unknown } | null;
+  const name = typeof c?.name === "string" ? c.name : "(malformed call)";
+  let args = "";
+  try {
+    args = JSON.stringify(c?.arguments) ?? "";
+  } catch {
+    args = "";
+  }
+  if (args.length > 200) args = `${args.slice(0, 199)}…`;
+  return `The user declined \`${name}\`${args === "" ? "" : ` with ${args}`}: it was not run and will not be run in this session.`;
+}
+
 export interface GuardSession {
   readonly guard: Guard;
   /** One decision for a proposed call (one guard.check, one record). */
@@ -113,8 +196,21 @@ export interface GuardSession {
   consent(asked: Decision, context?: CallContext): Decision;
   /** The tool ran: feed its real result back (Layer B, the session's forward sequence). */
   ran(decision: Decision, result: unknown): void;
-  /** The tool threw: nothing is assumed to have changed. */
-  failed(decision: Decision): void;
+  /** The tool threw (`error`), or its framework reported an error: released only when the error says
+   * the tool changed nothing; any other failure may have written, so what it acts on becomes unknown. */
+  failed(decision: Decision, error?: unknown): void;
+  /**
+   * The user said no to the guard's question about this call (the framework's rejection): the "no" is
+   * recorded (a check with the answer as the user's last message, as for an approval) and binds the
+   * same call for the rest of the session: a later `decide` of it is refused (`declined(d)` true).
+   */
+  declined(call: JudgedCall, context?: CallContext, asked?: Decision): Decision;
+  /** Whether this decision is refused because the user declined its call earlier in the session. */
+  isDeclined(decision: Decision): boolean;
+  /** The decision allows the tool to run: approved by the guard and not declined by the user. */
+  mayRun(decision: Decision): boolean;
+  /** The text the model sees for a decision that may not run (the user's no, the refusal, the question). */
+  refusal(decision: Decision): string;
   /** An approved call that will not run after all: it leaves the forward sequence. */
   release(decision: Decision): void;
 }
@@ -133,17 +229,33 @@ function checkContext(ledger: TurnLedger, context: CallContext | undefined): Che
  */
 export const FRAMEWORK_APPROVAL = "Yes, approved (through the agent framework's approval request for this call).";
 
+/** The user's "no" as the consent step reads it: said after the question, it is a negation. */
+export const FRAMEWORK_DECLINE = "No, declined (through the agent framework's approval request for this call).";
+
+/** Calls the user declined, kept for the session; the oldest are dropped beyond this. */
+const MAX_DECLINED = 1024;
+
 /** Calls of one turn the guard let run, in order: the forward sequence of the next call of that turn. */
 class TurnLedger {
-  private readonly turns = new WeakMap<object, ToolCall[]>();
+  private readonly turns = new WeakMap<object, Decision[]>();
+  private readonly turnOf = new WeakMap<Decision, object>();
   turnCalls(turn: object | undefined): ToolCall[] {
-    return turn === undefined ? [] : (this.turns.get(turn) ?? []).slice();
+    return turn === undefined ? [] : (this.turns.get(turn) ?? []).map(executedCall);
   }
   record(turn: object | undefined, decision: Decision): void {
     if (turn === undefined || !decision.approved || decision.reason === "read_only") return;
     const list = this.turns.get(turn) ?? [];
-    list.push(executedCall(decision));
+    list.push(decision);
     this.turns.set(turn, list);
+    this.turnOf.set(decision, turn);
+  }
+  /** The call will not run after all (released): it is no earlier call of its turn. */
+  forget(decision: Decision): void {
+    const turn = this.turnOf.get(decision);
+    const list = turn === undefined ? undefined : this.turns.get(turn);
+    if (list === undefined) return;
+    const i = list.indexOf(decision);
+    if (i >= 0) list.splice(i, 1);
   }
 }
 
@@ -158,14 +270,57 @@ export function createSession(guard: Guard, options: AdapterOptions = {}): Guard
     return d;
   };
   const execution = (d: Decision): string | undefined => d.execution ?? undefined;
+  /** Calls the user declined (JudgedCall), and the decisions refused for that reason. */
+  const declinedCalls: unknown[] = [];
+  const refusedAsDeclined = new WeakSet<Decision>();
+  const isBound = (call: unknown): boolean => declinedCalls.some((c) => sameCall(c, call));
+  /** A check with the user's "no" said last: recorded as the guard's answer to a declined call. */
+  const checkDeclined = (call: unknown, context: CallContext | undefined, before: CheckContext): Decision => {
+    // Judged as it was asked (the turn's calls then), unless the framework says which turn it is now.
+    const turnCalls = context?.turn !== undefined ? ledger.turnCalls(context.turn) : before.turnCalls;
+    const ctx: CheckContext = { ...before, turnCalls, userMessages: [...(before.userMessages ?? []), FRAMEWORK_DECLINE] };
+    const d = guard.check(call, ctx);
+    refusedAsDeclined.add(d);
+    // The guard would let it run now (the state changed since): the user's no still binds it.
+    if (d.execution !== null) guard.release(d.execution);
+    askedIn.set(d, ctx);
+    options.onDecision?.(d);
+    return d;
+  };
+  /** An approved decision whose call the user has declined since (an identical call of the same step
+   * asked about after it) does not run either: it is released here, and refused as declined. */
+  const mayRun = (d: Decision): boolean => {
+    if (!d.approved || refusedAsDeclined.has(d)) return false;
+    if (!isBound(d.call)) return true;
+    refusedAsDeclined.add(d);
+    ledger.forget(d);
+    if (d.execution !== null) guard.release(d.execution);
+    return false;
+  };
   return {
     guard,
     decide(call, context) {
       const ctx = checkContext(ledger, context);
+      if (isBound(call)) return checkDeclined(call, context, ctx);
       return seen(guard.check(call, ctx), context, ctx);
     },
+    declined(call, context, asked) {
+      if (!isBound(call)) {
+        if (declinedCalls.length >= MAX_DECLINED) declinedCalls.shift();
+        declinedCalls.push(call);
+      }
+      const before = (asked !== undefined ? askedIn.get(asked) : undefined) ?? checkContext(ledger, context);
+      return checkDeclined(call, context, before);
+    },
+    isDeclined: (d) => refusedAsDeclined.has(d),
+    mayRun,
+    refusal(d) {
+      if (refusedAsDeclined.has(d)) return declinedMessage(d.call);
+      if (d.route === "ConsentEscalated") return d.question ?? refusalMessage(d);
+      return refusalMessage(d);
+    },
     consent(asked, context) {
-      if (asked.route !== "ConsentEscalated") return asked;
+      if (asked.route !== "ConsentEscalated" || refusedAsDeclined.has(asked)) return asked;
       const before = askedIn.get(asked) ?? checkContext(ledger, context);
       const ctx: CheckContext = { ...before, turnCalls: ledger.turnCalls(context?.turn), userMessages: [...(before.userMessages ?? []), FRAMEWORK_APPROVAL] };
       return seen(guard.check(asked.call, ctx), context, ctx);
@@ -173,10 +328,12 @@ export function createSession(guard: Guard, options: AdapterOptions = {}): Guard
     ran(decision, result) {
       guard.observe(executedCall(decision), result, { execution: execution(decision) });
     },
-    failed(decision) {
-      guard.observe(executedCall(decision), undefined, { failed: true, execution: execution(decision) });
+    failed(decision, error) {
+      const x = execution(decision);
+      guard.observe(executedCall(decision), undefined, changedNothing(error) ? { failed: true, execution: x } : { outcome: "unknown", execution: x });
     },
     release(decision) {
+      ledger.forget(decision);
       const x = execution(decision);
       if (x !== undefined) guard.release(x);
     },

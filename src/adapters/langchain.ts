@@ -7,7 +7,7 @@
 // is observed.
 import type { AgentMiddleware, ToolCallHandler, ToolCallRequest } from "langchain";
 import type { Decision, Guard } from "../index.js";
-import { createSession, judgedArguments, judgedCall, sameCall, type AdapterOptions, type CallContext } from "./core.js";
+import { createSession, judgedArguments, judgedCall, OpenDecisions, type AdapterOptions, type CallContext } from "./core.js";
 
 /** The value `interrupt()` raises for a consent question (what `result.__interrupt__[i].value` holds). */
 export interface ConsentInterrupt {
@@ -43,7 +43,8 @@ function text(content: unknown): string {
 
 export function polarMiddleware(guard: Guard, options: LangChainGuardOptions = {}): AgentMiddleware {
   const session = createSession(guard, options);
-  const open = new Map<string, Decision>();
+  /** Questions waiting for an answer, by tool call id and call (ids are reused across calls). */
+  const open = new OpenDecisions();
   const turns = new Map<string, object>();
   const bounded = <V>(map: Map<string, V>, key: string, value: V): V => {
     map.delete(key);
@@ -83,35 +84,39 @@ export function polarMiddleware(guard: Guard, options: LangChainGuardOptions = {
     const judged = judgedCall(toolCall.name, toolCall.args);
     // After an interrupt the graph runs this node again: the question already asked about this very
     // call is reused. A model or provider that reuses a tool call id for another call gets a new check.
-    const asked = id !== undefined ? open.get(id) : undefined;
-    let d = asked !== undefined && sameCall(asked.call, judged) ? asked : session.decide(judged, context);
-    if (d.route === "ConsentEscalated") {
+    const asked = id !== undefined ? open.find(id, judged) : undefined;
+    let d = asked ?? session.decide(judged, context);
+    if (d.route === "ConsentEscalated" && !session.isDeclined(d)) {
       const ask: ConsentInterrupt = { type: "polar-consent", question: d.question ?? d.message ?? "", toolCall: { id, name: toolCall.name, args: toolCall.args }, seq: d.seq };
       // Throws to pause the graph the first time; returns the resume value when it is resumed.
       const interrupt = request.runtime?.interrupt;
       // Without a LangGraph runtime (no checkpointer) nobody can answer: the question is the refusal,
       // and nothing stays open for the id.
       if (typeof interrupt !== "function") {
-        if (id !== undefined) open.delete(id);
-        return refuse(request, handler, ask.question);
+        if (id !== undefined) open.delete(id, d);
+        return refuse(request, handler, session.refusal(d));
       }
-      if (id !== undefined) bounded(open, id, d);
+      if (id !== undefined) open.put(id, d, d);
       const answer = interrupt(ask);
-      if (id !== undefined) open.delete(id);
-      if (!isApproval(answer)) return refuse(request, handler, `The user declined: ${ask.question}`);
+      if (id !== undefined) open.delete(id, d);
+      if (!isApproval(answer)) {
+        // The user's no: recorded, and it binds this call for the session (a retry is refused).
+        return refuse(request, handler, session.refusal(session.declined(judged, context, d)));
+      }
       d = session.consent(d, context);
     }
-    if (!d.approved) return refuse(request, handler, d.message ?? `polar-guard: \`${d.reason}\``);
+    if (!session.mayRun(d)) return refuse(request, handler, session.refusal(d));
     const decision = d;
     let out: Awaited<ReturnType<ToolCallHandler>>;
     try {
       out = await handler({ ...request, toolCall: { ...toolCall, args: judgedArguments(decision) } });
     } catch (e) {
-      session.failed(decision);
+      session.failed(decision, e);
       throw e;
     }
     const msg = out as Msg;
-    if (kind(msg) === "tool" && msg.status === "error") session.failed(decision);
+    // The tool node's own error message: the tool threw and the node caught it; what it did is unknown.
+    if (kind(msg) === "tool" && msg.status === "error") session.failed(decision, undefined);
     else session.ran(decision, kind(msg) === "tool" ? msg.content : out);
     return out;
   };

@@ -98,7 +98,8 @@ export interface CheckContext {
 }
 
 export interface ObserveOptions {
-  /** The call failed: nothing changed, nothing is recorded (the execution is released). */
+  /** The call failed and is known to have changed nothing: nothing is recorded (the execution is
+   * released). */
   failed?: boolean;
   /** `"unknown"`: the call may have run but its answer was lost (cancelled, timed out, the connection
    * dropped, a throw after writing). The execution is observed (it stays in the forward sequence, its
@@ -468,6 +469,7 @@ export function createGuard(options: GuardOptions): Guard {
    * that is the snapshot taken then or, for a call this guard has not observed, the state now. */
   function withBefore(copy: ExecutedCall, key: string, call: ToolCall): ExecutedCall {
     if (copy.before !== undefined) return copy;
+    // A snapshot is frozen (snapshot()), so the record is frozen all the way down.
     const before = lifecycle.observedBefore(key) ?? snapshot(call);
     return before === undefined ? copy : Object.freeze({ ...copy, before });
   }
@@ -724,6 +726,7 @@ export function createGuard(options: GuardOptions): Guard {
       if (x === undefined || x.state !== "pending") throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` is not pending`, "pass the `execution` of an approved decision, once");
       if (x.key !== key) throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` approved another call (\`${x.call.name}\`)`);
     } else x = lifecycle.match(key);
+    if (opts.outcome !== undefined && opts.outcome !== "unknown") throw new GuardError("invalid-call", "observe: `outcome` is not `unknown`");
     if (opts.failed === true) {
       if (x !== undefined) lifecycle.release(x);
       return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: null };

@@ -3,6 +3,7 @@
 // `{ polar: route, message }` (the refusal or the consent question) instead of running; a call that
 // runs has its result observed (Layer B and, in session scope, the forward sequence), as the
 // execution the check approved, so parallel calls (Promise.all) are judged with each other pending.
+// A tool that throws is observed with an unknown outcome unless its error says it changed nothing.
 import type { Route } from "../policies/types.js";
 import type { Decision } from "./decision.js";
 import type { CheckContext, Guard, ObserveReport } from "./guard.js";
@@ -25,6 +26,25 @@ export interface WrapOptions {
   /** Sees what observe() made of each result: `report.unknown` lists what a result that could not
    * be projected made unknown (later decisions on it fail closed until `guard.markKnown`). */
   onObserve?: (report: ObserveReport, decision: Decision) => void;
+}
+
+/**
+ * What a tool throws when it failed before changing anything (a validation error, a refused request):
+ * the guard releases the call. Any other error is a failure with an unknown outcome: the call may have
+ * written before it threw, so what it acts on is unknown to later decisions until it is read again.
+ * An error of another class with an own `changedNothing: true` property counts the same.
+ */
+export class NothingChangedError extends Error {
+  readonly changedNothing = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "NothingChangedError";
+  }
+}
+
+/** Whether a tool's error says the tool changed nothing (NothingChangedError, or `changedNothing: true`). */
+export function changedNothing(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { changedNothing?: unknown }).changedNothing === true;
 }
 
 export function isGuardRefusal(x: unknown): x is GuardRefusal {
@@ -54,8 +74,10 @@ export function wrapTools<T extends Record<string, ToolFunction>>(guard: Guard, 
       try {
         result = await run(runArgs);
       } catch (e) {
-        // The tool failed: nothing is assumed to have changed, so nothing is recorded.
-        guard.observe(judged, undefined, { failed: true, execution });
+        // The tool failed. Only a failure it says changed nothing releases the call; any other may have
+        // written before it threw (a timeout after the write), so what it acts on becomes unknown.
+        const report = guard.observe(judged, undefined, changedNothing(e) ? { failed: true, execution } : { outcome: "unknown", execution });
+        options.onObserve?.(report, decision);
         throw e;
       }
       const report = guard.observe(judged, result, { execution });

@@ -4,7 +4,9 @@
 // ai.test.ts.
 import { describe, expect, test } from "vitest";
 import { jsonSchema, tool, type ModelMessage, type Tool, type ToolSet } from "ai";
-import { createAiSdkGuard, GuardRefusalError } from "../../src/adapters/ai.js";
+import { createAiSdkGuard, GuardBindingError, GuardRefusalError } from "../../src/adapters/ai.js";
+import { declinedMessage } from "../../src/adapters/core.js";
+import { NothingChangedError } from "../../src/index.js";
 import type { CheckContext, Decision, Guard } from "../../src/index.js";
 import { calls, fixture, routes, type Fixture } from "./fixtures.js";
 
@@ -198,16 +200,20 @@ describe("needsApproval: the guard decides", () => {
     expect(polar.decision("c")?.route).toBe("ConsentApproved");
   });
 
-  test("the last answer to a request counts", async () => {
+  test("the last answer to a request counts (a last no binds the call: see the user's no)", async () => {
     const f = fixture();
     const { guarded, polar } = setup(f);
     await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"));
-    const changed = [request("c", "ap1", calls.certificate), response("ap1", true), response("ap1", false)];
-    await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", changed));
-    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
     const again = [request("c", "ap1", calls.certificate), response("ap1", false), response("ap1", true)];
     await guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", again));
     expect(polar.decision("c")?.route).toBe("ConsentApproved");
+    const g = fixture();
+    const second = setup(g);
+    await second.guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c"));
+    const changed = [request("c", "ap1", calls.certificate), response("ap1", true), response("ap1", false)];
+    expect(await second.guarded.send_certificate.needsApproval(calls.certificate.arguments, opts("c", changed))).toBe(true);
+    expect(second.polar.decision("c")?.route).toBe("ConsentEscalated");
+    expect(routes(g.log)).not.toContain("send_certificate:ConsentApproved");
   });
 
   test("an approval never overrides a veto: the request stays, execute refuses", async () => {
@@ -243,8 +249,10 @@ describe("execute: runs what the guard judged, and observes it", () => {
     const { guarded, polar, seen } = setup(f);
     await guarded.update_reservation_flights.needsApproval(calls.editFlights.arguments, opts("a"));
     expect(f.guard.pending()).toHaveLength(1);
-    const out = await guarded.update_reservation_flights.execute!({ reservation_id: "R1", flights: "changed by the SDK" }, opts("a"));
+    const input = structuredClone(calls.editFlights.arguments) as Record<string, unknown>;
+    const out = await guarded.update_reservation_flights.execute!(input, opts("a"));
     expect(seen.update_reservation_flights).toEqual([calls.editFlights.arguments]);
+    expect(seen.update_reservation_flights[0]).not.toBe(input);
     expect(out).toMatchObject({ flights: calls.editFlights.arguments.flights });
     expect(f.guard.pending()).toEqual([]);
     expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
@@ -275,14 +283,25 @@ describe("execute: runs what the guard judged, and observes it", () => {
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
   });
 
-  test("a tool that throws: the error reaches the SDK, the execution is released, nothing observed", async () => {
+  test("a tool that throws: the error reaches the SDK; its outcome is unknown, so what it acts on is unknown (issue 21 item 8)", async () => {
     const f = fixture("escalate", "session");
     const { guarded } = setup(f);
     await guarded.update_reservation_flights.needsApproval(calls.broken.arguments, opts("a"));
     await expect(guarded.update_reservation_flights.execute!(calls.broken.arguments, opts("a"))).rejects.toThrow("the booking system is down");
     expect(f.guard.pending()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    // It may have written before it threw: a later cancel (whose π would restore the stale flights) fails closed.
+    expect(f.guard.check(calls.cancelR1)).toMatchObject({ approved: false, reason: "unknown_state" });
+  });
+
+  test("a tool that throws NothingChangedError: the execution is released, nothing observed", async () => {
+    const f = fixture("escalate", "session");
+    const { polar } = setup(f);
+    const t = (polar.tools({ update_reservation_flights: tool({ inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }), execute: async (): Promise<unknown> => { throw new NothingChangedError("invalid flight"); } }) }) as unknown as Record<string, Hooks>).update_reservation_flights;
+    await t.needsApproval(calls.editFlights.arguments, opts("a"));
+    await expect(t.execute!(calls.editFlights.arguments, opts("a"))).rejects.toThrow("invalid flight");
+    expect(f.guard.pending()).toEqual([]);
     expect(f.guard.sequence()).toEqual([]);
-    // Released, so a later cancel is not judged with it.
     expect(f.guard.check(calls.cancelR1).reason).toBe("ok");
   });
 
@@ -321,7 +340,7 @@ describe("execute: runs what the guard judged, and observes it", () => {
     expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
   });
 
-  test("a stream that throws: the error passes through, the execution is released, nothing observed", async () => {
+  test("a stream that throws: the error passes through, the outcome is unknown", async () => {
     const f = fixture("escalate", "session");
     const { polar } = setup(f);
     const t = (
@@ -345,7 +364,9 @@ describe("execute: runs what the guard judged, and observes it", () => {
     ).rejects.toThrow("stream broke");
     expect(values).toEqual([{ progress: 1 }]);
     expect(f.guard.pending()).toEqual([]);
-    expect(f.guard.sequence()).toEqual([]);
+    // A stream that broke after it started may have written: its outcome is unknown.
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 });
 
@@ -397,8 +418,9 @@ describe("a tool without execute: the application's result is observed from the 
   test("a result, an error output and a denial: observed, observed as failed, released", async () => {
     for (const [output, sequence, flights] of [
       [{ type: "json", value: { flights: calls.editFlights.arguments.flights } }, ["update_reservation_flights"], calls.editFlights.arguments.flights],
-      [{ type: "error-text", value: "the booking system is down" }, [], undefined],
-      [{ type: "error-json", value: { error: "down" } }, [], undefined],
+      // An error output may follow a write: the outcome is unknown (kept, what it acts on unknown).
+      [{ type: "error-text", value: "the booking system is down" }, ["update_reservation_flights"], undefined],
+      [{ type: "error-json", value: { error: "down" } }, ["update_reservation_flights"], undefined],
       [{ type: "execution-denied", reason: "not now" }, [], undefined],
     ] as const) {
       const { f, guarded } = clientSetup();
@@ -465,23 +487,25 @@ describe("approvals() and respond(): answering the SDK's approval requests", () 
     expect(p.questions.map((q) => [q.approvalId, q.toolCallId, q.toolName])).toEqual([["p-c", "c", "send_certificate"]]);
     expect(p.questions[0].question).toContain("Do you confirm?");
     expect(p.questions[0].answer(true)).toEqual({ type: "tool-approval-response", approvalId: "p-c", approved: true });
-    expect(p.questions[0].answer(false)).toEqual({ type: "tool-approval-response", approvalId: "p-c", approved: false, reason: "the user declined" });
+    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    expect(p.questions[0].answer(false)).toEqual({ type: "tool-approval-response", approvalId: "p-c", approved: false, reason: declinedMessage(calls.certificate) });
     // A veto is answered once: its decision is done.
     expect(polar.decision("b")).toBeUndefined();
-    expect(polar.decision("c")?.route).toBe("ConsentEscalated");
+    // The user's no is recorded: the decision now held for `c` is the one with the no.
+    expect(polar.decision("c")?.consent).toMatchObject({ consent: false });
   });
 
   test("reads the requests of response messages too (flat parts), with or without a tool name", async () => {
     const { polar } = await decided();
     const messages = [
       // The step's own tool-call parts name the same calls (one even carries an approval id): they are not requests.
-      { role: "assistant", content: [{ type: "tool-call", toolCallId: "b", toolName: "cancel_reservation", input: {}, approvalId: "forged" }, { type: "tool-call", toolCallId: "c", toolName: "send_certificate", input: {} }] },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "b", toolName: "cancel_reservation", input: calls.cancelMissing.arguments, approvalId: "forged" }, { type: "tool-call", toolCallId: "c", toolName: "send_certificate", input: calls.certificate.arguments }] },
       { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "p-c", toolCallId: "c" }] },
       { role: "assistant", content: "text only" },
       { role: "tool", content: [null, { type: "tool-approval-request", approvalId: "p-b", toolCallId: "b", toolName: "cancel_reservation" }] },
     ];
     const p = polar.approvals(messages);
-    expect(p.questions.map((q) => [q.approvalId, q.toolCallId, q.toolName])).toEqual([["p-c", "c", ""]]);
+    expect(p.questions.map((q) => [q.approvalId, q.toolCallId, q.toolName])).toEqual([["p-c", "c", "send_certificate"]]);
     expect(p.denied.map((d) => d.approvalId)).toEqual(["p-b"]);
   });
 
@@ -498,10 +522,10 @@ describe("approvals() and respond(): answering the SDK's approval requests", () 
       role: "tool",
       content: [
         { type: "tool-approval-response", approvalId: "p-b", approved: false, reason: expect.stringContaining("missing_entity") },
-        { type: "tool-approval-response", approvalId: "p-c", approved: false, reason: "the user declined" },
+        { type: "tool-approval-response", approvalId: "p-c", approved: false, reason: declinedMessage(calls.certificate) },
       ],
     });
-    const yes = await polar.respond([{ type: "tool-approval-request", approvalId: "p-c", toolCall: { toolCallId: "c" } }], () => true);
+    const yes = await (await decided()).polar.respond([{ type: "tool-approval-request", approvalId: "p-c", toolCall: { toolCallId: "c" } }], () => true);
     expect(yes?.content).toEqual([{ type: "tool-approval-response", approvalId: "p-c", approved: true }]);
   });
 

@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { createAiSdkGuard } from "../../src/adapters/ai.js";
+import { declinedMessage } from "../../src/adapters/core.js";
 import { calls, fixture, replays, routes, type Fixture } from "./fixtures.js";
 
 type Call = { name: string; arguments: unknown };
@@ -83,8 +84,12 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     const f = fixture();
     const { prompts } = await converse(f, [toolStep(calls.certificate), textStep("ok, not sent")], () => false);
     expect(f.ran).toEqual({});
-    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+    // The user's no is recorded (the consent step read it: consent false) and the log still replays.
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+    expect(f.log[1].consent).toMatchObject({ consent: false });
     expect(prompts.at(-1)).toContain("execution-denied");
+    expect(prompts.at(-1)).toContain("The user declined");
+    expect(replays(f)).toBe(true);
   });
 
   test("a \"yes\" in the conversation before the question is not consent", async () => {
@@ -110,30 +115,80 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     // about again (and, declined, does not run): the first approval answered the first question only.
     expect(questions).toHaveLength(3);
     expect(f.ran).toEqual({ send_certificate: 1 });
+    // Each no is recorded after its question.
     expect(routes(f.log)).toEqual([
       "send_certificate:ConsentEscalated",
       "send_certificate:ConsentApproved",
       "send_certificate:ConsentEscalated",
       "send_certificate:ConsentEscalated",
+      "send_certificate:ConsentEscalated",
+      "send_certificate:ConsentEscalated",
     ]);
+    expect(f.log.map((d) => d.consent?.consent ?? null)).toEqual([false, true, false, false, false, false]);
     expect(replays(f)).toBe(true);
+  });
+
+  test("two calls of one step under the same id: each runs on its own decision, never the other's (issue 21 item 1)", async () => {
+    const f = fixture();
+    const read = { name: "get_reservation_details", arguments: { reservation_id: "R2" } };
+    const seen: { name: string; input: unknown }[] = [];
+    const tools: ToolSet = {};
+    for (const [name, run] of Object.entries(f.impl)) {
+      tools[name] = tool({ description: name, inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }), execute: (args: Record<string, unknown>) => (seen.push({ name, input: args }), run(args)) });
+    }
+    await converse(f, [toolStepWithIds(["call_0", calls.cancelR1], ["call_0", read]), textStep("done")], () => false, tools);
+    expect(seen).toContainEqual({ name: "cancel_reservation", input: calls.cancelR1.arguments });
+    expect(seen).not.toContainEqual({ name: "cancel_reservation", input: read.arguments });
+    // Every run has the record of the decision made for exactly it.
+    for (const s of seen) expect(f.log.some((d) => (d.call as { name: string }).name === s.name && JSON.stringify((d.call as { arguments: unknown }).arguments) === JSON.stringify(s.input) && d.approved)).toBe(true);
+    expect(replays(f)).toBe(true);
+  });
+
+  test("a user's no binds the call for the session: the model's retry in its next message is refused, not run (issue 21 item 13)", async () => {
+    const f = fixture();
+    const { questions, prompts } = await converse(f, [toolStep(calls.certificate), toolStep(calls.certificate), textStep("not sent")], () => false);
+    expect(f.ran).toEqual({});
+    // Asked once; the retry is refused with the user's no (recorded), never asked again nor run.
+    expect(questions).toHaveLength(1);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+    expect(f.log.map((d) => d.consent?.consent)).toEqual([false, false, false]);
+    // The same words in every adapter (issue 21 item 20): the call, and that the user declined it.
+    expect(prompts.at(-1)).toContain(JSON.stringify(declinedMessage(calls.certificate)).slice(1, -1));
+    expect(replays(f)).toBe(true);
+  });
+
+  test("a no given as the application's own denial in the messages is recorded and binds too", async () => {
+    const f = fixture();
+    const model = new MockLanguageModelV3({ doGenerate: [toolStep(calls.certificate), toolStep(calls.certificate), textStep("ok")] });
+    const polar = createAiSdkGuard(f.guard);
+    const tools = polar.tools(aiTools(f));
+    const messages: ModelMessage[] = [{ role: "user", content: "send it" }];
+    const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+    messages.push(...first.response.messages);
+    const req = polar.approvals(first.content).questions[0];
+    messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: req.approvalId, approved: false }] });
+    await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+    expect(f.ran).toEqual({});
+    expect(f.log.map((d) => d.consent?.consent)).toEqual([false, false, false]);
+    expect(polar.approvals([]).questions).toEqual([]);
   });
 
   test("a parallel pair: the second call is judged with the first (overlap_conflict), only the first runs", async () => {
     const f = fixture();
     const { questions } = await converse(f, [toolStep(calls.editFlights, calls.cancelR1), textStep("done")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
-    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated", "cancel_reservation:ConsentEscalated"]);
     expect(f.log[1].reason).toBe("overlap_conflict");
     expect(questions).toHaveLength(1);
   });
 
-  test("a tool that throws: the error reaches the model, nothing is observed", async () => {
+  test("a tool that throws: the error reaches the model; its outcome is unknown (kept, what it acts on unknown)", async () => {
     const f = fixture("escalate", "session");
     const { prompts } = await converse(f, [toolStep(calls.broken), textStep("it failed")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(prompts.at(-1)).toContain("the booking system is down");
-    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 
   test("an executed call is observed with its real result (session scope: in the forward sequence)", async () => {
@@ -171,7 +226,32 @@ describe("polar-guard/ai (AI SDK 6 generateText)", () => {
     await converse(f, [toolStepWithIds(["e1", calls.editFlights]), toolStepWithIds(["c1", calls.certificate]), textStep("ok")], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
-    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "send_certificate:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+  });
+
+  test("a streaming tool (async-generator execute) runs under generateText and its last value is observed (issue 21 item 9)", async () => {
+    const f = fixture("escalate", "session");
+    const tools = aiTools(f);
+    const progress: unknown[] = [];
+    tools.update_reservation_flights = tool({
+      description: "streams its progress",
+      inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }),
+      execute: async function* (args: Record<string, unknown>) {
+        yield { status: "updating" };
+        const done = await f.impl.update_reservation_flights(args);
+        yield done;
+      },
+    });
+    const model = new MockLanguageModelV3({ doGenerate: [toolStep(calls.editFlights), textStep("done")] });
+    const polar = createAiSdkGuard(f.guard);
+    const result = await generateText({ model, tools: polar.tools(tools), messages: [{ role: "user", content: "change my flights" }], stopWhen: stepCountIs(3), onStepFinish: (s) => void progress.push(...s.toolResults.map((r) => r.output)) });
+    expect(result.text).toBe("done");
+    expect(f.ran).toEqual({ update_reservation_flights: 1 });
+    expect(progress).toEqual([expect.objectContaining({ flights: calls.editFlights.arguments.flights })]);
+    expect(f.guard.pending()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
+    expect(replays(f)).toBe(true);
   });
 
   test("a tool named `constructor` is a tool like any other (vetoed as unknown_tool, never run)", async () => {

@@ -2,8 +2,8 @@
 // call becomes the call the guard judges, what the guard is told about the conversation and the turn,
 // what a framework approval counts as, and what reaches observe / release after the tool ran or not.
 import { describe, expect, test } from "vitest";
-import { createSession, FRAMEWORK_APPROVAL, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
-import type { CheckContext, Decision, Guard } from "../../src/index.js";
+import { changedNothing, createSession, declinedMessage, FRAMEWORK_APPROVAL, FRAMEWORK_DECLINE, OpenDecisions, refusalMessage, judgedArguments, judgedCall, ownEntry, sameCall, textMessages } from "../../src/adapters/core.js";
+import { NothingChangedError, type CheckContext, type Decision, type Guard } from "../../src/index.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
 import { calls, fixture } from "./fixtures.js";
 
@@ -262,15 +262,27 @@ describe("createSession: after the tool", () => {
     expect(f.guard.state.slot("reservation", "R1", "flights")).toEqual(calls.editFlights.arguments.flights);
   });
 
-  test("failed: that execution is released, nothing is observed", () => {
+  test("failed with an error that says nothing changed: that execution is released, nothing is observed", () => {
     const f = fixture("escalate", "session");
     const s = createSession(f.guard);
     const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
     const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
-    s.failed(b);
+    s.failed(b, new NothingChangedError("refused by the booking system"));
     expect(f.guard.pending().map((p) => p.execution)).toEqual([a.execution]);
     expect(f.guard.sequence()).toEqual([]);
     expect(f.guard.state.slot("reservation", "R1", "flights")).not.toEqual(calls.editFlights.arguments.flights);
+  });
+
+  test("failed with any other error (or none): the outcome is unknown, what it acts on is unknown (issue 21 item 8)", () => {
+    for (const error of [new Error("timed out"), undefined, { changedNothing: "true" }]) {
+      const f = fixture("escalate", "session");
+      const s = createSession(f.guard);
+      const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+      s.failed(b, error);
+      expect(f.guard.pending()).toEqual([]);
+      expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+      expect(s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments))).toMatchObject({ approved: false, reason: "unknown_state" });
+    }
   });
 
   test("release: an approved call that will not run leaves the forward sequence; a decision without an execution is a no-op", () => {
@@ -285,5 +297,123 @@ describe("createSession: after the tool", () => {
     s.release(a);
     expect(f.guard.pending()).toEqual([]);
     expect(s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments)).reason).toBe("ok");
+  });
+});
+
+describe("the user's no (issue 21 item 13)", () => {
+  test("declined: recorded as a check with the no said last, and binding: a later decide of the same call is refused", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const cert = judgedCall(calls.certificate.name, calls.certificate.arguments);
+    const asked = s.decide(cert, { userMessages: ["send it"] });
+    expect(asked.route).toBe("ConsentEscalated");
+    const no = s.declined(cert, undefined, asked);
+    expect(contexts[1].userMessages).toEqual(["send it", FRAMEWORK_DECLINE]);
+    expect(no).toMatchObject({ route: "ConsentEscalated", consent: { consent: false } });
+    expect(s.isDeclined(no) && !s.mayRun(no)).toBe(true);
+    expect(s.refusal(no)).toBe(declinedMessage(calls.certificate));
+    // A consent to the old question no longer counts.
+    expect(s.consent(no)).toBe(no);
+    const retry = s.decide(judgedCall(calls.certificate.name, { ...calls.certificate.arguments }), { userMessages: ["send it", "please"] });
+    expect(s.isDeclined(retry) && !s.mayRun(retry)).toBe(true);
+    expect(f.log).toHaveLength(3);
+    // Another call is not bound.
+    expect(s.isDeclined(s.decide(judgedCall(calls.certificate.name, { user_id: "mia", amount: 5 })))).toBe(false);
+  });
+
+  test("an approved identical call held from before the no is released and refused when it comes to run", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const cancel = judgedCall(calls.cancelR1.name, calls.cancelR1.arguments);
+    const first = s.decide(cancel);
+    expect(first.approved).toBe(true);
+    s.declined(cancel);
+    expect(s.mayRun(first)).toBe(false);
+    expect(f.guard.pending()).toEqual([]);
+    expect(s.refusal(first)).toBe(declinedMessage(calls.cancelR1));
+  });
+});
+
+describe("OpenDecisions (issue 21 item 1)", () => {
+  test("an id holds one decision per call; find takes the one for exactly this call; the bounds drop and report the oldest", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const dropped: Decision[] = [];
+    const open = new OpenDecisions((d) => dropped.push(d), 2, 2);
+    const a = s.decide(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments));
+    const b = s.decide(judgedCall(read.name, { reservation_id: "R2" }));
+    open.put("call_0", a);
+    open.put("call_0", b);
+    expect(open.find("call_0", judgedCall(calls.cancelR1.name, '{"reservation_id":"R1"}'))).toBe(a);
+    expect(open.find("call_0", judgedCall(calls.cancelR1.name, { reservation_id: "R2" }))).toBeUndefined();
+    expect(open.find("call_0", judgedCall(read.name, { reservation_id: "R2" }))).toBe(b);
+    expect(open.latest("call_0")).toBe(b);
+    const c = s.decide(judgedCall(read.name, read.arguments));
+    open.put("call_0", c);
+    expect(dropped).toEqual([a]);
+    open.put("x", a);
+    open.put("y", a);
+    expect(dropped).toEqual([a, b, c]);
+    open.delete("y", a);
+    expect(open.all("y")).toEqual([]);
+  });
+});
+
+describe("one refusal text per case (issue 21 item 20)", () => {
+  test("declinedMessage names the call; long arguments are cut; arguments that are not JSON are left out", () => {
+    expect(declinedMessage(calls.certificate)).toBe('The user declined `send_certificate` with {"user_id":"mia"}: it was not run and will not be run in this session.');
+    const long = declinedMessage({ name: "t", arguments: { a: "x".repeat(500) } });
+    expect(long).toContain(`with {"a":"${"x".repeat(193)}…:`);
+    expect(long.length).toBeLessThan(300);
+    const at200 = { a: "x".repeat(192) }; // JSON text of exactly 200 characters: kept whole
+    expect(JSON.stringify(at200)).toHaveLength(200);
+    expect(declinedMessage({ name: "t", arguments: at200 })).toContain(`${JSON.stringify(at200)}:`);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(declinedMessage({ name: "t", arguments: cyclic })).toBe("The user declined `t`: it was not run and will not be run in this session.");
+    expect(declinedMessage({ name: "t" })).toBe("The user declined `t`: it was not run and will not be run in this session.");
+    expect(declinedMessage(null)).toBe("The user declined `(malformed call)`: it was not run and will not be run in this session.");
+  });
+
+  test("refusal: the question for an escalation, the guard's message for a veto, a code-named fallback without one", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const veto = s.decide(judgedCall(calls.cancelMissing.name, calls.cancelMissing.arguments));
+    expect(s.refusal(veto)).toBe(veto.message);
+    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
+    expect(s.refusal(asked)).toBe(asked.question);
+    expect(s.mayRun(asked)).toBe(false);
+    expect(s.isDeclined(asked)).toBe(false);
+    expect(refusalMessage({ ...veto, message: null } as Decision)).toBe("polar-guard: `missing_entity`");
+    expect(s.refusal({ ...asked, question: null, message: null } as Decision)).toBe("polar-guard: `external_side_effect`");
+  });
+
+  test("changedNothing reads an own `changedNothing: true` only", () => {
+    expect(changedNothing(new NothingChangedError("x"))).toBe(true);
+    expect(changedNothing({ changedNothing: true })).toBe(true);
+    for (const e of [undefined, null, "changedNothing", new Error("x"), { changedNothing: 1 }]) expect(changedNothing(e)).toBe(false);
+  });
+
+  test("OpenDecisions: unknown ids hold nothing; deleting one of two keeps the other; put replaces the decision it answers", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const open = new OpenDecisions();
+    expect(open.find("nope", calls.cancelR1)).toBeUndefined();
+    expect(open.latest("nope")).toBeUndefined();
+    expect(open.all("nope")).toEqual([]);
+    open.delete("nope", s.decide(judgedCall(read.name, read.arguments)));
+    const a = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
+    const b = s.decide(judgedCall(read.name, read.arguments));
+    open.put("i", a);
+    open.put("i", b);
+    open.delete("i", a);
+    expect(open.all("i")).toEqual([b]);
+    const c = s.decide(judgedCall(read.name, read.arguments));
+    open.put("i", c, b);
+    expect(open.all("i")).toEqual([c]);
+    open.put("i", c);
+    expect(open.all("i")).toEqual([c]);
+    expect([...open.entries()]).toEqual([["i", c]]);
   });
 });

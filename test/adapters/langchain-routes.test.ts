@@ -5,7 +5,8 @@
 import { describe, expect, test } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { isApproval, polarMiddleware, type ConsentInterrupt } from "../../src/adapters/langchain.js";
-import type { CheckContext, Guard } from "../../src/index.js";
+import { declinedMessage } from "../../src/adapters/core.js";
+import { NothingChangedError, type CheckContext, type Guard } from "../../src/index.js";
 import { calls, fixture, routes, type Fixture } from "./fixtures.js";
 
 type Call = { name: string; arguments: Record<string, unknown> };
@@ -93,21 +94,31 @@ describe("approve and veto", () => {
     expect(await wrap(req(calls.cancelMissing, "t2"), async () => plain)).toEqual({ answer: "stand-in result" });
   });
 
-  test("a tool that throws: rethrown, the execution released, nothing observed", async () => {
+  test("a tool that throws: rethrown; its outcome is unknown (kept, what it acts on unknown)", async () => {
     const f = fixture("escalate", "session");
     const { wrap } = setup(f);
     await expect(wrap(req(calls.broken, "t1"), handlerFor(f))).rejects.toThrow("the booking system is down");
     expect(f.guard.pending()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
+  });
+
+  test("a tool that throws NothingChangedError: rethrown, the execution released, nothing observed", async () => {
+    const f = fixture("escalate", "session");
+    const { wrap } = setup(f);
+    await expect(wrap(req(calls.editFlights, "t1"), async () => { throw new NothingChangedError("invalid"); })).rejects.toThrow("invalid");
+    expect(f.guard.pending()).toEqual([]);
     expect(f.guard.sequence()).toEqual([]);
   });
 
-  test("an error ToolMessage from the tool node (its own error handling): released, not observed", async () => {
+  test("an error ToolMessage from the tool node (its own error handling): the outcome is unknown", async () => {
     const f = fixture("escalate", "session");
     const { wrap } = setup(f);
     const out = await wrap(req(calls.editFlights, "t1"), async (r) => new ToolMessage({ content: "failed", tool_call_id: r.toolCall.id!, status: "error" }));
     expect((out as ToolMessage).status).toBe("error");
     expect(f.guard.pending()).toEqual([]);
-    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 });
 
@@ -240,6 +251,23 @@ describe("consent through interrupt()", () => {
     expect(f.log[2].call).toMatchObject({ arguments: other.arguments });
   });
 
+  test("two questions of one message under the same id are both kept: each resume answers its own call (issue 21 item 1)", async () => {
+    const f = fixture();
+    const { wrap } = setup(f);
+    const pause = new Error("GraphInterrupt");
+    const other = { name: "send_certificate", arguments: { user_id: "mia", amount: 100 } };
+    const seen: Req[] = [];
+    await expect(wrap(req(calls.certificate, "t1", [], () => { throw pause; }), handlerFor(f))).rejects.toBe(pause);
+    await expect(wrap(req(other, "t1", [], () => { throw pause; }), handlerFor(f))).rejects.toBe(pause);
+    // The graph resumes both calls: each reuses the question asked about it (no new check).
+    await wrap(req(calls.certificate, "t1", [], () => ({ approved: true })), handlerFor(f, seen));
+    await wrap(req(other, "t1", [], () => ({ approved: true })), handlerFor(f, seen));
+    expect(seen.map((r) => r.toolCall.args)).toEqual([calls.certificate.arguments, other.arguments]);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentApproved", "send_certificate:ConsentApproved"]);
+    expect(f.log[2].call).toMatchObject({ arguments: calls.certificate.arguments });
+    expect(f.log[3].call).toMatchObject({ arguments: other.arguments });
+  });
+
   test("without a runtime the refused question is not kept: the id asked again later is decided again", async () => {
     const f = fixture();
     const { wrap } = setup(f);
@@ -252,14 +280,15 @@ describe("consent through interrupt()", () => {
     expect(f.ran).toEqual({ send_certificate: 1 });
   });
 
-  test("a no: the call does not run; the refusal says the user declined, with the question", async () => {
+  test("a no: the call does not run; the refusal says the user declined it; the no is recorded", async () => {
     const f = fixture();
     const { wrap } = setup(f);
     const out = (await wrap(req(calls.certificate, "t1", [], () => ({ approved: false })), handlerFor(f))) as ToolMessage;
     expect(out.status).toBe("error");
-    expect(out.content).toBe(`The user declined: ${f.log[0].question}`);
+    expect(out.content).toBe(declinedMessage(calls.certificate));
     expect(f.ran).toEqual({});
-    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+    expect(f.log[1].consent).toMatchObject({ consent: false });
   });
 
   test("without a LangGraph runtime nobody can answer: the question is the refusal", async () => {

@@ -6,6 +6,7 @@ import { createAgent, tool, FakeToolCallingModel } from "langchain";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { isApproval, polarMiddleware, type ConsentInterrupt } from "../../src/adapters/langchain.js";
+import { declinedMessage } from "../../src/adapters/core.js";
 import { calls, fixture, replays, routes, type Fixture } from "./fixtures.js";
 
 type Call = { name: string; arguments: Record<string, unknown> };
@@ -77,21 +78,37 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
       const { toolMessages } = await converse(f, [step(calls.certificate)], () => answer);
       expect(f.ran).toEqual({});
       expect(toolMessages).toEqual([{ content: expect.stringContaining("The user declined"), status: "error" }]);
-      expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated"]);
+      expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+      expect(f.log[1].consent).toMatchObject({ consent: false });
     }
     expect(isApproval({ approved: true })).toBe(true);
+  });
+
+  test("a user's no binds the call for the session: the model's retry in its next message is refused, not asked again (issue 21 item 13)", async () => {
+    const f = fixture();
+    const { questions, toolMessages } = await converse(f, [step(calls.certificate), step(calls.certificate)], () => false);
+    expect(questions).toHaveLength(1);
+    expect(f.ran).toEqual({});
+    // The same words in every adapter (issue 21 item 20): the call, and that the user declined it.
+    expect(toolMessages).toEqual([
+      { content: declinedMessage(calls.certificate), status: "error" },
+      { content: declinedMessage(calls.certificate), status: "error" },
+    ]);
+    expect(routes(f.log)).toEqual(["send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated", "send_certificate:ConsentEscalated"]);
+    expect(f.log.map((d) => d.consent?.consent)).toEqual([false, false, false]);
+    expect(replays(f)).toBe(true);
   });
 
   test("a parallel pair: the second call is judged with the first (overlap_conflict)", async () => {
     const f = fixture();
     const { questions } = await converse(f, [step(calls.editFlights, calls.cancelR1)], () => false);
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
-    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated"]);
+    expect(routes(f.log)).toEqual(["update_reservation_flights:Approved", "cancel_reservation:ConsentEscalated", "cancel_reservation:ConsentEscalated"]);
     expect(f.log[1].reason).toBe("overlap_conflict");
     expect(questions).toHaveLength(1);
   });
 
-  test("a tool that throws: not observed", async () => {
+  test("a tool that throws: its outcome is unknown", async () => {
     const f = fixture("escalate", "session");
     let error: unknown = null;
     let toolMessages: { content: string; status?: string }[] = [];
@@ -102,7 +119,8 @@ describe("polar-guard/langchain (createAgent middleware)", () => {
     }
     expect(f.ran).toEqual({ update_reservation_flights: 1 });
     expect(error !== null || toolMessages.some((m) => m.content.includes("the booking system is down"))).toBe(true);
-    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 
   test("an executed call is observed with its real result", async () => {

@@ -75,31 +75,39 @@ describe("needsApproval: the guard decides once", () => {
     expect(contexts.map((c) => c.userMessages)).toEqual([["hi", "there"], [], [], ["from the reader"]]);
   });
 
-  test("a turn is the run context at one model-request count", async () => {
+  test("a turn is the calls the runner starts together (one synchronous stretch), whatever the usage counter says (issue 21 item 20)", async () => {
     const f = fixture();
     const { guard, contexts } = spied(f.guard);
     const { tools } = setup(f, guard);
-    const ctx: Ctx = { context: {}, usage: { requests: 1 } };
-    await tools.update_reservation_flights.needsApproval(ctx, calls.editFlights.arguments, "a");
-    await tools.cancel_reservation.needsApproval(ctx, calls.cancelR1.arguments, "b");
-    expect(contexts[1].turnCalls).toEqual([calls.editFlights]);
-    // The next model response: a new turn.
-    ctx.usage!.requests = 2;
-    await tools.cancel_reservation.needsApproval(ctx, calls.cancelR1.arguments, "c");
-    expect(contexts[2].turnCalls).toEqual([]);
-    // Another run context: another turn; no usage counts as request 0; no context at all, no turn.
-    await tools.cancel_reservation.needsApproval({ context: {}, usage: { requests: 2 } }, calls.cancelR1.arguments, "d");
-    expect(contexts[3].turnCalls).toEqual([]);
-    const bare: Ctx = { context: {} };
-    await tools.update_reservation_flights.needsApproval(bare, calls.editFlights.arguments, "e");
-    await tools.cancel_reservation.needsApproval(bare, calls.cancelR1.arguments, "f");
-    expect(contexts[5].turnCalls).toEqual([calls.editFlights]);
-    await tools.update_reservation_flights.needsApproval(undefined as never, calls.editFlights.arguments, "g");
-    await tools.cancel_reservation.needsApproval(undefined as never, calls.cancelR1.arguments, "h");
-    expect(contexts[7].turnCalls).toEqual([]);
-    await tools.update_reservation_flights.needsApproval(null as never, calls.editFlights.arguments, "i");
-    await tools.cancel_reservation.needsApproval(null as never, calls.cancelR1.arguments, "j");
-    expect(contexts[9]).toEqual({ userMessages: [], turnCalls: [] });
+    // The runner starts every call of one response at once: one turn, with or without a usage count.
+    for (const ctx of [{ context: {}, usage: { requests: 1 } }, { context: {} }, { context: {}, usage: { requests: 0 } }] as Ctx[]) {
+      const n = contexts.length;
+      await Promise.all([tools.update_reservation_flights.needsApproval(ctx, calls.editFlights.arguments, `a${n}`), tools.cancel_reservation.needsApproval(ctx, calls.cancelR1.arguments, `b${n}`)]);
+      expect(contexts[n + 1].turnCalls).toEqual([calls.editFlights]);
+      // The next model response comes after those calls settled: a new turn, even at the same count.
+      await tools.cancel_reservation.needsApproval(ctx, calls.cancelR1.arguments, `c${n}`);
+      expect(contexts[n + 2].turnCalls).toEqual([]);
+    }
+    // Another run context in the same stretch: another turn; no context at all, no turn.
+    const n = contexts.length;
+    await Promise.all([
+      tools.update_reservation_flights.needsApproval({ context: {} }, calls.editFlights.arguments, "d"),
+      tools.cancel_reservation.needsApproval({ context: {} }, calls.cancelR1.arguments, "e"),
+      tools.update_reservation_flights.needsApproval(undefined as never, calls.editFlights.arguments, "g"),
+      tools.cancel_reservation.needsApproval(null as never, calls.cancelR1.arguments, "h"),
+    ]);
+    expect(contexts[n + 1].turnCalls).toEqual([]);
+    expect(contexts[n + 3]).toEqual({ userMessages: [], turnCalls: [] });
+  });
+
+  test("a call keeps its turn in the guardrail after needsApproval", async () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const { tools } = setup(f, guard);
+    const ctx: Ctx = { context: {}, isToolApproved: () => true };
+    await Promise.all([tools.update_reservation_flights.needsApproval(ctx, calls.editFlights.arguments, "a"), tools.send_certificate.needsApproval(ctx, calls.certificate.arguments, "b")]);
+    await guardrailOf(tools.send_certificate).run({ context: ctx, toolCall: { callId: "b", name: "send_certificate", arguments: JSON.stringify(calls.certificate.arguments) } });
+    expect(contexts.at(-1)!.turnCalls).toEqual([calls.editFlights]);
   });
 });
 
@@ -168,7 +176,9 @@ describe("execute", () => {
     await tools.update_reservation_flights.needsApproval({}, calls.editFlights.arguments, "a");
     const ctx: Ctx = { context: {} };
     const details = { toolCall: { callId: "a" } };
-    const out = await tools.update_reservation_flights.execute({ reservation_id: "R1", flights: "changed" }, ctx, details);
+    const input = structuredClone(calls.editFlights.arguments) as Record<string, unknown>;
+    const out = await tools.update_reservation_flights.execute(input, ctx, details);
+    expect(given.update_reservation_flights[0].input).not.toBe(input);
     expect(given.update_reservation_flights).toEqual([{ input: calls.editFlights.arguments, context: ctx, details }]);
     expect(out).toMatchObject({ flights: calls.editFlights.arguments.flights });
     expect(f.guard.pending()).toEqual([]);
@@ -197,13 +207,14 @@ describe("execute", () => {
     await expect(tools.send_certificate.execute(calls.certificate.arguments)).rejects.toThrow(/Do you confirm/u);
   });
 
-  test("a tool that throws: rethrown, its execution released, nothing observed", async () => {
+  test("a tool that throws: rethrown; its outcome is unknown (kept, what it acts on unknown)", async () => {
     const f = fixture("escalate", "session");
     const { tools } = setup(f);
     await tools.update_reservation_flights.needsApproval({}, calls.broken.arguments, "a");
     await expect(tools.update_reservation_flights.execute(calls.broken.arguments, {}, { toolCall: { callId: "a" } })).rejects.toThrow("the booking system is down");
     expect(f.guard.pending()).toEqual([]);
-    expect(f.guard.sequence()).toEqual([]);
+    expect(f.guard.sequence().map((c) => c.name)).toEqual(["update_reservation_flights"]);
+    expect(f.guard.check(calls.cancelR1).reason).toBe("unknown_state");
   });
 
   test("a guarded tool needs a name", () => {

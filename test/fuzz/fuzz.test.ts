@@ -6,8 +6,8 @@ import { CI_SEED } from "./support.js";
 import { TARGETS } from "./targets/index.js";
 
 describe("fuzz targets (fixed seed)", () => {
-  it("are the five of the first issue, the lifecycle's three, and the log-tampering and Worker-batch targets", () => {
-    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing", "audit-tamper", "worker-batch", "mcp-interleavings"]);
+  it("are the five of the first issue, the lifecycle's three, the log-tampering and Worker-batch targets, the MCP gateway's interleavings and the adapters' tool call ids", () => {
+    expect(TARGETS.map((t) => t.name)).toEqual(["compiler", "blob", "guard-args", "projection", "consent", "guard-parallel", "guard-results", "consent-timing", "audit-tamper", "worker-batch", "mcp-interleavings", "adapter-ids"]);
   });
 
   for (const t of TARGETS) {

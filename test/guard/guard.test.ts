@@ -67,11 +67,21 @@ describe("guard.check routes", () => {
     const g = guard({ policy: "escalate" });
     const q = g.check(certificate, { userMessages: ["Send me a certificate"] });
     expect(q).toMatchObject({ route: "ConsentEscalated", approved: false, execution: null });
-    expect(q.question).toBe("`send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)");
+    expect(q.question).toBe("Running `send_certificate` on user `mia`: it sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)");
     const v = g.check(voucher, { userMessages: ["use my voucher"] });
-    expect(v.question).toContain("irreversibly consumes `voucher.balance` (loss: `voucher_value`)");
+    expect(v.question).toBe("Running `apply_voucher` on voucher `V1`: it consumes the voucher's balance for good (what is lost: voucher value), and that cannot be restored. Do you confirm? (yes/no)");
+    // Issue 21 item 14: what the call does to what, why, in words; a call that can be undone below τ
+    // is never said to be impossible to undo, and no reason code is shown.
     const c = g.check(cabin, {});
-    expect(c.question).toBe("`update_reservation_cabin` cannot be safely undone by me (reason `below_threshold`). Do you confirm? (yes/no)");
+    expect(c.question).toBe("Running `update_reservation_cabin` on reservation `R1`: it can be undone, but not reliably enough: the best way back is rated 0.7 out of 1, below the 0.8 required. Do you confirm? (yes/no)");
+    // The issue's example: the undo's condition does not hold (a departed flight): said in words, the
+    // reservation named, no `bound_violated`.
+    const b = g.check({ name: "update_reservation_flights", arguments: { reservation_id: "R2", flights: [] } }, {});
+    expect(b).toMatchObject({ route: "ConsentEscalated", reason: "bound_violated" });
+    expect(b.question).toBe("Running `update_reservation_flights` on reservation `R2`: the way to undo it does not apply here (a condition of the undo, such as a deadline or a limit, does not hold now), so it could not be undone. Do you confirm? (yes/no)");
+    for (const d of [q, v, c, b]) {
+      expect(d.question).not.toMatch(/below_threshold|bound_violated|external_side_effect|irreversibly_consumes|reason `/);
+    }
     // The answer to the guard's question (the user message after it) approves this call, once.
     const yes = g.check(certificate, { userMessages: ["Send me a certificate", "yes, go ahead"] });
     expect(yes).toMatchObject({ route: "ConsentApproved", approved: true, admissible: false, reason: "external_side_effect", userMessages: ["yes, go ahead"] });

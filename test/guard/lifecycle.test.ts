@@ -2,7 +2,7 @@
 // released → committed, keyed by execution id. Each block is the regression test of one class of
 // issue 11 (parallel calls, barriers by execution, unknown state, frozen decisions, bounded records).
 import { describe, expect, it } from "vitest";
-import { createGuard, GuardError, wrapTools, type Decision, type GuardOptions, type ObserveReport } from "../../src/guard/index.js";
+import { changedNothing, createGuard, GuardError, NothingChangedError, wrapTools, type Decision, type GuardOptions, type ObserveReport } from "../../src/guard/index.js";
 import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
 import type { StateView } from "../../src/core/types.js";
 import { UnknownMarks } from "../../src/guard/unknown.js";
@@ -188,6 +188,61 @@ describe("a result the projection could not use", () => {
     expect(marks.empty).toBe(false);
     marks.clear();
     expect(marks.list()).toBeNull();
+  });
+});
+
+describe("turn scope: an earlier call of the message not observed yet", () => {
+  it("is in the record with its `before` frozen too (found by the adapter-ids fuzz target)", () => {
+    const { g } = guard({ scope: "turn" });
+    const d = g.check(cancel, { turnCalls: [updateFlights] });
+    expect(d.forward[0]).toMatchObject({ name: "update_reservation_flights" });
+    expect(Object.isFrozen((d.forward[0] as { before?: object }).before)).toBe(true);
+  });
+});
+
+describe("a failure with an unknown outcome (issue 21, item 8)", () => {
+  it("observe with `outcome: unknown` keeps the call in the sequence and marks what it acts on unknown", () => {
+    const { g, state, sink } = guard();
+    const a = g.check(updateFlights);
+    const report = g.observe(updateFlights, undefined, { outcome: "unknown", execution: a.execution! });
+    expect(report).toMatchObject({ applied: null, execution: a.execution, unknown: [{ entity: "reservation", id: "R1", tool: "update_reservation_flights", execution: a.execution }] });
+    expect(g.pending()).toEqual([]);
+    expect(g.sequence()).toHaveLength(1);
+    // Layer B still says the old flights; π would restore them over whatever the tool wrote.
+    expect(state.slot("reservation", "R1", "flights")).not.toEqual(updateFlights.arguments.flights);
+    expect(g.check(updateFlights)).toMatchObject({ approved: false, reason: "unknown_state" });
+    expect(g.check(cancel)).toMatchObject({ approved: false, reason: "unknown_state" });
+    expect(verifyAuditLog(sink.lines(), { ontologies: [airline.blob] }).mismatches).toEqual([]);
+    g.markKnown("reservation", "R1");
+    expect(g.check(cancel).reason).not.toBe("unknown_state");
+  });
+
+  it("refuses an outcome it does not know and `failed` together with `unknown`", () => {
+    const { g } = guard();
+    const a = g.check(updateFlights);
+    expect(() => g.observe(updateFlights, undefined, { outcome: "lost" as never, execution: a.execution! })).toThrow(GuardError);
+    expect(() => g.observe(updateFlights, undefined, { outcome: "unknown", failed: true, execution: a.execution! })).toThrow(/both/);
+    expect(g.pending()).toHaveLength(1);
+  });
+
+  it("wrapTools: a tool that throws after writing marks the entity unknown; NothingChangedError releases", async () => {
+    const { g } = guard();
+    const reports: ObserveReport[] = [];
+    let fail: Error = new Error("timed out after the write");
+    const tools = wrapTools(g, { update_reservation_flights: async () => { throw fail; }, cancel_reservation: async () => "ok" }, { onObserve: (r) => reports.push(r) });
+    fail = new NothingChangedError("the flight number is not valid");
+    await expect(tools.update_reservation_flights(updateFlights.arguments)).rejects.toThrow("not valid");
+    expect(reports[0]).toMatchObject({ unknown: null });
+    expect(g.pending()).toEqual([]);
+    expect(g.sequence()).toEqual([]);
+    expect(g.check(cancel).reason).toBe("ok");
+    g.release(g.pending()[0].execution);
+    fail = new Error("timed out after the write");
+    await expect(tools.update_reservation_flights(updateFlights.arguments)).rejects.toThrow("timed out");
+    expect(reports[1].unknown).toEqual([expect.objectContaining({ entity: "reservation", id: "R1" })]);
+    expect(await tools.cancel_reservation(cancel.arguments)).toMatchObject({ polar: "Vetoed", reason: "unknown_state" });
+    expect(changedNothing({ changedNothing: true })).toBe(true);
+    expect(changedNothing({ changedNothing: "yes" })).toBe(false);
   });
 });
 

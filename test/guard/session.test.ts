@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createGuard, wrapTools, isGuardRefusal, type Decision } from "../../src/guard/index.js";
+import { createGuard, wrapTools, isGuardRefusal, NothingChangedError, type Decision } from "../../src/guard/index.js";
 import { airline, airlineRules, airlineState, faultCore, NOW, referenceFactory, retail, retailState, wasmFactory } from "./helpers.js";
 import { LayerB } from "../../src/projection/layer-b.js";
 
@@ -84,7 +84,7 @@ describe("consent in a session", () => {
     const turn = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), policy: "escalate", config: { now: NOW } });
     const q = turn.check(updateFlights, { turnCalls: [certificate] });
     expect(q.question).toBe(
-      "Running `update_reservation_flights` after the earlier `send_certificate`: `send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)",
+      "Running `update_reservation_flights` on reservation `R1` after the earlier `send_certificate`: `send_certificate` sends its effect to the external sink `email`, which cannot be recalled once sent. Do you confirm? (yes/no)",
     );
   });
 });
@@ -203,12 +203,17 @@ describe("wrapTools", () => {
     expect(g.sequence()).toEqual([]);
   });
 
-  it("a tool that throws is not observed", async () => {
+  it("a tool that throws saying it changed nothing is not observed; one that may have written stays, unknown", async () => {
     const g = createGuard({ ontology: airline.blob, state: new LayerB().clone(), scope: "session", config: { now: NOW } });
     const s = g.state as LayerB;
     s.replaceEntity("reservation", "R1", airlineState().entity("reservation", "R1")!);
-    const tools = wrapTools(g, { update_reservation_flights: async () => { throw new Error("tool down"); } });
+    let error: Error = new NothingChangedError("tool down");
+    const tools = wrapTools(g, { update_reservation_flights: async () => { throw error; } });
     await expect(tools.update_reservation_flights(updateFlights.arguments)).rejects.toThrow("tool down");
     expect(g.sequence()).toHaveLength(0);
+    error = new Error("tool down after the write");
+    await expect(tools.update_reservation_flights(updateFlights.arguments)).rejects.toThrow("after the write");
+    expect(g.sequence()).toHaveLength(1);
+    expect(g.check(updateFlights).reason).toBe("unknown_state");
   });
 });

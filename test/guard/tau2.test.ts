@@ -114,7 +114,7 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
       const g = createGuard({ ontology: blob, backend: factory, state, scope: "session", policy: "escalate", config: { now: NOW, projection: rules } });
       const d = g.check({ name: "cancel_pending_order", arguments: { order_id: pending.order_id, reason: "no longer needed" } }, { userMessages: ["Cancel my order please?"] });
       expect(d).toMatchObject({ route: "ConsentEscalated", reason: "irreversibly_consumes" });
-      expect(d.question).toContain("irreversibly consumes `order.status`");
+      expect(d.question).toContain(`Running \`cancel_pending_order\` on order \`${pending.order_id}\`: it consumes the order's status for good`);
       const yes = g.check({ name: "cancel_pending_order", arguments: { order_id: pending.order_id, reason: "no longer needed" } }, { userMessages: ["Cancel my order please?", "Do you confirm?", "Yes, confirmed."] });
       expect(yes.route).toBe("ConsentApproved");
       const ret = g.check({ name: "return_delivered_order_items", arguments: { order_id: "#W0000000", item_ids: [], payment_method_id: "x" } });

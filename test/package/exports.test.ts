@@ -13,9 +13,9 @@ import { CANCELLABLE_JSON } from "../runtimes/fixtures/airline-cancellable.js";
 /** The public API of every runtime entry (`.`, `./node`, `./browser`, `./workerd`): one list for all. */
 const RUNTIME_API = [
   "BUILTIN_POLICIES", "BlobError", "CHAIN_GENESIS", "CoreError", "DECISION_FORMAT", "DEFAULT_NOW", "DEFAULT_TAU",
-  "ENGINE_VERSION", "GuardError", "LayerB", "ProjectionError", "RuntimeError", "SNAPSHOT_FORMAT", "VERSION", "VerifierError",
+  "ENGINE_VERSION", "GuardError", "LayerB", "NothingChangedError", "ProjectionError", "RuntimeError", "SNAPSHOT_FORMAT", "VERSION", "VerifierError",
   "advisoryPolicy", "applyAction", "applyToolResult", "blobDigestHex", "blobInfo", "canonicalJson", "chainHead",
-  "createChain", "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
+  "changedNothing", "createChain", "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
   "defaultConsentDetector", "detectConsent", "digestHex",
   "escalatePolicy", "explainVerdict", "formatSummary", "instantiateCore", "instantiateCoreSync", "isGuardError",
   "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "prepareOntologyAsync", "projectDocument",

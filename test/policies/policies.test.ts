@@ -52,7 +52,7 @@ describe("policies", () => {
     expect(formatFixed(1)).toBe("0.000001");
     expect(refusalText(input({ reason: "unknown_tool" }))).toBe("I can't run `send_certificate`: the guard has no reversibility annotation for this tool (reason `unknown_tool`).");
     expect(refusalText(input({}))).toBe("I can't run `send_certificate`: it cannot be safely undone (reason `no_candidate`).");
-    expect(consentQuestion(input({ reason: "depth_exceeded" }))).toBe("`send_certificate` cannot be safely undone by me (reason `depth_exceeded`). Do you confirm? (yes/no)");
+    expect(consentQuestion(input({ reason: "depth_exceeded" }))).toBe("Running `send_certificate`: working out how to undo it took more steps than the guard allows, so it is treated as not undoable. Do you confirm? (yes/no)");
     expect(consentQuestion(input({}))).toBe(consentQuestion(input({})));
   });
 

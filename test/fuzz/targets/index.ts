@@ -11,9 +11,11 @@ import { guardResultsTarget } from "./guard-results.js";
 import { auditTamperTarget } from "./audit-tamper.js";
 import { workerBatchTarget } from "./worker-batch.js";
 import { mcpInterleavingsTarget } from "./mcp-interleavings.js";
+import { adapterIdsTarget } from "./adapter-ids.js";
 
 export const TARGETS: readonly FuzzTarget[] = [
   compilerTarget, blobTarget, guardArgsTarget, projectionTarget, consentTarget,
   guardParallelTarget, guardResultsTarget, consentTimingTarget, auditTamperTarget, workerBatchTarget,
   mcpInterleavingsTarget,
+  adapterIdsTarget,
 ];
