@@ -105,8 +105,18 @@ export class Checker {
   }
 }
 
-/** Validates and compiles a rules document; never throws. */
+/** Validates and compiles a rules document; never throws. Anything the checks below did not foresee
+ * (a stack overflow on a shape no bound covers, a getter that throws) is an issue, never an exception. */
 export function safeParseProjectionRules(json: unknown): ParseRulesResult {
+  try {
+    return parseRulesChecked(json);
+  } catch (err) {
+    const what = err instanceof RangeError ? "too deep or too large to check" : "could not be checked";
+    return { ok: false, issues: [{ code: "too-complex", message: `projection rules ${what}: ${err instanceof Error ? err.message : String(err)}`, path: "" }] };
+  }
+}
+
+function parseRulesChecked(json: unknown): ParseRulesResult {
   const c = new Checker();
   if (!isObj(json)) {
     c.add("bad-type", "", "projection rules must be a JSON object");
