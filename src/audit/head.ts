@@ -11,34 +11,22 @@ import { splitJsonl } from "./jsonl.js";
 
 /** The log's last line is not a decision record at its place in the chain. */
 export class AuditHeadError extends Error {
-  override readonly name = "AuditHeadError";
   readonly code = "not-a-decision-record";
-  constructor(
-    message: string,
-    /** 1-based line number of the offending line. */
-    readonly line: number,
-  ) {
-    super(message);
-  }
 }
 
 export function chainHead(text: string, sha256?: Sha256): ChainHead {
   const lines = splitJsonl(text);
   if (lines.length === 0) return { ...EMPTY_HEAD };
   const last = lines[lines.length - 1];
-  let record: unknown;
+  let r: { format?: unknown; chain?: { index?: unknown; prev?: unknown } } | null = null;
   try {
-    record = JSON.parse(last.text);
-  } catch (err) {
-    throw new AuditHeadError(`line ${last.line}, the last record, is not JSON: ${err instanceof Error ? err.message : String(err)}`, last.line);
+    r = JSON.parse(last.text);
+  } catch {
+    // below
   }
-  const r = record as { format?: unknown; chain?: { index?: unknown; prev?: unknown } } | null;
-  if (typeof r !== "object" || r === null || Array.isArray(r) || r.format !== DECISION_FORMAT) {
-    throw new AuditHeadError(`line ${last.line}, the last record, is not a decision record (format ${DECISION_FORMAT})`, last.line);
+  const link = r?.chain;
+  if (r?.format !== DECISION_FORMAT || link?.index !== lines.length || !/^[0-9a-f]{64}$/u.test(String(link.prev))) {
+    throw new AuditHeadError(`line ${last.line}, the last, is not a decision record at place ${lines.length} of the chain`);
   }
-  const link = r.chain;
-  if (typeof link !== "object" || link === null || link.index !== lines.length || typeof link.prev !== "string" || !/^[0-9a-f]{64}$/u.test(link.prev)) {
-    throw new AuditHeadError(`line ${last.line}, the last record, does not link into the chain at record ${lines.length}`, last.line);
-  }
-  return { index: lines.length, hash: recordHash(record, sha256) };
+  return { index: lines.length, hash: recordHash(r, sha256) };
 }

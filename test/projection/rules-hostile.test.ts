@@ -64,8 +64,8 @@ describe("regular expressions on model-controlled text", () => {
   it.each([
     ["(a+)+$", "a repeated group holding a quantifier"],
     ["^(\\w+\\s?)*$", "a repeated group holding a quantifier"],
-    ["(a|aa)*b", "a repeated group holding an alternation"],
-    ["(?:x|y){2,}", "a repeated group holding an alternation"],
+    ["(a|aa)*b", "a repeated group holding a quantifier or an alternation"],
+    ["(?:x|y){2,}", "a repeated group holding a quantifier or an alternation"],
     ["(a?){30}a{30}", "a repeated group holding a quantifier"],
     ["(.+)\\1", "backreferences"],
     ["(?<w>a)\\k<w>", "backreferences"],
