@@ -102,35 +102,10 @@ export const OPERATOR_NAMES = Object.keys(OPERATORS);
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** How deep operator objects may nest in one expression. Compiling and evaluating recurse once per
- * level, so a rules document nested thousands of levels deep would exhaust the stack (a RangeError
- * out of a parser documented to return issues); the shipped rules nest fewer than 10 levels. */
-export const MAX_EXPRESSION_DEPTH = 64;
-
-// The nesting of the expression being compiled (compilation is synchronous: only recursion re-enters).
-let compileDepth = 0;
-
-/** Compiles a value expression; problems are pushed to `issues` (and a placeholder is returned). */
+/** Compiles a value expression; problems are pushed to `issues` (and a placeholder is returned).
+ * Recursion is bounded by the rules document's depth (MAX_RULES_DEPTH, checked before compiling). */
 export function compileExpr(src: unknown, at: string, issues: RuleIssue[]): Evaluator {
   if (typeof src === "string") return compilePath(src, at, issues);
-  if (compileDepth >= MAX_EXPRESSION_DEPTH) {
-    issues.push({
-      code: "too-deep",
-      message: `expression at \`${at.length > 200 ? `${at.slice(0, 200)}…` : at}\` nests more than ${MAX_EXPRESSION_DEPTH} operators deep`,
-      path: at,
-      help: "split it into slots, or flatten `and`/`or` chains into one list",
-    });
-    return missing;
-  }
-  compileDepth++;
-  try {
-    return compileExprObject(src, at, issues);
-  } finally {
-    compileDepth--;
-  }
-}
-
-function compileExprObject(src: unknown, at: string, issues: RuleIssue[]): Evaluator {
   if (typeof src !== "object" || src === null || Array.isArray(src)) {
     issues.push({
       code: "bad-expression",
@@ -179,24 +154,6 @@ function isModifierOfAnother(k: string, keys: string[]): boolean {
 }
 
 const missing: Evaluator = () => undefined;
-
-/** Whether a constant in the rules nests deeper than MAX_EXPRESSION_DEPTH (+ `extra` for a container
- * of constants), pushing the issue if so. Measured without recursion; comparing or storing such a
- * value later would recurse once per level. */
-function constantTooDeep(v: unknown, at: string, issues: RuleIssue[], extra = 0): boolean {
-  const limit = MAX_EXPRESSION_DEPTH + extra;
-  const stack: Array<[unknown, number]> = [[v, 0]];
-  while (stack.length > 0) {
-    const [x, d] = stack.pop()!;
-    if (x === null || typeof x !== "object") continue;
-    if (d >= limit) {
-      issues.push({ code: "too-deep", message: `the constant at \`${at}\` nests more than ${limit} levels deep`, path: at });
-      return true;
-    }
-    for (const k of Object.keys(x)) stack.push([(x as Record<string, unknown>)[k], d + 1]);
-  }
-  return false;
-}
 
 function issue(issues: RuleIssue[], at: string, message: string, help?: string): void {
   issues.push({ code: "bad-expression", message, path: at, help });
@@ -359,7 +316,6 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
     }
     case "const": {
       const v = o.const;
-      if (constantTooDeep(v, `${at}/const`, issues)) return missing;
       return () => v;
     }
     case "size": {
@@ -584,7 +540,7 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
           const judged = judgeRegex(o.pattern, flags);
           if (judged.ok) maxInput = judged.maxInput;
           else {
-            issues.push({ code: "unsafe-regex", message: `pattern \`${o.pattern}\` is refused: ${judged.reason}`, path: `${at}/pattern`, help: "docs/projection.md, `regex`: what a pattern may hold" });
+            issues.push({ code: "unsafe-regex", message: `pattern \`${o.pattern}\` is refused: ${judged.reason}`, path: `${at}/pattern` });
             re = undefined;
           }
         }
@@ -606,7 +562,6 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         issue(issues, `${at}/cases`, "`cases` must be an object from value to constant");
         return missing;
       }
-      if (constantTooDeep(cases, `${at}/cases`, issues, 1) || constantTooDeep(o.default, `${at}/default`, issues)) return missing;
       const table = new Map<string, unknown>(Object.entries(cases as Record<string, unknown>));
       const hasDefault = hasOwn(o, "default");
       const dflt = o.default;
@@ -658,7 +613,6 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
           return v === undefined || l === undefined ? undefined : l.some((x) => jsonEqual(x, v));
         };
       }
-      if (constantTooDeep(values, `${at}/values`, issues, 1)) return missing;
       return (c) => {
         const v = e(c);
         return v === undefined ? undefined : values.some((x) => jsonEqual(x, v));

@@ -37,18 +37,18 @@ export function judgeRegex(pattern: string, flags: string): RegexVerdict {
   const stack: [boolean, boolean, number][] = [[false, false, 1]];
   // What a following quantifier repeats: nothing (null), an atom (false) or a closed group.
   let last: null | false | [boolean, boolean, number] = null;
-  const refuse = (reason: string): RegexVerdict => ({ ok: false, reason });
+  const refuse = (what: string): RegexVerdict => ({ ok: false, reason: `${what} can take exponential time` });
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(pattern); m !== null && m[0] !== ""; m = TOKEN.exec(pattern)) {
     const t = m[0];
     const top = stack[stack.length - 1];
     const c = t[0];
-    if (/^\\(?:[1-9]|k<)/u.test(t)) return refuse("backreferences can take exponential time");
+    if (/^\\(?:[1-9]|k<)/u.test(t)) return refuse("a backreference");
     if (c === "(") {
       stack.push([false, false, 1]);
       last = null;
     } else if (c === ")") {
-      if (stack.length < 2) return refuse("unbalanced `)`");
+      if (stack.length < 2) return refuse("a shape this check cannot follow");
       const g = stack.pop()!;
       fixed *= g[2];
       stack[stack.length - 1][0] ||= g[0];
@@ -63,18 +63,18 @@ export function judgeRegex(pattern: string, flags: string): RegexVerdict {
       const max = c === "?" ? 1 : c !== "{" || m[3] === "" ? Infinity : m[2] === undefined ? min : Number(m[3]);
       if (last === null) continue; // a quantifier on an assertion: nothing repeats
       if (max > 1 && last !== false && (last[0] || last[1])) {
-        return refuse("a repeated group holding a quantifier or an alternation (`(a+)+`, `(a|b)*`) can take exponential time");
+        return refuse("a repeated group holding a quantifier or an alternation");
       }
       top[0] = true;
       if (max - min > SMALL_SPAN) degree++;
       else fixed *= max - min + 1;
       last = null;
     } else last = c === "^" || c === "$" ? null : false;
-    if (fixed > REGEX_STEP_BUDGET) return refuse("its alternatives and bounded repeats branch too much");
+    if (fixed > REGEX_STEP_BUDGET) return refuse("so many branches");
   }
-  if (stack.length !== 1) return refuse("unbalanced `(`");
+  if (stack.length !== 1) return refuse("a shape this check cannot follow");
   fixed *= stack[0][2];
-  if (fixed > REGEX_STEP_BUDGET) return refuse("its alternatives and bounded repeats branch too much");
+  if (fixed > REGEX_STEP_BUDGET) return refuse("so many branches");
   // Every start position is tried unless the pattern is anchored at the text's start.
   if (!(pattern[0] === "^" && !flags.includes("m") && stack[0][2] === 1)) degree++;
   return { ok: true, maxInput: degree === 0 ? REGEX_MAX_INPUT : Math.min(REGEX_MAX_INPUT, Math.floor((REGEX_STEP_BUDGET / fixed) ** (1 / degree))) };

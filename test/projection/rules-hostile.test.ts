@@ -5,7 +5,7 @@
 // text short enough for its worst case to fit a fixed step budget (src/projection/regex-safety.ts).
 import { describe, expect, it } from "vitest";
 import { LayerB, parseProjectionRules, projectDocument, ProjectionError, safeParseProjectionRules } from "../../src/projection/index.js";
-import { MAX_EXPRESSION_DEPTH } from "../../src/projection/expr.js";
+import { MAX_RULES_DEPTH } from "../../src/projection/rules.js";
 import { judgeRegex, REGEX_MAX_INPUT, REGEX_STEP_BUDGET } from "../../src/projection/regex-safety.js";
 import { cpuTime } from "../cpu-time.js";
 
@@ -38,16 +38,18 @@ describe("depth", () => {
     expect(() => (r = safeParseProjectionRules(rules))).not.toThrow();
     expect(r!.ok).toBe(false);
     if (r!.ok) return;
-    expect(r!.issues.length).toBeGreaterThan(0);
-    expect(new Set(r!.issues.map((i) => i.code))).toEqual(new Set(["too-deep"]));
-    expect(r!.issues[0].message).toContain(`nests more than ${MAX_EXPRESSION_DEPTH} operators deep`);
+    expect(r!.issues.map((i) => i.code)).toEqual(["too-deep"]);
+    expect(r!.issues[0].message).toBe(`the rules nest more than ${MAX_RULES_DEPTH} levels deep here`);
+    expect(r!.issues[0].path).toMatch(/^\/entities\/t\/slots\/v\//u);
     // The throwing variant throws its own typed error.
     expect(() => parseProjectionRules(rules)).toThrow(ProjectionError);
   });
 
-  it("an expression at the depth limit compiles and evaluates", () => {
-    expect(evalSlot(nest(MAX_EXPRESSION_DEPTH, "$.x", (e) => ({ not: e })), { x: true })).toBe(true);
-    expect(safeParseProjectionRules(rulesWith(nest(MAX_EXPRESSION_DEPTH + 1, "$.x", (e) => ({ not: e })))).ok).toBe(false);
+  it("an expression up to the depth limit compiles and evaluates; one level more is refused", () => {
+    // The slot's expression starts at the document's depth 4 (/entities/t/slots/v).
+    const fits = MAX_RULES_DEPTH - 4;
+    expect(evalSlot(nest(fits, "$.x", (e) => ({ not: e })), { x: true })).toBe(true);
+    expect(safeParseProjectionRules(rulesWith(nest(fits + 1, "$.x", (e) => ({ not: e })))).ok).toBe(false);
   });
 
   it("constants nested thousands deep (`const`, switch cases, `in` values) are too-deep issues", () => {
@@ -56,6 +58,7 @@ describe("depth", () => {
       const r = safeParseProjectionRules(rulesWith(slot));
       expect(r.ok, JSON.stringify(Object.keys(slot))).toBe(false);
       if (!r.ok) expect(r.issues.map((i) => i.code)).toEqual(["too-deep"]);
+      expect(() => parseProjectionRules(rulesWith(slot))).toThrow(ProjectionError);
     }
   });
 });
@@ -67,9 +70,9 @@ describe("regular expressions on model-controlled text", () => {
     ["(a|aa)*b", "a repeated group holding a quantifier or an alternation"],
     ["(?:x|y){2,}", "a repeated group holding a quantifier or an alternation"],
     ["(a?){30}a{30}", "a repeated group holding a quantifier"],
-    ["(.+)\\1", "backreferences"],
-    ["(?<w>a)\\k<w>", "backreferences"],
-    ["a{0,9}b{0,9}c{0,9}d{0,9}e{0,9}f{0,9}g{0,9}h{0,9}i{0,9}", "branch too much"],
+    ["(.+)\\1", "a backreference"],
+    ["(?<w>a)\\k<w>", "a backreference"],
+    ["a{0,9}b{0,9}c{0,9}d{0,9}e{0,9}f{0,9}g{0,9}h{0,9}i{0,9}", "so many branches"],
   ])("refuses %s when the rules are parsed (unsafe-regex)", (pattern, reason) => {
     const r = safeParseProjectionRules(rulesWith({ regex: "$.s", pattern }));
     expect(r.ok).toBe(false);
