@@ -94,6 +94,12 @@ describe("compile never overwrites its source", () => {
         expect(readFileSync(src).equals(before), out).toBe(true);
       }
     }
+    // The default output of a source named `y.blob` is the source itself: refused even with --force.
+    copyFileSync(ontology, join(dir, "y.blob"));
+    const dflt = polar("compile", "y.blob", "--force");
+    expect(dflt.code).toBe(1);
+    expect(dflt.stderr).toMatch(/^error\[output-is-source\]/u);
+    expect(readFileSync(join(dir, "y.blob")).equals(readFileSync(ontology))).toBe(true);
     // Another path still compiles.
     const ok = polar("compile", "x.polar", "-o", "x.blob");
     expect(ok.code).toBe(0);
