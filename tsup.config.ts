@@ -18,6 +18,8 @@ export default defineConfig([
       browser: "src/runtimes/browser.ts",
       workerd: "src/runtimes/workerd.ts",
       compiler: "src/runtimes/compiler.ts",
+      // Sealed snapshots (polar-guard/snapshot): the MAC's code stays out of the default bundle.
+      snapshot: "src/guard/seal.ts",
       // The framework adapters (polar-guard/ai, /openai-agents, /langchain): they import the frameworks'
       // types only, so no framework code is in them; the frameworks are optional peer dependencies.
       "adapters/ai": "src/adapters/ai.ts",

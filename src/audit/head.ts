@@ -1,13 +1,32 @@
 // The head of a log as its text says: the last record's index and hash, to anchor elsewhere (a
 // second system, a ticket, a signed note) so a later verify can tell that the tail was not cut or
-// rewritten. It trusts the text: it is `verifyAuditLog` that checks the chain up to this head.
+// rewritten. It trusts the records before the last: it is `verifyAuditLog` that checks the chain up to
+// this head. The last line itself must be a decision record at its place in the chain (its format, and
+// `chain.index` equal to its position): a log whose tail is something else (a truncated write, a
+// stray line, another file) has no head to anchor, and anchoring it would vouch for nothing.
 import type { Sha256 } from "../blob/index.js";
+import { DECISION_FORMAT } from "../guard/decision.js";
 import { EMPTY_HEAD, recordHash, type ChainHead } from "./chain.js";
 import { splitJsonl } from "./jsonl.js";
+
+/** The log's last line is not a decision record at its place in the chain. */
+export class AuditHeadError extends Error {
+  readonly code = "not-a-decision-record";
+}
 
 export function chainHead(text: string, sha256?: Sha256): ChainHead {
   const lines = splitJsonl(text);
   if (lines.length === 0) return { ...EMPTY_HEAD };
   const last = lines[lines.length - 1];
-  return { index: lines.length, hash: recordHash(JSON.parse(last.text), sha256) };
+  let r: { format?: unknown; chain?: { index?: unknown; prev?: unknown } } | null = null;
+  try {
+    r = JSON.parse(last.text);
+  } catch {
+    // below
+  }
+  const link = r?.chain;
+  if (r?.format !== DECISION_FORMAT || link?.index !== lines.length || !/^[0-9a-f]{64}$/u.test(String(link.prev))) {
+    throw new AuditHeadError(`line ${last.line}, the last, is not a decision record at place ${lines.length} of the chain`);
+  }
+  return { index: lines.length, hash: recordHash(r, sha256) };
 }

@@ -8,7 +8,9 @@ export type GuardErrorCode =
   | "invalid-state"
   | "invalid-call"
   | "async-required"
-  | "bad-snapshot";
+  | "bad-snapshot"
+  | "snapshot-not-authentic"
+  | "snapshot-other-session";
 
 export class GuardError extends Error {
   override readonly name = "GuardError";

@@ -5,6 +5,7 @@
 // is simply missing).
 import type { RuleIssue } from "./errors.js";
 import { ProjectionError } from "./errors.js";
+import { judgeRegex } from "./regex-safety.js";
 
 /** What an expression can see. Iteration operators set `item`/`index` and restore them afterwards. */
 export interface EvalContext {
@@ -101,7 +102,8 @@ export const OPERATOR_NAMES = Object.keys(OPERATORS);
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Compiles a value expression; problems are pushed to `issues` (and a placeholder is returned). */
+/** Compiles a value expression; problems are pushed to `issues` (and a placeholder is returned).
+ * Recursion is bounded by the rules document's depth (MAX_RULES_DEPTH, checked before compiling). */
 export function compileExpr(src: unknown, at: string, issues: RuleIssue[]): Evaluator {
   if (typeof src === "string") return compilePath(src, at, issues);
   if (typeof src !== "object" || src === null || Array.isArray(src)) {
@@ -524,6 +526,7 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       const flags = o.flags ?? "";
       const group = o.group ?? 1;
       let re: RegExp | undefined;
+      let maxInput = 0;
       if (typeof o.pattern !== "string" || typeof flags !== "string" || !/^[imsu]*$/.test(flags)) {
         issue(issues, `${at}/pattern`, "`pattern` must be a string and `flags` a subset of `imsu`");
       } else {
@@ -532,11 +535,21 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         } catch (err) {
           issue(issues, `${at}/pattern`, `pattern \`${o.pattern}\` is not a valid regular expression`, String(err));
         }
+        if (re !== undefined) {
+          // Model-controlled text reaches this pattern: its worst case is bounded (./regex-safety.ts).
+          const judged = judgeRegex(o.pattern, flags);
+          if (judged.ok) maxInput = judged.maxInput;
+          else {
+            issues.push({ code: "unsafe-regex", message: `pattern \`${o.pattern}\` is refused: ${judged.reason}`, path: `${at}/pattern` });
+            re = undefined;
+          }
+        }
       }
       if (typeof group !== "number" && typeof group !== "string") issue(issues, `${at}/group`, "`group` must be a number or a group name");
       return (c) => {
         const s = e(c);
-        if (typeof s !== "string" || re === undefined) return undefined;
+        // Text longer than the pattern's bound is not matched: missing, as for a non-string.
+        if (typeof s !== "string" || re === undefined || s.length > maxInput) return undefined;
         const m = re.exec(s);
         if (m === null) return undefined;
         return typeof group === "number" ? m[group] : m.groups?.[group as string];

@@ -105,9 +105,32 @@ export class Checker {
   }
 }
 
-/** Validates and compiles a rules document; never throws. */
+/** Validates and compiles a rules document; never throws. Anything the checks below did not foresee
+ * (a stack overflow on a shape no bound covers, a getter that throws) is an issue, never an exception. */
 export function safeParseProjectionRules(json: unknown): ParseRulesResult {
+  try {
+    return parseRulesChecked(json);
+  } catch (err) {
+    return { ok: false, issues: [{ code: "too-complex", message: `the rules could not be checked: ${String(err)}`, path: "" }] };
+  }
+}
+
+/** How deep a rules document may nest (JSON levels; the shipped rules use fewer than 20). Compiling,
+ * evaluating and comparing recurse once per level, so a document nested thousands deep is refused
+ * here, before any of that (issue `too-deep`), instead of overflowing the stack. */
+export const MAX_RULES_DEPTH = 100;
+
+function parseRulesChecked(json: unknown): ParseRulesResult {
   const c = new Checker();
+  for (const stack: [unknown, string, number][] = [[json, "", 0]]; stack.length > 0; ) {
+    const [v, at, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (d === MAX_RULES_DEPTH) {
+      c.add("too-deep", at, `the rules nest more than ${MAX_RULES_DEPTH} levels deep here`);
+      return { ok: false, issues: c.issues };
+    }
+    for (const k of Object.keys(v)) stack.push([(v as Record<string, unknown>)[k], `${at}/${escapePtr(k)}`, d + 1]);
+  }
   if (!isObj(json)) {
     c.add("bad-type", "", "projection rules must be a JSON object");
     return { ok: false, issues: c.issues };

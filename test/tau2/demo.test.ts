@@ -25,9 +25,10 @@ describe("polar demo", () => {
   it("prints one row per call and both scopes for every mutating call of the sample", { timeout: 60_000 }, () => {
     const text = capture({ backend: "reference" });
     expect(text).toContain("built-in sample samples/tau2-airline");
-    expect(text).toContain("τ²-bench airline · task 22 · trial 0 · agent gpt-4.1");
+    expect(text).toContain("τ²-bench airline · task 22 · trial 0 · reward 0 · 25 messages\n  agent gpt-4.1\n");
     expect(text).toContain("τ²-bench airline · task 35");
-    expect(text).toMatch(/#\s+tool call\s+result\s+scope\s+route\s+reason\s+φ\s+bottleneck\s+inverse sequence π/);
+    expect(text).toMatch(/#\s+tool call\s+scope\s+route\s+reason\s+φ\n/);
+    expect(text).toMatch(/\n\s+bottleneck {2}cancel_reservation \[airline\.cancel\.rebook\]\n\s+π {11}none\n/);
     const data = readTau2Data(join(REPO_ROOT, SAMPLE_DIR));
     for (const f of data.resultsFiles()) {
       for (const t of data.readResultsFile(f)) {

@@ -4,7 +4,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { describe, it } from "vitest";
+import { describe } from "vitest";
+import { skipByName } from "../skip.js";
 import { HAS_TAU2, REPO_ROOT } from "./data-dir.js";
 
 export const TAU2_SRC = resolve(REPO_ROOT, process.env.POLAR_TAU2_SRC ?? "../shared/tau2-bench/src");
@@ -26,5 +27,5 @@ if (!HAS_PYTHON && process.env.POLAR_REQUIRE_PYTHON === "1") throw new Error(PYT
 /** A suite that runs τ²-bench's environment through the bridge: skipped by name without it. */
 export function describePython(name: string, fn: () => void): void {
   if (HAS_PYTHON) describe(name, fn);
-  else it.skipIf(true)(`${name} [needs Python and τ²-bench's code: ${PYTHON_MISSING}]`, () => {});
+  else skipByName(name, `needs Python and τ²-bench's code: ${PYTHON_MISSING}`);
 }

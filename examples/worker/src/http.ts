@@ -90,15 +90,46 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** The body's bytes, refused with 413 `body-too-large` as soon as they exceed `limit`: a declared
+ * `Content-Length` over it before a byte is read, and otherwise counted while the body streams in, so
+ * an oversized (or endless) body is never held in memory whole. What was not read is cancelled. */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const tooLarge = () => new HttpError(413, "body-too-large", `the body exceeds ${limit} bytes`);
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/u.test(declared.trim()) && Number(declared.trim()) > limit) {
+    await request.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+}
+
 /** The request body as a JSON object (an empty body is `{}`). */
 export async function readBody(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get("content-type");
   if (type !== null && !isJsonContentType(type)) {
     throw new HttpError(415, "unsupported-media-type", `content type \`${type}\` is not application/json`);
   }
-  // Read before refusing: answering while the client still sends would reset its connection.
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > MAX_BODY) throw new HttpError(413, "body-too-large", `the body exceeds ${MAX_BODY} bytes`);
+  const bytes = await readLimited(request, MAX_BODY);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -15,7 +15,7 @@ import type { BackendFactory } from "../../guard/index.js";
 import { createReferenceBackend } from "../../reference/index.js";
 import { baseName, printDiagnostics } from "./check.js";
 import { action, CliError, usageError } from "../errors.js";
-import { readBytes } from "../files.js";
+import { MAX_LOG_BYTES, readBytes } from "../files.js";
 
 interface Flags {
   ontology?: string | string[];
@@ -91,7 +91,7 @@ export function runAuditVerify(log: string, flags: Flags): { report: VerifyRepor
   if (backendName !== "reference" && backendName !== "wasm") {
     throw usageError("bad-option", `unknown backend \`${backendName}\``, "use reference or wasm");
   }
-  const text = new TextDecoder().decode(readBytes(log, "decision log"));
+  const text = new TextDecoder().decode(readBytes(log, "decision log", MAX_LOG_BYTES));
   const report = verifyAuditLog(text, {
     ontologies: Object.fromEntries(blobs.map((b) => [blobDigestHex(b), b])),
     backend: backendName === "wasm" ? wasmFactory() : (t) => createReferenceBackend(t),
@@ -104,12 +104,12 @@ export function runAuditVerify(log: string, flags: Flags): { report: VerifyRepor
 
 /** `polar audit head LOG`: the last record's hash (to store elsewhere), from the log's text. */
 export function runAuditHead(log: string): string {
-  const text = new TextDecoder().decode(readBytes(log, "decision log"));
+  const text = new TextDecoder().decode(readBytes(log, "decision log", MAX_LOG_BYTES));
   let head;
   try {
     head = chainHead(text);
   } catch (err) {
-    throw new CliError("bad-log", `the last record of \`${log}\` is not JSON: ${err instanceof Error ? err.message : String(err)}`, "run `polar audit verify` on it");
+    throw new CliError("bad-log", `the decision log \`${log}\` has no head to anchor: ${err instanceof Error ? err.message : String(err)}`, "run `polar audit verify` on it");
   }
   if (head.index === 0) throw new CliError("empty-log", `the decision log \`${log}\` is empty`);
   return head.hash;
@@ -135,7 +135,7 @@ export function register(cli: CAC): void {
           return;
         }
         if (verb === "summary") {
-          const summary = summarizeLog(new TextDecoder().decode(readBytes(log, "decision log")));
+          const summary = summarizeLog(new TextDecoder().decode(readBytes(log, "decision log", MAX_LOG_BYTES)));
           process.stdout.write((flags.json ? JSON.stringify(summary, null, 2) : formatSummary(summary, log)) + "\n");
           return;
         }

@@ -1,7 +1,8 @@
 // `polar check FILE`: compile an ontology and report every diagnostic. Exit 1 on any error.
-import { readFileSync } from "node:fs";
 import type { CAC } from "cac";
 import { compile, formatDiagnostic, type Diagnostic } from "../../compiler/index.js";
+import { reportError } from "../errors.js";
+import { readBytes } from "../files.js";
 
 export function register(cli: CAC): void {
   cli
@@ -21,14 +22,13 @@ export function register(cli: CAC): void {
     });
 }
 
-/** The file's bytes, or null after printing why they could not be read (exit 1). */
+/** The file's bytes, or null after printing why they could not be read (exit 1): a regular file of
+ * bounded size only (../files.ts), so `/dev/zero` or a FIFO is refused instead of read forever. */
 export function readSource(file: string): Uint8Array | null {
   try {
-    return readFileSync(file);
+    return readBytes(file, "ontology");
   } catch (err) {
-    const reason = err instanceof Error && "code" in err ? String((err as NodeJS.ErrnoException).code) : String(err);
-    process.stderr.write(`error[unreadable-file]: cannot read \`${file}\`: ${reason}\n`);
-    process.exitCode = 1;
+    reportError(err);
     return null;
   }
 }

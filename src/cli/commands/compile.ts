@@ -1,7 +1,8 @@
 // `polar compile FILE -o OUT.blob`: compile an ontology to its versioned binary blob. Exit 1 on error.
 // Without `-o` the blob goes beside the source (FILE.blob) and an existing file there is kept unless
-// `--force`: a default path must never destroy what a user did not name.
-import { existsSync, writeFileSync } from "node:fs";
+// `--force`: a default path must never destroy what a user did not name. An output that is the source
+// itself (the same path, a link to it, another name of the same file) is refused, `--force` or not.
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
 import { sha256Hex } from "../../util/sha256.js";
@@ -25,6 +26,9 @@ export function register(cli: CAC): void {
       }
       const named = typeof options.out === "string" && options.out !== "";
       const out = named ? options.out! : defaultOut(file);
+      if (sameFile(file, out)) {
+        throw new CliError("output-is-source", `the output \`${out}\` is the source \`${file}\`: writing the blob would destroy it`, "pass `-o` another path, e.g. the source's name with .blob");
+      }
       if (!named && options.force !== true && existsSync(out)) {
         throw new CliError("exists", `\`${out}\` already exists`, "pass `-o PATH` to choose the output, or `--force` to overwrite it");
       }
@@ -40,4 +44,16 @@ export function register(cli: CAC): void {
 
 function defaultOut(file: string): string {
   return /\.[^./\\]+$/.test(file) ? file.replace(/\.[^./\\]+$/, ".blob") : `${file}.blob`;
+}
+
+/** Whether two paths name one file (same device and inode: symbolic links, hard links, `./x` and `x`).
+ * A path that does not exist is not the source. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const sa = statSync(a, { bigint: true });
+    const sb = statSync(b, { bigint: true });
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
+  }
 }

@@ -92,58 +92,77 @@ export function phiText(d: Decision): string {
   return d.verdict === null ? "-" : fixedToDecimal(d.verdict.phi);
 }
 
+/** The widest line the text output prints (a terminal's width, and a pasteable log). Wider cells are
+ * clipped with `…`; `--json` has everything whole. */
+export const DEMO_WIDTH = 100;
+
 interface Row {
   n: string;
   call: string;
-  ran: string;
   scope: string;
   route: string;
   reason: string;
   phi: string;
-  bottleneck: string;
-  inverse: string;
+  /** Lines under the row: bottleneck and inverse sequence π (once when both scopes agree). */
+  details: string[];
 }
 
-const HEAD: Row = { n: "#", call: "tool call", ran: "result", scope: "scope", route: "route", reason: "reason", phi: "φ", bottleneck: "bottleneck", inverse: "inverse sequence π" };
+const HEAD = { n: "#", call: "tool call", scope: "scope", route: "route", reason: "reason", phi: "φ" };
+const COLUMNS = ["n", "call", "scope", "route", "reason", "phi"] as const;
 
 function rowsFor(rec: ReplayRecord<Decision>, scopes: ReplayScope[]): Row[] {
-  const call = `${rec.call.name}(${clip(compactArgs(rec.call.arguments), 40)})`;
-  const ran = rec.result === null ? "no result" : rec.errored ? "error" : "ran";
+  const ran = rec.result === null ? " [no result]" : rec.errored ? " [error]" : "";
+  const call = `${rec.call.name}(${compactArgs(rec.call.arguments)})${ran}`;
+  const n = String(rec.callIndex + 1);
   const decided = scopes.filter((s) => rec.decisions[s] !== undefined);
-  if (decided.length === 0) return [{ n: String(rec.callIndex + 1), call, ran, scope: "-", route: `(${rec.call.requestor}'s call)`, reason: "", phi: "", bottleneck: "", inverse: "" }];
+  if (decided.length === 0) return [{ n, call, scope: "-", route: `(${rec.call.requestor}'s call)`, reason: "", phi: "", details: [] }];
   const first = rec.decisions[decided[0]]!;
-  if (first.reason === "read_only") {
-    return [{ n: String(rec.callIndex + 1), call, ran, scope: "-", route: first.route, reason: "read_only", phi: "", bottleneck: "", inverse: "" }];
-  }
+  if (first.reason === "read_only") return [{ n, call, scope: "-", route: first.route, reason: "read_only", phi: "", details: [] }];
+  const explain = (d: Decision): string[] => {
+    const out: string[] = [];
+    const b = bottleneckText(d);
+    if (b !== "") out.push(`bottleneck  ${b}`);
+    const inv = inverseText(d);
+    if (inv !== "") out.push(`π           ${inv}`);
+    return out;
+  };
+  const all = decided.map((s) => explain(rec.decisions[s]!));
+  const same = all.every((e) => e.join("\n") === all[0].join("\n"));
+  const details = same ? all[0] : decided.flatMap((s, i) => all[i].map((l) => `${`${s}:`.padEnd(9)}${l}`));
   return decided.map((s, i) => {
     const d = rec.decisions[s]!;
-    return {
-      n: i === 0 ? String(rec.callIndex + 1) : "",
-      call: i === 0 ? call : "",
-      ran: i === 0 ? ran : "",
-      scope: s,
-      route: d.route,
-      reason: d.reason,
-      phi: phiText(d),
-      bottleneck: bottleneckText(d),
-      inverse: inverseText(d),
-    };
+    return { n: i === 0 ? n : "", call: i === 0 ? call : "", scope: s, route: d.route, reason: d.reason, phi: phiText(d), details: i === decided.length - 1 ? details : [] };
   });
 }
 
 function formatTable(rows: Row[]): string {
-  const keys = Object.keys(HEAD) as (keyof Row)[];
   const all = [HEAD, ...rows];
-  const width = (k: keyof Row): number => Math.max(...all.map((r) => [...r[k]].length));
-  const widths = keys.map(width);
-  const line = (r: Row): string =>
-    keys.map((k, i) => (i === keys.length - 1 ? r[k] : r[k] + " ".repeat(widths[i] - [...r[k]].length))).join("  ").trimEnd();
-  return [line(HEAD), keys.map((_, i) => "─".repeat(i === keys.length - 1 ? Math.max(widths[i], 18) : widths[i])).join("  "), ...rows.map(line)].join("\n");
+  const natural = (k: (typeof COLUMNS)[number]): number => Math.max(...all.map((r) => [...r[k]].length));
+  const widths = COLUMNS.map(natural);
+  // The call column gets what the others leave of DEMO_WIDTH (at least 24).
+  const others = widths.reduce((a, w, i) => (COLUMNS[i] === "call" ? a : a + w), 0) + 2 * (COLUMNS.length - 1);
+  widths[1] = Math.max(24, Math.min(widths[1], DEMO_WIDTH - others));
+  const cell = (text: string, i: number): string => {
+    const t = clip(text, widths[i]);
+    return i === COLUMNS.length - 1 ? t : t + " ".repeat(widths[i] - [...t].length);
+  };
+  const line = (r: typeof HEAD): string => COLUMNS.map((k, i) => cell(r[k], i)).join("  ").trimEnd();
+  const indent = " ".repeat(widths[0] + 4);
+  const out = [line(HEAD), widths.map((w) => "─".repeat(w)).join("  ")];
+  for (const r of rows) {
+    out.push(line(r));
+    for (const d of r.details) out.push(clip(indent + d, DEMO_WIDTH));
+  }
+  return out.join("\n");
 }
 
 function header(t: Trajectory): string {
   const file = t.source.file ? t.source.file.split(/[\\/]/).pop() : "(results)";
-  return `τ²-bench ${t.domain ?? "?"} · task ${t.taskId} · trial ${t.trial} · agent ${t.model ?? "?"} · reward ${t.reward ?? "?"} · ${t.messages.length} messages\n  from ${file}`;
+  return [
+    `τ²-bench ${t.domain ?? "?"} · task ${t.taskId} · trial ${t.trial} · reward ${t.reward ?? "?"} · ${t.messages.length} messages`,
+    `  agent ${t.model ?? "?"}`,
+    `  from ${file}`,
+  ].map((l) => clip(l, DEMO_WIDTH)).join("\n");
 }
 
 export interface DemoOptions {
@@ -180,7 +199,8 @@ export function runDemo(options: DemoOptions): void {
     const shown = usingSample ? `built-in sample ${SAMPLE_DIR} (τ²-bench, MIT: see its LICENSE)` : relative(process.cwd(), dataDir) || ".";
     options.out(
       [
-        `polar demo: the guard on real τ²-bench agent runs, advisory (every call ran as it did; this is what the guard would have said)`,
+        `polar demo: the guard on real τ²-bench agent runs, advisory`,
+        `  (every call ran as it did; this is what the guard would have said)`,
         `  data      ${shown}`,
         `  ontology  ${note}`,
         `  state     Layer B from domains/${domain}/ (${base.size()} entities) + every executed call's result`,
@@ -203,7 +223,7 @@ export function runDemo(options: DemoOptions): void {
     const rows: Row[] = [];
     let lastUser = "";
     const lines: string[] = [header(t)];
-    for (const w of initial.unsupported) lines.push(`  note: ${w}`);
+    for (const w of initial.unsupported) lines.push(clip(`  note: ${w}`, DEMO_WIDTH));
     for (const r of records) rows.push(...rowsFor(r, scopes));
     lines.push("", formatTable(rows));
     const writes = records.filter((r) => {
@@ -211,17 +231,21 @@ export function runDemo(options: DemoOptions): void {
       return d !== undefined && d.reason !== "read_only";
     });
     const flagged = writes.filter((r) => scopes.some((s) => r.decisions[s] && !r.decisions[s]!.admissible));
-    lines.push("", `  ${records.length} tool calls, ${writes.length} mutating; the guard would have stopped ${flagged.length} of them under veto (τ = 0.80).`);
+    lines.push("", `  ${records.length} tool calls, ${writes.length} mutating; the guard would have stopped ${flagged.length} of them under veto`, "  (τ = 0.80).");
     for (const r of flagged) {
       const u = r.userMessagesBefore[r.userMessagesBefore.length - 1] ?? "";
-      if (u !== lastUser && u !== "") lines.push(`    #${r.callIndex + 1} ${r.call.name}: last user message: "${clip(u.replace(/\s+/g, " "), 110)}"`);
+      if (u !== lastUser && u !== "") {
+        lines.push(clip(`    #${r.callIndex + 1} ${r.call.name}: last user message:`, DEMO_WIDTH), clip(`      "${u.replace(/\s+/g, " ")}`, DEMO_WIDTH - 1) + '"');
+      }
       lastUser = u;
     }
     options.out(lines.join("\n") + "\n");
   }
   if (log !== null) {
     const n = log.write();
-    if (!options.json) options.out(`audit log: ${n} decisions written to ${options.auditLog} (check them with \`polar audit verify ${options.auditLog} --ontology ontologies/${domain}/${domain}.blob\`)\n`);
+    if (!options.json) {
+      options.out(`audit log: ${n} decisions written to ${options.auditLog}; check them with\n  polar audit verify ${options.auditLog} \\\n    --ontology ontologies/${domain}/${domain}.blob\n`);
+    }
   }
 }
 
