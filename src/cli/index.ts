@@ -15,10 +15,12 @@ import { register as draft } from "./commands/draft.js";
 import { register as promote } from "./commands/promote.js";
 import { VERSION } from "../version.js";
 import { rawOptionText, realNegatedDefaults, reportError, usageError } from "./errors.js";
+import { camelCaseFlags } from "./flags.js";
 
 const cli = cac("polar");
 for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, project, mcp, draft, promote]) reg(cli);
 realNegatedDefaults(cli);
+camelCaseFlags(cli);
 const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]
 `;
 cli.version(VERSION);
