@@ -227,6 +227,7 @@ function escalateRoute(d: Decision, guard: Guard, call: ToolCall): { route: Rout
     tau: d.tau,
     userMessages: d.userMessages,
     consent: defaultConsentDetector,
+    consentContext: d.consentContext ?? null,
     tables: guard.tables,
   });
   return { route: out.route, evidence: out.consent?.evidence ?? null };

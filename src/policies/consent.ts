@@ -17,11 +17,20 @@ export interface ConsentResult {
   evidence: string | null;
 }
 
+/** What the latest message answers, when the guard knows it (`recent-messages` mode): the assistant's
+ * question and the words that name the call (src/guard/recent-consent.ts, consentNames). Recorded with
+ * the decision (`consentContext`), so an audit re-derives the same answer. */
+export interface ConsentContext {
+  question: string;
+  names: readonly string[];
+}
+
 /** A consent detector: pure and deterministic, so an audit log can re-derive its answer. `id` is
- * recorded in every decision and part of the config hash. */
+ * recorded in every decision and part of the config hash. `context`, when given, is about the latest
+ * message; a detector may ignore it. */
 export interface ConsentDetector {
   readonly id: string;
-  detect(messages: readonly string[]): ConsentResult;
+  detect(messages: readonly string[], context?: ConsentContext | null): ConsentResult;
 }
 
 /** How many of the latest user messages the detector reads (the paper's "last three user turns"). */
@@ -238,10 +247,15 @@ function negationIn(raw: string): string | null {
   return firstMatch(EN_NEGATION, text) ?? firstMatch(FR_NEGATION, text) ?? firstMatch(KO_NEGATION, text);
 }
 
-function unclearIn(text: string): string | null {
+function unclearIn(text: string, scope: Scope | null = null): string | null {
   for (const [kind, re] of [...EN_UNCLEAR, ...KO_UNCLEAR]) {
-    const token = firstMatch(re, text);
-    if (token !== null) return `${kind}: ${token}`;
+    const all = new RegExp(re.source, "gu");
+    let m: RegExpExecArray | null;
+    while ((m = all.exec(text)) !== null) {
+      const token = `${kind}: ${m[0].trim()}`;
+      if (!echoes(token, scope)) return token;
+      if (m[0].length === 0) all.lastIndex++;
+    }
   }
   return null;
 }
@@ -318,10 +332,75 @@ function takesBack(sentence: string, shifted: boolean): string | null {
   return null;
 }
 
-/** Classifies one user message. */
-export function classifyMessage(raw: string): MessageConsent {
-  const text = normalizeUtterance(raw);
+/** The question asks about others or all ("any other passengers?", "all the items you want to modify"):
+ * "no" and "only" then answer it ("No, only the name"), they do not restrict or refuse the call. */
+const ASKS_OTHERS = enWords([
+  "(?:any|no) (?:other|more|additional|further)", "anything else", "all (?:the )?items", "only (?:item|items|change|one)", "single[- ]item",
+]);
+/** Synonyms an answer uses for the question's own word. */
+const ECHO: Readonly<Record<string, readonly string[]>> = {
+  "just the": ["only", "just"], "just one": ["only", "single", "one"], only: ["only", "single", "just"], swap: ["swap", "switch", "replace", "exchange"],
+  switch: ["switch", "swap", "change", "replace"], instead: ["instead", "replace", "replacing", "switch", "change"], keep: ["keep", "remain", "unchanged"],
+  other: ["other"], another: ["another"], rather: ["rather"], different: ["different"],
+};
+
+/** The call's own words: is `word` one of them (an inflection of a name's word counts)? */
+function isNamed(word: string, names: readonly string[]): boolean {
+  return names.some((n) => n === word || (n.length >= 4 && word.startsWith(n)) || (word.length >= 4 && n.startsWith(word)));
+}
+
+interface Scope {
+  /** The question the message answers, normalized. */
+  question: string;
+  names: readonly string[];
+  asksOthers: boolean;
+}
+
+function scopeOf(context: ConsentContext | null | undefined): Scope | null {
+  if (context === null || context === undefined || typeof context.question !== "string" || !Array.isArray(context.names)) return null;
+  const question = normalizeUtterance(context.question);
+  return { question, names: context.names.filter((n) => typeof n === "string").map((n) => n.toLowerCase()), asksOthers: firstMatch(ASKS_OTHERS, question) !== null };
+}
+
+/** An unclear token the question itself used (the user restates the proposal: "make the swap"). */
+function echoes(token: string, scope: Scope | null): boolean {
+  if (scope === null) return false;
+  const [kind, word] = token.split(": ");
+  if (kind !== "partial" && kind !== "something else") return false;
+  if (kind === "partial" && scope.asksOthers) return true;
+  const forms = ECHO[word] ?? [word];
+  return forms.some((f) => new RegExp(`${EN_LEFT}${f}`, "u").test(scope.question));
+}
+
+const ACTION_VERB = pattern(
+  `${EN_LEFT}(?:change|switch|swap|modify|update|upgrade|downgrade|cancel|book|add|remove|return|exchange|refund|send|use|pay|buy|keep|replace|move)${EN_RIGHT}`,
+  "u",
+);
+/** A negation that declines another thing than the call: "I don't want to change my plan" when the call is
+ * refuel_data (its verb is not the call's own word, and no pronoun or consent verb follows it). */
+function declinesAlternative(sentence: string, scope: Scope | null): boolean {
+  if (scope === null) return false;
+  const neg = new RegExp(`${EN_LEFT}(?:not|don't|do not|dont|never|prefer not to|rather not)${EN_RIGHT}`, "gu");
+  let m: RegExpExecArray | null;
+  let found = false;
+  while ((m = neg.exec(sentence)) !== null) {
+    const after = sentence.slice(m.index + m[0].length).trim().split(/\s+/u).slice(0, 4).join(" ");
+    const verb = firstMatch(ACTION_VERB, after);
+    if (verb === null || isNamed(verb, scope.names)) return false;
+    if (/^(?:want to |need to |wish to |like to )?\S+ (?:it|that|this|them|anything)(?:[\s.,!]|$)/u.test(after)) return false;
+    found = true;
+  }
+  return found;
+}
+
+/** Classifies one user message; `context` (what it answers) lets a restated proposal, a declined
+ * alternative and a "no" to "anything else?" count as what they are. */
+export function classifyMessage(raw: string, context?: ConsentContext | null): MessageConsent {
+  const scope = scopeOf(context);
+  let text = normalizeUtterance(raw);
   if (text === "") return { kind: "none", evidence: null };
+  // "No, only the name": a no to "any other passengers?" answers that question.
+  if (scope?.asksOthers === true) text = text.replace(/^(?:no|nope|nah)(?:[,.!]+\s*|\s+)(?=\S)/u, "");
   const scan = neutralized(text);
   const sentences = scan.split(SENTENCE_SPLIT).map((p) => p.trim()).filter((p) => p !== "");
   const asks = (p: string) => isQuestion(p) || EN_QUESTION_START.test(p);
@@ -344,19 +423,25 @@ export function classifyMessage(raw: string): MessageConsent {
   const upTo = sentences.slice(0, answerAt + 1).join(" ");
   for (const p of sentences.slice(0, answerAt)) {
     const n = negationIn(p);
-    if (n === null) continue;
+    if (n === null || declinesAlternative(p, scope)) continue;
     const back = firstMatch(TAKE_BACK_OPEN, p) ?? firstMatch(TAKE_BACK_VERB, p) ?? firstMatch(KO_NEGATION, p) ?? firstMatch(FR_NEGATION, p);
     if (back !== null || words(p) <= 6) return { kind: "no", evidence: back ?? n };
   }
   const negation = negationIn(sentences[answerAt]);
-  if (negation !== null) return { kind: "no", evidence: negation };
+  if (negation !== null && !declinesAlternative(sentences[answerAt], scope)) return { kind: "no", evidence: negation };
   const hedge = firstMatch(EN_HEDGE, upTo) ?? firstMatch(KO_HEDGE, upTo);
   if (hedge !== null) return { kind: "no", evidence: hedge };
-  const unclear = unclearIn(upTo);
+  const unclear = unclearIn(upTo, scope);
   if (unclear !== null) return { kind: "no", evidence: unclear };
   const asked = sentences.slice(0, answerAt).find(asks);
   if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
-  const condition = firstMatch(EN_CONDITION, upTo) ?? firstMatch(KO_CONDITION, upTo);
+  // A declined alternative's "but" is its contrast ("I don't want to change my plan, but I'm willing to
+  // refuel"), not a condition on the answer.
+  const conditional = sentences
+    .slice(0, answerAt + 1)
+    .map((p) => (declinesAlternative(p, scope) ? p.replace(new RegExp(`${EN_LEFT}but${EN_RIGHT}`, "gu"), " ") : p))
+    .join(" ");
+  const condition = firstMatch(EN_CONDITION, conditional) ?? firstMatch(KO_CONDITION, conditional);
   if (condition !== null) return { kind: "no", evidence: condition };
   // After it: another answering sentence is held to the same rules; any other sentence vetoes only when it
   // takes the answer back, until a sentence opens another topic.
@@ -364,11 +449,11 @@ export function classifyMessage(raw: string): MessageConsent {
   for (const p of sentences.slice(answerAt + 1)) {
     shifted ||= firstMatch(TOPIC_SHIFT, p) !== null;
     if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {
-      const v = negationIn(p) ?? firstMatch(EN_HEDGE, p) ?? unclearIn(p) ?? firstMatch(EN_CONDITION, p) ?? firstMatch(KO_CONDITION, p);
+      const v = (declinesAlternative(p, scope) ? null : negationIn(p)) ?? firstMatch(EN_HEDGE, p) ?? unclearIn(p, scope) ?? firstMatch(EN_CONDITION, p) ?? firstMatch(KO_CONDITION, p);
       if (v !== null) return { kind: "no", evidence: v };
       continue;
     }
-    const back = takesBack(p, shifted);
+    const back = declinesAlternative(p, scope) ? null : takesBack(p, shifted);
     if (back !== null) return { kind: "no", evidence: back };
   }
   return { kind: "yes", evidence: affirmative(sentences[answerAt]) };
@@ -378,12 +463,12 @@ export function classifyMessage(raw: string): MessageConsent {
  * The default detector: reads at most the last CONSENT_WINDOW messages, most recent first; the first
  * message that says anything (yes or no) decides. Nothing said → no consent.
  */
-export function detectConsent(messages: readonly string[]): ConsentResult {
+export function detectConsent(messages: readonly string[], context?: ConsentContext | null): ConsentResult {
   const start = Math.max(0, messages.length - CONSENT_WINDOW);
   for (let i = messages.length - 1; i >= start; i--) {
     const m = messages[i];
     if (typeof m !== "string") continue;
-    const c = classifyMessage(m);
+    const c = classifyMessage(m, i === messages.length - 1 ? context : null);
     if (c.kind === "yes") return { consent: true, message: i, evidence: c.evidence };
     if (c.kind === "no") return { consent: false, message: i, evidence: c.evidence };
   }
