@@ -50,7 +50,7 @@ function enWords(words: readonly string[]): Pattern {
 // question. `please` and `confirm` are mostly politeness and "verify" ("please confirm my booking"), so
 // they count only as a whole reply or in the first person ("I confirm", "confirmed").
 const EN_ANSWER = pattern(
-  `^(?:(?:oh|well|um+|uh+|ah+),? )?(?:yes|yeah|yep|yup|yea|ya|sure|ok|okay|okey|k|alright|all right|absolutely|` +
+  `^(?:(?:oh|well|um+|uh+|ah+|and|but|so),? )?(?:yes|yeah|yep|yup|yea|ya|sure|ok|okay|okey|k|alright|all right|absolutely|` +
     `definitely|certainly|of course|agreed|affirmative|fine|perfect|great|that's perfect|that's fine)${EN_RIGHT}`,
   "u",
 );
@@ -77,7 +77,7 @@ const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a proble
 const NEUTRAL_NEGATIONS = enWords([
   "no (?:other|extra|additional|further|more) (?:[\\p{L}-]+ )?(?:changes?|charges?|fees?|items?|questions?|bags?|baggages?|passengers?|modifications?|costs?|issues?)(?: (?:needed|required|necessary))?",
   "nothing else", "no longer needed", "no (?:travel )?insurance", "no (?:checked )?(?:bags?|baggages?|luggage)", "not happy", "not thrilled",
-  "no other (?:choice|option)", "(?:don't|do not|dont) have (?:any|much of an?) (?:other )?(?:choice|option)s?", "(?:c'est |ce n'est )?pas grave",
+  "no other (?:choice|option)", "if (?:at all )?possible", "(?:don't|do not|dont) have (?:any|much of an?) (?:other )?(?:choice|option)s?", "(?:c'est |ce n'est )?pas grave",
 ]);
 /** Quoted text of two words or more is a mention, not a statement ("reason: “no longer needed”"). */
 const QUOTED = /“[^”\n]{0,80}\s[^”\n]{0,80}”|"[^"\n]{0,80}\s[^"\n]{0,80}"|«[^»\n]{0,80}\s[^»\n]{0,80}»/gu;
@@ -199,7 +199,7 @@ const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
 /** Korean interrogative endings at the end of a sentence: 까(요), 나요, 습니까, 는지, 가요. */
 const KO_QUESTION_END = /(?:까요?|나요|습니까|ㅂ니까|는지요?|가요|죠)\s*$/u;
 
-const SENTENCE_SPLIT = /(?<=[.!?。！？\n])/u;
+const SENTENCE_SPLIT = /(?<=[.!?。！？\n\u2014])/u;
 
 /** Control and format characters. Built on first use: a regular expression literal with a Unicode
  * property class is validated (its class built) when the module is compiled, ~0.4 ms of every cold
@@ -296,6 +296,7 @@ const BEFORE = enWords(["before", "beforehand"]);
 /** Questions about money still hold the answer back after a change of topic. */
 const MONEY_QUESTION = enWords(["cost", "costs", "price", "fee", "fees", "how much", "charge", "charged", "total", "refund amount"]);
 /** Sentences that ask to be told something; never an answer, whatever action words they carry. */
+const ASKS_TO_BE_TOLD = pattern(`^(?:please )?(?:let me know|tell me|keep me (?:updated|posted|informed))${EN_RIGHT}`, "u");
 const INFO_REQUEST = pattern(`^(?:please )?(?:let me know|tell me|keep me|feel free|thank|thanks)${EN_RIGHT}`, "u");
 
 function words(sentence: string): number {
@@ -304,7 +305,7 @@ function words(sentence: string): number {
 
 /** Why a sentence after the answer takes it back, or null. After a change of topic (`shifted`) only a
  * joke, a negation of doing, a condition opening the sentence, "before" or a question about money do. */
-function takesBack(sentence: string, shifted: boolean): string | null {
+function takesBack(sentence: string, shifted: boolean, scope: Scope | null): string | null {
   const short = words(sentence) <= 6;
   const joke = EN_UNCLEAR.find(([k]) => k === "joke")![1];
   const kidding = firstMatch(joke, sentence) ?? firstMatch(KO_UNCLEAR.find(([k]) => k === "joke")![1], sentence);
@@ -314,17 +315,23 @@ function takesBack(sentence: string, shifted: boolean): string | null {
   const verb = firstMatch(TAKE_BACK_VERB, sentence) ?? firstMatch(KO_NEGATION, sentence);
   if (verb !== null) return verb;
   const cond = firstMatch(CONDITION_OPEN, sentence) ?? firstMatch(BEFORE, sentence);
-  if (cond !== null) return cond;
+  // After a change of topic "but" opens the new topic ("But I also have another issue"); a condition still vetoes.
+  if (cond !== null && !(shifted && cond === "but")) return cond;
+  // "Let me know once it's updated and when I can expect the refund": asks to be told; it does not defer or
+  // restrict the answer (unless it carries an answer of its own: "let me know, but do it tomorrow").
+  if (ASKS_TO_BE_TOLD.exec(sentence) !== null && !isQuestion(sentence) && affirmative(sentence) === null) return null;
   if (isQuestion(sentence) || EN_QUESTION_START.test(sentence)) {
     if (firstMatch(FOLLOW_UP, sentence) !== null) return null;
     if (!shifted) return "question";
     return firstMatch(MONEY_QUESTION, sentence) === null ? null : "question";
   }
+  // Partial consent restricts the answer wherever it stands ("Also, only the outbound leg"); consent to
+  // something else or a deferral does unless the sentence is about another topic.
+  const unclear = unclearIn(sentence, scope);
+  if (unclear !== null && (unclear.startsWith("partial") || !shifted)) return unclear;
   if (shifted) return null;
   const hedge = firstMatch(EN_HEDGE, sentence) ?? firstMatch(KO_HEDGE, sentence);
   if (hedge !== null && (short || sentence.startsWith(hedge))) return hedge;
-  const unclear = unclearIn(sentence);
-  if (unclear !== null && (short || unclear.startsWith("deferral"))) return unclear;
   if (short) {
     const c = firstMatch(EN_CONDITION, sentence) ?? firstMatch(KO_CONDITION, sentence) ?? negationIn(sentence);
     if (c !== null) return c;
@@ -449,11 +456,13 @@ export function classifyMessage(raw: string, context?: ConsentContext | null): M
   for (const p of sentences.slice(answerAt + 1)) {
     shifted ||= firstMatch(TOPIC_SHIFT, p) !== null;
     if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {
-      const v = (declinesAlternative(p, scope) ? null : negationIn(p)) ?? firstMatch(EN_HEDGE, p) ?? unclearIn(p, scope) ?? firstMatch(EN_CONDITION, p) ?? firstMatch(KO_CONDITION, p);
+      // "But yes, I want to do the exchange": the conjunction joins it to what came before, it is no condition.
+      const q = p.replace(/^(?:and|but|so)[\s,]+/u, "");
+      const v = (declinesAlternative(q, scope) ? null : negationIn(q)) ?? firstMatch(EN_HEDGE, q) ?? unclearIn(q, scope) ?? firstMatch(EN_CONDITION, q) ?? firstMatch(KO_CONDITION, q);
       if (v !== null) return { kind: "no", evidence: v };
       continue;
     }
-    const back = declinesAlternative(p, scope) ? null : takesBack(p, shifted);
+    const back = declinesAlternative(p, scope) ? null : takesBack(p, shifted, scope);
     if (back !== null) return { kind: "no", evidence: back };
   }
   return { kind: "yes", evidence: affirmative(sentences[answerAt]) };
