@@ -8,7 +8,8 @@
 //   npm run consent:recall            (prints both tables' figures and every miss)
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defaultConsentDetector, detectConsent } from "../src/policies/consent.js";
+import { defaultConsentDetector, type ConsentDetector } from "../src/policies/consent.js";
+import { scopedConsentDetector } from "../src/policies/consent-scoped.js";
 import { consentNames, recentConsentMessages, type ConsentTurn } from "../src/guard/recent-consent.js";
 
 export interface Figures {
@@ -44,19 +45,19 @@ function figures(items: { label: boolean; explicit: boolean; got: boolean; what:
   return { rows: items.length, tp, fp, fn, tn, precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp / (tp + fn), explicitRecall: etp / (etp + efn), misses };
 }
 
-export function measureProject(): Figures {
-  return figures(projectTable().map((r) => ({ label: r.consent, explicit: true, got: detectConsent(r.messages).consent, what: `${JSON.stringify(r.messages)} (${r.note})` })));
+export function measureProject(detector: ConsentDetector = scopedConsentDetector): Figures {
+  return figures(projectTable().map((r) => ({ label: r.consent, explicit: true, got: detector.detect(r.messages).consent, what: `${JSON.stringify(r.messages)} (${r.note})` })));
 }
 
 /** The runs table as the guard reads it: each user message after the assistant message it answers. */
-export function measureRuns(): Figures {
+export function measureRuns(detector: ConsentDetector = scopedConsentDetector): Figures {
   return figures(
     runsTable()
       .filter((r) => r.consent !== null)
       .map((r) => {
         const conversation: ConsentTurn[] = r.messages.flatMap((m, i) => [{ role: "assistant", content: r.answers[i] }, { role: "user", content: m }]);
-        const read = recentConsentMessages(conversation, consentNames(r.call, r.arguments, r.key), defaultConsentDetector);
-        const got = defaultConsentDetector.detect(read.messages, read.context);
+        const read = recentConsentMessages(conversation, consentNames(r.call, r.arguments, r.key), detector);
+        const got = detector.detect(read.messages, read.context);
         return {
           label: r.consent === true,
           explicit: r.explicit === true,
@@ -73,6 +74,10 @@ function show(name: string, f: Figures): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const [name, f] of [["project table", measureProject()], ["runs table (recent-messages)", measureRuns()]] as const) {
-    process.stdout.write(`${show(name, f)}\n${f.misses.map((m) => `  ${m}`).join("\n")}\n`);
+    process.stdout.write(`${scopedConsentDetector.id}, ${show(name, f)}\n${f.misses.map((m) => `  ${m}`).join("\n")}\n`);
+  }
+  // The default detector (the guard's own-question mode) on the same tables, for reference.
+  for (const [name, f] of [["project table", measureProject(defaultConsentDetector)], ["runs table (recent-messages)", measureRuns(defaultConsentDetector)]] as const) {
+    process.stdout.write(`${defaultConsentDetector.id}, ${show(name, f)}\n`);
   }
 }

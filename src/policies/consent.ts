@@ -1,11 +1,8 @@
 // The default consent detector of the Escalate policy: a precise pattern match over the last three user
-// messages, English, Korean and French. It is tuned for precision, not recall: a false "yes" lets an
+// messages, English and Korean. It is tuned for precision, not recall: a false "yes" lets an
 // irreversible call run, a false "no" only asks the user once more. So any negation, hedge or
-// condition in the sentence that answers, or before it, vetoes; affirmatives inside a question do not
-// count, and short Korean tokens (네, 예) must stand alone (예 is also the first syllable of 예약).
-// After the answering sentence, only what takes the answer back vetoes (a bare or action-verb negation,
-// a joke, a question that is not a follow-up, a deferral, a condition opening the sentence): "Yes, please
-// go ahead. I'm not happy about it, but thanks." is a yes; "Yes, go ahead. Actually, don't." is not.
+// condition in the deciding message vetoes, affirmatives inside a question do not count, and short
+// Korean tokens (네, 예) must stand alone (예 is also the first syllable of 예약, "reservation").
 // docs/guard.md, "Consent detector", lists the tokens and the rules.
 import { pattern, type Pattern } from "./pattern.js";
 
@@ -27,7 +24,8 @@ export interface ConsentContext {
 
 /** A consent detector: pure and deterministic, so an audit log can re-derive its answer. `id` is
  * recorded in every decision and part of the config hash. `context`, when given, is about the latest
- * message; a detector may ignore it. */
+ * message; a detector may ignore it (this default one does; the scoped detector of the τ²-bench replay,
+ * ./consent-scoped.ts, reads it). */
 export interface ConsentDetector {
   readonly id: string;
   detect(messages: readonly string[], context?: ConsentContext | null): ConsentResult;
@@ -50,37 +48,18 @@ function enWords(words: readonly string[]): Pattern {
 // question. `please` and `confirm` are mostly politeness and "verify" ("please confirm my booking"), so
 // they count only as a whole reply or in the first person ("I confirm", "confirmed").
 const EN_ANSWER = pattern(
-  `^(?:(?:oh|well|um+|uh+|ah+|and|but|so),? )?(?:yes|yeah|yep|yup|yea|ya|sure|ok|okay|okey|k|alright|all right|absolutely|` +
-    `definitely|certainly|of course|agreed|affirmative|fine|perfect|great|that's perfect|that's fine)${EN_RIGHT}`,
+  `^(?:(?:oh|well|um+|uh+|ah+),? )?(?:yes|yeah|yep|yup|yea|ya|sure|ok|okay|okey|k|alright|all right|absolutely|` +
+    `definitely|certainly|of course|agreed|affirmative|fine)${EN_RIGHT}`,
   "u",
 );
 const EN_ACTION = enWords([
   "go ahead", "proceed", "do it", "do that", "do so", "sounds good", "agreed", "i agree", "approve", "approved",
   "i approve", "confirmed", "i confirm", "go for it", "that's fine", "that is fine", "fine by me",
   "ok with me", "okay with me", "that works", "let's do it", "you have my permission", "please do",
-  "i authorize", "authorized", "you have my (?:authorization|approval|consent)", "let's go ahead", "let's proceed", "let's go with",
 ]);
-/** A request to do it, as the answer: "please cancel it", "just upgrade it", "yes, please add 2 GB" (a
- * sentence opening with please/just and an action verb; `please confirm` is "verify" and not here). */
-const EN_IMPERATIVE = pattern(
-  `^(?:(?:yes|yeah|yep|ok|okay|alright|all right|so|then|and|great|perfect|sure)[\\s,.!]+)?(?:please,? (?:just )?|just (?:please )?)(?:go ahead and )?` +
-    `(?:cancel|change|update|book|add|remove|modify|process|switch|swap|exchange|return|refund|charge|apply|issue|send|upgrade|` +
-    `downgrade|make|use|submit|place|complete|finalize|credit|refuel|resume|enable|disable|suspend|reactivate|restore|try|start|` +
-    `initiate|move|reschedule|rebook|transfer|pay|replace|proceed|continue|do)${EN_RIGHT}`,
-  "u",
-);
 const EN_WHOLE = /^(?:please|confirm|y|yes please|please confirm|confirm it|do it)[.!]*$/u;
 /** Idioms that carry a negation word but mean yes; removed before the negation scan. */
-const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a problem", "pas de probl[eè]me", "pas de soucis?", "sans probl[eè]me"]);
-/** Negations that state a detail, not a refusal: "no other changes", "nothing else", "no insurance", a reason
- * "no longer needed", "I'm not happy about it", "I don't have any other choice"; removed before the scans. */
-const NEUTRAL_NEGATIONS = enWords([
-  "no (?:other|extra|additional|further|more) (?:[\\p{L}-]+ )?(?:changes?|charges?|fees?|items?|questions?|bags?|baggages?|passengers?|modifications?|costs?|issues?)(?: (?:needed|required|necessary))?",
-  "nothing else", "no longer needed", "no (?:travel )?insurance", "no (?:checked )?(?:bags?|baggages?|luggage)", "not happy", "not thrilled",
-  "no other (?:choice|option)", "if (?:at all )?possible", "(?:don't|do not|dont) have (?:any|much of an?) (?:other )?(?:choice|option)s?", "(?:c'est |ce n'est )?pas grave",
-]);
-/** Quoted text of two words or more is a mention, not a statement ("reason: “no longer needed”"). */
-const QUOTED = /“[^”\n]{0,80}\s[^”\n]{0,80}”|"[^"\n]{0,80}\s[^"\n]{0,80}"|«[^»\n]{0,80}\s[^»\n]{0,80}»/gu;
+const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a problem"]);
 
 // Table 15's negation veto, plus bare no/nope/nah, every n't contraction, and stop words.
 const EN_NEGATION = pattern(
@@ -121,8 +100,8 @@ const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
   ])],
   // Consent to something else: keep things as they are, another item, another action.
   ["something else", enWords([
-    "keep", "keeping(?! me (?:updated|posted|informed))", "(?<!long )as (?:it )?is", "leave (?:it|them|that|this|everything|things)", "unchanged", "stay",
-    "instead", "rather", "other", "another", "different", "(?:something|someone|somebody|somewhere) else", "elsewhere", "wrong", "switch", "swap",
+    "keep", "keeping", "(?<!long )as (?:it )?is", "leave (?:it|them|that|this|everything|things)", "unchanged", "the same", "stay",
+    "instead", "rather", "other", "another", "different", "else", "wrong", "switch", "swap",
   ])],
   // Jokes and irony.
   ["joke", pattern(`${EN_LEFT}(?:kidding|kiddin|joking|joke|jk|j/k|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|yeah right|sarcasm|sarcastic|not serious)${EN_RIGHT}|/s(?![\\p{L}\\p{N}])|[😂🤣😜🙃😆]`, "u")],
@@ -164,15 +143,6 @@ const KO_AFFIRMATIVE = pattern(
 // 취소 is also the action asked for: as a request (취소해 주세요, 취소해 줘, 취소 부탁, 취소하세요, 취소해도
 // 돼요) it is the verb of "yes, please cancel", as "cancel" is in English, not a negation; any other
 // 취소 (취소, 취소할게요, 취소하지 마세요) still vetoes.
-// French (seen in the runs: "Oui, please cancel…", "c'est pas grave"). Answers open a sentence; action
-// phrases count anywhere; negations (non, pas, ne/n', jamais, attendez, arrêtez) veto.
-const FR_ANSWER = pattern(
-  `^(?:oui|ouais|d'accord|bien s[uû]r|parfait|entendu|volontiers|c'est bon|[cç]a marche|allez-y|allez y|vas-y|vas y|je confirme|confirm[ée])${EN_RIGHT}`,
-  "u",
-);
-const FR_ACTION = enWords(["allez-y", "vas-y", "je confirme", "je vous autorise", "vous pouvez (?:y aller|proc[ée]der|continuer)", "proc[ée]dez", "continuez"]);
-const FR_NEGATION = pattern(`${EN_LEFT}(?:non|pas|ne|jamais|attendez|attends|arr[êe]tez|arr[êe]te|annulez pas)${EN_RIGHT}|${EN_LEFT}n'(?=\\p{L})`, "u");
-
 const KO_NEGATION = pattern(
   [
     `${KO_LEFT}안(?=\\s|돼|되|해|할|함|하|$)`,
@@ -199,7 +169,7 @@ const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
 /** Korean interrogative endings at the end of a sentence: 까(요), 나요, 습니까, 는지, 가요. */
 const KO_QUESTION_END = /(?:까요?|나요|습니까|ㅂ니까|는지요?|가요|죠)\s*$/u;
 
-const SENTENCE_SPLIT = /(?<=[.!?。！？\n\u2014])/u;
+const SENTENCE_SPLIT = /(?<=[.!?。！？\n])/u;
 
 /** Control and format characters. Built on first use: a regular expression literal with a Unicode
  * property class is validated (its class built) when the module is compiled, ~0.4 ms of every cold
@@ -236,248 +206,47 @@ function isQuestion(sentence: string): boolean {
 
 function affirmative(sentence: string): string | null {
   if (EN_WHOLE.test(sentence)) return sentence.replace(/[.!]+$/u, "");
-  return firstMatch(EN_ANSWER, sentence) ?? firstMatch(EN_ACTION, sentence) ?? firstMatch(EN_IMPERATIVE, sentence) ??
-    firstMatch(FR_ANSWER, sentence) ?? firstMatch(FR_ACTION, sentence) ?? firstMatch(KO_AFFIRMATIVE, sentence) ??
+  return firstMatch(EN_ANSWER, sentence) ?? firstMatch(EN_ACTION, sentence) ?? firstMatch(KO_AFFIRMATIVE, sentence) ??
     firstMatch(EN_AFFIRMATIVE_IDIOMS, sentence) ?? (sentence.startsWith("👍") ? "👍" : null);
 }
 
-let IDIOMS: RegExp | null = null;
-function negationIn(raw: string): string | null {
-  const text = raw.replace((IDIOMS ??= new RegExp(EN_AFFIRMATIVE_IDIOMS.source, "gu")), " ");
-  return firstMatch(EN_NEGATION, text) ?? firstMatch(FR_NEGATION, text) ?? firstMatch(KO_NEGATION, text);
-}
-
-function unclearIn(text: string, scope: Scope | null = null): string | null {
-  for (const [kind, re] of [...EN_UNCLEAR, ...KO_UNCLEAR]) {
-    const all = new RegExp(re.source, "gu");
-    let m: RegExpExecArray | null;
-    while ((m = all.exec(text)) !== null) {
-      const token = `${kind}: ${m[0].trim()}`;
-      if (!echoes(token, scope)) return token;
-      if (m[0].length === 0) all.lastIndex++;
-    }
-  }
-  return null;
-}
-
-/** The whole message with mentions and detail negations taken out (so they neither veto nor answer). */
-function neutralized(text: string): string {
-  return text
-    .replace(QUOTED, (m) => (/[.!?][”"»]$/u.test(m) ? " q. " : " q "))
-    .replace(new RegExp(NEUTRAL_NEGATIONS.source, "gu"), " ")
-    .replace(/[^\S\n]+/gu, " ");
-}
-
-// After the answering sentence. A sentence that opens a new topic ("Also, …", "Now, about…", "After
-// that, …") is about something else; until one does, a sentence vetoes when it takes the answer back.
-const TOPIC_SHIFT = pattern(
-  `^(?:[\\p{L}']+[ ,]+){0,2}?(?:also|additionally|separately|btw|by the way|another thing|one more thing|now|after that|afterwards|` +
-    `after (?:it's|it is|that's|that is|this is) (?:done|finished|complete)|once (?:it's|it is|that's|that is|this is|everything is) (?:done|finished|complete|processed|updated))${EN_RIGHT}`,
-  "u",
-);
-/** A question about what comes after the answer, not about whether to do it. */
-const FOLLOW_UP = enWords(["next", "too", "as well", "new total", "once (?:it|that|this|everything)(?:'s| is)? (?:done|updated|processed|finalized|complete)", "after (?:it|that|this)(?:'s| is)? (?:done|updated|processed)"]);
-/** What takes an answer back: a sentence opening with a negation or stop word, or a negation of doing. */
-const TAKE_BACK_OPEN = pattern(
-  `^(?:(?:oh|well|and|but|so|um+|uh+)[\\s,]+)?(?:no|nope|nah|not|never|don't|do not|dont|wait|stop|hold on|hold off|actually|on second thought|` +
-    `never ?mind|scratch that|forget (?:it|that)|cancel that|just kidding|non|attendez|attends)${EN_RIGHT}`,
-  "u",
-);
-const NEG_WORD = "(?:not|no|never|cannot|can't|don't|won't|do not|dont|wont|shouldn't|wouldn't|rather not|prefer not to|n'|pas|ne)";
-const TAKE_BACK_VERB = pattern(
-  `${EN_LEFT}${NEG_WORD}\\s+(?:(?:[\\p{L}']+)\\s+){0,2}?(?:do|go|proceed|continue|cancel|change|update|book|add|remove|modify|process|switch|swap|exchange|` +
-    `return|refund|charge|apply|issue|send|upgrade|downgrade|make|use|submit|confirm|approve|agree|want|need|like|move|transfer|pay|replace|it|that|this|them|yet)${EN_RIGHT}` +
-    `|${EN_LEFT}${NEG_WORD}[.!]*$`,
-  "u",
-);
-const CONDITION_OPEN = pattern(`^(?:if|unless|as long as|provided|only if|but|before|first|assuming|once i|except|only|just (?:the|one|a|for|half|part)|instead|rather)${EN_RIGHT}`, "u");
-/** "before" anywhere after the answer asks for something first ("… before finalizing anything"). */
-const BEFORE = enWords(["before", "beforehand"]);
-/** Questions about money still hold the answer back after a change of topic. */
-const MONEY_QUESTION = enWords(["cost", "costs", "price", "fee", "fees", "how much", "charge", "charged", "total", "refund amount"]);
-/** Sentences that ask to be told something; never an answer, whatever action words they carry. */
-const ASKS_TO_BE_TOLD = pattern(`^(?:please )?(?:let me know|tell me|keep me (?:updated|posted|informed))${EN_RIGHT}`, "u");
-const INFO_REQUEST = pattern(`^(?:please )?(?:let me know|tell me|keep me|feel free|thank|thanks)${EN_RIGHT}`, "u");
-
-function words(sentence: string): number {
-  return sentence.split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
-}
-
-/** Why a sentence after the answer takes it back, or null. After a change of topic (`shifted`) only a
- * joke, a negation of doing, a condition opening the sentence, "before" or a question about money do. */
-function takesBack(sentence: string, shifted: boolean, scope: Scope | null): string | null {
-  const short = words(sentence) <= 6;
-  const joke = EN_UNCLEAR.find(([k]) => k === "joke")![1];
-  const kidding = firstMatch(joke, sentence) ?? firstMatch(KO_UNCLEAR.find(([k]) => k === "joke")![1], sentence);
-  if (kidding !== null) return `joke: ${kidding}`;
-  const opens = firstMatch(TAKE_BACK_OPEN, sentence);
-  if (opens !== null) return opens;
-  const verb = firstMatch(TAKE_BACK_VERB, sentence) ?? firstMatch(KO_NEGATION, sentence);
-  if (verb !== null) return verb;
-  const cond = firstMatch(CONDITION_OPEN, sentence) ?? firstMatch(BEFORE, sentence);
-  // After a change of topic "but" opens the new topic ("But I also have another issue"); a condition still vetoes.
-  if (cond !== null && !(shifted && cond === "but")) return cond;
-  // "Let me know once it's updated and when I can expect the refund": asks to be told; it does not defer or
-  // restrict the answer (unless it carries an answer of its own: "let me know, but do it tomorrow").
-  if (ASKS_TO_BE_TOLD.exec(sentence) !== null && !isQuestion(sentence) && affirmative(sentence) === null) return null;
-  if (isQuestion(sentence) || EN_QUESTION_START.test(sentence)) {
-    if (firstMatch(FOLLOW_UP, sentence) !== null) return null;
-    if (!shifted) return "question";
-    return firstMatch(MONEY_QUESTION, sentence) === null ? null : "question";
-  }
-  // Partial consent restricts the answer wherever it stands ("Also, only the outbound leg"); consent to
-  // something else or a deferral does unless the sentence is about another topic.
-  const unclear = unclearIn(sentence, scope);
-  if (unclear !== null && (unclear.startsWith("partial") || !shifted)) return unclear;
-  if (shifted) return null;
-  const hedge = firstMatch(EN_HEDGE, sentence) ?? firstMatch(KO_HEDGE, sentence);
-  if (hedge !== null && (short || sentence.startsWith(hedge))) return hedge;
-  if (short) {
-    const c = firstMatch(EN_CONDITION, sentence) ?? firstMatch(KO_CONDITION, sentence) ?? negationIn(sentence);
-    if (c !== null) return c;
-  }
-  return null;
-}
-
-/** The question asks about others or all ("any other passengers?", "all the items you want to modify"):
- * "no" and "only" then answer it ("No, only the name"), they do not restrict or refuse the call. */
-const ASKS_OTHERS = enWords([
-  "(?:any|no) (?:other|more|additional|further)", "anything else", "all (?:the )?items", "only (?:item|items|change|one)", "single[- ]item",
-]);
-/** Synonyms an answer uses for the question's own word. */
-const ECHO: Readonly<Record<string, readonly string[]>> = {
-  "just the": ["only", "just"], "just one": ["only", "single", "one"], only: ["only", "single", "just"], swap: ["swap", "switch", "replace", "exchange"],
-  switch: ["switch", "swap", "change", "replace"], instead: ["instead", "replace", "replacing", "switch", "change"], keep: ["keep", "remain", "unchanged"],
-  other: ["other"], another: ["another"], rather: ["rather"], different: ["different"],
-};
-
-/** The call's own words: is `word` one of them (an inflection of a name's word counts)? */
-function isNamed(word: string, names: readonly string[]): boolean {
-  return names.some((n) => n === word || (n.length >= 4 && word.startsWith(n)) || (word.length >= 4 && n.startsWith(word)));
-}
-
-interface Scope {
-  /** The question the message answers, normalized. */
-  question: string;
-  names: readonly string[];
-  asksOthers: boolean;
-}
-
-function scopeOf(context: ConsentContext | null | undefined): Scope | null {
-  if (context === null || context === undefined || typeof context.question !== "string" || !Array.isArray(context.names)) return null;
-  const question = normalizeUtterance(context.question);
-  return { question, names: context.names.filter((n) => typeof n === "string").map((n) => n.toLowerCase()), asksOthers: firstMatch(ASKS_OTHERS, question) !== null };
-}
-
-/** An unclear token the question itself used (the user restates the proposal: "make the swap"). */
-function echoes(token: string, scope: Scope | null): boolean {
-  if (scope === null) return false;
-  const [kind, word] = token.split(": ");
-  if (kind !== "partial" && kind !== "something else") return false;
-  if (kind === "partial" && scope.asksOthers) return true;
-  const forms = ECHO[word] ?? [word];
-  return forms.some((f) => new RegExp(`${EN_LEFT}${f}`, "u").test(scope.question));
-}
-
-const ACTION_VERB = pattern(
-  `${EN_LEFT}(?:change|switch|swap|modify|update|upgrade|downgrade|cancel|book|add|remove|return|exchange|refund|send|use|pay|buy|keep|replace|move)${EN_RIGHT}`,
-  "u",
-);
-/** A negation that declines another thing than the call: "I don't want to change my plan" when the call is
- * refuel_data (its verb is not the call's own word, and no pronoun or consent verb follows it). */
-function declinesAlternative(sentence: string, scope: Scope | null): boolean {
-  if (scope === null) return false;
-  const neg = new RegExp(`${EN_LEFT}(?:not|don't|do not|dont|never|prefer not to|rather not)${EN_RIGHT}`, "gu");
-  let m: RegExpExecArray | null;
-  let found = false;
-  while ((m = neg.exec(sentence)) !== null) {
-    const after = sentence.slice(m.index + m[0].length).trim().split(/\s+/u).slice(0, 4).join(" ");
-    const verb = firstMatch(ACTION_VERB, after);
-    if (verb === null || isNamed(verb, scope.names)) return false;
-    if (/^(?:want to |need to |wish to |like to )?\S+ (?:it|that|this|them|anything)(?:[\s.,!]|$)/u.test(after)) return false;
-    found = true;
-  }
-  return found;
-}
-
-/** Classifies one user message; `context` (what it answers) lets a restated proposal, a declined
- * alternative and a "no" to "anything else?" count as what they are. */
-export function classifyMessage(raw: string, context?: ConsentContext | null): MessageConsent {
-  const scope = scopeOf(context);
-  let text = normalizeUtterance(raw);
+/** Classifies one user message. */
+export function classifyMessage(raw: string): MessageConsent {
+  const text = normalizeUtterance(raw);
   if (text === "") return { kind: "none", evidence: null };
-  // "No, only the name": a no to "any other passengers?" answers that question.
-  if (scope?.asksOthers === true) text = text.replace(/^(?:no|nope|nah)(?:[,.!]+\s*|\s+)(?=\S)/u, "");
-  const scan = neutralized(text);
-  const sentences = scan.split(SENTENCE_SPLIT).map((p) => p.trim()).filter((p) => p !== "");
-  const asks = (p: string) => isQuestion(p) || EN_QUESTION_START.test(p);
-  const answerAt = sentences.findIndex((p) => !asks(p) && affirmative(p) !== null);
-  if (answerAt < 0) {
-    // No answer: any negation, hedge, unclear token or question is a no; otherwise it says nothing.
-    const negation = negationIn(scan);
-    if (negation !== null) return { kind: "no", evidence: negation };
-    const hedge = firstMatch(EN_HEDGE, scan) ?? firstMatch(KO_HEDGE, scan);
-    if (hedge !== null) return { kind: "no", evidence: hedge };
-    const unclear = unclearIn(scan);
-    if (unclear !== null) return { kind: "no", evidence: unclear };
-    const asked = sentences.find(asks);
-    if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
-    return { kind: "none", evidence: null };
-  }
-  // The answer and what comes before it: any negation, hedge, unclear token, question or condition vetoes.
-  // Before the answer, a negation vetoes when it takes something back (a bare or opening negation, a
-  // negation of doing); a detail ("the blue ones are not water resistant", "I don't have another card") does not.
-  const upTo = sentences.slice(0, answerAt + 1).join(" ");
-  for (const p of sentences.slice(0, answerAt)) {
-    const n = negationIn(p);
-    if (n === null || declinesAlternative(p, scope)) continue;
-    const back = firstMatch(TAKE_BACK_OPEN, p) ?? firstMatch(TAKE_BACK_VERB, p) ?? firstMatch(KO_NEGATION, p) ?? firstMatch(FR_NEGATION, p);
-    if (back !== null || words(p) <= 6) return { kind: "no", evidence: back ?? n };
-  }
-  const negation = negationIn(sentences[answerAt]);
-  if (negation !== null && !declinesAlternative(sentences[answerAt], scope)) return { kind: "no", evidence: negation };
-  const hedge = firstMatch(EN_HEDGE, upTo) ?? firstMatch(KO_HEDGE, upTo);
+  const scan = text.replace(new RegExp(EN_AFFIRMATIVE_IDIOMS.source, "gu"), " ");
+  const negation = firstMatch(EN_NEGATION, scan) ?? firstMatch(KO_NEGATION, scan);
+  if (negation !== null) return { kind: "no", evidence: negation };
+  const hedge = firstMatch(EN_HEDGE, text) ?? firstMatch(KO_HEDGE, text);
   if (hedge !== null) return { kind: "no", evidence: hedge };
-  const unclear = unclearIn(upTo, scope);
-  if (unclear !== null) return { kind: "no", evidence: unclear };
-  const asked = sentences.slice(0, answerAt).find(asks);
-  if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
-  // A declined alternative's "but" is its contrast ("I don't want to change my plan, but I'm willing to
-  // refuel"), not a condition on the answer.
-  const conditional = sentences
-    .slice(0, answerAt + 1)
-    .map((p) => (declinesAlternative(p, scope) ? p.replace(new RegExp(`${EN_LEFT}but${EN_RIGHT}`, "gu"), " ") : p))
-    .join(" ");
-  const condition = firstMatch(EN_CONDITION, conditional) ?? firstMatch(KO_CONDITION, conditional);
-  if (condition !== null) return { kind: "no", evidence: condition };
-  // After it: another answering sentence is held to the same rules; any other sentence vetoes only when it
-  // takes the answer back, until a sentence opens another topic.
-  let shifted = false;
-  for (const p of sentences.slice(answerAt + 1)) {
-    shifted ||= firstMatch(TOPIC_SHIFT, p) !== null;
-    if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {
-      // "But yes, I want to do the exchange": the conjunction joins it to what came before, it is no condition.
-      const q = p.replace(/^(?:and|but|so)[\s,]+/u, "");
-      const v = (declinesAlternative(q, scope) ? null : negationIn(q)) ?? firstMatch(EN_HEDGE, q) ?? unclearIn(q, scope) ?? firstMatch(EN_CONDITION, q) ?? firstMatch(KO_CONDITION, q);
-      if (v !== null) return { kind: "no", evidence: v };
-      continue;
-    }
-    const back = declinesAlternative(p, scope) ? null : takesBack(p, shifted, scope);
-    if (back !== null) return { kind: "no", evidence: back };
+  for (const [kind, re] of [...EN_UNCLEAR, ...KO_UNCLEAR]) {
+    const token = firstMatch(re, text);
+    if (token !== null) return { kind: "no", evidence: `${kind}: ${token}` };
   }
-  return { kind: "yes", evidence: affirmative(sentences[answerAt]) };
+  const sentences = text.split(SENTENCE_SPLIT).map((p) => p.trim()).filter((p) => p !== "");
+  // Any question makes the message unclear: the user is still asking, not answering.
+  const asked = sentences.find((p) => isQuestion(p) || EN_QUESTION_START.test(p));
+  if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
+  for (const sentence of sentences) {
+    const token = affirmative(sentence);
+    if (token === null) continue;
+    const condition = firstMatch(EN_CONDITION, text) ?? firstMatch(KO_CONDITION, text);
+    if (condition !== null) return { kind: "no", evidence: condition };
+    return { kind: "yes", evidence: token };
+  }
+  return { kind: "none", evidence: null };
 }
 
 /**
  * The default detector: reads at most the last CONSENT_WINDOW messages, most recent first; the first
  * message that says anything (yes or no) decides. Nothing said → no consent.
  */
-export function detectConsent(messages: readonly string[], context?: ConsentContext | null): ConsentResult {
+export function detectConsent(messages: readonly string[]): ConsentResult {
   const start = Math.max(0, messages.length - CONSENT_WINDOW);
   for (let i = messages.length - 1; i >= start; i--) {
     const m = messages[i];
     if (typeof m !== "string") continue;
-    const c = classifyMessage(m, i === messages.length - 1 ? context : null);
+    const c = classifyMessage(m);
     if (c.kind === "yes") return { consent: true, message: i, evidence: c.evidence };
     if (c.kind === "no") return { consent: false, message: i, evidence: c.evidence };
   }
@@ -485,10 +254,8 @@ export function detectConsent(messages: readonly string[], context?: ConsentCont
 }
 
 /** @2: deferrals, partial consent, consent to something else, jokes and questions read as unclear;
- * 취소 as the requested action is not a negation. @4: scope (only the answer, what precedes it, and what
- * takes it back decide), requests ("please cancel it") as answers, quoted text and detail negations
- * ("no other changes") neutral, French. */
-export const DEFAULT_CONSENT_DETECTOR_ID = "polar-regex-en-ko-fr@4";
+ * 취소 as the requested action is not a negation. */
+export const DEFAULT_CONSENT_DETECTOR_ID = "polar-regex-en-ko@3";
 
 export const defaultConsentDetector: ConsentDetector = Object.freeze({
   id: DEFAULT_CONSENT_DETECTOR_ID,

@@ -151,7 +151,7 @@ describe("normalizeUtterance", () => {
 
 describe("the detector's identity", () => {
   it("is recorded in every decision and hashed with the config: it names this exact rule set", () => {
-    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko-fr@4");
+    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko@3");
     expect(defaultConsentDetector.detect(["ok"])).toEqual({ consent: true, message: 0, evidence: "ok" });
   });
 });

@@ -5,9 +5,8 @@
 // `recent-messages` mode reads them. Precision stays 1.0 on both; recall may not fall below what it is.
 import { describe, expect, it } from "vitest";
 import { measureProject, measureRuns, runsTable } from "../../scripts/consent-recall.js";
-import { classifyMessage, detectConsent } from "../../src/policies/consent.js";
+import { classifyMessage, detectConsent, scopedConsentDetector } from "../../src/policies/consent-scoped.js";
 import { consentNames, recentConsentMessages } from "../../src/guard/recent-consent.js";
-import { defaultConsentDetector } from "../../src/policies/consent.js";
 
 describe("consent recall on the two tables", () => {
   it("the runs table: every row labelled with a reason; exchanges from every domain with a user", () => {
@@ -40,7 +39,7 @@ describe("consent recall on the two tables", () => {
   });
 });
 
-describe("the classes the runs showed (polar-regex-en-ko-fr@4)", () => {
+describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr@4)", () => {
   it("a negation after the answer that does not take it back does not veto; one that does, does", () => {
     for (const yes of [
       "Yes, please do it now. I'm not happy about having to downgrade, but thank you for your help.",
@@ -98,13 +97,13 @@ describe("the classes the runs showed (polar-regex-en-ko-fr@4)", () => {
       { role: "assistant", content: "Shall I cancel reservation ABC123?" },
       { role: "user", content: "Yes, please go ahead and cancel the reservation. Thank you." },
     ];
-    const read = recentConsentMessages(conversation, names, defaultConsentDetector);
+    const read = recentConsentMessages(conversation, names, scopedConsentDetector);
     expect(read.messages).toEqual(["Yes, please go ahead and cancel the reservation. Thank you."]);
-    expect(defaultConsentDetector.detect(read.messages, read.context).consent).toBe(true);
+    expect(scopedConsentDetector.detect(read.messages, read.context).consent).toBe(true);
     // A yes to a message that does not name the call does not count, and nothing stands in for it.
     const unnamed = [...conversation.slice(0, 2), { role: "assistant", content: "Anything else?" }, { role: "user", content: "Yes, please." }];
-    const r2 = recentConsentMessages(unnamed, names, defaultConsentDetector);
+    const r2 = recentConsentMessages(unnamed, names, scopedConsentDetector);
     expect(r2.context).toBeNull();
-    expect(defaultConsentDetector.detect(r2.messages, r2.context).consent).toBe(false);
+    expect(scopedConsentDetector.detect(r2.messages, r2.context).consent).toBe(false);
   });
 });

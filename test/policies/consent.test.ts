@@ -63,7 +63,7 @@ describe("default consent detector", () => {
     expect(classifyMessage("Yes. How long will the refund take").kind).toBe("no");
     // Unclear decides: an earlier yes in the window does not count past it.
     expect(detectConsent(["Yes!!", "just kidding"]).consent).toBe(false);
-    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko-fr@4");
+    expect(defaultConsentDetector.id).toBe("polar-regex-en-ko@3");
   });
 
   it("Korean 취소 as the requested action is consent after a yes; other 취소 and negations still veto", () => {
