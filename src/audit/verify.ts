@@ -324,6 +324,7 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       forward: rec.forward,
       state: view as StateView,
       userMessages: rec.userMessages,
+      consentContext: rec.consentContext ?? null,
       model,
       sha256: options.sha256,
       unknown: recordedMarks(rec.unknown),

@@ -16,10 +16,12 @@ import { register as promote } from "./commands/promote.js";
 import { register as undo } from "./commands/undo.js";
 import { VERSION } from "../version.js";
 import { rawOptionText, realNegatedDefaults, reportError, usageError } from "./errors.js";
+import { camelCaseFlags } from "./flags.js";
 
 const cli = cac("polar");
 for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, project, mcp, draft, promote, undo]) reg(cli);
 realNegatedDefaults(cli);
+camelCaseFlags(cli);
 const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]
 `;
 cli.version(VERSION);

@@ -10,13 +10,15 @@ import { FIXED_ONE, Tier, Lifecycle } from "../abi.js";
 import type { ToolCall } from "../core/types.js";
 import { createGuard, type AuditSink, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
-import { defaultConsentDetector, escalatePolicy, type GuardReason, type Route } from "../policies/index.js";
+import { escalatePolicy, type GuardReason, type Route } from "../policies/index.js";
+import type { ConsentContext } from "../policies/consent.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { ProjectionRules } from "../projection/rules.js";
 import { guessFromFileName, type Tau2Task, type Trajectory } from "../tau2/adapter.js";
 import { replayTrajectory, type ReplayGuard, type ReplayGuardFactory, type ReplayScope } from "../tau2/replay.js";
 import { labelCall, type Label } from "./label.js";
 import { allVariants, type GuardVariant } from "./variants.js";
+import { scopedConsentDetector } from "../policies/consent-scoped.js";
 
 /** τ²-bench's fixed clocks (airline and retail policy.md; telecom main_policy.md). */
 export const DOMAIN_NOW: Readonly<Record<string, string>> = {
@@ -84,9 +86,11 @@ export function staticReason(entry: StaticEntry): GuardReason {
 
 /** static-escalate: the static table decides whether to ask, and a blocked call asks exactly as
  * POLAR-escalate does (the same policy, consent detector and user messages). */
-export function staticEscalateRoute(entry: StaticEntry, call: ToolCall, userMessages: readonly string[], tau: number, tables: OntologyTables): Route {
+export function staticEscalateRoute(
+  entry: StaticEntry, call: ToolCall, userMessages: readonly string[], tau: number, tables: OntologyTables, consentContext: ConsentContext | null = null,
+): Route {
   if (entry.readOnly || !entry.blocked) return "Approved";
-  return escalatePolicy.decide({ call, admissible: false, reason: staticReason(entry), verdict: null, tau, userMessages, consent: defaultConsentDetector, tables }).route;
+  return escalatePolicy.decide({ call, admissible: false, reason: staticReason(entry), verdict: null, tau, userMessages, consent: scopedConsentDetector, consentContext: consentContext ?? null, tables }).route;
 }
 
 /** A configuration's answer for one call. */
@@ -189,7 +193,7 @@ export function multiGuardFactory(
       scope,
       // recent-messages: the replay cannot put the guard's question to the user (docs/guard.md, "Consent").
       config: {
-        tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages",
+        tau: v.tau, tiers: v.tiers, failClosed: v.failClosed, now, consent: "recent-messages", consentDetector: scopedConsentDetector,
         ...(project ? { projection: setup.rules } : {}),
         ...(project && auditLog !== undefined ? { log: auditLog() } : {}),
       },
@@ -226,7 +230,8 @@ function escalateRoute(d: Decision, guard: Guard, call: ToolCall): { route: Rout
     verdict: d.verdict,
     tau: d.tau,
     userMessages: d.userMessages,
-    consent: defaultConsentDetector,
+    consent: scopedConsentDetector,
+    consentContext: d.consentContext ?? null,
     tables: guard.tables,
   });
   return { route: out.route, evidence: out.consent?.evidence ?? null };
@@ -302,7 +307,7 @@ export function collectTrajectory(
         veto: d.reason === "read_only" || d.admissible ? "Approved" : "Vetoed",
         escalate: esc.route,
         consentEvidence: esc.evidence,
-        staticEscalate: write ? staticEscalateRoute(st, call, d.userMessages, d.tau, cd.guard.tables) : "Approved",
+        staticEscalate: write ? staticEscalateRoute(st, call, d.userMessages, d.tau, cd.guard.tables, d.consentContext ?? null) : "Approved",
         variants: cd.variants,
       };
     }

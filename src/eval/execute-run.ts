@@ -13,6 +13,7 @@ import { EvalError } from "./errors.js";
 import { compile } from "../compiler/index.js";
 import { executeVerdicts, type ExecFigures, type ExecutionReport, type Residue } from "./execute.js";
 import { DEFAULT_TAU } from "./variants.js";
+import { matchTasks } from "./task-match.js";
 
 export interface ExecuteRunOptions {
   data: string;
@@ -45,7 +46,8 @@ export async function runExecution(options: ExecuteRunOptions): Promise<Executio
     const trajs = options.only ? all.filter((t) => options.only!(f, t.source.index, all.length)) : all;
     const domain = trajs[0]?.domain ?? null;
     if (domain === null || !data.domainNames.includes(domain) || !existsSync(join(options.root, "ontologies", domain))) continue;
-    byDomain.set(domain, [...(byDomain.get(domain) ?? []), ...trajs]);
+    // A run whose reward_info names another task's actions runs from that task's initial state, or not at all.
+    byDomain.set(domain, [...(byDomain.get(domain) ?? []), ...matchTasks(trajs, data.domain(domain).tasks).kept]);
   }
   const domains = [...byDomain.keys()].sort().map((name) => {
     const { ontology, source } = loadDomainOntology(options.root, name);

@@ -27,6 +27,7 @@ import {
   type TrajectoryInfo,
 } from "./analyze.js";
 import { collectTrajectory, domainFactory, modelLabel, staticTable, type CallRow, type DomainSetup, type StaticEntry } from "./collect.js";
+import { matchTasks } from "./task-match.js";
 import { EvalError } from "./errors.js";
 import { dominance, protection, type DominanceEntry } from "./dominance.js";
 import { inferDomain, type DomainEvidence } from "./infer-domain.js";
@@ -203,6 +204,10 @@ export function runTau2Eval(options: Tau2EvalOptions): Tau2EvalReport {
       notes.push(`skipped \`${basename(f)}\`: ${note}`);
       continue;
     }
+    // A run whose reward_info names another task's actions: labelled against that task, or left out (./task-match.ts).
+    const matched = matchTasks(trajs, data.domain(domain!).tasks);
+    trajs = matched.kept;
+    notes.push(...matched.notes);
     const list = byDomain.get(domain!) ?? [];
     list.push(...trajs);
     byDomain.set(domain!, list);

@@ -1,6 +1,6 @@
 // A Decision: what the guard answers for one call, as plain JSON data. It is also the audit record
 // (one JSONL line per decision): everything needed to re-derive it is inside (docs/guard.md, "Audit").
-import type { ConsentResult } from "../policies/consent.js";
+import type { ConsentContext, ConsentResult } from "../policies/consent.js";
 import type { GuardReason, Route, VerdictRecord } from "../policies/types.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import type { EffectiveConfig, Scope } from "./config.js";
@@ -57,6 +57,9 @@ export interface Decision {
   /** The last three user messages the policy saw, and what the consent detector said (if asked). */
   userMessages: string[];
   consent: ConsentResult | null;
+  /** `recent-messages` mode, when the latest user message decided alone: the assistant message it answers
+   * and the words naming the call, which the detector read with it. Absent otherwise. */
+  consentContext?: ConsentContext;
   /** The unknown marks (src/guard/unknown.ts) the decision's reads hit; null when none. */
   unknown: UnknownMark[] | null;
   /** Layer B values the decision read and their digest (SHA-256 of the canonical JSON of `reads`). */

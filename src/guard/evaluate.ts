@@ -4,7 +4,7 @@
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier } from "../core/verifier.js";
 import { toHex } from "../util/sha256.js";
-import type { ConsentDetector, ConsentResult } from "../policies/consent.js";
+import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import { refusalText } from "../policies/text.js";
 import {
@@ -48,6 +48,8 @@ export interface EvaluateInput {
   forward: unknown[];
   state: StateView;
   userMessages: string[];
+  /** What the latest user message answers (`recent-messages` mode), for the consent detector. */
+  consentContext?: ConsentContext | null;
   model: ModelAnswers;
   /** The state a candidate target is searched against; default: its assertions over `state`. The
    * replay answers from the target's recorded reads instead. */
@@ -294,6 +296,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     tau: tauFixed(input.config),
     userMessages: input.userMessages,
     consent: input.detector,
+    consentContext: input.consentContext ?? null,
     tables: input.tables,
   };
   let route: Route;

@@ -13,7 +13,8 @@ import { LayerB } from "../projection/layer-b.js";
 import { applyToolResult, parseToolResult, type ApplyReport } from "../projection/project.js";
 import type { ProjectionRules } from "../projection/rules.js";
 import { ENGINE_VERSION } from "../version.js";
-import { CONSENT_WINDOW, defaultConsentDetector, type ConsentDetector } from "../policies/consent.js";
+import { CONSENT_WINDOW, defaultConsentDetector, type ConsentContext, type ConsentDetector } from "../policies/consent.js";
+import { consentNames, recentConsentMessages } from "./recent-consent.js";
 import { REQUEST_CLASSES, type IntentParser, type RequestClassifier, type TargetState } from "../policies/classifier.js";
 import { BUILTIN_POLICIES, resolvePolicy, type PolicyName } from "../policies/index.js";
 import type { DecisionPolicy, VerdictRecord } from "../policies/types.js";
@@ -299,22 +300,6 @@ function readContext(context: unknown): ContextData {
   return out;
 }
 
-/** A letter, digit or `_`. Built on first use (a literal with Unicode property classes is compiled with
- * the module, at every cold import; src/policies/consent.ts, CONTROL). */
-let WORD_CHAR: RegExp | null = null;
-
-/** `text` names `word` as a whole token (case-insensitive; letters, digits and `_` continue a token). */
-function namesToken(text: string, word: string): boolean {
-  if (word.length === 0) return false;
-  const isWord = (ch: string | undefined) => ch !== undefined && (WORD_CHAR ??= new RegExp("[\\p{L}\\p{N}_]", "u")).test(ch);
-  let at = text.indexOf(word);
-  while (at >= 0) {
-    if (!isWord(text[at - 1]) && !isWord(text[at + word.length])) return true;
-    at = text.indexOf(word, at + 1);
-  }
-  return false;
-}
-
 export function createGuard(options: GuardOptions): Guard {
   if (typeof options !== "object" || options === null) throw new GuardError("invalid-config", "createGuard needs an options object");
   checkKeys(options, OPTION_KEYS, "");
@@ -475,51 +460,25 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   /** The user messages the policy may read as consent (docs/guard.md, "Consent"). */
-  function consentMessages(ctx: ContextData, lazy: LazyCall): string[] {
+  function consentMessages(ctx: ContextData, lazy: LazyCall): { messages: string[]; context: ConsentContext | null } {
     if (config.consent === "question") {
-      if (questions.size === 0 || lazy.shape() === null) return NO_MESSAGES;
+      if (questions.size === 0 || lazy.shape() === null) return NO_CONSENT_INPUT;
       const asked = questions.get(lazy.hash());
-      if (asked === undefined) return NO_MESSAGES;
+      if (asked === undefined) return NO_CONSENT_INPUT;
       const out: string[] = [];
       for (let i = 0; i < ctx.users.length; i++) if (ctx.userIndex[i] >= asked) out.push(ctx.users[i]);
-      return out;
+      return { messages: out, context: null };
     }
-    // recent-messages: the last three user messages; a "yes" among them counts only when it answers an
-    // assistant message that names this call (its tool, or the entity it acts on).
+    // recent-messages: the answer to the latest question decides (./recent-consent.ts).
     const call = lazy.shape();
-    if (call === null) return NO_MESSAGES;
+    if (call === null) return NO_CONSENT_INPUT;
     const conversation = ctx.conversation ?? ctx.users.map((content) => ({ role: "user", content }));
-    const names = callNames(call);
-    const picked: { text: string; answers: string }[] = [];
-    let assistant = "";
-    for (const m of conversation) {
-      if (m.role === "assistant") assistant = m.content;
-      else if (m.role === "user" && m.content.trim() !== "") picked.push({ text: m.content, answers: assistant });
-    }
-    const out: string[] = [];
-    for (const p of picked.slice(-CONSENT_WINDOW)) {
-      const asked = p.answers.toLowerCase();
-      if (names.some((n) => namesToken(asked, n)) || !saysYes(p.text)) out.push(p.text);
-    }
-    return out;
-  }
-
-  function saysYes(text: string): boolean {
-    try {
-      return detector.detect([text]).consent === true;
-    } catch {
-      return true; // a detector that throws on it: do not let this message count
-    }
+    return recentConsentMessages(conversation, callNames(call), detector);
   }
 
   function callNames(call: ToolCall): string[] {
-    const names = [call.name.toLowerCase(), call.name.toLowerCase().replaceAll("_", " ")];
     const info = engine.verifier.tool(call.name);
-    if (info.keyArg !== null) {
-      const k = fieldAt(call.arguments, info.keyArg);
-      if ((typeof k === "string" && k.trim() !== "") || typeof k === "number") names.push(String(k).toLowerCase());
-    }
-    return names;
+    return consentNames(call.name, call.arguments, info.keyArg === null ? null : (fieldAt(call.arguments, info.keyArg) as string | number | null));
   }
 
   interface Judged {
@@ -535,7 +494,9 @@ export function createGuard(options: GuardOptions): Guard {
     // The call's shape and hash only when consent needs them (the evaluation checks the shape anyway).
     const lazy = new LazyCall(call);
     const forward = ctx.error === null ? forwardFor(ctx) : NO_FORWARD;
-    const userMessages = ctx.error === null ? consentMessages(ctx, lazy) : NO_MESSAGES;
+    const consentInput = ctx.error === null ? consentMessages(ctx, lazy) : NO_CONSENT_INPUT;
+    const userMessages = consentInput.messages;
+    const consentContext = consentInput.context;
     const ev = evaluate({
       tables,
       verifier: engine.verifier,
@@ -546,6 +507,7 @@ export function createGuard(options: GuardOptions): Guard {
       forward,
       state,
       userMessages,
+      consentContext,
       model: ctx.error === null ? model : { ...NO_MODEL, error: ctx.error },
       sha256,
       unknown: unknown.empty ? null : unknown.list(),
@@ -574,11 +536,13 @@ export function createGuard(options: GuardOptions): Guard {
       if (ev.route === "ConsentEscalated") question = { hash: lazy.hash(), asked: ctx.userCount };
       else answered = lazy.hash();
     }
-    const decision = record(s, ev, call, forward, userMessages, approve !== null ? `x${s}` : null);
+    const decision = record(s, ev, call, forward, userMessages, approve !== null ? `x${s}` : null, consentContext);
     return { decision, approve, question, answered };
   }
 
-  function record(s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null): Decision {
+  function record(
+    s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
+  ): Decision {
     const decision = {
       format: DECISION_FORMAT,
       seq: s,
@@ -600,6 +564,7 @@ export function createGuard(options: GuardOptions): Guard {
       question: ev.question,
       userMessages: userMessages.length === 0 ? NO_MESSAGES : Object.freeze(userMessages),
       consent: ev.consent === null ? null : frozenJsonSafe(ev.consent),
+      ...(consentContext === null ? {} : { consentContext: frozenJsonSafe(consentContext) }),
       unknown: ev.unknown === null ? null : Object.freeze(ev.unknown),
       reads: ev.reads,
     } as unknown as Decision;
@@ -866,6 +831,7 @@ class LazyCall {
 const NO_MESSAGES: string[] = Object.freeze([]) as unknown as string[];
 /** observe() projects the guard's own copy of the call: Layer B keeps what it writes without copying. */
 const OWN_CALL = Object.freeze({ ownCall: true });
+const NO_CONSENT_INPUT: { messages: string[]; context: ConsentContext | null } = Object.freeze({ messages: NO_MESSAGES, context: null });
 const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
 
 const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };

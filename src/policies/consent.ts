@@ -14,11 +14,21 @@ export interface ConsentResult {
   evidence: string | null;
 }
 
+/** What the latest message answers, when the guard knows it (`recent-messages` mode): the assistant's
+ * question and the words that name the call (src/guard/recent-consent.ts, consentNames). Recorded with
+ * the decision (`consentContext`), so an audit re-derives the same answer. */
+export interface ConsentContext {
+  question: string;
+  names: readonly string[];
+}
+
 /** A consent detector: pure and deterministic, so an audit log can re-derive its answer. `id` is
- * recorded in every decision and part of the config hash. */
+ * recorded in every decision and part of the config hash. `context`, when given, is about the latest
+ * message; a detector may ignore it (this default one does; the scoped detector of the τ²-bench replay,
+ * ./consent-scoped.ts, reads it). */
 export interface ConsentDetector {
   readonly id: string;
-  detect(messages: readonly string[]): ConsentResult;
+  detect(messages: readonly string[], context?: ConsentContext | null): ConsentResult;
 }
 
 /** How many of the latest user messages the detector reads (the paper's "last three user turns"). */

@@ -10,7 +10,7 @@ export const escalatePolicy: DecisionPolicy = Object.freeze({
   decide(input: PolicyInput): PolicyOutcome {
     if (input.admissible) return { route: "Approved", message: null, consent: null };
     if (HARD_FAIL_REASONS.has(input.reason)) return { route: "Vetoed", message: refusalText(input), consent: null };
-    const consent = input.consent.detect(input.userMessages);
+    const consent = input.consent.detect(input.userMessages, input.consentContext ?? null);
     if (consent.consent) return { route: "ConsentApproved", message: null, consent };
     return { route: "ConsentEscalated", message: consentQuestion(input), consent };
   },

@@ -2,7 +2,7 @@
 // reason) into a route. Policies are pure and deterministic: the audit replay calls the same policy
 // on the recorded input and must get the same route and text.
 import type { ReasonName, ToolCall, Verdict } from "../core/types.js";
-import type { ConsentDetector, ConsentResult } from "./consent.js";
+import type { ConsentContext, ConsentDetector, ConsentResult } from "./consent.js";
 import type { OntologyTables } from "../ontology/tables.js";
 
 export type Route = "Approved" | "Vetoed" | "ConsentApproved" | "ConsentEscalated" | "AdvisoryPassthrough";
@@ -37,6 +37,8 @@ export interface PolicyInput {
   userMessages: readonly string[];
   /** The guard's consent detector (the Escalate policy calls it). */
   consent: ConsentDetector;
+  /** What the latest user message answers (`recent-messages` mode), for the detector; absent otherwise. */
+  consentContext?: ConsentContext | null;
   /** Only for wording (resource and sink names); never for the decision itself. */
   tables: OntologyTables;
 }

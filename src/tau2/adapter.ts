@@ -61,6 +61,9 @@ export interface Trajectory {
   reward: number | null;
   terminationReason: string | null;
   messages: Tau2Message[];
+  /** The `action_id`s of the gold actions τ²-bench checked this run against (`reward_info.action_checks`),
+   * in order; null when the results do not say. They name the task the run really ran (src/eval/task-match.ts). */
+  rewardActionIds?: string[] | null;
 }
 
 export interface ReadResultsOptions {
@@ -133,8 +136,21 @@ export function readResults(json: unknown, options: ReadResultsOptions = {}): Tr
       reward,
       terminationReason: str(s.termination_reason),
       messages: s.messages.map((m, i) => normalizeMessage(m, i, file)),
+      rewardActionIds: rewardActionIds(s.reward_info),
     };
   });
+}
+
+/** `reward_info.action_checks[].action.action_id`, null when absent or not that shape. */
+function rewardActionIds(info: unknown): string[] | null {
+  if (!isObj(info) || !Array.isArray(info.action_checks)) return null;
+  const ids: string[] = [];
+  for (const c of info.action_checks) {
+    const id = isObj(c) && isObj(c.action) ? str(c.action.action_id) : null;
+    if (id === null) return null;
+    ids.push(id);
+  }
+  return ids;
 }
 
 function normalizeToolCall(tc: unknown, role: string, file: string | undefined): Tau2ToolCall {

@@ -6,6 +6,7 @@ import type { PolicyName } from "../policies/index.js";
 import type { DecisionPolicy } from "../policies/types.js";
 import type { ProjectionRules } from "../projection/rules.js";
 import type { ReplayGuardFactory } from "./replay.js";
+import { scopedConsentDetector } from "../policies/consent-scoped.js";
 
 export interface AdvisoryGuardOptions {
   ontology: OntologyInput;
@@ -33,7 +34,8 @@ export function advisoryGuardFactory(options: AdvisoryGuardOptions): ReplayGuard
       scope,
       // The offline replay cannot ask the user the guard's question (the run is what it was): consent is
       // the paper's, a yes among the recent user messages that answers a message naming the call.
-      config: { consent: "recent-messages", ...options.config, projection: options.rules },
+      // Read with the scoped detector (src/policies/consent-scoped.ts), unless the caller chose one.
+      config: { consent: "recent-messages", consentDetector: scopedConsentDetector, ...options.config, projection: options.rules },
     });
     return {
       updatesState: true,

@@ -1,6 +1,7 @@
 // `--audit-log FILE` on `polar demo` and `polar eval tau2`: the replay's decision log, which
 // `polar audit verify` re-derives record by record (in process, on the shipped τ²-bench sample).
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,5 +42,17 @@ describe("--audit-log", () => {
     expect(recs.length).toBeGreaterThan(10);
     const { report } = runAuditVerify(file, { ontology: blob });
     expect(report).toMatchObject({ ok: true, total: recs.length, verified: recs.length });
+  });
+
+  test("polar eval tau2 --out OUT --audit-log OUT/decisions.jsonl creates OUT (through the CLI)", () => {
+    const out = join(dir, "not-yet", "out");
+    const file = join(out, "decisions.jsonl");
+    expect(existsSync(out)).toBe(false);
+    const cli = [join(root, "node_modules", "tsx", "dist", "cli.mjs"), join(root, "src", "cli", "index.ts")];
+    const r = spawnSync(process.execPath, [...cli, "eval", "tau2", "--data", join(root, "samples/tau2-airline"), "--out", out, "--audit-log", file, "--resamples", "10", "--no-progress"], { encoding: "utf8", timeout: 120_000 });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(records(file).length).toBeGreaterThan(10);
+    expect(existsSync(join(out, "tau2-eval.json"))).toBe(true);
   });
 });

@@ -107,7 +107,10 @@ describe("guard.check routes", () => {
       { role: "user", content: "yes, go ahead" },
     ];
     const d = g.check(certificate, { messages: named });
-    expect(d).toMatchObject({ route: "ConsentApproved", userMessages: ["Send me a certificate", "yes, go ahead"] });
+    // The answer to the latest question decides alone, read with what it answers (recorded).
+    expect(d).toMatchObject({ route: "ConsentApproved", userMessages: ["yes, go ahead"] });
+    expect(d.consentContext?.question).toBe("I can send a certificate of $50 to mia. Shall I go ahead?");
+    expect(d.consentContext?.names).toContain("send_certificate");
     g.release(d.execution!);
     const unnamed = [
       { role: "assistant", content: "Anything else I can help with?" },
@@ -153,8 +156,13 @@ describe("guard.check routes", () => {
       { role: "user", content: "yes" },
     ];
     const d = g.check(certificate, { messages });
-    expect(d.userMessages).toEqual(["send me a certificate", "what is it?", "yes"]);
-    expect(d.consent).toEqual({ consent: true, message: 2, evidence: "yes" });
+    expect(d.userMessages).toEqual(["yes"]);
+    expect(d.consent).toEqual({ consent: true, message: 0, evidence: "yes" });
+    // A latest message that says nothing: the window of three, a yes counting only as an answer to a naming message.
+    const w = g.check(certificate, { messages: [...messages, { role: "user", content: "my id is mia" }] });
+    expect(w.userMessages).toEqual(["what is it?", "yes", "my id is mia"]);
+    expect(w.consentContext).toBeUndefined();
+    expect(w.consent).toEqual({ consent: true, message: 1, evidence: "yes" });
     const q = guard({ policy: "escalate" });
     q.check(certificate, { userMessages: ["send one"] });
     const a = await q.checkAsync(certificate, { userMessages: ["send one", "yes"] });

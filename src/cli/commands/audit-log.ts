@@ -3,7 +3,8 @@
 // then re-derives. A replay runs several guards (one per trajectory and scope, interleaved call by
 // call); each guard's records are written as one contiguous block in its own order (`seq` 1…n), and
 // the whole file is one hash chain over them (src/audit/chain.ts).
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { createChain } from "../../audit/chain.js";
 import type { AuditSink, Decision } from "../../guard/index.js";
 
@@ -25,6 +26,8 @@ export function auditLogFile(path: string): AuditLogFile {
     write() {
       const chain = createChain();
       const lines = guards.flat().map((d) => chain.link(d).line);
+      // `--audit-log OUT/decisions.jsonl --out OUT`: OUT need not exist yet.
+      mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, lines.length === 0 ? "" : lines.join("\n") + "\n");
       return lines.length;
     },

@@ -16,6 +16,7 @@ import { createReferenceBackend } from "../../reference/index.js";
 import { baseName, printDiagnostics } from "./check.js";
 import { action, CliError, usageError } from "../errors.js";
 import { MAX_LOG_BYTES, readBytes } from "../files.js";
+import { scopedConsentDetector } from "../../policies/consent-scoped.js";
 
 interface Flags {
   ontology?: string | string[];
@@ -98,6 +99,8 @@ export function runAuditVerify(log: string, flags: Flags): { report: VerifyRepor
     head,
     acceptTransient: flags.acceptTransient === true,
     allowEmpty: flags.allowEmpty === true,
+    // The τ²-bench replay's records name the scoped detector (src/policies/consent-scoped.ts).
+    consentDetectors: { [scopedConsentDetector.id]: scopedConsentDetector },
   });
   return { report, text: flags.json ? JSON.stringify(report, null, 2) : formatReport(report, log) };
 }

@@ -1,0 +1,461 @@
+// The scoped consent detector (`polar-regex-en-ko-fr@4`), the one the τ²-bench replay and `polar eval
+// tau2` read consent with (`recent-messages` mode; docs/guard.md, "The scoped consent detector"). It keeps
+// the default detector's rules (./consent.ts) for the sentence that answers and what precedes it, and adds
+// scope, requests as answers, French, and the context of the question answered. It lives apart from the
+// default detector so the runtime bundles (50 KiB gzip) do not carry it; the default guard's own-question
+// mode reads short answers to its own question, where the default detector suffices.
+//
+// The default consent detector of the Escalate policy: a precise pattern match over the last three user
+// messages, English, Korean and French. It is tuned for precision, not recall: a false "yes" lets an
+// irreversible call run, a false "no" only asks the user once more. So any negation, hedge or
+// condition in the sentence that answers, or before it, vetoes; affirmatives inside a question do not
+// count, and short Korean tokens (네, 예) must stand alone (예 is also the first syllable of 예약).
+// After the answering sentence, only what takes the answer back vetoes (a bare or action-verb negation,
+// a joke, a question that is not a follow-up, a deferral, a condition opening the sentence): "Yes, please
+// go ahead. I'm not happy about it, but thanks." is a yes; "Yes, go ahead. Actually, don't." is not.
+// docs/guard.md, "Consent detector", lists the tokens and the rules.
+import { pattern, type Pattern } from "./pattern.js";
+import { CONSENT_WINDOW, normalizeUtterance, type ConsentContext, type ConsentDetector, type ConsentResult, type MessageConsent } from "./consent.js";
+
+
+
+
+
+// English. Word boundaries are letters and apostrophes, so `ok` does not match inside `okra` and
+// `no` does not match inside `know` or `no-one's`.
+const EN_LEFT = "(?<![\\p{L}\\p{N}'])";
+const EN_RIGHT = "(?![\\p{L}\\p{N}'])";
+function enWords(words: readonly string[]): Pattern {
+  return pattern(`${EN_LEFT}(?:${words.join("|")})${EN_RIGHT}`, "u");
+}
+
+// Table 15 of the paper, split by where a token is a reliable answer. Answer words (yes, ok, sure…) count
+// only at the start of a sentence: "okay" opening a reply is an answer, "that's okay with me?" or
+// "make sure" is not. Action phrases (go ahead, proceed…) count anywhere in a sentence that is not a
+// question. `please` and `confirm` are mostly politeness and "verify" ("please confirm my booking"), so
+// they count only as a whole reply or in the first person ("I confirm", "confirmed").
+const EN_ANSWER = pattern(
+  `^(?:(?:oh|well|um+|uh+|ah+|and|but|so),? )?(?:yes|yeah|yep|yup|yea|ya|sure|ok|okay|okey|k|alright|all right|absolutely|` +
+    `definitely|certainly|of course|agreed|affirmative|fine|perfect|great|that's perfect|that's fine)${EN_RIGHT}`,
+  "u",
+);
+const EN_ACTION = enWords([
+  "go ahead", "proceed", "do it", "do that", "do so", "sounds good", "agreed", "i agree", "approve", "approved",
+  "i approve", "confirmed", "i confirm", "go for it", "that's fine", "that is fine", "fine by me",
+  "ok with me", "okay with me", "that works", "let's do it", "you have my permission", "please do",
+  "i authorize", "authorized", "you have my (?:authorization|approval|consent)", "let's go ahead", "let's proceed", "let's go with",
+]);
+/** A request to do it, as the answer: "please cancel it", "just upgrade it", "yes, please add 2 GB" (a
+ * sentence opening with please/just and an action verb; `please confirm` is "verify" and not here). */
+const EN_IMPERATIVE = pattern(
+  `^(?:(?:yes|yeah|yep|ok|okay|alright|all right|so|then|and|great|perfect|sure)[\\s,.!]+)?(?:please,? (?:just )?|just (?:please )?)(?:go ahead and )?` +
+    `(?:cancel|change|update|book|add|remove|modify|process|switch|swap|exchange|return|refund|charge|apply|issue|send|upgrade|` +
+    `downgrade|make|use|submit|place|complete|finalize|credit|refuel|resume|enable|disable|suspend|reactivate|restore|try|start|` +
+    `initiate|move|reschedule|rebook|transfer|pay|replace|proceed|continue|do)${EN_RIGHT}`,
+  "u",
+);
+const EN_WHOLE = /^(?:please|confirm|y|yes please|please confirm|confirm it|do it)[.!]*$/u;
+/** Idioms that carry a negation word but mean yes; removed before the negation scan. */
+const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a problem", "pas de probl[eè]me", "pas de soucis?", "sans probl[eè]me"]);
+/** Negations that state a detail, not a refusal: "no other changes", "nothing else", "no insurance", a reason
+ * "no longer needed", "I'm not happy about it", "I don't have any other choice"; removed before the scans. */
+const NEUTRAL_NEGATIONS = enWords([
+  "no (?:other|extra|additional|further|more) (?:[\\p{L}-]+ )?(?:changes?|charges?|fees?|items?|questions?|bags?|baggages?|passengers?|modifications?|costs?|issues?)(?: (?:needed|required|necessary))?",
+  "nothing else", "no longer needed", "no (?:travel )?insurance", "no (?:checked )?(?:bags?|baggages?|luggage)", "not happy", "not thrilled",
+  "no other (?:choice|option)", "if (?:at all )?possible", "(?:don't|do not|dont) have (?:any|much of an?) (?:other )?(?:choice|option)s?", "(?:c'est |ce n'est )?pas grave",
+]);
+/** Quoted text of two words or more is a mention, not a statement ("reason: “no longer needed”"). */
+const QUOTED = /“[^”\n]{0,80}\s[^”\n]{0,80}”|"[^"\n]{0,80}\s[^"\n]{0,80}"|«[^»\n]{0,80}\s[^»\n]{0,80}»/gu;
+
+// Table 15's negation veto, plus bare no/nope/nah, every n't contraction, and stop words.
+const EN_NEGATION = pattern(
+  `${EN_LEFT}(?:not|no|nope|nah|never|cannot|can't|don't|won't|no way|hold on|hold off|stop|wait|abort|` +
+    `refuse|decline|reject|deny|disagree|nevermind|never mind|rather not)${EN_RIGHT}|n't${EN_RIGHT}|` +
+    `${EN_LEFT}(?:cant|dont|wont|didnt|doesnt|isnt|shouldnt|wouldnt|couldnt)${EN_RIGHT}`,
+  "u",
+);
+// Hedges make a message a "no" on their own ("hmm, maybe"); conditions only qualify an affirmative
+// ("yes, but tell me the fee first"), so they veto a message that also says yes and are otherwise
+// ignored ("my first name is Ann").
+const EN_HEDGE = enWords([
+  "maybe", "perhaps", "probably", "possibly", "i guess", "i think", "i suppose", "unsure", "let me think",
+  "hmm+", "not sure", "dunno", "kind of", "sort of",
+]);
+const EN_CONDITION = enWords([
+  "if", "unless", "but", "however", "only if", "as long as", "provided", "depends", "before", "first", "after",
+]);
+
+// Unclear answers: a message with any of these is not a yes, whatever else it says ("Yes!! (just
+// kidding)"), and it decides (an earlier yes in the window does not count past it): ask again. Each
+// class is what a "yes" can carry that makes it not consent to *this* call as asked.
+const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
+  // Deferral: later, elsewhen, or after someone else is asked.
+  ["deferral", enWords([
+    "later", "later on", "tomorrow", "tonight", "next (?:week|month|year|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+    "some ?other time", "another time", "some ?time", "eventually", "in a (?:bit|sec|second|minute|moment|while|few|day|week)",
+    "in (?:an|one|two|a couple of) (?:hours?|days?|weeks?|minutes?)", "one (?:sec|second|moment|minute)", "give me (?:a|one) (?:sec|second|minute|moment)",
+    "hold", "holding", "postpone", "delay", "defer", "pause", "not yet", "until", "till", "once i", "when i",
+    "let me (?:check|ask|see|talk|think|confirm|get back|call|discuss|look|sleep|run|consult|verify|double.check|speak|text|email)",
+    "check with", "ask (?:my|the|her|him|them)", "talk to", "speak (?:to|with)", "run it by", "consult", "discuss",
+    "get back to you", "think (?:about it|it over)", "sleep on it", "need to (?:check|ask|think|talk|confirm)",
+  ])],
+  // Partial consent: yes to part of it.
+  ["partial", enWords([
+    "except", "excepting", "excluding", "apart from", "aside from", "other than", "all but", "everything but",
+    "only", "just the", "just one", "partly", "partially", "part of", "half", "some of",
+  ])],
+  // Consent to something else: keep things as they are, another item, another action.
+  ["something else", enWords([
+    "keep", "keeping(?! me (?:updated|posted|informed))", "(?<!long )as (?:it )?is", "leave (?:it|them|that|this|everything|things)", "unchanged", "stay",
+    "instead", "rather", "other", "another", "different", "(?:something|someone|somebody|somewhere) else", "elsewhere", "wrong", "switch", "swap",
+  ])],
+  // Jokes and irony.
+  ["joke", pattern(`${EN_LEFT}(?:kidding|kiddin|joking|joke|jk|j/k|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|yeah right|sarcasm|sarcastic|not serious)${EN_RIGHT}|/s(?![\\p{L}\\p{N}])|[😂🤣😜🙃😆]`, "u")],
+];
+/** A clause that asks: wh-words or an auxiliary first (at the start of a sentence or after a comma or
+ * dash, after an optional "yes,"), not "do it" or "will do", which are answers. */
+const EN_QUESTION_START = pattern(
+  `(?:^|[,;:\u2013\u2014-])\\s*(?:(?:yes|yeah|yep|ok|okay|sure|alright|well|so|and|but|oh|um+|uh+)[\\s,.!;:\u2013\u2014-]+){0,3}` +
+    `(?:what|what's|whats|how|why|when|where|which|who|whom|whose|can(?! do${EN_RIGHT})|could|would|will(?! do${EN_RIGHT})|` +
+    `is|are|am|was|were|does|did|do(?! (?:it|that|so|this)${EN_RIGHT})|should|shall|may|might)${EN_RIGHT}`,
+  "u",
+);
+
+// Korean. Syllables attach particles and endings without spaces, so most rules match stems; the
+// one-syllable answers must stand alone: preceded by start, space or punctuation and followed by end,
+// space, punctuation or a polite ending.
+const KO_LEFT = "(?<![\\p{Script=Hangul}\\p{L}])";
+const KO_ANSWER_END = "(?:요|네|예)?(?![\\p{Script=Hangul}\\p{L}])";
+const KO_AFFIRMATIVE = pattern(
+  [
+    // 네, 예, 넵, 넹, 응, 어, 그래(요), 좋아(요), 알겠어(요)/알겠습니다, 맞아(요)/맞습니다 as answers.
+    `${KO_LEFT}(?:네|예|넵|넹|응|그래|좋아|알겠어|맞아)${KO_ANSWER_END}`,
+    `${KO_LEFT}(?:좋습니다|알겠습니다|맞습니다|그렇습니다|물론이죠|물론입니다|당연하죠)`,
+    // 진행 (proceed), 승인 (approve), 동의 (agree), 허락 (permit) as verbs of the speaker or requests.
+    "(?:진행|승인|동의|허락)(?:해|하세요|합니다|할게|하겠습니다|해요|해주세요|해 주세요|해줘|해 줘|부탁|하셔도|해도|시켜)",
+    "^(?:네,? ?)?(?:진행|승인|동의|허락|확인)[.!~]*$",
+    // 확인 is also "check": only "확인합니다/확인했습니다" (I confirm) or a bare "확인." answer (above).
+    "확인(?:합니다|했습니다|했어요|할게요)",
+    // 그렇게 해 주세요 ("please do so"); a bare 해 주세요 / 부탁합니다 reply. A request with an object
+    // (확인해 주세요, "please check") is not consent to something else.
+    "그렇게 ?(?:해|하세요|해요|하죠|합시다)",
+    "^(?:그럼 )?(?:해 ?주세요|해 ?줘|부탁(?:해요|합니다|드립니다|드려요|해))[.!~]*$",
+  ].join("|"),
+  "u",
+);
+// Negations designed for this detector (the paper's Korean rule had none): 안 as a word (안 돼, 안 해;
+// not 안녕 or 안내), 않, 못, 아니/아뇨/아냐/아닙, 싫, 말아/마세요/말고/하지 마, 취소 (cancel that), 잠깐/잠시만
+// (wait), 멈춰/멈추/중지/그만 (stop), 보류 (hold), 거절/거부 (refuse), 반대 (oppose), 없던 일로 (never mind).
+// 취소 is also the action asked for: as a request (취소해 주세요, 취소해 줘, 취소 부탁, 취소하세요, 취소해도
+// 돼요) it is the verb of "yes, please cancel", as "cancel" is in English, not a negation; any other
+// 취소 (취소, 취소할게요, 취소하지 마세요) still vetoes.
+// French (seen in the runs: "Oui, please cancel…", "c'est pas grave"). Answers open a sentence; action
+// phrases count anywhere; negations (non, pas, ne/n', jamais, attendez, arrêtez) veto.
+const FR_ANSWER = pattern(
+  `^(?:oui|ouais|d'accord|bien s[uû]r|parfait|entendu|volontiers|c'est bon|[cç]a marche|allez-y|allez y|vas-y|vas y|je confirme|confirm[ée])${EN_RIGHT}`,
+  "u",
+);
+const FR_ACTION = enWords(["allez-y", "vas-y", "je confirme", "je vous autorise", "vous pouvez (?:y aller|proc[ée]der|continuer)", "proc[ée]dez", "continuez"]);
+const FR_NEGATION = pattern(`${EN_LEFT}(?:non|pas|ne|jamais|attendez|attends|arr[êe]tez|arr[êe]te|annulez pas)${EN_RIGHT}|${EN_LEFT}n'(?=\\p{L})`, "u");
+
+const KO_NEGATION = pattern(
+  [
+    `${KO_LEFT}안(?=\\s|돼|되|해|할|함|하|$)`,
+    "않", "못", "아니", "아뇨", "아냐", "아닙", "아닌", "싫", "말아", "말고", "마세요", "마요", "하지 ?마",
+    "취소(?!(?:를 |을 | )?(?:해 ?주세요|해 ?주십시오|해 ?주시기|해 ?줘|해 ?주라|부탁|하세요|해도 (?:돼|됩|좋)|진행))", "잠깐", "잠시만", "멈춰", "멈추", "중지", "그만", "보류", "거절", "거부", "반대", "없던 일로",
+  ].join("|"),
+  "u",
+);
+const KO_HEDGE = /아마|글쎄|모르겠|고민|생각해 ?볼|생각 ?좀/u;
+const KO_CONDITION = /만약|혹시|일단|나중에|그런데|근데|하지만|다만|먼저|전에|면요?(?=[\s.,!?]|$)/u;
+const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
+  // Later, tomorrow, next time, after asking someone (물어보고, 상의), after checking (확인해 보고).
+  ["deferral", /나중|이따|다음에|다음 ?주|내일|모레|좀 ?있다|있다가|기다려|기다리|미뤄|미루|연기|물어보|물어 ?볼|상의|의논|얘기해 ?보|이야기해 ?보|확인해 ?보|알아보|연락 ?드릴|다시 연락|생각 ?중/u],
+  // Partial: except (빼고, 제외), only (-만 after a noun), part (일부, 부분, 절반).
+  ["partial", pattern("빼고|제외|일부|부분|절반|(?<=\\p{Script=Hangul})만(?=[\\s.,!?~]|$| ?(?:해|진행|취소|변경))", "u")],
+  // Something else: as is (그대로), keep (유지), other (다른, 딴), instead (대신), leave it (그냥 두, 놔두).
+  ["something else", /그대로|유지|다른|딴 |대신|그냥 ?두|놔두|냅두|내버려|바꾸지|변경하지/u],
+  // ㅋㅋ / ㅎㅎ (laughter) in both jamo forms: NFKC turns the compatibility jamo into conjoining ones.
+  ["joke", /농담|장난|뻥|[\u314b\u110f]{2,}|[\u314e\u1112]{2,}/u],
+  // Question words: what, how much, how, why, when, where, which, how many.
+  ["question", /뭐|무엇|무슨|얼마|어떻게|어떤|왜|언제|어디|어느|몇/u],
+];
+
+/** Korean interrogative endings at the end of a sentence: 까(요), 나요, 습니까, 는지, 가요. */
+const KO_QUESTION_END = /(?:까요?|나요|습니까|ㅂ니까|는지요?|가요|죠)\s*$/u;
+
+const SENTENCE_SPLIT = /(?<=[.!?。！？\n\u2014])/u;
+
+
+
+
+function firstMatch(re: Pattern, text: string): string | null {
+  const m = re.exec(text);
+  return m ? m[0].trim() : null;
+}
+
+function isQuestion(sentence: string): boolean {
+  const s = sentence.trim();
+  return s.endsWith("?") || s.endsWith("？") || KO_QUESTION_END.test(s.replace(/[.!~]+$/u, ""));
+}
+
+function affirmative(sentence: string): string | null {
+  if (EN_WHOLE.test(sentence)) return sentence.replace(/[.!]+$/u, "");
+  return firstMatch(EN_ANSWER, sentence) ?? firstMatch(EN_ACTION, sentence) ?? firstMatch(EN_IMPERATIVE, sentence) ??
+    firstMatch(FR_ANSWER, sentence) ?? firstMatch(FR_ACTION, sentence) ?? firstMatch(KO_AFFIRMATIVE, sentence) ??
+    firstMatch(EN_AFFIRMATIVE_IDIOMS, sentence) ?? (sentence.startsWith("👍") ? "👍" : null);
+}
+
+let IDIOMS: RegExp | null = null;
+function negationIn(raw: string): string | null {
+  const text = raw.replace((IDIOMS ??= new RegExp(EN_AFFIRMATIVE_IDIOMS.source, "gu")), " ");
+  return firstMatch(EN_NEGATION, text) ?? firstMatch(FR_NEGATION, text) ?? firstMatch(KO_NEGATION, text);
+}
+
+function unclearIn(text: string, scope: Scope | null = null): string | null {
+  for (const [kind, re] of [...EN_UNCLEAR, ...KO_UNCLEAR]) {
+    const all = new RegExp(re.source, "gu");
+    let m: RegExpExecArray | null;
+    while ((m = all.exec(text)) !== null) {
+      const token = `${kind}: ${m[0].trim()}`;
+      if (!echoes(token, scope)) return token;
+      if (m[0].length === 0) all.lastIndex++;
+    }
+  }
+  return null;
+}
+
+/** The whole message with mentions and detail negations taken out (so they neither veto nor answer). */
+function neutralized(text: string): string {
+  return text
+    .replace(QUOTED, (m) => (/[.!?][”"»]$/u.test(m) ? " q. " : " q "))
+    .replace(new RegExp(NEUTRAL_NEGATIONS.source, "gu"), " ")
+    .replace(/[^\S\n]+/gu, " ");
+}
+
+// After the answering sentence. A sentence that opens a new topic ("Also, …", "Now, about…", "After
+// that, …") is about something else; until one does, a sentence vetoes when it takes the answer back.
+const TOPIC_SHIFT = pattern(
+  `^(?:[\\p{L}']+[ ,]+){0,2}?(?:also|additionally|separately|btw|by the way|another thing|one more thing|now|after that|afterwards|` +
+    `after (?:it's|it is|that's|that is|this is) (?:done|finished|complete)|once (?:it's|it is|that's|that is|this is|everything is) (?:done|finished|complete|processed|updated))${EN_RIGHT}`,
+  "u",
+);
+/** A question about what comes after the answer, not about whether to do it. */
+const FOLLOW_UP = enWords(["next", "too", "as well", "new total", "once (?:it|that|this|everything)(?:'s| is)? (?:done|updated|processed|finalized|complete)", "after (?:it|that|this)(?:'s| is)? (?:done|updated|processed)"]);
+/** What takes an answer back: a sentence opening with a negation or stop word, or a negation of doing. */
+const TAKE_BACK_OPEN = pattern(
+  `^(?:(?:oh|well|and|but|so|um+|uh+)[\\s,]+)?(?:no|nope|nah|not|never|don't|do not|dont|wait|stop|hold on|hold off|actually|on second thought|` +
+    `never ?mind|scratch that|forget (?:it|that)|cancel that|just kidding|non|attendez|attends)${EN_RIGHT}`,
+  "u",
+);
+const NEG_WORD = "(?:not|no|never|cannot|can't|don't|won't|do not|dont|wont|shouldn't|wouldn't|rather not|prefer not to|n'|pas|ne)";
+const TAKE_BACK_VERB = pattern(
+  `${EN_LEFT}${NEG_WORD}\\s+(?:(?:[\\p{L}']+)\\s+){0,2}?(?:do|go|proceed|continue|cancel|change|update|book|add|remove|modify|process|switch|swap|exchange|` +
+    `return|refund|charge|apply|issue|send|upgrade|downgrade|make|use|submit|confirm|approve|agree|want|need|like|move|transfer|pay|replace|it|that|this|them|yet)${EN_RIGHT}` +
+    `|${EN_LEFT}${NEG_WORD}[.!]*$`,
+  "u",
+);
+const CONDITION_OPEN = pattern(`^(?:if|unless|as long as|provided|only if|but|before|first|assuming|once i|except|only|just (?:the|one|a|for|half|part)|instead|rather)${EN_RIGHT}`, "u");
+/** "before" anywhere after the answer asks for something first ("… before finalizing anything"). */
+const BEFORE = enWords(["before", "beforehand"]);
+/** Questions about money still hold the answer back after a change of topic. */
+const MONEY_QUESTION = enWords(["cost", "costs", "price", "fee", "fees", "how much", "charge", "charged", "total", "refund amount"]);
+/** Sentences that ask to be told something; never an answer, whatever action words they carry. */
+const ASKS_TO_BE_TOLD = pattern(`^(?:please )?(?:let me know|tell me|keep me (?:updated|posted|informed))${EN_RIGHT}`, "u");
+const INFO_REQUEST = pattern(`^(?:please )?(?:let me know|tell me|keep me|feel free|thank|thanks)${EN_RIGHT}`, "u");
+
+function words(sentence: string): number {
+  return sentence.split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+/** Why a sentence after the answer takes it back, or null. After a change of topic (`shifted`) only a
+ * joke, a negation of doing, a condition opening the sentence, "before" or a question about money do. */
+function takesBack(sentence: string, shifted: boolean, scope: Scope | null): string | null {
+  const short = words(sentence) <= 6;
+  const joke = EN_UNCLEAR.find(([k]) => k === "joke")![1];
+  const kidding = firstMatch(joke, sentence) ?? firstMatch(KO_UNCLEAR.find(([k]) => k === "joke")![1], sentence);
+  if (kidding !== null) return `joke: ${kidding}`;
+  const opens = firstMatch(TAKE_BACK_OPEN, sentence);
+  if (opens !== null) return opens;
+  const verb = firstMatch(TAKE_BACK_VERB, sentence) ?? firstMatch(KO_NEGATION, sentence);
+  if (verb !== null) return verb;
+  const cond = firstMatch(CONDITION_OPEN, sentence) ?? firstMatch(BEFORE, sentence);
+  // After a change of topic "but" opens the new topic ("But I also have another issue"); a condition still vetoes.
+  if (cond !== null && !(shifted && cond === "but")) return cond;
+  // "Let me know once it's updated and when I can expect the refund": asks to be told; it does not defer or
+  // restrict the answer (unless it carries an answer of its own: "let me know, but do it tomorrow").
+  if (ASKS_TO_BE_TOLD.exec(sentence) !== null && !isQuestion(sentence) && affirmative(sentence) === null) return null;
+  if (isQuestion(sentence) || EN_QUESTION_START.test(sentence)) {
+    if (firstMatch(FOLLOW_UP, sentence) !== null) return null;
+    if (!shifted) return "question";
+    return firstMatch(MONEY_QUESTION, sentence) === null ? null : "question";
+  }
+  // Partial consent restricts the answer wherever it stands ("Also, only the outbound leg"); consent to
+  // something else or a deferral does unless the sentence is about another topic.
+  const unclear = unclearIn(sentence, scope);
+  if (unclear !== null && (unclear.startsWith("partial") || !shifted)) return unclear;
+  if (shifted) return null;
+  const hedge = firstMatch(EN_HEDGE, sentence) ?? firstMatch(KO_HEDGE, sentence);
+  if (hedge !== null && (short || sentence.startsWith(hedge))) return hedge;
+  if (short) {
+    const c = firstMatch(EN_CONDITION, sentence) ?? firstMatch(KO_CONDITION, sentence) ?? negationIn(sentence);
+    if (c !== null) return c;
+  }
+  return null;
+}
+
+/** The question asks about others or all ("any other passengers?", "all the items you want to modify"):
+ * "no" and "only" then answer it ("No, only the name"), they do not restrict or refuse the call. */
+const ASKS_OTHERS = enWords([
+  "(?:any|no) (?:other|more|additional|further)", "anything else", "all (?:the )?items", "only (?:item|items|change|one)", "single[- ]item",
+]);
+/** Synonyms an answer uses for the question's own word. */
+const ECHO: Readonly<Record<string, readonly string[]>> = {
+  "just the": ["only", "just"], "just one": ["only", "single", "one"], only: ["only", "single", "just"], swap: ["swap", "switch", "replace", "exchange"],
+  switch: ["switch", "swap", "change", "replace"], instead: ["instead", "replace", "replacing", "switch", "change"], keep: ["keep", "remain", "unchanged"],
+  other: ["other"], another: ["another"], rather: ["rather"], different: ["different"],
+};
+
+/** The call's own words: is `word` one of them (an inflection of a name's word counts)? */
+function isNamed(word: string, names: readonly string[]): boolean {
+  return names.some((n) => n === word || (n.length >= 4 && word.startsWith(n)) || (word.length >= 4 && n.startsWith(word)));
+}
+
+interface Scope {
+  /** The question the message answers, normalized. */
+  question: string;
+  names: readonly string[];
+  asksOthers: boolean;
+}
+
+function scopeOf(context: ConsentContext | null | undefined): Scope | null {
+  if (context === null || context === undefined || typeof context.question !== "string" || !Array.isArray(context.names)) return null;
+  const question = normalizeUtterance(context.question);
+  return { question, names: context.names.filter((n) => typeof n === "string").map((n) => n.toLowerCase()), asksOthers: firstMatch(ASKS_OTHERS, question) !== null };
+}
+
+/** An unclear token the question itself used (the user restates the proposal: "make the swap"). */
+function echoes(token: string, scope: Scope | null): boolean {
+  if (scope === null) return false;
+  const [kind, word] = token.split(": ");
+  if (kind !== "partial" && kind !== "something else") return false;
+  if (kind === "partial" && scope.asksOthers) return true;
+  const forms = ECHO[word] ?? [word];
+  return forms.some((f) => new RegExp(`${EN_LEFT}${f}`, "u").test(scope.question));
+}
+
+const ACTION_VERB = pattern(
+  `${EN_LEFT}(?:change|switch|swap|modify|update|upgrade|downgrade|cancel|book|add|remove|return|exchange|refund|send|use|pay|buy|keep|replace|move)${EN_RIGHT}`,
+  "u",
+);
+/** A negation that declines another thing than the call: "I don't want to change my plan" when the call is
+ * refuel_data (its verb is not the call's own word, and no pronoun or consent verb follows it). */
+function declinesAlternative(sentence: string, scope: Scope | null): boolean {
+  if (scope === null) return false;
+  const neg = new RegExp(`${EN_LEFT}(?:not|don't|do not|dont|never|prefer not to|rather not)${EN_RIGHT}`, "gu");
+  let m: RegExpExecArray | null;
+  let found = false;
+  while ((m = neg.exec(sentence)) !== null) {
+    const after = sentence.slice(m.index + m[0].length).trim().split(/\s+/u).slice(0, 4).join(" ");
+    const verb = firstMatch(ACTION_VERB, after);
+    if (verb === null || isNamed(verb, scope.names)) return false;
+    if (/^(?:want to |need to |wish to |like to )?\S+ (?:it|that|this|them|anything)(?:[\s.,!]|$)/u.test(after)) return false;
+    found = true;
+  }
+  return found;
+}
+
+/** Classifies one user message; `context` (what it answers) lets a restated proposal, a declined
+ * alternative and a "no" to "anything else?" count as what they are. */
+export function classifyMessage(raw: string, context?: ConsentContext | null): MessageConsent {
+  const scope = scopeOf(context);
+  let text = normalizeUtterance(raw);
+  if (text === "") return { kind: "none", evidence: null };
+  // "No, only the name": a no to "any other passengers?" answers that question.
+  if (scope?.asksOthers === true) text = text.replace(/^(?:no|nope|nah)(?:[,.!]+\s*|\s+)(?=\S)/u, "");
+  const scan = neutralized(text);
+  const sentences = scan.split(SENTENCE_SPLIT).map((p) => p.trim()).filter((p) => p !== "");
+  const asks = (p: string) => isQuestion(p) || EN_QUESTION_START.test(p);
+  const answerAt = sentences.findIndex((p) => !asks(p) && affirmative(p) !== null);
+  if (answerAt < 0) {
+    // No answer: any negation, hedge, unclear token or question is a no; otherwise it says nothing.
+    const negation = negationIn(scan);
+    if (negation !== null) return { kind: "no", evidence: negation };
+    const hedge = firstMatch(EN_HEDGE, scan) ?? firstMatch(KO_HEDGE, scan);
+    if (hedge !== null) return { kind: "no", evidence: hedge };
+    const unclear = unclearIn(scan);
+    if (unclear !== null) return { kind: "no", evidence: unclear };
+    const asked = sentences.find(asks);
+    if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
+    return { kind: "none", evidence: null };
+  }
+  // The answer and what comes before it: any negation, hedge, unclear token, question or condition vetoes.
+  // Before the answer, a negation vetoes when it takes something back (a bare or opening negation, a
+  // negation of doing); a detail ("the blue ones are not water resistant", "I don't have another card") does not.
+  const upTo = sentences.slice(0, answerAt + 1).join(" ");
+  for (const p of sentences.slice(0, answerAt)) {
+    const n = negationIn(p);
+    if (n === null || declinesAlternative(p, scope)) continue;
+    const back = firstMatch(TAKE_BACK_OPEN, p) ?? firstMatch(TAKE_BACK_VERB, p) ?? firstMatch(KO_NEGATION, p) ?? firstMatch(FR_NEGATION, p);
+    if (back !== null || words(p) <= 6) return { kind: "no", evidence: back ?? n };
+  }
+  const negation = negationIn(sentences[answerAt]);
+  if (negation !== null && !declinesAlternative(sentences[answerAt], scope)) return { kind: "no", evidence: negation };
+  const hedge = firstMatch(EN_HEDGE, upTo) ?? firstMatch(KO_HEDGE, upTo);
+  if (hedge !== null) return { kind: "no", evidence: hedge };
+  const unclear = unclearIn(upTo, scope);
+  if (unclear !== null) return { kind: "no", evidence: unclear };
+  const asked = sentences.slice(0, answerAt).find(asks);
+  if (asked !== undefined) return { kind: "no", evidence: affirmative(asked) === null ? "question" : "?" };
+  // A declined alternative's "but" is its contrast ("I don't want to change my plan, but I'm willing to
+  // refuel"), not a condition on the answer.
+  const conditional = sentences
+    .slice(0, answerAt + 1)
+    .map((p) => (declinesAlternative(p, scope) ? p.replace(new RegExp(`${EN_LEFT}but${EN_RIGHT}`, "gu"), " ") : p))
+    .join(" ");
+  const condition = firstMatch(EN_CONDITION, conditional) ?? firstMatch(KO_CONDITION, conditional);
+  if (condition !== null) return { kind: "no", evidence: condition };
+  // After it: another answering sentence is held to the same rules; any other sentence vetoes only when it
+  // takes the answer back, until a sentence opens another topic.
+  let shifted = false;
+  for (const p of sentences.slice(answerAt + 1)) {
+    shifted ||= firstMatch(TOPIC_SHIFT, p) !== null;
+    if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {
+      // "But yes, I want to do the exchange": the conjunction joins it to what came before, it is no condition.
+      const q = p.replace(/^(?:and|but|so)[\s,]+/u, "");
+      const v = (declinesAlternative(q, scope) ? null : negationIn(q)) ?? firstMatch(EN_HEDGE, q) ?? unclearIn(q, scope) ?? firstMatch(EN_CONDITION, q) ?? firstMatch(KO_CONDITION, q);
+      if (v !== null) return { kind: "no", evidence: v };
+      continue;
+    }
+    const back = declinesAlternative(p, scope) ? null : takesBack(p, shifted, scope);
+    if (back !== null) return { kind: "no", evidence: back };
+  }
+  return { kind: "yes", evidence: affirmative(sentences[answerAt]) };
+}
+
+/**
+ * The default detector: reads at most the last CONSENT_WINDOW messages, most recent first; the first
+ * message that says anything (yes or no) decides. Nothing said → no consent.
+ */
+export function detectConsent(messages: readonly string[], context?: ConsentContext | null): ConsentResult {
+  const start = Math.max(0, messages.length - CONSENT_WINDOW);
+  for (let i = messages.length - 1; i >= start; i--) {
+    const m = messages[i];
+    if (typeof m !== "string") continue;
+    const c = classifyMessage(m, i === messages.length - 1 ? context : null);
+    if (c.kind === "yes") return { consent: true, message: i, evidence: c.evidence };
+    if (c.kind === "no") return { consent: false, message: i, evidence: c.evidence };
+  }
+  return { consent: false, message: -1, evidence: null };
+}
+
+/** @2: deferrals, partial consent, consent to something else, jokes and questions read as unclear;
+ * 취소 as the requested action is not a negation. @4: scope (only the answer, what precedes it, and what
+ * takes it back decide), requests ("please cancel it") as answers, quoted text and detail negations
+ * ("no other changes") neutral, French. */
+export const SCOPED_CONSENT_DETECTOR_ID = "polar-regex-en-ko-fr@4";
+
+export const scopedConsentDetector: ConsentDetector = Object.freeze({
+  id: SCOPED_CONSENT_DETECTOR_ID,
+  detect: detectConsent,
+});

@@ -1,0 +1,109 @@
+// The consent detector on its two labelled tables (scripts/consent-recall.ts computes the figures; `npm run
+// consent:recall` prints them with every miss): the project's table, read as the detector reads a window
+// of user messages, and the confirmation exchanges of the development runs (test/policies/consent-runs-table.json,
+// extracted by scripts/consent-runs.ts and labelled by reading each one), read as the guard's
+// `recent-messages` mode reads them. Precision stays 1.0 on both; recall may not fall below what it is.
+import { describe, expect, it } from "vitest";
+import { measureProject, measureRuns, runsTable } from "../../scripts/consent-recall.js";
+import { classifyMessage, detectConsent, scopedConsentDetector } from "../../src/policies/consent-scoped.js";
+import { consentNames, recentConsentMessages } from "../../src/guard/recent-consent.js";
+
+describe("consent recall on the two tables", () => {
+  it("the runs table: every row labelled with a reason; exchanges from every domain with a user", () => {
+    const rows = runsTable();
+    expect(rows.length).toBeGreaterThanOrEqual(250);
+    for (const r of rows) {
+      expect(r.reason, r.id).not.toBe("");
+      expect([true, false, null], r.id).toContain(r.consent);
+      if (r.consent === true) expect(typeof r.explicit, r.id).toBe("boolean");
+    }
+    for (const d of ["airline", "retail", "telecom"]) expect(rows.some((r) => r.id.includes(`_${d}_`) && r.consent === true), d).toBe(true);
+    expect(rows.filter((r) => r.consent === false).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it("the project table: precision 1.0, recall at least 0.98", () => {
+    const f = measureProject();
+    console.log(`project table: tp=${f.tp} fp=${f.fp} fn=${f.fn} tn=${f.tn} recall=${f.recall.toFixed(3)}\n  ${f.misses.join("\n  ")}`);
+    expect(f.fp).toBe(0);
+    expect(f.precision).toBe(1);
+    expect(f.recall).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it("the runs table (recent-messages): precision 1.0, recall at least 0.85 (explicit confirmations 0.91)", () => {
+    const f = measureRuns();
+    console.log(`runs table: tp=${f.tp} fp=${f.fp} fn=${f.fn} tn=${f.tn} recall=${f.recall.toFixed(3)} explicit=${f.explicitRecall.toFixed(3)}`);
+    expect(f.fp).toBe(0);
+    expect(f.precision).toBe(1);
+    expect(f.recall).toBeGreaterThanOrEqual(0.85);
+    expect(f.explicitRecall).toBeGreaterThanOrEqual(0.91);
+  });
+});
+
+describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr@4)", () => {
+  it("a negation after the answer that does not take it back does not veto; one that does, does", () => {
+    for (const yes of [
+      "Yes, please do it now. I'm not happy about having to downgrade, but thank you for your help.",
+      "Alright, just go ahead and cancel it then. I don't have any other choice.",
+      "Yes, please cancel both of those orders for me with “no longer needed” as the reason.",
+      "Yes, that's correct. Please go ahead and make the change. No other changes needed.",
+      "Yes, I confirm and authorize the change.",
+      "Oui, please cancel those three reservations",
+    ]) expect(classifyMessage(yes).kind, yes).toBe("yes");
+    for (const no of [
+      "Yes, go ahead. Actually, don't.",
+      "Yes, please go ahead. Don't cancel the return flight.",
+      "Yes, go ahead. Wait.",
+      "Yes, please go ahead, I do not need insurance for the cancel",
+      "Yes, please proceed. How long will the refund take?",
+      "Yes, go ahead. Tell me the fee before you book.",
+      "Non, merci.",
+      "Oui, mais pas maintenant.",
+    ]) expect(classifyMessage(no).kind, no).toBe("no");
+  });
+
+  it("a follow-up question or a new topic after the answer does not veto; a question about money does", () => {
+    expect(classifyMessage("Yes, please go ahead and add 2GB of data. What do I need to do next?").kind).toBe("yes");
+    expect(classifyMessage("Yes, please go ahead. Also, I ordered a jigsaw—can you check if it's shipped yet?").kind).toBe("yes");
+    expect(classifyMessage("Yes, go ahead. Also, what will this cost me?").kind).toBe("no");
+  });
+
+  it("with what the message answers: a restated proposal, a declined alternative, a no to 'anything else?'", () => {
+    const ctx = (question: string, name: string, args: unknown = {}) => ({ question, names: consentNames(name, args) });
+    const swap = ctx("Please reply yes to confirm this single-item swap.", "modify_pending_order_items");
+    expect(classifyMessage("Yes, please go ahead and make the swap.").kind).toBe("no");
+    expect(classifyMessage("Yes, please go ahead and make the swap.", swap).kind).toBe("yes");
+    expect(classifyMessage("Sure, switch me to the 9am flight", ctx("Shall I cancel it?", "cancel_reservation")).kind).toBe("no");
+    const refuel = ctx("1. Refuel data at $2/GB. 2. Switch to a higher-data plan. Which would you like?", "refuel_data");
+    const declined = "I definitely don't want to change my plan, but I'm willing to refuel. Please add 2 GB to my line.";
+    expect(classifyMessage(declined).kind).toBe("no");
+    expect(classifyMessage(declined, refuel).kind).toBe("yes");
+    // Declining the call's own action is a no, whatever the context.
+    const flights = ctx("Shall I change reservation R1 to these flights?", "update_reservation_flights");
+    expect(classifyMessage("I don't want to change my flight. Please go ahead.", flights).kind).toBe("no");
+    expect(classifyMessage("Yes. I don't want it.", flights).kind).toBe("no");
+    const others = ctx("Are there any other passengers to update? If not, I will proceed.", "update_reservation_passengers");
+    expect(classifyMessage("No, I only need the name changed. Please just update that one passenger.", others).kind).toBe("yes");
+    expect(classifyMessage("No, I only need the name changed. Please just update that one passenger.").kind).toBe("no");
+    // The context is for the latest message only.
+    expect(detectConsent(["Yes, please make the swap.", "my order id is W1"], swap).consent).toBe(false);
+    expect(detectConsent(["my order id is W1", "Yes, please make the swap."], swap).consent).toBe(true);
+  });
+
+  it("recent-messages: the answer to the latest question decides; an earlier no does not veto it", () => {
+    const names = consentNames("cancel_reservation", { reservation_id: "ABC123" }, "ABC123");
+    const conversation = [
+      { role: "assistant", content: "Do you want travel insurance?" },
+      { role: "user", content: "No, I don't want insurance." },
+      { role: "assistant", content: "Shall I cancel reservation ABC123?" },
+      { role: "user", content: "Yes, please go ahead and cancel the reservation. Thank you." },
+    ];
+    const read = recentConsentMessages(conversation, names, scopedConsentDetector);
+    expect(read.messages).toEqual(["Yes, please go ahead and cancel the reservation. Thank you."]);
+    expect(scopedConsentDetector.detect(read.messages, read.context).consent).toBe(true);
+    // A yes to a message that does not name the call does not count, and nothing stands in for it.
+    const unnamed = [...conversation.slice(0, 2), { role: "assistant", content: "Anything else?" }, { role: "user", content: "Yes, please." }];
+    const r2 = recentConsentMessages(unnamed, names, scopedConsentDetector);
+    expect(r2.context).toBeNull();
+    expect(scopedConsentDetector.detect(r2.messages, r2.context).consent).toBe(false);
+  });
+});
