@@ -4,3 +4,4 @@ export { CHAIN_GENESIS, createChain, recordHash, type Chain, type ChainHead, typ
 export { chainHead } from "./head.js";
 export { verifyAuditLog, type VerifyOptions, type VerifyReport, type Mismatch } from "./verify.js";
 export { summarizeLog, formatSummary, type LogSummary } from "./summary.js";
+export { HOOK_RECORD_FORMAT } from "./hook-record.js";

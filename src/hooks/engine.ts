@@ -5,13 +5,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainHead, createChain, type Chain } from "../audit/index.js";
+import { chainHead, createChain, HOOK_RECORD_FORMAT, type Chain } from "../audit/index.js";
+export { HOOK_RECORD_FORMAT };
 import type { Decision } from "../guard/index.js";
 import { jsonSafe } from "../guard/index.js";
 import { failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
 import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
 
-export const HOOK_RECORD_FORMAT = "polar-hook/1";
 
 /** One line of a session's audit log (docs/hooks.md, "Audit"). */
 export interface HookRecord {
