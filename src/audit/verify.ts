@@ -229,8 +229,11 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     if (!["allow", "ask", "deny"].includes(rec.action as string)) miss("action", "allow, ask or deny", rec.action);
     if (rec.action === "allow") {
       const all = decisions.length > 0 && decisions.every((d) => isRecord(d) && d.approved === true);
+      // A read-only shell command is approved by the shell dispatcher without asking the core (no
+      // decision to replay): allowed with code `read_only` only (docs/hooks.md, "Audit").
+      const readOnly = decisions.length === 0 && rec.code === "read_only";
       const approved = typeof rec.approval === "string" && decisions.length > 0 && decisions.every((d) => isRecord(d) && (d.approved === true || d.route === "ConsentEscalated"));
-      if (!all && !approved) miss("action", "deny (no decision approves the call)", rec.action);
+      if (!all && !approved && !readOnly) miss("action", "deny (no decision approves the call)", rec.action);
     }
   }
 

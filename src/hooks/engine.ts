@@ -33,7 +33,7 @@ export interface HookRecord {
 }
 
 export interface ShellGuardFactory {
-  (options: { cwd: string; store: string; session: string }): HookGuard;
+  (options: { cwd: string; store: string; session: string }): HookGuard | Promise<HookGuard>;
 }
 
 export interface EngineOptions {
@@ -56,7 +56,8 @@ interface Session {
   key: string;
   agent: Agent;
   sessionId: string;
-  shell: HookGuard | null;
+  /** The shell guard per workspace (cwd) of the session. */
+  shell: Map<string, HookGuard>;
   mcp: Map<string, HookGuard>;
   logPath: string;
   chain: Chain;
@@ -103,9 +104,9 @@ export class HookEngine {
       return failClosed(`refused: ${e instanceof Error ? e.message : String(e)}`);
     }
     // Calls in one workspace are judged in the order they arrive (two agents in one worktree).
-    return this.serialized(ev.cwd, () => {
+    return this.serialized(ev.cwd, async () => {
       try {
-        return this.handleEvent(ev);
+        return await this.handleEvent(ev);
       } catch (e) {
         return failClosed(`refused: polar failed inside (${e instanceof Error ? e.message : String(e)})`);
       }
@@ -124,7 +125,7 @@ export class HookEngine {
     return this.sessions.size;
   }
 
-  private async serialized<T>(key: string, fn: () => T): Promise<T> {
+  private async serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const before = this.locks.get(key) ?? Promise.resolve();
     const run = before.then(fn, fn);
     const tail = run.catch(() => {});
@@ -155,7 +156,7 @@ export class HookEngine {
       key,
       agent: ev.agent,
       sessionId: ev.sessionId,
-      shell: null,
+      shell: new Map(),
       mcp: new Map(),
       logPath,
       chain: createChain({ sha256: nodeSha256, from }),
@@ -166,17 +167,26 @@ export class HookEngine {
     return s;
   }
 
-  private shellGuard(s: Session, cwd: string): HookGuard {
-    if (s.shell !== null) return s.shell;
+  private async shellGuard(s: Session, cwd: string): Promise<HookGuard> {
+    const have = s.shell.get(cwd);
+    if (have !== undefined) return have;
     const factory = this.options.shellGuard;
-    s.shell =
-      factory === null
-        ? refusingGuard("refused: shell guard not available (polar cannot judge shell commands or file edits here)", "shell_guard_unavailable")
-        : factory({ cwd, store: join(this.options.home, "store"), session: sha(s.key).slice(0, 16) });
-    return s.shell;
+    let g: HookGuard;
+    if (factory === null) {
+      g = refusingGuard("refused: shell guard not available (polar cannot judge shell commands or file edits here)", "shell_guard_unavailable");
+    } else {
+      try {
+        g = await factory({ cwd, store: join(this.options.home, "store"), session: sha(s.key).slice(0, 16) });
+      } catch (e) {
+        // Not kept: the next call tries again (e.g. the directory exists by then).
+        return refusingGuard(`refused: the shell guard cannot start here (${e instanceof Error ? e.message : String(e)})`, "shell_guard_unavailable");
+      }
+    }
+    s.shell.set(cwd, g);
+    return g;
   }
 
-  private guardFor(s: Session, route: Route, cwd: string): HookGuard | null {
+  private async guardFor(s: Session, route: Route, cwd: string): Promise<HookGuard | null> {
     if (route.kind === "shell") return this.shellGuard(s, cwd);
     if (route.kind === "mcp") {
       let g = s.mcp.get(route.server);
@@ -191,12 +201,12 @@ export class HookEngine {
     return null;
   }
 
-  private handleEvent(ev: HookEvent): AgentOutput {
+  private async handleEvent(ev: HookEvent): Promise<AgentOutput> {
     const s = this.session(ev);
     if (ev.phase === "start") return formatAnswer(ev.agent, "start", { action: "allow", reason: "" });
     const route = routeTool(ev.agent, ev.tool, ev.input);
     if (ev.phase === "post") {
-      this.observe(s, ev, route);
+      await this.observe(s, ev, route);
       return formatAnswer(ev.agent, "post", { action: "allow", reason: "" });
     }
     let answer: GuardAnswer;
@@ -204,7 +214,7 @@ export class HookEngine {
     if (route.kind === "unknown") {
       answer = { action: "deny", reason: `refused: ${route.why}`, code: "unknown_tool", execution: null, decisions: [] };
     } else {
-      guard = this.guardFor(s, route, ev.cwd);
+      guard = await this.guardFor(s, route, ev.cwd);
       if (guard === null) {
         answer = {
           action: "deny",
@@ -250,13 +260,13 @@ export class HookEngine {
     return null;
   }
 
-  private observe(s: Session, ev: HookEvent, route: Route): void {
+  private async observe(s: Session, ev: HookEvent, route: Route): Promise<void> {
     if (route.kind === "unknown") return;
     const key = ev.toolUseId ?? callText(route.call);
     const list = s.pending.get(key);
     const p = list?.shift();
     if (list !== undefined && list.length === 0) s.pending.delete(key);
-    const guard = p?.guard ?? this.guardFor(s, route, ev.cwd);
+    const guard = p?.guard ?? (await this.guardFor(s, route, ev.cwd));
     if (guard === null) return;
     guard.observe(route.call, toolResult(ev.response), p?.execution ?? null);
   }
