@@ -8,6 +8,8 @@ import type { AddressInfo } from "node:net";
 export interface ScriptedCall {
   name: string;
   input: Record<string, unknown>;
+  /** Runs just before the model sends this call (e.g. kill the daemon mid-session). */
+  before?: () => void;
 }
 
 export interface ToolResultSeen {
@@ -22,6 +24,8 @@ export interface ScriptedApi {
   script: ScriptedCall[];
   results: ToolResultSeen[];
   requests: number;
+  /** A new script for the next session: the model starts again at its first call. */
+  reset(script: ScriptedCall[]): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +64,18 @@ function textOf(content: unknown): string {
 export async function startScriptedApi(script: ScriptedCall[] = []): Promise<ScriptedApi> {
   let next = 0;
   let ids = 0;
-  const api: ScriptedApi = { url: "", script, results: [], requests: 0, close: async () => {} };
+  const api: ScriptedApi = {
+    url: "",
+    script,
+    results: [],
+    requests: 0,
+    reset(next2) {
+      api.script = next2;
+      api.results = [];
+      next = 0;
+    },
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
@@ -79,19 +94,18 @@ export async function startScriptedApi(script: ScriptedCall[] = []): Promise<Scr
       // Newer clients append `system` entries to the messages: the turn is the last user/assistant one.
       const turns = r.messages.filter((m) => m.role === "user" || m.role === "assistant");
       const last = turns[turns.length - 1];
-      if (process.env.SCRIPTED_DEBUG) console.error("REQ", JSON.stringify({ tools: (r.tools ?? []).map((t: any) => t.name), n: r.messages.length, role: last?.role, stream: r.stream }));
       const toolResults = Array.isArray(last?.content) ? (last.content as Array<Record<string, unknown>>).filter((c) => c.type === "tool_result") : [];
       let blocks: Block[];
       let stop = "end_turn";
-      if (toolResults.length > 0) {
-        for (const t of toolResults) api.results.push({ toolUseId: String(t.tool_use_id), isError: t.is_error === true, text: textOf(t.content) });
-        blocks = [{ type: "text", text: "done" }];
-      } else if (Array.isArray(r.tools) && r.tools.length > 0 && last?.role === "user" && next < api.script.length) {
+      for (const t of toolResults) api.results.push({ toolUseId: String(t.tool_use_id), isError: t.is_error === true, text: textOf(t.content) });
+      if (Array.isArray(r.tools) && r.tools.length > 0 && last?.role === "user" && next < api.script.length) {
+        // The script goes on call after call in one session; then the turn ends.
         const call = api.script[next++];
+        call.before?.();
         blocks = [{ type: "tool_use", id: `toolu_${String(++ids).padStart(4, "0")}`, name: call.name, input: call.input }];
         stop = "tool_use";
       } else {
-        blocks = [{ type: "text", text: "ok" }];
+        blocks = [{ type: "text", text: toolResults.length > 0 ? "done" : "ok" }];
       }
       if (r.stream === true) {
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
