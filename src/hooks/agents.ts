@@ -4,11 +4,17 @@
 // JSON, an unsupported field), so a refusal is always written in the one form the agent is sure to
 // read as a block, and `failClosed` gives it for any error before an answer exists.
 
+/** The agents with a command hook (`polar hook <agent>`, `polar init <agent>`). */
 export const AGENTS = ["claude-code", "codex", "gemini"] as const;
-export type Agent = (typeof AGENTS)[number];
+/** OpenCode runs plugins in its own process: polar-guard/opencode asks the daemon as `opencode`. */
+export type Agent = (typeof AGENTS)[number] | "opencode";
+
+export function isHookAgent(v: unknown): v is (typeof AGENTS)[number] {
+  return typeof v === "string" && (AGENTS as readonly string[]).includes(v);
+}
 
 export function isAgent(v: unknown): v is Agent {
-  return typeof v === "string" && (AGENTS as readonly string[]).includes(v);
+  return isHookAgent(v) || v === "opencode";
 }
 
 /** One hook call of an agent, agent-neutral. */
@@ -63,6 +69,7 @@ const EVENTS: Record<Agent, { pre: string; post: string; start: string }> = {
   "claude-code": { pre: "PreToolUse", post: "PostToolUse", start: "SessionStart" },
   codex: { pre: "PreToolUse", post: "PostToolUse", start: "SessionStart" },
   gemini: { pre: "BeforeTool", post: "AfterTool", start: "SessionStart" },
+  opencode: { pre: "tool.execute.before", post: "tool.execute.after", start: "session.created" },
 };
 
 export function eventNames(agent: Agent): { pre: string; post: string; start: string } {
@@ -121,6 +128,9 @@ export function formatAnswer(agent: Agent, phase: HookEvent["phase"], answer: Ho
       const out = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: action, permissionDecisionReason: reason } };
       return { stdout: `${JSON.stringify(out)}\n`, stderr: "", exitCode: 0 };
     }
+    case "opencode":
+      // The plugin throws the reason unless the action is allow.
+      return { stdout: `${JSON.stringify({ action, reason })}\n`, stderr: "", exitCode: 0 };
     case "gemini": {
       if (action === "allow") return { stdout: "{}\n", stderr: "", exitCode: 0 };
       return { stdout: `${JSON.stringify({ decision: action, reason })}\n`, stderr: "", exitCode: 0 };

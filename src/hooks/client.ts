@@ -41,15 +41,24 @@ function post(socket: string, path: string, body: string, timeoutMs: number): Pr
 /** Starts the daemon detached (it outlives this process) and waits up to `waitMs` for it to answer. */
 export async function startDaemon(options: ClientOptions, waitMs: number): Promise<boolean> {
   const [cmd, ...args] = options.serveCommand;
-  const child = spawn(cmd, args, { detached: true, stdio: "ignore", env: { ...process.env, POLAR_HOME: options.home } });
-  child.unref();
+  let failed = false;
+  try {
+    const child = spawn(cmd, args, { detached: true, stdio: "ignore", env: { ...process.env, POLAR_HOME: options.home } });
+    // A command that cannot start (not found): reported here, never an unhandled error in the agent.
+    child.on("error", () => (failed = true));
+    child.on("exit", () => (failed = true));
+    child.unref();
+  } catch {
+    return false;
+  }
   const socket = socketPath(options.home);
   const until = Date.now() + waitMs;
-  while (Date.now() < until) {
+  while (Date.now() < until && !failed) {
     if ((await ping(socket, 500)) !== null) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return false;
+  // The child may have exited because another daemon won the race: ask once more.
+  return (await ping(socket, 500)) !== null;
 }
 
 function phaseOf(agent: Agent, text: string): "pre" | "other" {

@@ -109,6 +109,21 @@ export function routeTool(agent: Agent, tool: string, input: Record<string, unkn
           return edit(s(input, "file_path"), s(input, "old_string"), s(input, "new_string"));
       }
       break;
+    case "opencode":
+      switch (tool) {
+        case "bash":
+          return shell(input.command);
+        case "write":
+          return write(s(input, "filePath"), s(input, "content"));
+        case "edit":
+          return edit(s(input, "filePath"), s(input, "oldString"), s(input, "newString"));
+        case "patch":
+        case "apply_patch": {
+          const patch = s(input, "patchText") ?? s(input, "patch");
+          return patch === null ? bad(tool, "patch text") : { kind: "shell", call: { name: "apply_patch", arguments: { patch } } };
+        }
+      }
+      break;
   }
   return { kind: "unknown", why: `polar has no guard for the ${agent} tool \`${tool}\`` };
 }

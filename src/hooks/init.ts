@@ -5,7 +5,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import type { Agent } from "./agents.js";
+import type { AGENTS } from "./agents.js";
+
+type Agent = (typeof AGENTS)[number];
 import { eventNames } from "./agents.js";
 
 export type Scope = "project" | "user";

@@ -15,9 +15,9 @@ import { mcpGuards, readHookConfig } from "../../src/hooks/setup.js";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const memoryBlob = join(root, "ontologies/mcp-memory/memory.blob");
 
-const PRE: Record<Agent, string> = { "claude-code": "PreToolUse", codex: "PreToolUse", gemini: "BeforeTool" };
-const POST: Record<Agent, string> = { "claude-code": "PostToolUse", codex: "PostToolUse", gemini: "AfterTool" };
-const SHELL: Record<Agent, string> = { "claude-code": "Bash", codex: "Bash", gemini: "run_shell_command" };
+const PRE: Record<Agent, string> = { "claude-code": "PreToolUse", codex: "PreToolUse", gemini: "BeforeTool", opencode: "tool.execute.before" };
+const POST: Record<Agent, string> = { "claude-code": "PostToolUse", codex: "PostToolUse", gemini: "AfterTool", opencode: "tool.execute.after" };
+const SHELL: Record<Agent, string> = { "claude-code": "Bash", codex: "Bash", gemini: "run_shell_command", opencode: "bash" };
 
 function payload(agent: Agent, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ session_id: "sess-1", cwd: "/tmp/ws", hook_event_name: PRE[agent], tool_name: tool, tool_input: input, ...extra });
@@ -99,13 +99,13 @@ describe("agent contracts", () => {
 });
 
 describe("HookEngine", () => {
-  for (const agent of ["claude-code", "codex", "gemini"] as const) {
+  for (const agent of ["claude-code", "codex", "gemini", "opencode"] as const) {
     test(`${agent}: without the shell guard, shell commands and file edits are refused ("shell guard not available"), never allowed`, async () => {
       const { engine } = engineWith(null);
       const out = await engine.handle(agent, payload(agent, SHELL[agent], { command: "ls" }));
       expect(out.exitCode).toBe(0);
       expect(out.stdout).toContain("shell guard not available");
-      expect(out.stdout).toMatch(/"(permissionDecision|decision)":"deny"/u);
+      expect(out.stdout).toMatch(/"(permissionDecision|decision|action)":"deny"/u);
     });
 
     test(`${agent}: a payload that is not JSON, a guard that throws, a guard answering garbage: exit 2 with a reason`, async () => {

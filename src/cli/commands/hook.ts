@@ -6,7 +6,7 @@
 // `polar approve ID`: lets the identical retry of a call Codex was refused (it cannot ask) pass once.
 import { request } from "node:http";
 import type { CAC } from "cac";
-import { failClosed, isAgent, type AgentOutput } from "../../hooks/agents.js";
+import { failClosed, isHookAgent, type AgentOutput } from "../../hooks/agents.js";
 import { runHookClient } from "../../hooks/client.js";
 import { ping, polarHome, socketPath, startServer } from "../../hooks/server.js";
 import { createHookEngine } from "../../hooks/setup.js";
@@ -52,7 +52,7 @@ async function runHook(agent: string, flags: { inProcess?: boolean }): Promise<v
   }, deadline);
   timer.unref();
   try {
-    if (!isAgent(agent)) {
+    if (!isHookAgent(agent)) {
       emit(failClosed(`refused: unknown agent \`${agent}\` (claude-code, codex or gemini)`));
       return;
     }

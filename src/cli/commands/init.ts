@@ -4,7 +4,7 @@
 // `polar init --check`: which agents have polar's hooks, where, and whether the daemon answers.
 import { join } from "node:path";
 import type { CAC } from "cac";
-import { AGENTS, isAgent } from "../../hooks/agents.js";
+import { AGENTS, isHookAgent } from "../../hooks/agents.js";
 import { configFile, installed, installHooks, removeHooks, type Scope } from "../../hooks/init.js";
 import { ping, polarHome, socketPath } from "../../hooks/server.js";
 import { readHookConfig } from "../../hooks/setup.js";
@@ -36,7 +36,7 @@ async function check(): Promise<void> {
 function run(agent: string | undefined, flags: Flags): Promise<void> | void {
   if (flags.check === true) return check();
   if (agent === undefined) throw usageError("missing-agent", "name the agent: `polar init claude-code`, `codex` or `gemini`", "or `polar init --check`");
-  if (!isAgent(agent)) throw usageError("unknown-agent", `unknown agent \`${agent}\``, "the agents are claude-code, codex and gemini");
+  if (!isHookAgent(agent)) throw usageError("unknown-agent", `unknown agent \`${agent}\``, "the agents are claude-code, codex and gemini");
   if (flags.project === true && flags.user === true) throw usageError("bad-option", "`--project` and `--user` exclude each other");
   const scope: Scope = flags.user === true ? "user" : "project";
   const file = configFile(agent, scope, process.cwd());
