@@ -5,3 +5,4 @@ export { chainHead, AuditHeadError } from "./head.js";
 export { verifyAuditLog, type VerifyOptions, type VerifyReport, type Mismatch } from "./verify.js";
 export { summarizeLog, formatSummary, type LogSummary } from "./summary.js";
 export { OUTCOME_FORMAT, CALL_OUTCOMES, outcomeRecord, isOutcomeSink, type OutcomeRecord, type OutcomeSink, type CallOutcome } from "./outcome.js";
+export { HOOK_RECORD_FORMAT } from "./hook-record.js";

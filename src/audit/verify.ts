@@ -20,6 +20,7 @@ import type { BackendFactory } from "../guard/guard.js";
 import { recordedMarks } from "../guard/unknown.js";
 import { ReplayView, readsDigest, type Read } from "../guard/reads.js";
 import { splitJsonl } from "./jsonl.js";
+import { HOOK_RECORD_FORMAT } from "./hook-record.js";
 import { CHAIN_GENESIS, EMPTY_HEAD, recordHash, type ChainHead } from "./chain.js";
 import { OUTCOME_FORMAT, outcomeProblems } from "./outcome.js";
 
@@ -211,8 +212,11 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     head = { index: position + 1, hash };
     if (hash === options.head) anchored = true;
     try {
-      if (rec.format !== DECISION_FORMAT) miss("format", DECISION_FORMAT, rec.format);
-      replay(rec as unknown as Decision, miss, transient, line);
+      if (rec.format === HOOK_RECORD_FORMAT) replayHook(rec, miss, transient, line);
+      else {
+        if (rec.format !== DECISION_FORMAT) miss("format", DECISION_FORMAT, rec.format);
+        replay(rec as unknown as Decision, miss, transient, line);
+      }
     } catch (e) {
       miss("record", "a replayable decision record", describeError(e));
     }
@@ -246,6 +250,33 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     } else {
       if (link.index !== index) miss("chain.index", index, link.index);
       if (prev !== null && link.prev !== prev) miss("chain.prev", prev, link.prev);
+    }
+  }
+
+  /** A coding-agent hook's record (src/hooks): each core decision inside it is replayed, and its answer
+   * must follow from them: `allow` only when every decision approved (at least one), or with the
+   * approval a user gave for exactly this call (`polar approve`) over an escalation. */
+  function replayHook(rec: Record<string, unknown>, miss: (f: string, e: unknown, a: unknown) => void, transientLines: number[], line: number): void {
+    const decisions = rec.decisions;
+    if (!Array.isArray(decisions)) {
+      miss("decisions", "a list of decision records", decisions);
+      return;
+    }
+    decisions.forEach((d: unknown, i) => {
+      if (!isRecord(d) || d.format !== DECISION_FORMAT) {
+        miss(`decisions[${i}]`, "a decision record", d);
+        return;
+      }
+      replay(d as unknown as Decision, (f, e, a) => miss(`decisions[${i}].${f}`, e, a), transientLines, line);
+    });
+    if (!["allow", "ask", "deny"].includes(rec.action as string)) miss("action", "allow, ask or deny", rec.action);
+    if (rec.action === "allow") {
+      const all = decisions.length > 0 && decisions.every((d) => isRecord(d) && d.approved === true);
+      // A read-only shell command is approved by the shell dispatcher without asking the core (no
+      // decision to replay): allowed with code `read_only` only (docs/hooks.md, "Audit").
+      const readOnly = decisions.length === 0 && rec.code === "read_only";
+      const approved = typeof rec.approval === "string" && decisions.length > 0 && decisions.every((d) => isRecord(d) && (d.approved === true || d.route === "ConsentEscalated"));
+      if (!all && !approved && !readOnly) miss("action", "deny (no decision approves the call)", rec.action);
     }
   }
 

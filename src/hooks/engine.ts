@@ -1,0 +1,323 @@
+// The hook engine (Node): agent sessions keyed by the agent's session id, each with its guards, its
+// hash-chained audit log and its open approvals; calls in one workspace judged one at a time in the
+// order they arrive. `polar serve` keeps one engine warm; `polar hook --in-process` builds one per call.
+// handle() never throws: whatever goes wrong, the answer is the agent's refusal (./agents.ts).
+import { createHash, randomBytes } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chainHead, createChain, HOOK_RECORD_FORMAT, type Chain } from "../audit/index.js";
+export { HOOK_RECORD_FORMAT };
+import type { Decision } from "../guard/index.js";
+import { jsonSafe } from "../guard/index.js";
+import { failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
+import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
+
+
+/** One line of a session's audit log (docs/hooks.md, "Audit"). */
+export interface HookRecord {
+  format: typeof HOOK_RECORD_FORMAT;
+  /** 1-based, per session log. */
+  seq: number;
+  agent: Agent;
+  sessionId: string;
+  cwd: string;
+  tool: string;
+  input: unknown;
+  action: HookAction;
+  reason: string;
+  code: string;
+  /** `polar approve ID`: the approval that let this exact call through once (else null). */
+  approval: string | null;
+  /** The core decisions behind the answer, each replayed by `polar audit verify`. */
+  decisions: Decision[];
+}
+
+export interface ShellGuardFactory {
+  (options: { cwd: string; store: string; session: string }): HookGuard | Promise<HookGuard>;
+}
+
+export interface EngineOptions {
+  /** Per-user state: audit logs, restore points, approvals (default `$POLAR_HOME` or `~/.polar`). */
+  home: string;
+  /** Builds the shell guard of a session; null: shell commands and file edits are refused
+   * ("shell guard not available"). */
+  shellGuard: ShellGuardFactory | null;
+  /** MCP servers with an ontology: server name → guard factory (one guard per session). */
+  mcp?: Record<string, () => HookGuard>;
+}
+
+interface Pending {
+  guard: HookGuard;
+  call: GuardCall;
+  execution: string | null;
+}
+
+interface Session {
+  key: string;
+  agent: Agent;
+  sessionId: string;
+  /** The shell guard per workspace (cwd) of the session. */
+  shell: Map<string, HookGuard>;
+  mcp: Map<string, HookGuard>;
+  logPath: string;
+  chain: Chain;
+  seq: number;
+  /** Approved calls not yet observed, by tool_use_id or by the call's text. */
+  pending: Map<string, Pending[]>;
+}
+
+interface Approval {
+  session: string;
+  callKey: string;
+  approved: boolean;
+}
+
+function sha(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+const nodeSha256 = (data: Uint8Array | string): Uint8Array => createHash("sha256").update(data).digest();
+
+/** A file-name-safe form of a session id (an id with other characters is hashed). */
+export function sessionFileName(agent: Agent, sessionId: string): string {
+  const safe = /^[A-Za-z0-9._-]{1,100}$/u.test(sessionId) && !sessionId.startsWith(".") ? sessionId : sha(sessionId).slice(0, 32);
+  return `${agent}-${safe}.jsonl`;
+}
+
+export function auditLogPath(home: string, agent: Agent, sessionId: string): string {
+  return join(home, "audit", sessionFileName(agent, sessionId));
+}
+
+export class HookEngine {
+  private readonly sessions = new Map<string, Session>();
+  private readonly approvals = new Map<string, Approval>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: EngineOptions) {}
+
+  /** Answers one hook call of `agent` given its stdin text. Never throws. */
+  async handle(agent: Agent, text: string): Promise<AgentOutput> {
+    let ev: HookEvent;
+    try {
+      ev = parseHookInput(agent, text);
+    } catch (e) {
+      return failClosed(`refused: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    // Calls in one workspace are judged in the order they arrive (two agents in one worktree).
+    return this.serialized(ev.cwd, async () => {
+      try {
+        return await this.handleEvent(ev);
+      } catch (e) {
+        return failClosed(`refused: polar failed inside (${e instanceof Error ? e.message : String(e)})`);
+      }
+    });
+  }
+
+  /** `polar approve ID`: the identical retry of that call passes once. False for an unknown id. */
+  approve(id: string): boolean {
+    const a = this.approvals.get(id);
+    if (a === undefined) return false;
+    a.approved = true;
+    return true;
+  }
+
+  sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  private async serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => {});
+    this.locks.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+
+  private session(ev: HookEvent): Session {
+    const key = `${ev.agent}\u0000${ev.sessionId}`;
+    let s = this.sessions.get(key);
+    if (s !== undefined) return s;
+    const logPath = auditLogPath(this.options.home, ev.agent, ev.sessionId);
+    mkdirSync(join(this.options.home, "audit"), { recursive: true, mode: 0o700 });
+    // A session seen before (the daemon restarted): its log goes on from its last record.
+    let from;
+    let seq = 0;
+    if (existsSync(logPath)) {
+      const text = readFileSync(logPath, "utf8");
+      from = chainHead(text, nodeSha256);
+      const last = text.trimEnd().split("\n").pop();
+      seq = last === undefined || last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
+    }
+    s = {
+      key,
+      agent: ev.agent,
+      sessionId: ev.sessionId,
+      shell: new Map(),
+      mcp: new Map(),
+      logPath,
+      chain: createChain({ sha256: nodeSha256, from }),
+      seq,
+      pending: new Map(),
+    };
+    this.sessions.set(key, s);
+    return s;
+  }
+
+  private async shellGuard(s: Session, cwd: string): Promise<HookGuard> {
+    const have = s.shell.get(cwd);
+    if (have !== undefined) return have;
+    const factory = this.options.shellGuard;
+    let g: HookGuard;
+    if (factory === null) {
+      g = refusingGuard("refused: shell guard not available (polar cannot judge shell commands or file edits here)", "shell_guard_unavailable");
+    } else {
+      try {
+        g = await factory({ cwd, store: join(this.options.home, "store"), session: sha(s.key).slice(0, 16) });
+      } catch (e) {
+        // Not kept: the next call tries again (e.g. the directory exists by then).
+        return refusingGuard(`refused: the shell guard cannot start here (${e instanceof Error ? e.message : String(e)})`, "shell_guard_unavailable");
+      }
+    }
+    s.shell.set(cwd, g);
+    return g;
+  }
+
+  private async guardFor(s: Session, route: Route, cwd: string): Promise<HookGuard | null> {
+    if (route.kind === "shell") return this.shellGuard(s, cwd);
+    if (route.kind === "mcp") {
+      let g = s.mcp.get(route.server);
+      if (g === undefined) {
+        const make = this.options.mcp?.[route.server];
+        if (make === undefined) return null;
+        g = make();
+        s.mcp.set(route.server, g);
+      }
+      return g;
+    }
+    return null;
+  }
+
+  private async handleEvent(ev: HookEvent): Promise<AgentOutput> {
+    const s = this.session(ev);
+    if (ev.phase === "start") return formatAnswer(ev.agent, "start", { action: "allow", reason: "" });
+    const route = routeTool(ev.agent, ev.tool, ev.input);
+    if (ev.phase === "post") {
+      await this.observe(s, ev, route);
+      return formatAnswer(ev.agent, "post", { action: "allow", reason: "" });
+    }
+    let answer: GuardAnswer;
+    let guard: HookGuard | null = null;
+    if (route.kind === "unknown") {
+      answer = { action: "deny", reason: `refused: ${route.why}`, code: "unknown_tool", execution: null, decisions: [] };
+    } else {
+      guard = await this.guardFor(s, route, ev.cwd);
+      if (guard === null) {
+        answer = {
+          action: "deny",
+          reason: `refused: no ontology is configured for the MCP server \`${(route as { server: string }).server}\``,
+          code: "unknown_tool",
+          execution: null,
+          decisions: [],
+        };
+      } else {
+        answer = guard.check(route.call);
+        if (!isAnswer(answer)) throw new Error("the guard returned no answer");
+      }
+    }
+    let approval: string | null = null;
+    let reason = answer.reason;
+    if (answer.action === "ask" && ev.agent === "codex" && route.kind !== "unknown") {
+      // Codex cannot ask: a denial naming the approval; the identical retry passes once after it.
+      const callKey = sha(JSON.stringify([route.call.name, jsonSafe(route.call.arguments)]));
+      const id = this.findApproval(s.key, callKey);
+      if (id !== null && this.approvals.get(id)!.approved) {
+        this.approvals.delete(id);
+        approval = id;
+        answer = { ...answer, action: "allow" };
+        reason = `approved once by \`polar approve ${id}\`: ${answer.reason}`;
+      } else {
+        const newId = id ?? randomBytes(4).toString("hex");
+        this.approvals.set(newId, { session: s.key, callKey, approved: false });
+        reason = `${answer.reason} — to run this exact call once, the user runs \`polar approve ${newId}\` and asks for a retry`;
+      }
+    }
+    this.record(s, ev, { ...answer, reason }, approval);
+    if (answer.action === "allow" && guard !== null && route.kind !== "unknown") {
+      const key = ev.toolUseId ?? callText(route.call);
+      const list = s.pending.get(key) ?? [];
+      list.push({ guard, call: route.call, execution: answer.execution });
+      s.pending.set(key, list);
+    }
+    return formatAnswer(ev.agent, "pre", { action: answer.action, reason });
+  }
+
+  private findApproval(session: string, callKey: string): string | null {
+    for (const [id, a] of this.approvals) if (a.session === session && a.callKey === callKey) return id;
+    return null;
+  }
+
+  private async observe(s: Session, ev: HookEvent, route: Route): Promise<void> {
+    if (route.kind === "unknown") return;
+    const key = ev.toolUseId ?? callText(route.call);
+    const list = s.pending.get(key);
+    const p = list?.shift();
+    if (list !== undefined && list.length === 0) s.pending.delete(key);
+    const guard = p?.guard ?? (await this.guardFor(s, route, ev.cwd));
+    if (guard === null) return;
+    guard.observe(route.call, toolResult(ev.response), p?.execution ?? null);
+  }
+
+  private record(s: Session, ev: HookEvent, answer: GuardAnswer, approval: string | null): void {
+    const rec: HookRecord = {
+      format: HOOK_RECORD_FORMAT,
+      seq: s.seq + 1,
+      agent: ev.agent,
+      sessionId: ev.sessionId,
+      cwd: ev.cwd,
+      tool: ev.tool,
+      input: jsonSafe(ev.input),
+      action: answer.action,
+      reason: answer.reason,
+      code: answer.code,
+      approval,
+      decisions: answer.decisions,
+    };
+    const before = s.chain.head();
+    const { line } = s.chain.link(rec as unknown as Decision);
+    try {
+      appendFileSync(s.logPath, `${line}\n`, { mode: 0o600 });
+    } catch (e) {
+      s.chain = createChain({ sha256: nodeSha256, from: before });
+      // Unrecorded is unapproved: the caller turns this into a refusal.
+      throw new Error(`the audit log \`${s.logPath}\` cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+    s.seq++;
+  }
+}
+
+function isAnswer(a: unknown): a is GuardAnswer {
+  const o = a as GuardAnswer | null;
+  return typeof o === "object" && o !== null && (o.action === "allow" || o.action === "ask" || o.action === "deny") && typeof o.reason === "string" && Array.isArray(o.decisions);
+}
+
+function callText(call: GuardCall): string {
+  return JSON.stringify([call.name, jsonSafe(call.arguments)]);
+}
+
+/** The agent's tool response as the guard's result: exit code and output where the agent says them. */
+export function toolResult(response: unknown): { exitCode: number; stdout?: string; stderr?: string; raw?: unknown } {
+  const r = (typeof response === "object" && response !== null ? response : {}) as Record<string, unknown>;
+  const code = r.exitCode ?? r.exit_code ?? r.returncode;
+  // The post-tool events of these agents fire for calls that ran; an error flag means it failed.
+  const failed = r.is_error === true || r.success === false || r.interrupted === true;
+  const exitCode = typeof code === "number" && Number.isInteger(code) ? code : failed ? 1 : 0;
+  const out: { exitCode: number; stdout?: string; stderr?: string; raw?: unknown } = { exitCode, raw: response };
+  if (typeof r.stdout === "string") out.stdout = r.stdout;
+  else if (typeof response === "string") out.stdout = response;
+  if (typeof r.stderr === "string") out.stderr = r.stderr;
+  return out;
+}

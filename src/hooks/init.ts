@@ -1,0 +1,156 @@
+// `polar init <agent>`: the agent's hook configuration, merged into the file that is there. The user's
+// other hooks and settings stay as they are; polar's own entries (recognised by `polar-hook` in the
+// command) are replaced, so running init twice gives one set; the old file is kept beside it as
+// `<file>.polar-backup`. A file that is not a JSON object is refused, never overwritten.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import type { AGENTS } from "./agents.js";
+
+type Agent = (typeof AGENTS)[number];
+import { eventNames } from "./agents.js";
+
+export type Scope = "project" | "user";
+
+/** The tools each agent's hooks are installed for (the rest never reach polar). */
+export const MATCHERS: Record<Agent, string> = {
+  "claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit",
+  codex: "Bash|shell|local_shell|exec_command|unified_exec|apply_patch",
+  gemini: "run_shell_command|write_file|replace",
+};
+
+/** The agent's hook timeout as written (Claude Code and Codex: seconds; Gemini CLI: ms). The hook's own
+ * deadline (20 s, `polar hook`) answers well before it. */
+const TIMEOUT: Record<Agent, number> = { "claude-code": 60, codex: 60, gemini: 60_000 };
+
+export class InitError extends Error {
+  override readonly name = "InitError";
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export function configFile(agent: Agent, scope: Scope, project: string, home: string = homedir()): string {
+  const base = scope === "user" ? home : project;
+  switch (agent) {
+    case "claude-code":
+      return join(base, ".claude", "settings.json");
+    case "codex":
+      return join(base, ".codex", "hooks.json");
+    case "gemini":
+      return join(base, ".gemini", "settings.json");
+  }
+}
+
+type Json = Record<string, unknown>;
+
+interface HookGroup {
+  matcher?: string;
+  hooks: Array<{ type: string; command: string; timeout?: number }>;
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isPolar(h: unknown): boolean {
+  return isObject(h) && typeof h.command === "string" && /polar-hook/u.test(h.command);
+}
+
+function readConfig(file: string): Json {
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, "utf8");
+  if (text.trim() === "") return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new InitError("bad-config", `\`${file}\` is not JSON (${e instanceof Error ? e.message : String(e)}): left as it is`);
+  }
+  if (!isObject(v)) throw new InitError("bad-config", `\`${file}\` is not a JSON object: left as it is`);
+  if (v.hooks !== undefined && !isObject(v.hooks)) throw new InitError("bad-config", `\`${file}\`: \`hooks\` is not an object: left as it is`);
+  return v;
+}
+
+/** `hooks` without polar's entries (groups left empty by that are dropped). */
+function withoutPolar(hooks: Json, file: string): Json {
+  const out: Json = {};
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) throw new InitError("bad-config", `\`${file}\`: hooks.${event} is not a list: left as it is`);
+    const kept = [];
+    for (const g of groups) {
+      if (isObject(g) && Array.isArray(g.hooks)) {
+        const own = g.hooks.filter((h) => !isPolar(h));
+        if (own.length === 0 && g.hooks.length > 0) continue;
+        kept.push({ ...g, hooks: own });
+      } else {
+        kept.push(g);
+      }
+    }
+    if (kept.length > 0) out[event] = kept;
+  }
+  return out;
+}
+
+export function hookCommand(hookScript: string, agent: Agent): string {
+  return `'${hookScript.replace(/'/gu, `'\\''`)}' ${agent}`;
+}
+
+function write(file: string, config: Json): string | null {
+  mkdirSync(dirname(file), { recursive: true });
+  let backup: string | null = null;
+  if (existsSync(file)) {
+    // The file as it was before polar first touched it: kept once, never overwritten by a later run.
+    backup = `${file}.polar-backup`;
+    if (!existsSync(backup)) copyFileSync(file, backup);
+  }
+  const tmp = `${file}.polar-tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`);
+  renameSync(tmp, file);
+  return backup;
+}
+
+export interface InitResult {
+  file: string;
+  backup: string | null;
+}
+
+/** Installs polar's hooks for `agent` in `file` (merging). `mcpServers`: servers with an ontology, whose
+ * tools (`mcp__<server>__…`) the pre-tool hook also takes. */
+export function installHooks(agent: Agent, file: string, hookScript: string, mcpServers: readonly string[] = []): InitResult {
+  const config = readConfig(file);
+  const hooks = withoutPolar(isObject(config.hooks) ? config.hooks : {}, file);
+  const command = hookCommand(hookScript, agent);
+  const entry = { type: "command", command, timeout: TIMEOUT[agent] };
+  const matcher = [MATCHERS[agent], ...mcpServers.map((s) => `mcp__${s.replace(/[^A-Za-z0-9_-]/gu, "")}__.*`)].join("|");
+  const names = eventNames(agent);
+  const add = (event: string, group: HookGroup): void => {
+    hooks[event] = [...((hooks[event] as unknown[] | undefined) ?? []), group];
+  };
+  add(names.pre, { matcher, hooks: [entry] });
+  add(names.post, { matcher, hooks: [entry] });
+  // The daemon is started when a session starts, so the first tool call finds it warm.
+  add(names.start, { hooks: [entry] });
+  return { file, backup: write(file, { ...config, hooks }) };
+}
+
+/** Removes polar's hooks from `file`, keeping everything else. False when there were none. */
+export function removeHooks(file: string): InitResult & { removed: boolean } {
+  const config = readConfig(file);
+  if (!isObject(config.hooks) || !installed(file)) return { file, backup: null, removed: false };
+  const hooks = withoutPolar(config.hooks, file);
+  const next: Json = { ...config, hooks };
+  if (Object.keys(hooks).length === 0) delete next.hooks;
+  return { file, backup: write(file, next), removed: true };
+}
+
+/** Does `file` hold polar's pre-tool hook for its agent? */
+export function installed(file: string): boolean {
+  try {
+    const config = readConfig(file);
+    if (!isObject(config.hooks)) return false;
+    return Object.values(config.hooks).some((groups) => Array.isArray(groups) && groups.some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isPolar)));
+  } catch {
+    return false;
+  }
+}
