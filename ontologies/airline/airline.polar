@@ -224,7 +224,8 @@ compensates(update_reservation_baggages, update_reservation_baggages, reservatio
 % booked for (refare_excess 0: the undo then costs at most what the change refunded). Its amount is
 % exact only when every old segment is re-priced — the cabin changes (no segment is kept) — or none
 % costs more or less than booked (fares_current); otherwise which segments the undo keeps decides the
-% money, so the undo is not admitted. Amount: |Σ (current − booked fare)| × passengers.
+% money, so the undo is not admitted. Amount: Σ (current − booked fare) × passengers (negative: the
+% customer is paid back more than the change charged).
 bounded_reversibility(update_reservation_flights,
     reservation.status != "cancelled" and reservation.flown == false and reservation.rebookable == true
         and (reservation.cabin != "basic_economy" or call.cabin != "basic_economy")
@@ -232,7 +233,7 @@ bounded_reversibility(update_reservation_flights,
         and (lookup(reservation.payment_balances, call.payment_id) == null or reservation.refare_excess == 0),
     rebooking_price_diff, 0.99,
     id = "airline.flights.self",
-    amount = max(reservation.refare_diff, 0 - reservation.refare_diff) * size(reservation.passengers),
+    amount = reservation.refare_diff * size(reservation.passengers),
     args = { reservation_id: call.reservation_id,
              cabin: reservation.cabin,
              flights: reservation.flight_refs,

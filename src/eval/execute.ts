@@ -552,10 +552,10 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
           f.admitted++;
           f[verdictClass]++;
           if (outcome.residue !== undefined) f.residue[outcome.residue]++;
-          if (outcome.moved !== null && outcome.moved >= CENT) f.amounts.moved++;
+          if (outcome.gross !== null && outcome.gross >= CENT) f.amounts.moved++;
           if (outcome.amount.matched === true) f.amounts.matched++;
           else if (outcome.amount.matched === false) f.amounts.mismatched++;
-          else if (outcome.moved !== null && outcome.moved >= CENT && stated === undefined) f.amounts.undeclared++;
+          else if (outcome.gross !== null && outcome.gross >= CENT && stated === undefined) f.amounts.undeclared++;
         }
         tally.outcomes[verdictKey(file, traj.taskId, traj.trial, rec.callIndex, scope)] =
           verdictClass === "withinResidue" ? (outcome.residue ?? "moneyOrInventory") : verdictClass;
@@ -612,8 +612,11 @@ interface PiResult {
   class: ExecClass;
   detail: string;
   diff: StateDiff["diffs"];
-  /** Money the executed π left different (currency units), null unknown. */
+  /** What the customer pays more after the executed π than before the calls it undoes (currency units;
+   * negative: paid back), null unknown. */
   moved: number | null;
+  /** The money moved on all payment methods, in absolute value; null unknown. */
+  gross: number | null;
   /** Inventory (seats) differs. */
   inventory: boolean;
 }
@@ -656,7 +659,7 @@ async function runPi(
     else target = executed[idx].pre;
   }
   const got: PiResult = missingMap
-    ? { class: "wrong" as ExecClass, detail: "the earliest call π undoes is not among the executed calls", diff: [] as StateDiff["diffs"], moved: null, inventory: false }
+    ? { class: "wrong" as ExecClass, detail: "the earliest call π undoes is not among the executed calls", diff: [] as StateDiff["diffs"], moved: null, gross: null, inventory: false }
     : await tryPi(dom, steps, () => target!, (c) => {
         const idx = mapping.get(c);
         return idx === undefined ? undefined : results.get(idx);
@@ -682,7 +685,7 @@ async function runPi(
   return outcome;
 }
 
-const money = (x: number): string => `$${x.toFixed(2).replace(/\.00$/, "")}`;
+const money = (x: number): string => `${x < 0 ? "−" : ""}$${Math.abs(x).toFixed(2).replace(/\.00$/, "")}`;
 
 /**
  * docs/semantics.md, "Amounts": an executed π that leaves money different is within residue only when
@@ -691,17 +694,18 @@ const money = (x: number): string => `$${x.toFixed(2).replace(/\.00$/, "")}`;
  */
 export function judgeMoney(got: PiResult, stated: number | null | undefined): VerdictOutcome {
   const moved = got.moved;
+  const gross = got.gross;
   const amount = { stated, matched: null as boolean | null };
   if (got.class === "restored") return { ...got, amount: stated === undefined ? amount : { stated, matched: stated !== null && Math.abs(stated) < CENT } };
   if (got.class !== "withinResidue" && got.class !== "wrong") return { ...got, amount };
   if (stated !== undefined) amount.matched = stated !== null && moved !== null && Math.abs(stated - moved) < CENT;
   if (got.class === "wrong") return { ...got, amount };
-  if (moved === null || (moved >= CENT && stated === undefined)) {
-    const why = moved === null ? "the money it moves could not be told" : `it moves ${money(moved)} and no step states an amount`;
+  if (moved === null || gross === null || (gross >= CENT && stated === undefined)) {
+    const why = moved === null || gross === null ? "the money it moves could not be told" : `it moves ${money(gross)} and no step states an amount`;
     return { ...got, class: "wrong", detail: `${got.detail}; ${why}`, amount };
   }
-  const residue = moved >= CENT || got.inventory ? "moneyOrInventory" : "bookkeeping";
-  const detail = `${got.detail}; ${residue === "bookkeeping" ? "bookkeeping only" : `money ${money(moved)}${got.inventory ? ", inventory" : ""}`}${stated === undefined ? "" : `, stated ${stated === null ? "unknown" : money(stated)}`}`;
+  const residue = gross >= CENT || got.inventory ? "moneyOrInventory" : "bookkeeping";
+  const detail = `${got.detail}; ${residue === "bookkeeping" ? "bookkeeping only" : `money ${money(moved)} (moved ${money(gross)})${got.inventory ? ", inventory" : ""}`}${stated === undefined ? "" : `, stated ${stated === null ? "unknown" : money(stated)}`}`;
   return { ...got, residue, detail, amount };
 }
 
@@ -715,12 +719,15 @@ const CENT = 0.005;
 const BALANCE_METHOD = /^(gift_card|certificate)_/;
 
 /**
- * The money a state difference moves, in currency units: per payment method, a balance method's
- * balance change (gift card, certificate: deleted is its whole amount) or any other method's net
- * payments recorded in the records' payment histories (a credit card's charges less its refunds), and
- * the sum of their absolute values. null when the difference is not listed in full.
+ * The money a state difference moves, in currency units, per payment method: any method's net
+ * payments recorded in the records' payment histories (a credit card's charges less its refunds), but
+ * for a balance method its balance change instead (gift card, certificate: deleted is its whole
+ * amount). `net`: what the customer pays more than before (payments, plus balances spent; negative when
+ * they got money back), the quantity a verdict's amount states; `gross`: the sum of the methods'
+ * absolute changes (money moved between methods shows here even when `net` is 0). null when the
+ * difference is not listed in full.
  */
-export function moneyMoved(d: StateDiff): number | null {
+export function moneyMoved(d: StateDiff): { net: number; gross: number } | null {
   if (d.count > d.diffs.length) return null;
   const delta = new Map<string, number>();
   const add = (k: string, v: number) => delta.set(k, (delta.get(k) ?? 0) + v);
@@ -752,17 +759,22 @@ export function moneyMoved(d: StateDiff): number | null {
     } else if (pm >= 0 && path.length > pm + 1) {
       const id = path[pm + 1];
       if (!BALANCE_METHOD.test(id)) continue;
-      if (path.length === pm + 2) add(id, num((x.after as Record<string, unknown> | null)?.amount) - num((x.before as Record<string, unknown> | null)?.amount));
-      else if (path[pm + 2] === "amount") add(id, num(x.after) - num(x.before));
+      // A balance spent is money paid: the change counts negated.
+      if (path.length === pm + 2) add(id, num((x.before as Record<string, unknown> | null)?.amount) - num((x.after as Record<string, unknown> | null)?.amount));
+      else if (path[pm + 2] === "amount") add(id, num(x.before) - num(x.after));
     } else {
       // A whole record created or deleted: the payments it holds.
       const rec = (x.kind === "created" ? x.after : x.kind === "deleted" ? x.before : null) as Record<string, unknown> | null;
       if (rec !== null && typeof rec === "object" && "payment_history" in rec) payments(rec.payment_history, x.kind === "created" ? 1 : -1);
     }
   }
-  let total = 0;
-  for (const v of delta.values()) total += Math.abs(v);
-  return Math.round(total * 100) / 100;
+  let net = 0;
+  let gross = 0;
+  for (const v of delta.values()) {
+    net += v;
+    gross += Math.abs(v);
+  }
+  return { net: Math.round(net * 100) / 100, gross: Math.round(gross * 100) / 100 };
 }
 
 function touchesInventory(rules: ProjectionRules, d: StateDiff): boolean {
@@ -781,7 +793,7 @@ async function tryPi(
 ): Promise<PiResult> {
   const tables = dom.setup.ontology.tables;
   const concrete = concreteSteps(steps, dom.signatures, tables, resultOf);
-  if (!concrete.ok) return { class: concrete.detail.includes("lacks required") ? "missingArguments" : "wrong", detail: concrete.detail, diff: [], moved: null, inventory: false };
+  if (!concrete.ok) return { class: concrete.detail.includes("lacks required") ? "missingArguments" : "wrong", detail: concrete.detail, diff: [], moved: null, gross: null, inventory: false };
   const bridge = dom.bridge;
   const post = await bridge.snapshot();
   try {
@@ -789,17 +801,17 @@ async function tryPi(
       const sig = dom.signatures[s.tool];
       // In solo mode the agent makes the user-side calls (τ²-bench refuses user calls there).
       const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" && !dom.solo ? "user" : "assistant" });
-      if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [], moved: null, inventory: false };
+      if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [], moved: null, gross: null, inventory: false };
     }
     const d = await bridge.diff(target(), 2000);
-    if (d.equal) return { class: "restored", detail: "", diff: [], moved: 0, inventory: false };
+    if (d.equal) return { class: "restored", detail: "", diff: [], moved: 0, gross: 0, inventory: false };
     const residue = concrete.steps.flatMap((s) => residueOf(dom.residues, s.step.lossClass));
     const rules = dom.setup.rules;
-    const moved = moneyMoved(d);
+    const money = moneyMoved(d);
     const inventory = touchesInventory(rules, d);
     const outside = d.diffs.filter((x) => !covered(locateDiff(rules, x.path, x.kind), residue));
-    if (outside.length === 0 && d.count <= d.diffs.length && residue.length > 0) return { class: "withinResidue", detail: `${d.count} differences, all declared residue`, diff: d.diffs.slice(0, 200), moved, inventory };
-    return { class: "wrong", detail: `${d.count} differences${residue.length > 0 ? `, ${outside.length} outside the declared residue` : " (no residue declared)"}`, diff: (outside.length > 0 ? outside : d.diffs).slice(0, 200), moved, inventory };
+    if (outside.length === 0 && d.count <= d.diffs.length && residue.length > 0) return { class: "withinResidue", detail: `${d.count} differences, all declared residue`, diff: d.diffs.slice(0, 200), moved: money?.net ?? null, gross: money?.gross ?? null, inventory };
+    return { class: "wrong", detail: `${d.count} differences${residue.length > 0 ? `, ${outside.length} outside the declared residue` : " (no residue declared)"}`, diff: (outside.length > 0 ? outside : d.diffs).slice(0, 200), moved: money?.net ?? null, gross: money?.gross ?? null, inventory };
   } finally {
     await bridge.restore(post);
     await bridge.release(post);

@@ -86,7 +86,7 @@ export interface Evaluation {
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
 
 export function verdictRecord(v: Verdict): VerdictRecord {
-  return {
+  const r: VerdictRecord = {
     reason: v.reason,
     complete: v.complete,
     phi: v.phi,
@@ -96,6 +96,9 @@ export function verdictRecord(v: Verdict): VerdictRecord {
     nodes: v.nodes,
     bytes: toHex(v.bytes),
   };
+  // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
+  if (v.amount !== undefined) r.amount = v.amount;
+  return r;
 }
 
 /** What the gate found: the verdict (or a fail-closed reason) before the policy. One object per check. */
