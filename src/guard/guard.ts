@@ -341,6 +341,7 @@ export function createGuard(options: GuardOptions): Guard {
     now: cfg.now,
     maxDepth: cfg.maxDepth,
     maxNodes: cfg.maxNodes,
+    maxAmount: cfg.maxAmount,
     env: cfg.env,
     scope,
     policy: policy.name,
