@@ -189,7 +189,7 @@ function isThenable(x: unknown): x is PromiseLike<unknown> {
 
 const OPTION_KEYS = ["ontology", "backend", "state", "policy", "scope", "config", "resume"];
 const CONFIG_KEYS = [
-  "tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes", "consent", "consentDetector", "projection",
+  "tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes", "maxAmount", "consent", "consentDetector", "projection",
   "requestClassifier", "intentParser", "log", "sha256", "env",
 ];
 
