@@ -42,7 +42,7 @@ function setup() {
   return { reference, core, state, tables: r.tables };
 }
 
-const both = (s: ReturnType<typeof setup>, calls: { name: string; arguments: Record<string, unknown> }[]) => {
+const both = (s: ReturnType<typeof setup>, calls: { name: string; arguments: Record<string, unknown>; before?: Record<string, unknown> }[]) => {
   const a = s.reference.verdict(calls, s.state);
   const b = s.core.verdict(calls, s.state);
   expect(Buffer.from(b.bytes).toString("hex")).toBe(Buffer.from(a.bytes).toString("hex"));

@@ -178,7 +178,7 @@ describePython("airline undos meet the preconditions τ²-bench checks in code (
     const lb0 = await layerB();
     const id = [...lb0.ids("reservation")].sort().find((r) => slot(lb0, r, "status") !== "cancelled" && slot(lb0, r, "rebookable") === true && slot(lb0, r, "flown") === false && rebookable(lb0, r))!;
     // Book the itinerary again with one paid bag, then drop the bag (no refund): paid 50 more than it costs.
-    const args = { ...rebooking(lb0, id), total_baggages: 1, nonfree_baggages: 1 };
+    const args: Record<string, unknown> = { ...rebooking(lb0, id), total_baggages: 1, nonfree_baggages: 1 };
     const paid = (slot(lb0, id, "paid_total") as number) + 50;
     args.payment_methods = [{ payment_id: (slot(lb0, id, "payment_history") as { payment_id: string }[])[0].payment_id, amount: paid }];
     const b = await run("book_reservation", args);
