@@ -111,7 +111,7 @@ export function executionBlocks(x: ExecutionReport | undefined): Block[] {
         "for an admitted verdict π executed on a snapshot and compared with the state before the earliest call it undoes (restored: identical; within residue: the differences are exactly the declared residue of π's loss classes; " +
         "wrong: a step errors or the state differs elsewhere; missing args: a step lacks a required parameter and is not run); " +
         "within residue is split into bookkeeping only (new ids, statuses, records) and money or inventory (balances, payments, seats); " +
-        "the money π's execution left different (per payment method: a gift card's or certificate's balance, any other method's net payments; the sum of their absolute values) is compared with the amount the verdict states (to the cent): " +
+        "the money π's execution left different (per payment method: a gift card's or certificate's balance, any other method's net payments; in total what the customer pays more, negative when paid back) is compared with the amount the verdict states (to the cent): " +
         "an undo that moves money with no stated amount is wrong, never within residue (docs/semantics.md, \"Amounts\"); for a refusal (bound_violated, no_candidate) each positive edge without its bound (conservative: one restores the state). Counts are verdicts (call × scope).",
     },
     {
