@@ -5,11 +5,13 @@
 // subtree whose optimistic completion (suffix bounds SUF_PHI/SUF_LOSS) cannot beat it. Everything lives
 // in static regions (assembly/memory.ts); nothing is allocated and nothing throws on this path.
 import {
+  AmountState,
   CALL_GROUNDED,
   CALL_OPERAND_START,
   CALL_SIZE,
   CALL_TARGET_KEY,
   CALL_TOOL,
+  EDGE_AMOUNT,
   EDGE_IDENTITY,
   EDGE_LIFECYCLE,
   EDGE_LOSS_W,
@@ -34,6 +36,9 @@ import {
   MAX_CANDIDATES,
   MAX_OPERANDS,
   OPERAND_VALUE_SIZE,
+  OUT_AMOUNT,
+  OUT_AMOUNT_PAD,
+  OUT_AMOUNT_STATE,
   OUT_B_CALL,
   OUT_B_EDGE,
   OUT_B_TOOL,
@@ -47,6 +52,9 @@ import {
   OUT_STEPS,
   Reason,
   Status,
+  STEP_AMOUNT,
+  STEP_AMOUNT_PAD,
+  STEP_AMOUNT_STATE,
   STEP_CALL,
   STEP_EDGE,
   STEP_LOSS,
@@ -85,7 +93,7 @@ import {
   toolCount,
   toolsBase,
 } from "./memory";
-import { COND_FALSE, COND_TRUE, conditionValue } from "./program";
+import { COND_FALSE, COND_TRUE, conditionValue, programValue, valueTag, valueVal } from "./program";
 
 // ---------------------------------------------------------------------------------------------------
 // Test hook for the fault build only. Nothing in the release build writes trapAt, so the optimizer
@@ -155,6 +163,9 @@ function writeHead(status: i32, reason: i32, bCall: i32, bEdge: i32, bTool: i32,
   store<i32>(OUTPUT + OUT_B_TOOL, bTool);
   store<u32>(OUTPUT + OUT_N_STEPS, 0);
   store<u32>(OUTPUT + OUT_NODES, nodes);
+  store<i32>(OUTPUT + OUT_AMOUNT_STATE, AmountState.None);
+  store<i32>(OUTPUT + OUT_AMOUNT_PAD, 0);
+  store<i64>(OUTPUT + OUT_AMOUNT, 0);
   return status;
 }
 
@@ -293,10 +304,24 @@ function isLost(type: i32, key: i32, size: i32): bool {
   return false;
 }
 
+/** The amount state of edge `edge` on call `call`'s operands (docs/semantics.md, "Amounts"); when
+ * Known, its value is in valueVal. */
+function stepAmount(call: i32, edge: i32): i32 {
+  const program = load<i32>(edgeRec(edge) + EDGE_AMOUNT);
+  if (program < 0) return AmountState.None;
+  const rec = callRec(call);
+  const operands = INPUT + IN_OPERANDS + <usize>load<u32>(rec + CALL_OPERAND_START) * OPERAND_VALUE_SIZE; // operands[call.operand_start]
+  const nOps = load<u32>(toolRec(load<i32>(rec + CALL_TOOL)) + TOOL_OPERAND_COUNT);
+  programValue(program, operands, nOps, load<i64>(INPUT + IN_NOW));
+  return valueTag == ValueTag.Number ? AmountState.Known : AmountState.Unknown;
+}
+
 /** Writes the selected sequence of m steps, its bottleneck and its reason. */
 function writeSequence(m: i32, phi: i32, loss: i32, tau: i32, nodes: u32): i32 {
   let bCall = -1, bEdge = -1, bTool = -1;
   let reason: i32 = phi >= tau ? Reason.Ok : Reason.BelowThreshold;
+  let totalState: i32 = AmountState.None;
+  let total: i64 = 0;
   for (let k = 0; k < m; k++) {
     const cand = i32At(BEST_CAND, k);
     const edge = i32At(CAND_EDGE, cand);
@@ -307,6 +332,16 @@ function writeSequence(m: i32, phi: i32, loss: i32, tau: i32, nodes: u32): i32 {
     store<i32>(step + STEP_EDGE, edge);
     store<i32>(step + STEP_PHI, stepPhi);
     store<i32>(step + STEP_LOSS, load<i32>(edgeRec(edge) + EDGE_LOSS_W));
+    const state = stepAmount(call, edge);
+    store<i32>(step + STEP_AMOUNT_STATE, state);
+    store<i32>(step + STEP_AMOUNT_PAD, 0);
+    store<i64>(step + STEP_AMOUNT, state == AmountState.Known ? valueVal : 0);
+    if (state == AmountState.Known) {
+      if (totalState == AmountState.None) totalState = AmountState.Known;
+      total += valueVal;
+    } else if (state == AmountState.Unknown) {
+      totalState = AmountState.Unknown;
+    }
     if (bCall < 0 && stepPhi == phi) {
       bCall = call;
       bEdge = edge;
@@ -323,6 +358,8 @@ function writeSequence(m: i32, phi: i32, loss: i32, tau: i32, nodes: u32): i32 {
   store<i32>(OUTPUT + OUT_PHI, phi);
   store<i32>(OUTPUT + OUT_LOSS, loss);
   store<u32>(OUTPUT + OUT_N_STEPS, <u32>m);
+  store<i32>(OUTPUT + OUT_AMOUNT_STATE, totalState);
+  store<i64>(OUTPUT + OUT_AMOUNT, totalState == AmountState.Unknown ? 0 : total);
   return Status.Ok;
 }
 

@@ -7,6 +7,7 @@ import {
   BLOB_HEADER_SIZE,
   BLOB_MAGIC,
   CONST_SIZE,
+  EDGE_AMOUNT,
   EDGE_PROGRAM,
   EDGE_SIZE,
   EDGE_TIER,
@@ -105,6 +106,8 @@ function edgesInRange(edges: usize, nEdges: u32, nPrograms: u32): bool {
     if (tier < Tier.T1 || tier > Tier.T5) return false;
     const program = load<i32>(rec + EDGE_PROGRAM);
     if (program < -1 || (program >= 0 && <u32>program >= nPrograms)) return false;
+    const amount = load<i32>(rec + EDGE_AMOUNT);
+    if (amount < -1 || (amount >= 0 && <u32>amount >= nPrograms)) return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@
 
 /** Bumped whenever a layout, an opcode or a meaning below changes. The host refuses a core or a blob
  * whose ABI version differs from its own. */
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 
 // ---------------------------------------------------------------------------------------------------
 // Fixed-point arithmetic. Weights, scores, losses and numeric Layer B values are integers scaled by
@@ -18,7 +18,7 @@ export const FIXED_ONE = 1000000;
 // 8-byte aligned. The digest covers every byte of the blob except the digest field itself (so the
 // source hash is covered too): SHA-256 of bytes [0, HDR_BLOB_DIGEST) followed by [BLOB_DIGEST_FROM, total_len).
 export const BLOB_MAGIC = 0x4f524c50; // "PLRO" read as a little-endian u32
-export const BLOB_FORMAT_VERSION = 2;
+export const BLOB_FORMAT_VERSION = 3;
 export const BLOB_HEADER_SIZE = 96;
 export const HDR_MAGIC = 0; //         u32
 export const HDR_ABI_VERSION = 4; //   u16
@@ -76,7 +76,7 @@ export const TOOL_KEY_CONST = 36; //    i32 string: the constant id of the acts_
 export enum ToolFlag { ReadOnly = 1, Declared = 2 }
 
 // Edges (annotations).
-export const EDGE_SIZE = 64;
+export const EDGE_SIZE = 68;
 export const EDGE_TIER = 0; //        u8 Tier
 export const EDGE_LIFECYCLE = 1; //   u8 Lifecycle
 export const EDGE_IDENTITY = 2; //    u8 Identity
@@ -96,16 +96,19 @@ export const EDGE_COL = 48; //        u32 1-based source column
 export const EDGE_ARGMAP = 52; //     i32 ArgMaps index, -1 none
 export const EDGE_END_LINE = 56; //   u32
 export const EDGE_END_COL = 60; //    u32
+export const EDGE_AMOUNT = 64; //     i32 amount program (`amount = <expr>`: the money the step leaves different), -1 none
 export enum Tier { T1 = 1, T2 = 2, T3 = 3, T4 = 4, T5 = 5 }
 export enum Lifecycle { Live = 0, Provisional = 1, Revoked = 2, Disputed = 3 }
 export enum Identity { Same = 0, New = 1 }
 
 // Operands: what the host must supply, per call, for the tool's bound programs.
-export const OPERAND_SIZE = 12;
+export const OPERAND_SIZE = 16;
 export const OPERAND_KIND = 0; // u32 OperandKind
 export const OPERAND_REF = 4; //  u32 slot index (slot kinds) or string index of a dotted argument path (arg kinds)
 export const OPERAND_TYPE = 8; // u32 SlotType expected (arg kinds: declared or inferred)
-export enum OperandKind { SlotValue = 0, SlotSize = 1, ArgValue = 2, ArgSize = 3, SlotPresent = 4, ArgPresent = 5 }
+export const OPERAND_KEY = 12; // i32 string index of the argument path whose value is the key (SlotLookup), -1 otherwise
+// SlotLookup: `lookup(entity.slot, call.path)`, the entry of an object slot at the key the argument names.
+export enum OperandKind { SlotValue = 0, SlotSize = 1, ArgValue = 2, ArgSize = 3, SlotPresent = 4, ArgPresent = 5, SlotLookup = 6 }
 
 // Programs: u32 code start (instruction index), u32 code length, u32 max stack depth.
 export const PROGRAM_SIZE = 12;
@@ -118,6 +121,9 @@ export enum Op {
   Eq = 4, Ne = 5, Lt = 6, Le = 7, Gt = 8, Ge = 9,
   And = 10, Or = 11, Not = 12,
   Add = 13, Sub = 14,
+  Mul = 15, //    fixed-point product, floored: floor(a * b / ONE) (i64, wrapping)
+  Max = 16, Min = 17, // of two Numbers
+  Coalesce = 18, // the left value unless it is Missing or Null, else the right one
 }
 export const CONST_SIZE = 16;
 export enum ValueTag { Missing = 0, Null = 1, Bool = 2, Number = 3, String = 4 }
@@ -165,13 +171,20 @@ export const OUT_B_EDGE = 24; //  i32 bottleneck edge, -1 none
 export const OUT_B_TOOL = 28; //  i32 bottleneck tool, -1 none
 export const OUT_N_STEPS = 32; // u32
 export const OUT_NODES = 36; //   u32 candidate visits spent
-export const OUT_STEPS = 40; //   STEP_SIZE each, inverse order u_n .. u_1
-export const STEP_SIZE = 16;
+export const OUT_AMOUNT_STATE = 40; // i32 AmountState of the total: None (no step declares one), Known, Unknown (a step's is)
+export const OUT_AMOUNT_PAD = 44; //   i32 0
+export const OUT_AMOUNT = 48; //  i64 fixed: sum of the steps' known amounts
+export const OUT_STEPS = 56; //   STEP_SIZE each, inverse order u_n .. u_1
+export const STEP_SIZE = 32;
 export const STEP_CALL = 0; //    i32 index of the forward call this step undoes
 export const STEP_EDGE = 4; //    i32 edge
 export const STEP_PHI = 8; //     i32 fixed
 export const STEP_LOSS = 12; //   i32 fixed
-export const OUTPUT_SIZE = 40 + 16 * 256;
+export const STEP_AMOUNT_STATE = 16; // i32 AmountState: None (the edge declares no amount), Known, Unknown (it evaluated to no Number)
+export const STEP_AMOUNT_PAD = 20; //   i32 0
+export const STEP_AMOUNT = 24; // i64 fixed: the edge's amount program's value on the call's operands (0 unless Known)
+export const OUTPUT_SIZE = 56 + 32 * 256;
+export enum AmountState { None = 0, Known = 1, Unknown = 2 }
 
 export enum Status { Ok = 0, NotLoaded = 1, BadInput = 2, BadBlob = 3, Internal = 4 }
 

@@ -17,6 +17,8 @@
 slot_definition(user, membership, string).
 slot_definition(user, payment_methods, object).
 slot_definition(user, reservations, list).            % the user's reservation ids (book_reservation appends)
+slot_definition(user, gift_card_balances, object).    % gift-card id -> its current balance
+slot_definition(user, certificate_balances, object).  % certificate id -> its current amount
 slot_definition(payment_method, amount, number).      % a gift card's balance, a certificate's value
 slot_definition(flight_date, available_seats, object). % seats left per cabin on one flight and date
 
@@ -39,6 +41,13 @@ slot_definition(reservation, rebookable, bool).       % every segment `available
 slot_definition(reservation, fares_current, bool).    % every segment's booked price is its current price
 slot_definition(reservation, card_only, bool).        % every payment_history entry is a credit card
 slot_definition(reservation, payment_count, number).  % entries in payment_history
+slot_definition(reservation, payment_balances, object). % the user's payment ids -> balance (null: a credit card)
+slot_definition(reservation, refare_excess, number).  % per passenger: sum of max(0, current - booked fare)
+slot_definition(reservation, refare_diff, number).    % per passenger: sum of (current - booked fare)
+slot_definition(reservation, paid_total, number).     % sum of payment_history amounts
+slot_definition(reservation, fare_now, number).       % per passenger: sum of the segments' current fares
+slot_definition(reservation, insurance_fee, number).  % per passenger: 30 with insurance, else 0
+slot_definition(reservation, new_ids_free, number).   % book_reservation's reservation ids still free (of 3)
 
 % ---------------------------------------------------------------------------------------------------
 % Residues (loss classes) and sinks
@@ -109,9 +118,19 @@ read_only(calculate, get_reservation_details, get_user_details, list_all_airport
 % book_reservation — T3: cancelling the new reservation compensates the booking. Policy allows a full
 % refund for a booking made within the last 24 h, which a just-made booking always is; the residue is
 % what cancel_reservation does not give back in the db (gift-card balances, certificates, seats).
+% Amount: the money the booking spent that the cancellation does not give back — what each gift card
+% paid, and the whole amount of each certificate (deleted when used, its remainder forfeited); a credit
+% card's charge is refunded. τ²-bench bookings name at most three payments (manifest); a fourth would
+% go uncounted, so the amount covers payment_methods[0..2].
 compensates(cancel_reservation, book_reservation, reservation.status, refund_not_restored, 0.90,
     id = "airline.book.cancel",
-    args = { reservation_id: new.id }).
+    args = { reservation_id: new.id },
+    amount = coalesce(lookup(user.gift_card_balances, call.payment_methods.0.payment_id) * 0 + call.payment_methods.0.amount, 0)
+        + coalesce(lookup(user.certificate_balances, call.payment_methods.0.payment_id), 0)
+        + coalesce(lookup(user.gift_card_balances, call.payment_methods.1.payment_id) * 0 + call.payment_methods.1.amount, 0)
+        + coalesce(lookup(user.certificate_balances, call.payment_methods.1.payment_id), 0)
+        + coalesce(lookup(user.gift_card_balances, call.payment_methods.2.payment_id) * 0 + call.payment_methods.2.amount, 0)
+        + coalesce(lookup(user.certificate_balances, call.payment_methods.2.payment_id), 0)).
 
 % cancel_reservation — T3 with identity = new: no tool restores status `cancelled` (manifest notes);
 % the compensation is booking the same itinerary again, which allocates a new id (manifest
@@ -123,13 +142,21 @@ compensates(cancel_reservation, book_reservation, reservation.status, refund_not
 % passenger (nothing flown: a flown segment is not `available`), every booked price still the current
 % fare (the payment must add up to the fares now), and paid once by credit card only (a cancellation
 % restores neither gift-card balances nor certificates, and a later payment — bags, a flight change —
-% would make the amounts differ from the fares). Otherwise there is no compensation (`bound_violated`).
+% would make the amounts differ from the fares). book_reservation also refuses (tools.py) when its
+% three reservation ids are taken ("Too many reservations": new_ids_free) and when the payments do not
+% add up to the fares now, insurance (30 per passenger) and the non-free bags (50 each): a reservation
+% whose bags were decreased after booking paid for bags it no longer has. Otherwise there is no
+% compensation (`bound_violated`). Amount 0: the card is refunded by the cancellation and charged the
+% same total by the re-booking.
 compensates(book_reservation, cancel_reservation, reservation.status, rebooked_under_new_id, 0.90,
     id = "airline.cancel.rebook",
     identity = new,
     when = reservation.status != "cancelled" and reservation.rebookable == true
         and reservation.fares_current == true and reservation.card_only == true
-        and reservation.payment_count == 1,
+        and reservation.payment_count == 1 and reservation.new_ids_free >= 1
+        and reservation.paid_total == (reservation.fare_now + reservation.insurance_fee) * size(reservation.passengers)
+            + 50 * reservation.nonfree_baggages,
+    amount = 0,
     args = { user_id: reservation.user_id,
              origin: reservation.origin,
              destination: reservation.destination,
@@ -165,10 +192,18 @@ bounded_reversibility(update_reservation_baggages,
              total_baggages: reservation.total_baggages,
              nonfree_baggages: reservation.nonfree_baggages,
              payment_id: call.payment_id }).
-% ... otherwise T3: the same call restores the counts, but a paid bag's fee is never refunded.
+% ... otherwise T3: the same call restores the counts, but a paid bag's fee is never refunded. The undo
+% pays 50 per non-free bag it adds back (tools.py, _payment_for_update), refused when the payment is a
+% gift card whose balance is short ("Gift card balance is not enough"): `when`. Amount: the fee paid by
+% whichever of the two calls adds bags, 50 per bag of the difference.
 compensates(update_reservation_baggages, update_reservation_baggages, reservation.nonfree_baggages,
     baggage_fee, 0.90,
     id = "airline.baggages.fee",
+    when = lookup(reservation.payment_balances, call.payment_id) == null
+        or lookup(reservation.payment_balances, call.payment_id)
+            >= 50 * (reservation.nonfree_baggages - call.nonfree_baggages),
+    amount = 50 * max(call.nonfree_baggages - reservation.nonfree_baggages,
+                      reservation.nonfree_baggages - call.nonfree_baggages),
     args = { reservation_id: call.reservation_id,
              total_baggages: reservation.total_baggages,
              nonfree_baggages: reservation.nonfree_baggages,
@@ -183,12 +218,22 @@ compensates(update_reservation_baggages, update_reservation_baggages, reservatio
 % change a basic-economy itinerary's flights). The tool itself (manifest: update_reservation_flights
 % checks that every segment it takes is `available` with enough seats in the cabin, and never releases
 % seats) accepts the undo only while the old segments are still `rebookable`. The undo prices the old
-% segments anew and records payments (manifest `fees`): `rebooking_price_diff`.
+% segments anew and records payments (manifest `fees`): `rebooking_price_diff`. The undo charges the
+% call's payment method (tools.py, _payment_for_update): a gift card must cover it ("Gift card balance is
+% not enough"), which holds for certain only while re-pricing a segment never costs more than it was
+% booked for (refare_excess 0: the undo then costs at most what the change refunded). Its amount is
+% exact only when every old segment is re-priced — the cabin changes (no segment is kept) — or none
+% costs more or less than booked (fares_current); otherwise which segments the undo keeps decides the
+% money, so the undo is not admitted. Amount: Σ (current − booked fare) × passengers (negative: the
+% customer is paid back more than the change charged).
 bounded_reversibility(update_reservation_flights,
     reservation.status != "cancelled" and reservation.flown == false and reservation.rebookable == true
-        and (reservation.cabin != "basic_economy" or call.cabin != "basic_economy"),
+        and (reservation.cabin != "basic_economy" or call.cabin != "basic_economy")
+        and (reservation.fares_current == true or call.cabin != reservation.cabin)
+        and (lookup(reservation.payment_balances, call.payment_id) == null or reservation.refare_excess == 0),
     rebooking_price_diff, 0.99,
     id = "airline.flights.self",
+    amount = reservation.refare_diff * size(reservation.passengers),
     args = { reservation_id: call.reservation_id,
              cabin: reservation.cabin,
              flights: reservation.flight_refs,

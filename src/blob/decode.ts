@@ -23,6 +23,7 @@ import {
   EDGE_LOSS_W,
   EDGE_PAD,
   EDGE_PHI,
+  EDGE_AMOUNT,
   EDGE_PROGRAM,
   EDGE_SINK,
   EDGE_SIZE,
@@ -37,6 +38,7 @@ import {
   Lifecycle,
   LOSS_SIZE,
   MAX_OPERANDS,
+  OPERAND_KEY,
   OPERAND_KIND,
   OPERAND_REF,
   OPERAND_SIZE,
@@ -374,13 +376,18 @@ function readOperands(c: Ctx, slotCount: number): OperandTable[] {
   const out: OperandTable[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const at = s.offset + i * OPERAND_SIZE;
-    const kind = enumValue(u32(c, at + OPERAND_KIND), OperandKind.SlotValue, OperandKind.ArgPresent, at, `operand ${i} kind`);
+    const kind = enumValue(u32(c, at + OPERAND_KIND), OperandKind.SlotValue, OperandKind.SlotLookup, at, `operand ${i} kind`);
     const ref = u32(c, at + OPERAND_REF);
     const type = enumValue(u32(c, at + OPERAND_TYPE), SlotType.String, SlotType.Object, at + OPERAND_TYPE, `operand ${i} type`);
     const isSlot = isSlotOperand(kind);
     const slot = isSlot ? index(ref, slotCount, at + OPERAND_REF, `operand ${i} slot`) : -1;
     const path = isSlot ? null : stringAt(c, ref, at + OPERAND_REF, `operand ${i} path`);
-    out[i] = { kind, slot, path, type };
+    const keyRef = i32(c, at + OPERAND_KEY);
+    if ((kind === OperandKind.SlotLookup) !== (keyRef >= 0) || keyRef < -1) {
+      fail("bad-enum", `operand ${i} key ${keyRef}: a lookup operand names its key argument, no other operand does`, at + OPERAND_KEY);
+    }
+    const key = keyRef >= 0 ? stringAt(c, keyRef, at + OPERAND_KEY, `operand ${i} key`) : null;
+    out[i] = kind === OperandKind.SlotLookup ? { kind, slot, path, type, key } : { kind, slot, path, type };
   }
   return out;
 }
@@ -600,6 +607,7 @@ function readEdge(c: Ctx, k: EdgeCounts, at: number, i: number): Omit<EdgeTable,
   const sink = optIndex(i32(c, at + EDGE_SINK), k.sinks, at + EDGE_SINK, `${what} sink`);
   const weight = i32(c, at + EDGE_WEIGHT);
   const program = optIndex(i32(c, at + EDGE_PROGRAM), k.programs.length, at + EDGE_PROGRAM, `${what} program`);
+  const amount = optIndex(i32(c, at + EDGE_AMOUNT), k.programs.length, at + EDGE_AMOUNT, `${what} amount program`);
   const id = stringAt(c, u32(c, at + EDGE_ID), at + EDGE_ID, `${what} id`);
   const span = {
     line: u32(c, at + EDGE_LINE),
@@ -625,6 +633,7 @@ function readEdge(c: Ctx, k: EdgeCounts, at: number, i: number): Omit<EdgeTable,
     phi: i32(c, at + EDGE_PHI),
     lossWeight: i32(c, at + EDGE_LOSS_W),
     program,
+    amount,
     id,
     span,
   };
@@ -680,6 +689,9 @@ function checkScore(e: Omit<EdgeTable, "argMap">, lossClasses: LossClassTable[],
 }
 
 function checkProgramOperands(e: Omit<EdgeTable, "argMap">, k: EdgeCounts, at: number, i: number): void {
+  if (e.amount >= 0 && k.programs[e.amount].maxOperand >= k.tools[e.forward].operands.length) {
+    fail("bad-program", `edge ${i}'s amount program ${e.amount} reads an operand its tool does not supply`, at + EDGE_AMOUNT);
+  }
   if (e.program < 0) return;
   const supplied = k.tools[e.forward].operands.length;
   const used = k.programs[e.program].maxOperand;

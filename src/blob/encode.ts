@@ -8,6 +8,7 @@ import {
   BLOB_FORMAT_VERSION,
   BLOB_MAGIC,
   CONST_SIZE,
+  EDGE_AMOUNT,
   EDGE_ARGMAP,
   EDGE_COL,
   EDGE_END_COL,
@@ -39,6 +40,7 @@ import {
   LOSS_SIZE,
   OPERAND_KIND,
   OPERAND_REF,
+  OPERAND_KEY,
   OPERAND_SIZE,
   OPERAND_TYPE,
   OperandKind,
@@ -313,6 +315,7 @@ function edgesSection(t: OntologyTables, pool: StringPool): Uint8Array {
     out.i32(at + EDGE_ARGMAP, e.argMap === null ? -1 : argMap++, "edge argument map");
     out.u32(at + EDGE_END_LINE, e.span.endLine, "edge end line");
     out.u32(at + EDGE_END_COL, e.span.endCol, "edge end column");
+    out.i32(at + EDGE_AMOUNT, e.amount, "edge amount program");
   });
   return out.bytes;
 }
@@ -331,6 +334,7 @@ function operandsSection(t: OntologyTables, pool: StringPool): Uint8Array {
       else if (o.path !== null) out.u32(at + OPERAND_REF, pool.id(o.path), "operand path");
       else throw new BlobError("unencodable", `operand of tool \`${tool.name}\` reads an argument but has no path`);
       out.u32(at + OPERAND_TYPE, o.type, "operand type");
+      out.i32(at + OPERAND_KEY, o.kind === OperandKind.SlotLookup && o.key != null ? pool.id(o.key) : -1, "operand key");
     }
   }
   return out.bytes;

@@ -69,6 +69,10 @@ function operandsNeeded(op: number): number {
     case Op.Or:
     case Op.Add:
     case Op.Sub:
+    case Op.Mul:
+    case Op.Max:
+    case Op.Min:
+    case Op.Coalesce:
       return 2;
     default:
       return -1;

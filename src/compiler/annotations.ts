@@ -5,7 +5,7 @@ import { Identity, Lifecycle, Tier } from "../abi.js";
 import type { ArgMapEntry, ProgramTable } from "../ontology/tables.js";
 import { describe, type Expr, type Statement } from "./ast.js";
 import { compileArgMap } from "./argmap.js";
-import { compileCondition, type ConstantPool } from "./bounds.js";
+import { compileAmount, compileCondition, type ConstantPool } from "./bounds.js";
 import { didYouMean, type Context } from "./context.js";
 import { DIAGNOSTIC_CODES, q } from "./diagnostics.js";
 import { compensatedPhi } from "./fixed.js";
@@ -44,6 +44,8 @@ export class Annotations {
     const options = this.options(b, tier, forward);
     const required = options !== null && inverse !== null && isPositive(tier) ? this.requiredArguments(stmt, b, inverse, options.argMap) : [];
     const program = forward !== null ? this.condition(forward, tier, b, required) : null;
+    const amountExpr = argValue(b, "amount");
+    const amount = forward !== null && amountExpr !== undefined ? compileAmount(this.ctx, this.model, this.constants, forward, amountExpr).program : null;
     if (!b.ok || this.ctx.diags.count !== before || forward === null || weight === null || options === null) return;
     if (this.model.edges.length >= this.ctx.limits.edges) {
       if (!this.overLimit) this.ctx.report("limit-exceeded", `more than ${this.ctx.limits.edges} annotations`, stmt);
@@ -64,6 +66,7 @@ export class Annotations {
       phi: phiOf(tier, weight, lossWeight),
       lossWeight: tier === Tier.T2 || tier === Tier.T3 || tier === Tier.T4 ? lossWeight : 0,
       program: program ?? null,
+      amount,
       conditional: argValue(b, "when") !== undefined,
       id: options.id ?? this.derivedId(tier, forward, inverse, slot, sink),
       explicitId: options.id !== null,

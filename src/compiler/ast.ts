@@ -7,7 +7,7 @@ export interface Node {
   end: number;
 }
 
-export type BinaryOp = "==" | "!=" | "<" | "<=" | ">" | ">=" | "and" | "or" | "+" | "-";
+export type BinaryOp = "==" | "!=" | "<" | "<=" | ">" | ">=" | "and" | "or" | "+" | "-" | "*";
 
 export type Expr =
   | (Node & { kind: "ident"; name: string })

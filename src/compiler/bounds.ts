@@ -102,6 +102,29 @@ export function compileCondition(
   return { ok: true, program: { code: c.code, maxStack: c.maxStack } };
 }
 
+/** Compiles an edge's `amount = <expr>` (docs/semantics.md, "Amounts"): a number over the call's
+ * arguments and its acts_on entity's slots, with `+ - *`, max, min, coalesce and lookup. */
+export function compileAmount(
+  ctx: Context, model: Model, constants: ConstantPool, tool: ToolDecl, e: Expr,
+): { ok: boolean; program: ProgramTable | null } {
+  const c = new BoundCompiler(ctx, model, constants, tool);
+  const before = ctx.diags.count;
+  if (depthOf(e) > ctx.limits.expressionDepth) {
+    ctx.report("limit-exceeded", `amount nests deeper than ${ctx.limits.expressionDepth} levels`, e);
+    return { ok: false, program: null };
+  }
+  const ty = c.expr(e);
+  if (ctx.diags.count === before) c.amount(ty, e);
+  if (ctx.diags.count === before && c.code.length > ctx.limits.programInstructions) {
+    ctx.report("limit-exceeded", `amount compiles to ${c.code.length} instructions, more than ${ctx.limits.programInstructions}`, e);
+  }
+  if (ctx.diags.count === before && c.maxStack > MAX_STACK) {
+    ctx.report("limit-exceeded", `amount needs a stack of ${c.maxStack} values, more than ${MAX_STACK}`, e);
+  }
+  if (ctx.diags.count !== before) return { ok: false, program: null };
+  return { ok: true, program: { code: c.code, maxStack: c.maxStack } };
+}
+
 /** Nesting depth, measured without recursion. A chain `a and b and c` (or `a + b - c`) is compiled by a
  * loop, not by recursion, so it counts as one level however long it is. */
 function depthOf(root: Expr): number {
@@ -189,6 +212,14 @@ class BoundCompiler {
     }
   }
 
+  /** Checks that a finished expression is a number (an amount); an untyped argument becomes one. */
+  amount(t: Ty, e: Node): void {
+    if (t.arg >= 0) this.settle(t.arg, "number", e);
+    else if (t.kind !== "number" && t.kind !== "unknown") {
+      this.ctx.report("bound-type-mismatch", `an amount is a number, found a ${t.kind} value`, e, "write the money the step leaves different, e.g. `amount = 50 * call.nonfree_baggages`");
+    }
+  }
+
   /** Conjoins the two conditions on top of the stack (the parts of one edge's condition). */
   and(): void {
     this.emit(Op.And, 0, -1);
@@ -266,15 +297,16 @@ class BoundCompiler {
     return { kind: KIND_OF_SLOT[this.tool.operands[index].type], arg: -1, path };
   }
 
-  private operand(kind: OperandKind, slot: number, path: string | null, type: SlotType): number {
-    const key = `${kind}:${slot}:${path ?? ""}`;
+  private operand(kind: OperandKind, slot: number, path: string | null, type: SlotType, lookupKey: string | null = null): number {
+    const key = `${kind}:${slot}:${path ?? ""}:${lookupKey ?? ""}`;
     const known = this.tool.operandIndex.get(key);
     if (known !== undefined) return known;
     const index = this.tool.operands.length;
-    this.tool.operands.push({ kind, slot, path, type });
+    this.tool.operands.push(lookupKey === null ? { kind, slot, path, type } : { kind, slot, path, type, key: lookupKey });
     this.tool.operandIndex.set(key, index);
     if (kind === OperandKind.ArgValue) this.tool.untypedArgs.add(index);
     if (path !== null) this.ctx.pool.intern(path);
+    if (lookupKey !== null) this.ctx.pool.intern(lookupKey);
     return index;
   }
 
@@ -285,7 +317,10 @@ class BoundCompiler {
     if (e.name === "present") return this.present(e);
     if (e.name in SECONDS) return this.duration(e);
     if (e.name === "date" || e.name === "datetime") return this.time(e);
-    return this.bad(e, `unknown function \`${e.name}\``, "the functions are size(ref), present(ref), minutes(n), hours(n), days(n), date(\"YYYY-MM-DD\") and datetime(\"YYYY-MM-DDTHH:MM:SS\")");
+    if (e.name === "max" || e.name === "min") return this.extremum(e);
+    if (e.name === "coalesce") return this.coalesce(e);
+    if (e.name === "lookup") return this.lookup(e);
+    return this.bad(e, `unknown function \`${e.name}\``, "the functions are size(ref), present(ref), lookup(entity.slot, call.key), max(a, b), min(a, b), coalesce(a, b), minutes(n), hours(n), days(n), date(\"YYYY-MM-DD\") and datetime(\"YYYY-MM-DDTHH:MM:SS\")");
   }
 
   private size(e: Expr & { kind: "apply" }): Ty {
@@ -322,6 +357,46 @@ class BoundCompiler {
     return BOOL;
   }
 
+  /** `max(a, b)` / `min(a, b)` of two numbers; UNKNOWN (Missing) unless both are Numbers. */
+  private extremum(e: Expr & { kind: "apply" }): Ty {
+    if (e.args.length !== 2) return this.bad(e, `\`${e.name}\` takes two numbers`, `write \`${e.name}(0, call.x - entity.y)\``);
+    for (const a of e.args) {
+      const t = this.expr(a);
+      this.amount(t, a);
+    }
+    this.emit(e.name === "max" ? Op.Max : Op.Min, 0, -1);
+    return NUMBER;
+  }
+
+  /** `coalesce(a, b)`: a unless it is missing or null, else b (both numbers). */
+  private coalesce(e: Expr & { kind: "apply" }): Ty {
+    if (e.args.length !== 2) return this.bad(e, "`coalesce` takes two values", "write `coalesce(lookup(entity.slot, call.key), 0)`");
+    for (const a of e.args) {
+      const t = this.expr(a);
+      if (t.kind !== "null") this.amount(t, a);
+    }
+    this.emit(Op.Coalesce, 0, -1);
+    return NUMBER;
+  }
+
+  /** `lookup(entity.slot, call.key)`: the number an object slot holds at the key the argument names
+   * (Missing when the slot, the argument or the entry is absent; Null when the entry is null). */
+  private lookup(e: Expr & { kind: "apply" }): Ty {
+    const [ref, key] = e.args;
+    if (e.args.length !== 2 || ref.kind !== "path" || key.kind !== "path" || key.parts[0] !== "call" || key.parts.length < 2) {
+      return this.bad(e, "`lookup` takes an object slot and a call argument", "write `lookup(reservation.payment_balances, call.payment_id)`");
+    }
+    if (ref.parts[0] === "call") return this.bad(ref, "`lookup` reads a slot of the acts_on entity", "write `lookup(entity.slot, call.key)`");
+    const slot = this.slotRef(ref);
+    if (slot === null) return UNKNOWN;
+    if (kindOfSlot(slot.type) !== "object") {
+      return this.report("bound-type-mismatch", ref, `\`lookup\` needs an object slot, \`${ref.parts.join(".")}\` is a ${kindOfSlot(slot.type)}`);
+    }
+    const path = key.parts.slice(1).join(".");
+    this.emit(Op.Operand, this.operand(OperandKind.SlotLookup, slot.index, null, SlotType.Number, path), 1);
+    return NUMBER;
+  }
+
   /** `hours(24)`: a duration in seconds, fixed point. */
   private duration(e: Expr & { kind: "apply" }): Ty {
     const n = e.args.length === 1 ? e.args[0] : null;
@@ -350,6 +425,7 @@ class BoundCompiler {
   private binary(e: Expr & { kind: "binary" }): Ty {
     if (e.op === "and" || e.op === "or") return this.logicChain(e, e.op);
     if (e.op === "+" || e.op === "-") return this.sumChain(e);
+    if (e.op === "*") return this.product(e);
     const l = this.expr(e.left);
     const r = this.expr(e.right);
     this.compare(e, e.op, l, r);
@@ -377,6 +453,13 @@ class BoundCompiler {
       acc = this.arithmetic({ start: first.start, end: link.right.end }, link.op as "+" | "-", acc, r);
     }
     return acc;
+  }
+
+  /** `a * b`: the fixed-point product of two numbers, floored (docs/semantics.md). */
+  private product(e: Expr & { kind: "binary" }): Ty {
+    for (const side of [e.left, e.right]) this.amount(this.expr(side), side);
+    this.emit(Op.Mul, 0, -1);
+    return NUMBER;
   }
 
   private not(e: Expr & { kind: "not" }): Ty {

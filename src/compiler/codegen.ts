@@ -65,12 +65,17 @@ function groupEdges(decls: EdgeDecl[], toolCount: number): { edges: EdgeTable[];
       program = programs.length;
       programs.push(e.program);
     }
-    return edgeTable(e, program);
+    let amount = -1;
+    if (e.amount !== null) {
+      amount = programs.length;
+      programs.push(e.amount);
+    }
+    return edgeTable(e, program, amount);
   });
   return { edges, edgeOffsets, programs };
 }
 
-function edgeTable(e: EdgeDecl, program: number): EdgeTable {
+function edgeTable(e: EdgeDecl, program: number, amount: number): EdgeTable {
   return {
     tier: e.tier,
     lifecycle: e.lifecycle,
@@ -84,6 +89,7 @@ function edgeTable(e: EdgeDecl, program: number): EdgeTable {
     phi: e.phi,
     lossWeight: e.lossWeight,
     program,
+    amount,
     id: e.id,
     span: e.span,
     argMap: e.argMap,
@@ -105,7 +111,7 @@ function internAll(ctx: Context, t: OntologyTables): void {
     add(tool.keyArg);
     add(tool.keyConst);
     add(tool.newKey);
-    tool.operands.forEach((o) => add(o.path));
+    tool.operands.forEach((o) => { add(o.path); add(o.key ?? null); });
   }
   for (const e of t.edges) {
     add(e.id);

@@ -17,7 +17,7 @@ export interface Token {
 }
 
 const NO_PARTS: string[] = [];
-const PUNCT1 = "(),.={}[]:@<>+-";
+const PUNCT1 = "(),.={}[]:@<>+-*";
 
 export function lex(src: SourceText, diags: DiagnosticList): Token[] {
   const text = src.text;
@@ -113,7 +113,8 @@ function scanName(text: string, i: number): number {
   let j = i;
   for (;;) {
     while (j < text.length && isIdentChar(text.charCodeAt(j))) j++;
-    if (text.charCodeAt(j) === 46 /* . */ && isIdentStart(text.charCodeAt(j + 1))) j++;
+    // A part after a dot may be a list index (`call.payment_methods.0.amount`).
+    if (text.charCodeAt(j) === 46 /* . */ && isIdentChar(text.charCodeAt(j + 1))) j++;
     // `entity.*` (a residue naming every slot): the wildcard ends the name.
     else if (text.charCodeAt(j) === 46 /* . */ && text.charCodeAt(j + 1) === 42 /* * */) return j + 2;
     else return j;

@@ -48,6 +48,8 @@ export interface EdgeDecl {
   phi: number;
   lossWeight: number;
   program: ProgramTable | null;
+  /** `amount = <expr>`: the money the step leaves different (docs/semantics.md, "Amounts"); null none. */
+  amount: ProgramTable | null;
   /** The annotation has a `when` condition (it applies only in some states). */
   conditional: boolean;
   id: string;

@@ -156,11 +156,11 @@ class Parser {
   }
 
   private comparison(): Expr {
-    const left = this.binaryChain(["+", "-"], () => this.unary());
+    const left = this.binaryChain(["+", "-"], () => this.binaryChain(["*"], () => this.unary()));
     const t = this.peek();
     if (t.kind === "punct" && CMP_OPS.has(t.text)) {
       this.next();
-      const right = this.binaryChain(["+", "-"], () => this.unary());
+      const right = this.binaryChain(["+", "-"], () => this.binaryChain(["*"], () => this.unary()));
       return { kind: "binary", op: t.text as BinaryOp, left, right, start: left.start, end: right.end };
     }
     const negated = this.isIdent("not") && this.peekAt(1).kind === "ident" && this.peekAt(1).text === "in";

@@ -14,7 +14,7 @@ export interface Signature {
   tier?: Tier;
 }
 
-const ANNOTATION_OPTIONS = ["id", "status", "identity", "args", "when"];
+const ANNOTATION_OPTIONS = ["id", "status", "identity", "args", "when", "amount"];
 
 export const SIGNATURES: ReadonlyMap<string, Signature> = new Map<string, Signature>([
   ["slot_definition", { name: "slot_definition", params: ["entity", "slot", "type"], options: [] }],

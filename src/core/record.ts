@@ -20,6 +20,8 @@ import {
   IN_TAU,
   MAX_STEPS,
   OPERAND_VALUE_SIZE,
+  OUT_AMOUNT,
+  OUT_AMOUNT_STATE,
   OUT_B_CALL,
   OUT_B_EDGE,
   OUT_B_TOOL,
@@ -31,6 +33,8 @@ import {
   OUT_REASON,
   OUT_STATUS,
   OUT_STEPS,
+  STEP_AMOUNT,
+  STEP_AMOUNT_STATE,
   STEP_CALL,
   STEP_EDGE,
   STEP_LOSS,
@@ -58,6 +62,9 @@ export interface RawStep {
   edge: number;
   phi: number;
   loss: number;
+  /** Present only when the step's AmountState is not None (0): the state and its fixed value. */
+  amountState?: number;
+  amount?: bigint;
 }
 
 /** The output record decoded field by field, without interpretation (names and spans come later). */
@@ -72,6 +79,9 @@ export interface RawOutput {
   bottleneckTool: number;
   nodes: number;
   steps: RawStep[];
+  /** Present only when the total's AmountState is not None (0). */
+  amountState?: number;
+  amount?: bigint;
 }
 
 export function writeHeader(view: DataView, h: InputHeader): void {
@@ -120,14 +130,20 @@ export function readOutput(view: DataView): RawOutput {
   const steps: RawStep[] = new Array(n);
   for (let k = 0; k < n; k++) {
     const at = OUT_STEPS + k * STEP_SIZE;
-    steps[k] = {
+    const step: RawStep = {
       call: view.getInt32(at + STEP_CALL, LE),
       edge: view.getInt32(at + STEP_EDGE, LE),
       phi: view.getInt32(at + STEP_PHI, LE),
       loss: view.getInt32(at + STEP_LOSS, LE),
     };
+    const state = view.getInt32(at + STEP_AMOUNT_STATE, LE);
+    if (state !== 0) {
+      step.amountState = state;
+      step.amount = view.getBigInt64(at + STEP_AMOUNT, LE);
+    }
+    steps[k] = step;
   }
-  return {
+  const out: RawOutput = {
     status: view.getInt32(OUT_STATUS, LE),
     reason: view.getInt32(OUT_REASON, LE),
     complete: view.getInt32(OUT_COMPLETE, LE),
@@ -139,6 +155,12 @@ export function readOutput(view: DataView): RawOutput {
     nodes: view.getUint32(OUT_NODES, LE),
     steps,
   };
+  const state = view.getInt32(OUT_AMOUNT_STATE, LE);
+  if (state !== 0) {
+    out.amountState = state;
+    out.amount = view.getBigInt64(OUT_AMOUNT, LE);
+  }
+  return out;
 }
 
 /** A copy of the canonical verdict bytes: the header fields through the last step. */

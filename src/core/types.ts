@@ -67,6 +67,9 @@ export interface VerdictStep {
   loss: number; // fixed-point integer
   lossClass: string | null;
   sink: string | null;
+  /** The money this step leaves different, fixed point (docs/semantics.md, "Amounts"): present only
+   * when its annotation declares `amount = ...`; null when that expression had no value for this call. */
+  amount?: number | null;
 }
 
 export interface Bottleneck {
@@ -79,6 +82,8 @@ export interface Bottleneck {
   /** With `bound_violated`: the inverse arguments of the bottleneck edge that its condition requires
    * (`present(...)`, required parameters) and that have no value for this call. Absent when none. */
   missingArguments?: string[];
+  /** The bottleneck step's declared amount (fixed point; null when it had no value), when it has one. */
+  amount?: number | null;
 }
 
 export interface Verdict {
@@ -88,6 +93,9 @@ export interface Verdict {
   loss: number; // fixed
   /** π = ⟨u_n … u_1⟩: the inverse steps, most recent call first. */
   steps: VerdictStep[];
+  /** Sum of the steps' amounts (fixed point), present when some step declares one; null when a step's
+   * amount had no value (the total is then unknown). */
+  amount?: number | null;
   bottleneck: Bottleneck;
   nodes: number;
   /** The canonical output record bytes (docs/abi.md): equal across runtimes for equal inputs. */

@@ -3,6 +3,7 @@
 // operand values), makes ONE backend run, and decodes the output record into a Verdict with names,
 // annotation ids, spans and executable inverse arguments. The search itself is docs/semantics.md.
 import {
+  AmountState,
   ArgSource,
   MAX_CALLS,
   MAX_OPERANDS,
@@ -115,6 +116,7 @@ interface OperandPlan {
   slotName: string | null;
   slotOnActsOn: boolean; // the slot belongs to the tool's acts_on entity
   path: string[] | null;
+  key: string[] | null; // SlotLookup: the argument path whose value is the key
 }
 
 /** Per tool, everything the hot path needs, resolved once at construction. */
@@ -150,6 +152,7 @@ function planOperand(tables: OntologyTables, actsOn: number, o: OperandTable): O
     slotName: slot === undefined ? null : slot.name,
     slotOnActsOn: slot !== undefined && slot.entity === actsOn,
     path: o.path === null ? null : splitPath(o.path),
+    key: o.kind === OperandKind.SlotLookup && o.key != null ? splitPath(o.key) : null,
   };
 }
 
@@ -332,6 +335,12 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     } else {
       v = getPath(call.arguments, o.path!);
     }
+    if (o.kind === OperandKind.SlotLookup) {
+      // `lookup(entity.slot, call.key)`: the entry of the (object) slot at the argument's value; absent
+      // when the slot is not an object or the key is not a string or a number (docs/semantics.md).
+      const k = o.key === null ? undefined : getPath(call.arguments, o.key);
+      v = isPlainObject(v) && (typeof k === "string" || typeof k === "number") ? ownValue(v as Record<string, unknown>, String(k)) : undefined;
+    }
     if (o.kind === OperandKind.SlotPresent || o.kind === OperandKind.ArgPresent) {
       // Presence (`present(ref)`, required inverse arguments): a value that is neither absent nor null.
       writeOperand(view, k, ValueTag.Bool, v === undefined || v === null ? 0n : 1n);
@@ -416,7 +425,12 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     }
     const reason = REASON_NAMES[raw.reason as Reason];
     if (reason === undefined) throw new VerifierError("internal-error", `the ${backend.kind} search answered reason ${raw.reason}`);
-    const steps: VerdictStep[] = raw.steps.map((s) => step(forward, s.call, s.edge, s.phi, s.loss, state));
+    const steps: VerdictStep[] = raw.steps.map((s) => {
+      const st = step(forward, s.call, s.edge, s.phi, s.loss, state);
+      const amount = amountOf(s.amountState ?? AmountState.None, s.amount ?? 0n);
+      if (amount !== undefined) st.amount = amount;
+      return st;
+    });
     const edge = raw.bottleneckEdge >= 0 ? tables.edges[raw.bottleneckEdge] : undefined;
     const bottleneck: Bottleneck = {
       call: raw.bottleneckCall,
@@ -426,11 +440,13 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       line: edge?.span.line ?? null,
       col: edge?.span.col ?? null,
     };
+    const named = steps.find((s) => s.call === raw.bottleneckCall && s.annotation === edge?.id);
+    if (named !== undefined && named.amount !== undefined) bottleneck.amount = named.amount;
     if (reason === "bound_violated" && edge !== undefined && raw.bottleneckCall >= 0 && raw.bottleneckCall < forward.length) {
       const missing = missingArguments(raw.bottleneckEdge, forward, raw.bottleneckCall, state);
       if (missing.length > 0) bottleneck.missingArguments = missing;
     }
-    return {
+    const verdict: Verdict = {
       reason,
       complete: raw.complete === 1,
       phi: raw.phi,
@@ -440,6 +456,17 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       nodes: raw.nodes,
       bytes: outputBytes(out),
     };
+    const total = amountOf(raw.amountState ?? AmountState.None, raw.amount ?? 0n);
+    if (total !== undefined) verdict.amount = total;
+    return verdict;
+  }
+
+  /** A decoded amount: undefined when none is declared, null when unknown, else the fixed value. */
+  function amountOf(state: number, value: bigint): number | null | undefined {
+    if (state === AmountState.None) return undefined;
+    if (state === AmountState.Known) return Number(value);
+    if (state === AmountState.Unknown) return null;
+    throw new VerifierError("internal-error", `the ${backend.kind} search answered amount state ${state}`);
   }
 
   function step(forward: readonly ExecutedCall[], callIndex: number, edgeIndex: number, phi: number, loss: number, state: StateView): VerdictStep {

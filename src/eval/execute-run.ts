@@ -84,6 +84,8 @@ function figureRow(label: string, f: ExecFigures): string[] {
     String(f.admitted),
     String(f.restored),
     String(f.withinResidue),
+    `${f.residue.bookkeeping} · ${f.residue.moneyOrInventory}`,
+    `${f.amounts.matched} · ${f.amounts.mismatched} · ${f.amounts.undeclared}`,
     String(f.wrong),
     String(f.missingArguments),
     String(f.refusals.confirmed),
@@ -93,8 +95,8 @@ function figureRow(label: string, f: ExecFigures): string[] {
   ];
 }
 
-const HEAD = ["", "admitted", "restored", "within residue", "wrong", "missing args", "refusals confirmed", "refusals conservative", "fidelity mismatches/reads", "output mismatches/calls"];
-const ALIGN: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"];
+const HEAD = ["", "admitted", "restored", "within residue", "bookkeeping · money/inventory", "amount matched · mismatched · undeclared", "wrong", "missing args", "refusals confirmed", "refusals conservative", "fidelity mismatches/reads", "output mismatches/calls"];
+const ALIGN: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"];
 
 /** The report section: the figures overall, per domain, per scope, by tool and by edge id, then the
  * examples of each non-passing class. */
@@ -109,7 +111,10 @@ export function executionBlocks(x: ExecutionReport | undefined): Block[] {
       text:
         `Every run replayed in τ²-bench's own environment (\`${x.tau2}\`), ${x.seconds} s. At each agent write call: the Layer B values the verdict read against the environment's state; ` +
         "for an admitted verdict π executed on a snapshot and compared with the state before the earliest call it undoes (restored: identical; within residue: the differences are exactly the declared residue of π's loss classes; " +
-        "wrong: a step errors or the state differs elsewhere; missing args: a step lacks a required parameter and is not run); for a refusal (bound_violated, no_candidate) each positive edge without its bound (conservative: one restores the state). Counts are verdicts (call × scope).",
+        "wrong: a step errors or the state differs elsewhere; missing args: a step lacks a required parameter and is not run); " +
+        "within residue is split into bookkeeping only (new ids, statuses, records) and money or inventory (balances, payments, seats); " +
+        "the money π's execution left different (per payment method: a gift card's or certificate's balance, any other method's net payments; in total what the customer pays more, negative when paid back) is compared with the amount the verdict states (to the cent): " +
+        "an undo that moves money with no stated amount is wrong, never within residue (docs/semantics.md, \"Amounts\"); for a refusal (bound_violated, no_candidate) each positive edge without its bound (conservative: one restores the state). Counts are verdicts (call × scope).",
     },
     {
       kind: "table",

@@ -6,7 +6,7 @@
 // the state before the earliest call it undoes; for a refusal (bound_violated, no_candidate, or a
 // conditional irreversibly_consumes beside positive edges) each positive edge of the call runs with its
 // bound ignored. Node only (the bridge is a child process).
-import { Lifecycle, Tier } from "../abi.js";
+import { FIXED_ONE, Lifecycle, Tier } from "../abi.js";
 import type { ToolCall, VerdictStep } from "../core/types.js";
 import { createGuard, type BackendFactory, type Decision, type Guard } from "../guard/index.js";
 import type { OntologyTables } from "../ontology/tables.js";
@@ -32,6 +32,13 @@ export interface ExecFigures {
   refusals: { confirmed: number; conservative: number };
   fidelity: { reads: number; mismatches: number };
   replay: { calls: number; outputMismatches: number };
+  /** Within residue, split: only bookkeeping differs (new ids, timestamps, statuses, records), or money
+   * or inventory (balances, payments, seats) differs too. */
+  residue: { bookkeeping: number; moneyOrInventory: number };
+  /** Money: verdicts whose executed π left money different (`moved`), and how the verdict's stated
+   * amount compares with it: `matched` (equal to the cent, zero included), `mismatched`, or `undeclared`
+   * (money moved and no step states an amount: counted wrong, never within residue). */
+  amounts: { moved: number; matched: number; mismatched: number; undeclared: number };
 }
 
 export interface ExecExample {
@@ -75,6 +82,9 @@ export interface ExecutionReport extends ExecFigures {
   examples: Record<string, ExecExample[]>;
   /** With `keepVerdicts`: every admitted verdict and its class (tests). */
   verdicts?: ExecVerdict[];
+  /** Every admitted verdict's outcome by `verdictKey` (read by the executed protection, then dropped
+   * from the written report). */
+  outcomes?: Record<string, ExecOutcome>;
 }
 
 export interface ExecVerdict {
@@ -86,6 +96,12 @@ export interface ExecVerdict {
   tiers: string[];
   lossClasses: (string | null)[];
   class: ExecClass;
+  /** The verdict's stated amount (currency units; null unknown; absent when no step states one). */
+  amount?: number | null;
+  /** The money π's execution left different (currency units), null when it could not be told. */
+  moved?: number | null;
+  /** Within residue: bookkeeping only, or money or inventory too. */
+  residue?: "bookkeeping" | "moneyOrInventory";
 }
 
 export interface ExecuteOptions {
@@ -103,7 +119,19 @@ export interface ExecuteOptions {
 const MAX_EXAMPLES = 20;
 
 function emptyFigures(): ExecFigures {
-  return { admitted: 0, restored: 0, withinResidue: 0, wrong: 0, missingArguments: 0, refusals: { confirmed: 0, conservative: 0 }, fidelity: { reads: 0, mismatches: 0 }, replay: { calls: 0, outputMismatches: 0 } };
+  return {
+    admitted: 0, restored: 0, withinResidue: 0, wrong: 0, missingArguments: 0, refusals: { confirmed: 0, conservative: 0 }, fidelity: { reads: 0, mismatches: 0 }, replay: { calls: 0, outputMismatches: 0 },
+    residue: { bookkeeping: 0, moneyOrInventory: 0 }, amounts: { moved: 0, matched: 0, mismatched: 0, undeclared: 0 },
+  };
+}
+
+/** What an admitted verdict's executed π left behind, by verdict key (`verdictKey`): what §4's
+ * executed protection reads. `bookkeeping`: restored within a residue of bookkeeping only. */
+export type ExecOutcome = "restored" | "bookkeeping" | "moneyOrInventory" | "wrong" | "missingArguments";
+
+/** The key of one verdict: results file (base name), task, trial, call index, scope. */
+export function verdictKey(file: string, task: string, trial: number, call: number, scope: string): string {
+  return `${file}\u0000${task}\u0000${trial}\u0000${call}\u0000${scope}`;
 }
 
 /** What the domain policy says about running a refused call's inverse, by edge id (policy.md text). */
@@ -135,6 +163,7 @@ class Tally {
   readonly edges = new Map<string, ExecGroup>();
   readonly examples: Record<string, ExecExample[]> = {};
   readonly verdicts: ExecVerdict[] = [];
+  readonly outcomes: Record<string, ExecOutcome> = {};
   private readonly counts = new Map<string, number>();
 
   figures(domain: string, scope: ReplayScope | null): ExecFigures[] {
@@ -409,6 +438,7 @@ export async function executeVerdicts(
     byEdge: sortGroups(tally.edges),
     examples: tally.examples,
     ...(options.keepVerdicts ? { verdicts: tally.verdicts } : {}),
+    outcomes: tally.outcomes,
   };
 }
 
@@ -515,13 +545,25 @@ async function executeRun(dom: DomainExec, traj: Trajectory, options: ExecuteOpt
       if (d.admissible) {
         const steps = d.verdict?.steps ?? [];
         const edge = steps.find((s) => s.call === d.forward.length)?.annotation ?? null;
-        const verdictClass = await runPi(dom, steps, mapping, results, executed, tally, { file, traj, rec: rec.callIndex, scope, call, edge, domain });
+        const stated = d.verdict?.amount === undefined ? undefined : d.verdict.amount === null ? null : d.verdict.amount / FIXED_ONE;
+        const outcome = await runPi(dom, steps, stated, mapping, results, executed, tally, { file, traj, rec: rec.callIndex, scope, call, edge, domain });
+        const verdictClass = outcome.class;
         for (const f of tally.figures(domain, scope)) {
           f.admitted++;
           f[verdictClass]++;
+          if (outcome.residue !== undefined) f.residue[outcome.residue]++;
+          if (outcome.gross !== null && outcome.gross >= CENT) f.amounts.moved++;
+          if (outcome.amount.matched === true) f.amounts.matched++;
+          else if (outcome.amount.matched === false) f.amounts.mismatched++;
+          else if (outcome.gross !== null && outcome.gross >= CENT && stated === undefined) f.amounts.undeclared++;
         }
+        tally.outcomes[verdictKey(file, traj.taskId, traj.trial, rec.callIndex, scope)] =
+          verdictClass === "withinResidue" ? (outcome.residue ?? "moneyOrInventory") : verdictClass;
         if (options.keepVerdicts) {
-          tally.verdicts.push({ domain, file, task: traj.taskId, call: rec.callIndex, scope, tiers: steps.map((x) => x.tier), lossClasses: steps.map((x) => x.lossClass), class: verdictClass });
+          tally.verdicts.push({
+            domain, file, task: traj.taskId, call: rec.callIndex, scope, tiers: steps.map((x) => x.tier), lossClasses: steps.map((x) => x.lossClass), class: verdictClass,
+            ...(stated === undefined ? {} : { amount: stated }), moved: outcome.moved, ...(outcome.residue === undefined ? {} : { residue: outcome.residue }),
+          });
         }
         for (const g of [tally.group(tally.tools, call.name), tally.group(tally.edges, edge ?? "(none)")]) {
           g.admitted++;
@@ -566,6 +608,26 @@ function mapForward(forward: readonly unknown[], executed: readonly Executed[], 
   return m;
 }
 
+interface PiResult {
+  class: ExecClass;
+  detail: string;
+  diff: StateDiff["diffs"];
+  /** What the customer pays more after the executed π than before the calls it undoes (currency units;
+   * negative: paid back), null unknown. */
+  moved: number | null;
+  /** The money moved on all payment methods, in absolute value; null unknown. */
+  gross: number | null;
+  /** Inventory (seats) differs. */
+  inventory: boolean;
+}
+
+/** The outcome of one admitted verdict: its class (an undo that moves money with no stated amount is
+ * wrong), the residue split and the amount comparison. */
+export interface VerdictOutcome extends PiResult {
+  residue?: "bookkeeping" | "moneyOrInventory";
+  amount: { stated: number | null | undefined; matched: boolean | null };
+}
+
 interface Where {
   file: string;
   traj: Trajectory;
@@ -579,12 +641,13 @@ interface Where {
 async function runPi(
   dom: DomainExec,
   steps: readonly VerdictStep[],
+  stated: number | null | undefined,
   mapping: Map<number, number>,
   results: Map<number, unknown>,
   executed: readonly Executed[],
   tally: Tally,
   where: Where,
-): Promise<ExecClass> {
+): Promise<VerdictOutcome> {
   const undone = steps.map((s) => s.call);
   // Nothing to undo: the state must already be the one before the call.
   let target: number | null = executed[mapping.get(Math.max(...mapping.keys()))!].pre;
@@ -595,15 +658,16 @@ async function runPi(
     if (idx === undefined || executed[idx].pre === null) missingMap = true;
     else target = executed[idx].pre;
   }
-  const got = missingMap
-    ? { class: "wrong" as ExecClass, detail: "the earliest call π undoes is not among the executed calls", diff: [] as StateDiff["diffs"] }
+  const got: PiResult = missingMap
+    ? { class: "wrong" as ExecClass, detail: "the earliest call π undoes is not among the executed calls", diff: [] as StateDiff["diffs"], moved: null, gross: null, inventory: false }
     : await tryPi(dom, steps, () => target!, (c) => {
         const idx = mapping.get(c);
         return idx === undefined ? undefined : results.get(idx);
       });
-  if (got.class === "wrong" || got.class === "missingArguments" || got.class === "withinResidue") {
+  const outcome = judgeMoney(got, stated);
+  if (outcome.class === "wrong" || outcome.class === "missingArguments" || outcome.class === "withinResidue" || outcome.amount.matched === false) {
     tally.example({
-      class: got.class,
+      class: outcome.amount.matched === false && outcome.class !== "wrong" ? "amountMismatch" : outcome.class,
       domain: where.domain,
       file: where.file,
       task: where.traj.taskId,
@@ -614,11 +678,110 @@ async function runPi(
       arguments: where.call.arguments,
       pi: piText(steps),
       edge: where.edge,
-      detail: got.detail,
-      diff: got.diff.slice(0, 12).map((x) => ({ path: x.path.join("/"), before: x.before, after: x.after })),
+      detail: outcome.detail,
+      diff: outcome.diff.slice(0, 12).map((x) => ({ path: x.path.join("/"), before: x.before, after: x.after })),
     });
   }
-  return got.class;
+  return outcome;
+}
+
+const money = (x: number): string => `${x < 0 ? "−" : ""}$${Math.abs(x).toFixed(2).replace(/\.00$/, "")}`;
+
+/**
+ * docs/semantics.md, "Amounts": an executed π that leaves money different is within residue only when
+ * the verdict states an amount, and that amount is compared with the money moved (to the cent). The
+ * residue is bookkeeping when neither money nor inventory differs.
+ */
+export function judgeMoney(got: PiResult, stated: number | null | undefined): VerdictOutcome {
+  const moved = got.moved;
+  const gross = got.gross;
+  const amount = { stated, matched: null as boolean | null };
+  if (got.class === "restored") return { ...got, amount: stated === undefined ? amount : { stated, matched: stated !== null && Math.abs(stated) < CENT } };
+  if (got.class !== "withinResidue" && got.class !== "wrong") return { ...got, amount };
+  if (stated !== undefined) amount.matched = stated !== null && moved !== null && Math.abs(stated - moved) < CENT;
+  if (got.class === "wrong") return { ...got, amount };
+  if (moved === null || gross === null || (gross >= CENT && stated === undefined)) {
+    const why = moved === null || gross === null ? "the money it moves could not be told" : `it moves ${money(gross)} and no step states an amount`;
+    return { ...got, class: "wrong", detail: `${got.detail}; ${why}`, amount };
+  }
+  const residue = gross >= CENT || got.inventory ? "moneyOrInventory" : "bookkeeping";
+  const detail = `${got.detail}; ${residue === "bookkeeping" ? "bookkeeping only" : `money ${money(moved)} (moved ${money(gross)})${got.inventory ? ", inventory" : ""}`}${stated === undefined ? "" : `, stated ${stated === null ? "unknown" : money(stated)}`}`;
+  return { ...got, residue, detail, amount };
+}
+
+// --- money ---------------------------------------------------------------------------------------------
+
+/** Slots whose difference is inventory (what others can no longer book), not bookkeeping. */
+const INVENTORY_SLOTS: ReadonlySet<string> = new Set(["available_seats"]);
+const CENT = 0.005;
+
+/** Payment methods with a balance: their money is the balance (payments recorded on them move it). */
+const BALANCE_METHOD = /^(gift_card|certificate)_/;
+
+/**
+ * The money a state difference moves, in currency units, per payment method: any method's net
+ * payments recorded in the records' payment histories (a credit card's charges less its refunds), but
+ * for a balance method its balance change instead (gift card, certificate: deleted is its whole
+ * amount). `net`: what the customer pays more than before (payments, plus balances spent; negative when
+ * they got money back), the quantity a verdict's amount states; `gross`: the sum of the methods'
+ * absolute changes (money moved between methods shows here even when `net` is 0). null when the
+ * difference is not listed in full.
+ */
+export function moneyMoved(d: StateDiff): { net: number; gross: number } | null {
+  if (d.count > d.diffs.length) return null;
+  const delta = new Map<string, number>();
+  const add = (k: string, v: number) => delta.set(k, (delta.get(k) ?? 0) + v);
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  const payments = (list: unknown, sign: number) => {
+    if (!Array.isArray(list)) return;
+    for (const p of list) {
+      if (p === null || typeof p !== "object") continue;
+      const o = p as Record<string, unknown>;
+      const id = o.payment_id ?? o.payment_method_id;
+      if (typeof id !== "string" || BALANCE_METHOD.test(id)) continue;
+      add(id, sign * num(o.amount));
+    }
+  };
+  for (const x of d.diffs) {
+    const path = x.path.map(String);
+    const ph = path.indexOf("payment_history");
+    const pm = path.indexOf("payment_methods");
+    if (ph >= 0) {
+      if (path.length === ph + 1) {
+        payments(x.before, -1);
+        payments(x.after, 1);
+      } else if (path.length === ph + 2) {
+        payments([x.before], -1);
+        payments([x.after], 1);
+      } else {
+        add(`${path.slice(0, ph + 2).join("/")}`, num(x.after) - num(x.before)); // a field of one payment
+      }
+    } else if (pm >= 0 && path.length > pm + 1) {
+      const id = path[pm + 1];
+      if (!BALANCE_METHOD.test(id)) continue;
+      // A balance spent is money paid: the change counts negated.
+      if (path.length === pm + 2) add(id, num((x.before as Record<string, unknown> | null)?.amount) - num((x.after as Record<string, unknown> | null)?.amount));
+      else if (path[pm + 2] === "amount") add(id, num(x.before) - num(x.after));
+    } else {
+      // A whole record created or deleted: the payments it holds.
+      const rec = (x.kind === "created" ? x.after : x.kind === "deleted" ? x.before : null) as Record<string, unknown> | null;
+      if (rec !== null && typeof rec === "object" && "payment_history" in rec) payments(rec.payment_history, x.kind === "created" ? 1 : -1);
+    }
+  }
+  let net = 0;
+  let gross = 0;
+  for (const v of delta.values()) {
+    net += v;
+    gross += Math.abs(v);
+  }
+  return { net: Math.round(net * 100) / 100, gross: Math.round(gross * 100) / 100 };
+}
+
+function touchesInventory(rules: ProjectionRules, d: StateDiff): boolean {
+  return d.diffs.some((x) => {
+    const site = locateDiff(rules, x.path, x.kind);
+    return (site.slot !== null && INVENTORY_SLOTS.has(site.slot)) || x.path.some((p) => INVENTORY_SLOTS.has(String(p)));
+  });
 }
 
 /** Runs π's steps on a snapshot of the current state, compares with `target()`, restores. */
@@ -627,10 +790,10 @@ async function tryPi(
   steps: readonly VerdictStep[],
   target: () => number,
   resultOf: (call: number) => unknown,
-): Promise<{ class: ExecClass; detail: string; diff: StateDiff["diffs"] }> {
+): Promise<PiResult> {
   const tables = dom.setup.ontology.tables;
   const concrete = concreteSteps(steps, dom.signatures, tables, resultOf);
-  if (!concrete.ok) return { class: concrete.detail.includes("lacks required") ? "missingArguments" : "wrong", detail: concrete.detail, diff: [] };
+  if (!concrete.ok) return { class: concrete.detail.includes("lacks required") ? "missingArguments" : "wrong", detail: concrete.detail, diff: [], moved: null, gross: null, inventory: false };
   const bridge = dom.bridge;
   const post = await bridge.snapshot();
   try {
@@ -638,15 +801,17 @@ async function tryPi(
       const sig = dom.signatures[s.tool];
       // In solo mode the agent makes the user-side calls (τ²-bench refuses user calls there).
       const out = await bridge.call(s.tool, s.args, { requestor: sig.side === "user" && !dom.solo ? "user" : "assistant" });
-      if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [] };
+      if (out.error) return { class: "wrong", detail: `\`${s.tool}\` errored: ${out.content.slice(0, 300)}`, diff: [], moved: null, gross: null, inventory: false };
     }
-    const d = await bridge.diff(target(), 200);
-    if (d.equal) return { class: "restored", detail: "", diff: [] };
+    const d = await bridge.diff(target(), 2000);
+    if (d.equal) return { class: "restored", detail: "", diff: [], moved: 0, gross: 0, inventory: false };
     const residue = concrete.steps.flatMap((s) => residueOf(dom.residues, s.step.lossClass));
     const rules = dom.setup.rules;
+    const money = moneyMoved(d);
+    const inventory = touchesInventory(rules, d);
     const outside = d.diffs.filter((x) => !covered(locateDiff(rules, x.path, x.kind), residue));
-    if (outside.length === 0 && d.count <= d.diffs.length && residue.length > 0) return { class: "withinResidue", detail: `${d.count} differences, all declared residue`, diff: d.diffs };
-    return { class: "wrong", detail: `${d.count} differences${residue.length > 0 ? `, ${outside.length} outside the declared residue` : " (no residue declared)"}`, diff: outside.length > 0 ? outside : d.diffs };
+    if (outside.length === 0 && d.count <= d.diffs.length && residue.length > 0) return { class: "withinResidue", detail: `${d.count} differences, all declared residue`, diff: d.diffs.slice(0, 200), moved: money?.net ?? null, gross: money?.gross ?? null, inventory };
+    return { class: "wrong", detail: `${d.count} differences${residue.length > 0 ? `, ${outside.length} outside the declared residue` : " (no residue declared)"}`, diff: (outside.length > 0 ? outside : d.diffs).slice(0, 200), moved: money?.net ?? null, gross: money?.gross ?? null, inventory };
   } finally {
     await bridge.restore(post);
     await bridge.release(post);

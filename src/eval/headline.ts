@@ -74,10 +74,10 @@ export function protectionEntries(r: Tau2EvalReport, scope: ReplayScope, dedup =
   return scopeEntries(r, r.protection, scope, dedup);
 }
 
-function protectionTable(entries: readonly DominanceEntry[]): Block {
+function protectionTable(entries: readonly DominanceEntry[], id = "protection"): Block {
   return {
     kind: "table",
-    id: "protection",
+    id,
     head: ["domain", "policy", "unauthorized protected ↑ POLAR · static", "Δ pp [95%]", "let through without an undo POLAR · static", "authorized stopped ↓ POLAR · static", "Δ pp [95%]", "POLAR vs static"],
     align: ["l", "l", "r", "r", "r", "r", "r", "l"],
     rows: entries.map((e) => [
@@ -112,6 +112,18 @@ export function protectionReading(r: Tau2EvalReport, scope: ReplayScope): string
       ? " \"With an undo\" is the guard's own verdict here; `--execute` runs every admitted π in τ²-bench's environment."
       : ` Executed in τ²-bench's environment (${scope} scope): of ${x.admitted} admitted verdicts ${x.restored} restored the state and ${x.withinResidue} left only the declared residue, ${x.wrong} were wrong; ${x.refusals.confirmed} refusals beside positive edges were confirmed (no positive edge without its condition restores the state), ${x.refusals.conservative} were not.`;
   return `On the guard's own question (can an unauthorized write be taken back?): ${pairs.join(". ")}. Per domain, ${per}.${exec}`;
+}
+
+/** The reading of the executed protection: what the executed undos of the unauthorized writes let
+ * through with one left behind (issue 22 §4). */
+export function executedReading(r: Tau2EvalReport, scope: ReplayScope): string {
+  const counts = (r.executedUndos ?? []).filter((c) => c.scope === scope && c.domain === ALL);
+  const parts = counts.map((c) =>
+    `${policyLabel(c.policy)} lets ${c.withUndo} unauthorized writes through with an undo: executed, ${c.restored} restored the state exactly, ${c.bookkeeping} within bookkeeping residue ` +
+    `(these count as protected), ${c.moneyOrInventory} left money or inventory behind and ${c.wrong} did not restore it (these do not), ${c.notExecuted} had nothing to undo or no executed verdict`,
+  );
+  return "Here a write let through \"with an undo\" counts as protected only when `--execute` ran its verdict's π in τ²-bench's environment and the state came back exactly or with " +
+    `bookkeeping differences only (new ids, statuses, records); an undo that leaves money or seats behind does not count (deduplicated, ${scope} scope). ${parts.join(". ")}.`;
 }
 
 function mainChart(cells: readonly LabeledCell[], scope: ReplayScope): Block {
@@ -238,6 +250,14 @@ export function headlineBlocks(r: Tau2EvalReport, docsHref: string | null): Bloc
       "stops it or lets it through with an undo (the guard admitted it: a complete inverse sequence with φ ≥ τ); the authorized side is as above. " +
       protectionReading(r, scope),
   });
+  const executed = (r.protectionExecuted ?? []).filter((e) => e.scope === scope && e.dedup);
+  if (executed.length > 0) {
+    const order = [ALL, ...r.meta.domains];
+    executed.sort((a, c) => order.indexOf(a.domain) - order.indexOf(c.domain) || PAIRS.findIndex((p) => p.id === a.pair) - PAIRS.findIndex((p) => p.id === c.pair));
+    b.push({ kind: "heading", level: 3, text: "The guard's criterion as executed: an undo counts only if it restored the state", id: "protection-executed" });
+    b.push(protectionTable(executed, "protection-executed-table"));
+    b.push({ kind: "paragraph", text: executedReading(r, scope) });
+  }
   b.push({ kind: "heading", level: 3, text: "Glossary", id: "glossary" });
   b.push({ kind: "list", items: glossary(r.meta.tau).map(([k, v]) => `**${k}**: ${v}`) });
   b.push({

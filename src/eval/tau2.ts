@@ -32,6 +32,7 @@ import { EvalError } from "./errors.js";
 import { dominance, protection, type DominanceEntry } from "./dominance.js";
 import { inferDomain, type DomainEvidence } from "./infer-domain.js";
 import type { ExecutionReport } from "./execute.js";
+import type { ExecutedUndoCounts } from "./executed-protection.js";
 import { allVariants, DEFAULT_TAU, type GuardVariant } from "./variants.js";
 
 export const REPORT_FORMAT = "polar-eval-tau2/1";
@@ -100,6 +101,12 @@ export interface Tau2EvalReport {
   writes: CallRow[];
   /** `--execute`: the verdicts checked in τ²-bench's environment (src/eval/execute.ts). */
   execution?: ExecutionReport;
+  /** `--execute` (issue 22 §4): `protection` where a write let through "with an undo" counts only when
+   * the executed π restored the state exactly or within bookkeeping residue
+   * (src/eval/executed-protection.ts). */
+  protectionExecuted?: DominanceEntry[];
+  /** `--execute`: the unauthorized writes let through with an undo, by what the executed undo left. */
+  executedUndos?: ExecutedUndoCounts[];
 }
 
 export const DEFAULT_RESAMPLES = 2000;

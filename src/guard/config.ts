@@ -35,6 +35,9 @@ export interface EffectiveConfig {
   requestClassifier: string | null;
   intentParser: string | null;
   consent: ConsentMode;
+  /** docs/semantics.md, "Amounts": the largest money a step or π may state (currency units); absent:
+   * amounts do not decide admissibility (they are only reported). Absent from the record when unset. */
+  maxAmount?: number;
 }
 
 export const DEFAULT_TAU = 0.8;
@@ -74,6 +77,8 @@ export interface VerdictSettings {
   now?: string | number | Date;
   maxDepth?: number;
   maxNodes?: number;
+  /** The largest |amount| a step or the whole π may state (docs/semantics.md, "Amounts"). */
+  maxAmount?: number;
 }
 
 export interface ResolveInput extends VerdictSettings {
@@ -163,7 +168,15 @@ export function resolveConfig(input: ResolveInput): EffectiveConfig {
     requestClassifier: input.requestClassifier,
     intentParser: input.intentParser,
     consent: checkConsentMode(input.consent ?? "question"),
+    ...(input.maxAmount === undefined ? {} : { maxAmount: checkMaxAmount(input.maxAmount) }),
   };
+}
+
+function checkMaxAmount(v: unknown): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1e12) {
+    throw new GuardError("invalid-config", `maxAmount \`${String(v)}\` is not an amount`, "a number of currency units, 0 or more (at most 1e12)");
+  }
+  return v;
 }
 
 /** SHA-256 of the canonical JSON of the effective configuration. */

@@ -1,6 +1,7 @@
 // One decision as a function of its inputs. The guard calls it with the live Layer B; the audit
 // replay calls it with a view built from a record's reads. Both get the same answer from the same
 // inputs, which is what makes a decision log replayable.
+import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier } from "../core/verifier.js";
 import { toHex } from "../util/sha256.js";
@@ -88,7 +89,7 @@ export interface Evaluation {
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
 
 export function verdictRecord(v: Verdict): VerdictRecord {
-  return {
+  const r: VerdictRecord = {
     reason: v.reason,
     complete: v.complete,
     phi: v.phi,
@@ -98,6 +99,9 @@ export function verdictRecord(v: Verdict): VerdictRecord {
     nodes: v.nodes,
     bytes: toHex(v.bytes),
   };
+  // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
+  if (v.amount !== undefined) r.amount = v.amount;
+  return r;
 }
 
 /** What the gate found: the verdict (or a fail-closed reason) before the policy. One object per check. */
@@ -135,6 +139,24 @@ function verdictOptions(c: EffectiveConfig): VerdictOptions {
   return o;
 }
 
+/**
+ * docs/semantics.md, "Amounts": with `maxAmount`, an admitted π is refused when a step states an amount
+ * it could not evaluate (null), or a step's or the total's |amount| exceeds maxAmount. Returns why, or
+ * null when the amounts are within it.
+ */
+export function amountOver(v: Pick<Verdict, "steps" | "amount">, maxAmount: number): string | null {
+  const limit = Math.round(maxAmount * FIXED_ONE);
+  const text = (a: number) => (Math.abs(a) / FIXED_ONE).toFixed(2);
+  for (const s of v.steps) {
+    if (s.amount === undefined) continue;
+    const what = `the step undoing \`${s.forwardTool}\` (${s.annotation})`;
+    if (s.amount === null) return `${what} states an amount it cannot evaluate for this call`;
+    if (Math.abs(s.amount) > limit) return `${what} leaves ${text(s.amount)} different, above maxAmount ${maxAmount}`;
+  }
+  if (v.amount !== undefined && v.amount !== null && Math.abs(v.amount) > limit) return `π leaves ${text(v.amount)} different in total, above maxAmount ${maxAmount}`;
+  return null;
+}
+
 /** One search into `g`'s verdict fields (a target's search passes a scratch object). */
 function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView, g: Gate): Gate {
   try {
@@ -145,6 +167,12 @@ function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView, 
     g.reason = admissible ? "ok" : v.reason;
     g.detail = null;
     g.backendFailed = false;
+    const over = admissible && input.config.maxAmount !== undefined ? amountOver(v, input.config.maxAmount) : null;
+    if (over !== null) {
+      g.admissible = false;
+      g.reason = "amount_exceeded";
+      g.detail = over;
+    }
   } catch (e) {
     const malformed = e instanceof VerifierError && e.code === "malformed-call";
     const known = e instanceof VerifierError && e.code !== "internal-error";

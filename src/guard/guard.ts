@@ -198,7 +198,7 @@ function isThenable(x: unknown): x is PromiseLike<unknown> {
 
 const OPTION_KEYS = ["ontology", "backend", "state", "policy", "scope", "config", "resume"];
 const CONFIG_KEYS = [
-  "tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes", "consent", "consentDetector", "projection",
+  "tau", "tiers", "failClosed", "now", "maxDepth", "maxNodes", "maxAmount", "consent", "consentDetector", "projection",
   "requestClassifier", "intentParser", "log", "sha256", "env",
 ];
 
@@ -334,6 +334,7 @@ export function createGuard(options: GuardOptions): Guard {
     now: cfg.now,
     maxDepth: cfg.maxDepth,
     maxNodes: cfg.maxNodes,
+    maxAmount: cfg.maxAmount,
     env: cfg.env,
     scope,
     policy: policy.name,

@@ -30,7 +30,7 @@ export interface ToolTable {
 
 /** Slot operands name a slot (OPERAND_REF is a slot index); the others an argument path. */
 export function isSlotOperand(kind: OperandKind): boolean {
-  return kind === OperandKind.SlotValue || kind === OperandKind.SlotSize || kind === OperandKind.SlotPresent;
+  return kind === OperandKind.SlotValue || kind === OperandKind.SlotSize || kind === OperandKind.SlotPresent || kind === OperandKind.SlotLookup;
 }
 
 export interface OperandTable {
@@ -38,6 +38,7 @@ export interface OperandTable {
   slot: number; // slot index for the slot kinds (SlotValue/SlotSize/SlotPresent), -1 otherwise
   path: string | null; // dotted argument path for the argument kinds, null otherwise
   type: SlotType;
+  key?: string | null; // SlotLookup: the dotted argument path whose value is the key; absent/null otherwise
 }
 
 export interface ArgMapEntry {
@@ -59,6 +60,7 @@ export interface EdgeTable {
   phi: number; // fixed, per-step phi when admissible
   lossWeight: number; // fixed
   program: number; // condition program (any tier), -1 none
+  amount: number; // amount program (`amount = <expr>`), -1 none
   id: string;
   span: Span;
   argMap: ArgMapEntry[] | null; // null: no args given

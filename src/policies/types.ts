@@ -10,7 +10,7 @@ export type Route = "Approved" | "Vetoed" | "ConsentApproved" | "ConsentEscalate
 export const ROUTES: readonly Route[] = ["Approved", "Vetoed", "ConsentApproved", "ConsentEscalated", "AdvisoryPassthrough"];
 
 /** Why a decision came out as it did: the verdict's reason, or a guard-level one. */
-export type GuardReason = ReasonName | "read_only" | "malformed_call" | "missing_entity" | "internal_error" | "unrequested_mutation" | "unknown_state";
+export type GuardReason = ReasonName | "read_only" | "malformed_call" | "missing_entity" | "internal_error" | "unrequested_mutation" | "unknown_state" | "amount_exceeded";
 
 /** Reasons no policy may turn into an approval: the guard could not judge the call at all. */
 export const HARD_FAIL_REASONS: ReadonlySet<GuardReason> = new Set<GuardReason>([

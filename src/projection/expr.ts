@@ -69,6 +69,7 @@ const OPERATORS: Record<string, { optional?: string[]; required?: string[] }> = 
   count: { optional: ["where"] },
   filter: { required: ["where"] },
   map: { required: ["to"] },
+  index_by: { required: ["key", "value"] },
   any: { required: ["where"] },
   all: { required: ["where"] },
   keys: {},
@@ -412,6 +413,25 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         eachItem(c, l, () => {
           const v = to(c);
           out.push(v === undefined ? null : v);
+        });
+        return out;
+      };
+    }
+    case "index_by": {
+      // An object built from a list: each item's `key` (a string or number) to its `value` (null when
+      // it has none); a later item with the same key wins.
+      const list = sub("index_by");
+      const key = sub("key");
+      const value = sub("value");
+      return (c) => {
+        const l = listOf(list(c));
+        if (l === undefined) return undefined;
+        const out: Record<string, unknown> = {};
+        eachItem(c, l, () => {
+          const k = key(c);
+          if (typeof k !== "string" && typeof k !== "number") return;
+          const v = value(c);
+          define(out, String(k), v === undefined ? null : v);
         });
         return out;
       };

@@ -1,7 +1,7 @@
 // Bound programs, interpreted plainly (docs/semantics.md, "Bound programs"). Values are tagged; numbers
 // are fixed-point i64 held as BigInt and wrapped to 64 bits after every sum, exactly like the core's
 // i64 arithmetic. Logic is Kleene three-valued, with Missing standing for UNKNOWN.
-import { MAX_STACK, Op, ValueTag } from "../abi.js";
+import { FIXED_ONE, MAX_STACK, Op, ValueTag } from "../abi.js";
 import type { OntologyTables } from "../ontology/tables.js";
 import type { Value } from "./input.js";
 
@@ -47,6 +47,15 @@ function arith(a: Value, b: Value, f: (x: bigint, y: bigint) => bigint): Value {
   return { tag: ValueTag.Number, value: BigInt.asIntN(64, f(a.value, b.value)) };
 }
 
+/** `Mul`: floor(a * b / ONE) of the product wrapped to i64, exactly as the core's i64 arithmetic. */
+function fixedMul(x: bigint, y: bigint): bigint {
+  const p = BigInt.asIntN(64, x * y);
+  const one = BigInt(FIXED_ONE);
+  let q = p / one;
+  if (p % one !== 0n && p < 0n) q -= 1n;
+  return q;
+}
+
 function and(a: Value, b: Value): Value {
   if (isFalse(a) || isFalse(b)) return FALSE;
   if (!isTrue(a) || !isTrue(b)) return UNKNOWN;
@@ -71,6 +80,10 @@ function binary(op: Op, a: Value, b: Value): Value | null {
     case Op.Or: return or(a, b);
     case Op.Add: return arith(a, b, (x, y) => x + y);
     case Op.Sub: return arith(a, b, (x, y) => x - y);
+    case Op.Mul: return arith(a, b, fixedMul);
+    case Op.Max: return arith(a, b, (x, y) => (x > y ? x : y));
+    case Op.Min: return arith(a, b, (x, y) => (x < y ? x : y));
+    case Op.Coalesce: return a.tag === ValueTag.Missing || a.tag === ValueTag.Null ? b : a;
     default: return null;
   }
 }
@@ -85,38 +98,44 @@ export type Truth = "true" | "false" | "unknown";
  * fail-closed edge still applies.
  */
 export function conditionValue(tables: OntologyTables, p: number, operands: Value[], now: bigint): Truth {
+  const v = programValue(tables, p, operands, now);
+  return isTrue(v) ? "true" : isFalse(v) ? "false" : "unknown";
+}
+
+/** The one value program `p` leaves (an amount program's result); Missing when it is malformed. */
+export function programValue(tables: OntologyTables, p: number, operands: Value[], now: bigint): Value {
   const program = tables.programs[p];
-  if (program === undefined) return "unknown";
+  if (program === undefined) return UNKNOWN;
   const stack: Value[] = [];
   for (const word of program.code) {
     const op = word & 0xff;
     const arg = word >>> 8;
     if (op === Op.Const) {
       const c = tables.constants[arg];
-      if (c === undefined) return "unknown";
+      if (c === undefined) return UNKNOWN;
       stack.push({ tag: c.tag, value: c.value });
     } else if (op === Op.Operand) {
       const v = operands[arg];
-      if (v === undefined) return "unknown";
+      if (v === undefined) return UNKNOWN;
       stack.push(v);
     } else if (op === Op.Now) {
       stack.push({ tag: ValueTag.Number, value: now });
     } else if (op === Op.Not) {
       const a = stack.pop();
-      if (a === undefined) return "unknown";
+      if (a === undefined) return UNKNOWN;
       stack.push(not(a));
     } else {
       const b = stack.pop();
       const a = stack.pop();
-      if (a === undefined || b === undefined) return "unknown";
+      if (a === undefined || b === undefined) return UNKNOWN;
       const r = binary(op, a, b);
-      if (r === null) return "unknown";
+      if (r === null) return UNKNOWN;
       stack.push(r);
     }
-    if (stack.length > MAX_STACK) return "unknown";
+    if (stack.length > MAX_STACK) return UNKNOWN;
   }
-  if (stack.length !== 1) return "unknown";
-  return isTrue(stack[0]) ? "true" : isFalse(stack[0]) ? "false" : "unknown";
+  if (stack.length !== 1) return UNKNOWN;
+  return stack[0];
 }
 
 /** True when program `p` leaves exactly Bool TRUE (a positive edge's condition holds). */

@@ -3,6 +3,8 @@
 // runs docs/semantics.md's search (./search.ts) and writes the same output record bytes.
 import {
   INPUT_SIZE,
+  OUT_AMOUNT,
+  OUT_AMOUNT_STATE,
   OUT_B_CALL,
   OUT_B_EDGE,
   OUT_B_TOOL,
@@ -15,6 +17,8 @@ import {
   OUT_STATUS,
   OUT_STEPS,
   OUTPUT_SIZE,
+  STEP_AMOUNT,
+  STEP_AMOUNT_STATE,
   STEP_CALL,
   STEP_EDGE,
   STEP_LOSS,
@@ -49,7 +53,11 @@ function writeOutcome(out: DataView, o: Outcome): void {
     out.setInt32(at + STEP_EDGE, s.edge, LE);
     out.setInt32(at + STEP_PHI, s.phi, LE);
     out.setInt32(at + STEP_LOSS, s.loss, LE);
+    out.setInt32(at + STEP_AMOUNT_STATE, o.amounts[k].state, LE);
+    out.setBigInt64(at + STEP_AMOUNT, o.amounts[k].value, LE);
   });
+  out.setInt32(OUT_AMOUNT_STATE, o.amountState, LE);
+  out.setBigInt64(OUT_AMOUNT, o.amount, LE);
 }
 
 export function createReferenceBackend(tables: OntologyTables): SearchBackend {

@@ -4,9 +4,9 @@
 // selection rule, pruning a subtree when even its optimistic completion (suffix bounds Φ and Λ) could
 // not beat the best so far; `nodes` counts every visit the doc describes, pruned ones included. This is
 // the oracle the WebAssembly core is held to, so clarity beats speed here.
-import { FIXED_ONE, Identity, Lifecycle, MAX_CANDIDATES, Reason, Tier } from "../abi.js";
+import { AmountState, FIXED_ONE, Identity, Lifecycle, MAX_CANDIDATES, Reason, Tier, ValueTag } from "../abi.js";
 import type { EdgeTable, OntologyTables } from "../ontology/tables.js";
-import { boundHolds, conditionValue } from "./bound.js";
+import { boundHolds, conditionValue, programValue } from "./bound.js";
 import type { Input, InputCall } from "./input.js";
 
 export interface Step {
@@ -14,6 +14,12 @@ export interface Step {
   edge: number;
   phi: number;
   loss: number;
+}
+
+/** A step's amount (docs/semantics.md, "Amounts"): state and value (fixed point, 0 unless known). */
+export interface StepAmount {
+  state: AmountState;
+  value: bigint;
 }
 
 /** Everything the output record says besides `status`. */
@@ -27,6 +33,9 @@ export interface Outcome {
   bottleneckTool: number;
   steps: Step[]; // inverse order: u_n first
   nodes: number;
+  amounts: StepAmount[]; // one per step
+  amountState: AmountState; // of the total
+  amount: bigint; // sum of the known step amounts (0 when a step's is unknown)
 }
 
 /** One entry of a call's candidate list: an admissible edge and the step it would contribute. */
@@ -48,7 +57,8 @@ interface Level {
 }
 
 function stop(reason: Reason, bottleneckCall: number, bottleneckEdge: number, bottleneckTool: number, nodes = 0): Outcome {
-  return { reason, complete: false, phi: 0, loss: 0, bottleneckCall, bottleneckEdge, bottleneckTool, steps: [], nodes };
+  return { reason, complete: false, phi: 0, loss: 0, bottleneckCall, bottleneckEdge, bottleneckTool, steps: [], nodes,
+    amounts: [], amountState: AmountState.None, amount: 0n };
 }
 
 export function isReadOnly(tables: OntologyTables, call: InputCall): boolean {
@@ -270,7 +280,22 @@ function selected(tables: OntologyTables, input: Input, levels: Level[], leaf: L
     reason = tier === Tier.T4 ? Reason.IrreversiblyConsumes : tier === Tier.T5 ? Reason.ExternalSideEffect : Reason.BelowThreshold;
   }
   const toolOf = (call: number) => levels.find((l) => l.call === call)!.tool;
+  const amounts = leaf.steps.map((s) => stepAmount(tables, input, s));
+  let amountState = AmountState.None;
+  let amount = 0n;
+  for (const a of amounts) {
+    if (a.state === AmountState.Known) {
+      if (amountState === AmountState.None) amountState = AmountState.Known;
+      amount = BigInt.asIntN(64, amount + a.value);
+    } else if (a.state === AmountState.Unknown) {
+      amountState = AmountState.Unknown;
+    }
+  }
+  if (amountState === AmountState.Unknown) amount = 0n;
   return {
+    amounts,
+    amountState,
+    amount,
     reason,
     complete: true,
     phi: leaf.phi,
@@ -281,6 +306,14 @@ function selected(tables: OntologyTables, input: Input, levels: Level[], leaf: L
     steps: leaf.steps,
     nodes,
   };
+}
+
+/** "Amounts": the edge's amount program on the step's call operands; Known when it leaves a Number. */
+function stepAmount(tables: OntologyTables, input: Input, s: Step): StepAmount {
+  const program = tables.edges[s.edge].amount;
+  if (program < 0) return { state: AmountState.None, value: 0n };
+  const v = programValue(tables, program, callOperands(tables, input, input.calls[s.call]), input.now);
+  return v.tag === ValueTag.Number ? { state: AmountState.Known, value: v.value } : { state: AmountState.Unknown, value: 0n };
 }
 
 export interface SearchOptions {

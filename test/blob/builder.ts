@@ -45,6 +45,7 @@ export interface EdgeOptions {
   lifecycle?: Lifecycle;
   identity?: Identity;
   program?: number;
+  amount?: number;
   id?: string;
   span?: Span;
   argMap?: ArgMapEntry[] | null;
@@ -167,6 +168,7 @@ export class TablesBuilder {
       phi,
       lossWeight: loss,
       program: o.program ?? -1,
+      amount: o.amount ?? -1,
       id: o.id ?? `e${this.edgeList.length}`,
       span: o.span ?? { line, col: 1, endLine: line, endCol: 20 },
       argMap: o.argMap ?? null,

@@ -10,6 +10,7 @@ import {
   FIXED_ONE,
   HDR_TOTAL_LEN,
   MAX_OPERANDS,
+  OPERAND_SIZE,
   OperandKind,
   SECTION_ENTRY_SIZE,
   Section,
@@ -140,9 +141,9 @@ describe("bounds: the last valid value and the first invalid one", () => {
 
   it("operands no tool uses are refused", () => {
     const extra = relaid(Section.Operands, (old) => {
-      const b = new Uint8Array(old.length + 12);
+      const b = new Uint8Array(old.length + OPERAND_SIZE);
       b.set(old);
-      b.set(old.subarray(0, 12), old.length);
+      b.set(old.subarray(0, OPERAND_SIZE), old.length);
       return b;
     });
     expect(refusal(extra)).toMatchObject({ code: "bad-tool", message: "tools use 5 operands but the section holds 6" });

@@ -18,6 +18,9 @@ import {
   HDR_SECTION_COUNT,
   HDR_TOTAL_LEN,
   MAX_OPERANDS,
+  OPERAND_KEY,
+  OPERAND_KIND,
+  OPERAND_SIZE,
   MAX_PROGRAM_LEN,
   MAX_STACK,
   Op,
@@ -264,7 +267,7 @@ describe("indices", () => {
     refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Tools).offset, big, true)), "index-out-of-range");
     refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Edges).offset + 40, big, true)), "index-out-of-range");
     refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Meta).offset + 12, big, true)), "index-out-of-range");
-    refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Operands).offset + 3 * 12 + 4, big, true)), "index-out-of-range");
+    refused(patched((_, v) => v.setUint32(sectionOf(b, Section.Operands).offset + 3 * OPERAND_SIZE + 4, big, true)), "index-out-of-range");
   });
   it("index-out-of-range: operand and program ranges", () => {
     const b = encodeBlob(canonical());
@@ -317,7 +320,7 @@ describe("enums", () => {
     ["lifecycle", (t) => (t.edges[0].lifecycle = 4 as Lifecycle)],
     ["identity", (t) => (t.edges[0].identity = 2 as Identity)],
     ["slot type", (t) => (t.slots[0].type = 7 as SlotType)],
-    ["operand kind", (t) => (t.tools[3].operands[0].kind = 6 as OperandKind)],
+    ["operand kind", (t) => (t.tools[3].operands[0].kind = 7 as OperandKind)],
     ["operand type", (t) => (t.tools[3].operands[0].type = 9 as SlotType)],
     ["constant tag", (t) => (t.constants[1].tag = 5 as ValueTag)],
     ["argument source", (t) => (edge(t, "t3.cancel.book").argMap![0].source = 5 as ArgSource)],
@@ -325,6 +328,12 @@ describe("enums", () => {
   for (const [what, mutate] of cases) {
     it(`bad-enum: ${what}`, () => refused(fromTables(mutate), "bad-enum"));
   }
+  it("bad-enum: a lookup key on an operand that is not a lookup, a lookup without one", () => {
+    const b = encodeBlob(canonical());
+    const at = sectionOf(b, Section.Operands).offset;
+    refused(patched((_, v) => v.setInt32(at + OPERAND_KEY, 0, true)), "bad-enum");
+    refused(patched((_, v) => v.setUint32(at + OPERAND_KIND, OperandKind.SlotLookup, true)), "bad-enum");
+  });
   it("bad-enum: sink external flag", () => {
     refused(patched((_, v) => v.setUint32(sectionOf(encodeBlob(canonical()), Section.Sinks).offset + 4, 2, true)), "bad-enum");
   });

@@ -11,6 +11,7 @@ import {
   BLOB_HEADER_SIZE,
   BLOB_MAGIC,
   CONST_SIZE,
+  EDGE_AMOUNT,
   EDGE_ARGMAP,
   EDGE_FORWARD,
   EDGE_IDENTITY,
@@ -151,6 +152,7 @@ export interface EdgeSpec {
   identity?: Identity;
   lifecycle?: Lifecycle;
   program?: number;
+  amount?: number; // amount program index
   id?: string;
 }
 
@@ -260,6 +262,7 @@ function edgeTable(tool: number, s: EdgeSpec, index: number): EdgeTable {
     phi: s.phi ?? defaultPhi(s.tier, weight, lossWeight),
     lossWeight,
     program: s.program ?? -1,
+    amount: s.amount ?? -1,
     id: s.id ?? `e${index}`,
     span: { line: index + 1, col: 1, endLine: index + 1, endCol: 2 },
     argMap: null,
@@ -302,6 +305,7 @@ export function encodeCoreBlob(t: OntologyTables): Uint8Array {
     edges.setInt32(at + EDGE_LOSS_W, e.lossWeight, true);
     edges.setInt32(at + EDGE_PROGRAM, e.program, true);
     edges.setInt32(at + EDGE_ARGMAP, -1, true);
+    edges.setInt32(at + EDGE_AMOUNT, e.amount, true);
   });
   const programs = new DataView(new ArrayBuffer(t.programs.length * PROGRAM_SIZE));
   const code: number[] = [];

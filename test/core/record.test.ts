@@ -19,6 +19,8 @@ import {
   INPUT_SIZE,
   MAX_STEPS,
   OPERAND_VALUE_SIZE,
+  OUT_AMOUNT,
+  OUT_AMOUNT_STATE,
   OUT_B_CALL,
   OUT_B_EDGE,
   OUT_B_TOOL,
@@ -31,6 +33,8 @@ import {
   OUT_STATUS,
   OUT_STEPS,
   OUTPUT_SIZE,
+  STEP_AMOUNT,
+  STEP_AMOUNT_STATE,
   STEP_SIZE,
   Tier,
   ValueTag,
@@ -82,14 +86,20 @@ describe("output record", () => {
     v.setUint32(OUT_NODES, 77, true);
     for (let k = 0; k < Math.min(nSteps, MAX_STEPS); k++) {
       for (let f = 0; f < 4; f++) v.setInt32(OUT_STEPS + k * STEP_SIZE + f * 4, k * 10 + f, true);
+      // Step k's amount: none for the first, known (k * 1000) for the others.
+      v.setInt32(OUT_STEPS + k * STEP_SIZE + STEP_AMOUNT_STATE, k === 0 ? 0 : 1, true);
+      v.setBigInt64(OUT_STEPS + k * STEP_SIZE + STEP_AMOUNT, BigInt(k * 1000), true);
     }
+    v.setInt32(OUT_AMOUNT_STATE, 2, true);
+    v.setBigInt64(OUT_AMOUNT, 0n, true);
     return v;
   }
 
   it("reads every field and the steps", () => {
     expect(readOutput(filled(2))).toEqual({
       status: -1, reason: 0, complete: 1, phi: 2, loss: 3, bottleneckCall: 4, bottleneckEdge: 5, bottleneckTool: 6, nodes: 77,
-      steps: [{ call: 0, edge: 1, phi: 2, loss: 3 }, { call: 10, edge: 11, phi: 12, loss: 13 }],
+      steps: [{ call: 0, edge: 1, phi: 2, loss: 3 }, { call: 10, edge: 11, phi: 12, loss: 13, amountState: 1, amount: 1000n }],
+      amountState: 2, amount: 0n,
     });
   });
 

@@ -68,13 +68,14 @@ type Expr =
   | { k: "not"; a: Expr }
   | { k: "bin"; op: Op; a: Expr; b: Expr };
 
-const { bool: boolExprArb } = fc.letrec<{ atom: Expr; bool: Expr }>((tie) => ({
+const { bool: boolExprArb, atom: atomExprArb } = fc.letrec<{ atom: Expr; bool: Expr }>((tie) => ({
   atom: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     { weight: 3, arbitrary: fc.nat(63).map((i): Expr => ({ k: "const", i })) },
     { weight: 3, arbitrary: fc.nat(63).map((i): Expr => ({ k: "operand", i })) },
     { weight: 1, arbitrary: fc.constant<Expr>({ k: "now" }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constantFrom(Op.Add, Op.Sub), a: tie("atom"), b: tie("atom") }).map((r): Expr => ({ k: "bin", ...r })) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constantFrom(Op.Mul, Op.Max, Op.Min, Op.Coalesce), a: tie("atom"), b: tie("atom") }).map((r): Expr => ({ k: "bin", ...r })) },
   ),
   bool: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
@@ -137,6 +138,8 @@ interface RawEdge {
   bound: Expr | null;
   /** A `when` condition on a non-T2 tier (T2's is folded into its bound). */
   when: Expr | null;
+  /** An amount program (`amount = <expr>`), any tier. */
+  amount: Expr | null;
   args: { source: ArgSource; ref: number }[] | null;
 }
 
@@ -158,6 +161,7 @@ const rawEdgeArb: fc.Arbitrary<RawEdge> = fc.record({
   weight: fixedArb,
   bound: fc.option(boolExprArb, { freq: 4 }),
   when: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: boolExprArb }),
+  amount: fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: atomExprArb }),
   args: fc.option(fc.array(fc.record({ source: fc.constantFrom(ArgSource.CallArg, ArgSource.PreSlot, ArgSource.Literal, ArgSource.NewId, ArgSource.Result), ref: fc.nat(3) }), { maxLength: 3 }), { freq: 3 }),
 });
 
@@ -253,6 +257,13 @@ function buildTables(raw: typeof rawTablesArb extends fc.Arbitrary<infer T> ? T 
       program = programs.length;
       programs.push({ code, maxStack: maxStackOf(code) });
     }
+    let amount = -1;
+    if (e.amount !== null) {
+      const code: number[] = [];
+      compileExpr(e.amount, nOperands, constants.length, code);
+      amount = programs.length;
+      programs.push({ code, maxStack: maxStackOf(code) });
+    }
     let argMap: ArgMapEntry[] | null = null;
     if (positive && e.args !== null) {
       argMap = e.args.map((a, j) => ({ param: intern(`param${j}`), source: a.source, ref: intern(argRef(a.source, a.ref)) }));
@@ -270,6 +281,7 @@ function buildTables(raw: typeof rawTablesArb extends fc.Arbitrary<infer T> ? T 
       phi,
       lossWeight: loss,
       program,
+      amount,
       id: intern(`annotation${index}`),
       span: { line: index + 1, col: 1, endLine: index + 1, endCol: 10 },
       argMap,

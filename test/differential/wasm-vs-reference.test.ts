@@ -113,6 +113,7 @@ function manyEdges(k: number): OntologyTables {
     phi: FIXED_ONE - i,
     lossWeight: 0,
     program: -1,
+    amount: -1,
     id: `edge${i}`,
     span: { line: i + 1, col: 1, endLine: i + 1, endCol: 2 },
     argMap: null,

@@ -25,7 +25,7 @@ const FIGURES = ["admitted", "restored", "withinResidue", "wrong", "missingArgum
 
 function figureKeys(f: ExecFigures, exact = true): void {
   if (!exact) for (const k of FIGURES) expect(f).toHaveProperty(k);
-  else expect(Object.keys(f).sort()).toEqual(["admitted", "fidelity", "missingArguments", "refusals", "replay", "restored", "withinResidue", "wrong"]);
+  else expect(Object.keys(f).sort()).toEqual(["admitted", "amounts", "fidelity", "missingArguments", "refusals", "replay", "residue", "restored", "withinResidue", "wrong"]);
   expect(Object.keys(f.refusals).sort()).toEqual(["confirmed", "conservative"]);
   expect(Object.keys(f.fidelity).sort()).toEqual(["mismatches", "reads"]);
   expect(Object.keys(f.replay).sort()).toEqual(["calls", "outputMismatches"]);

@@ -29,14 +29,17 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
       for (const id of ["VAAOXJ", ...Object.keys(d.db.reservations)]) {
         const res = d.db.reservations[id];
         if (res === undefined) continue;
-        const update = {
-          name: "update_reservation_flights",
-          arguments: { reservation_id: id, cabin: res.cabin, flights: res.flights.map((f: { flight_number: string; date: string }) => ({ flight_number: f.flight_number, date: f.date })), payment_id: res.payment_history[0]?.payment_id ?? "" },
-        };
-        const cancel = { name: "cancel_reservation", arguments: { reservation_id: id } };
-        const p = probe.check(update);
-        if (p.execution !== null) probe.release(p.execution);
-        if (p.reason === "ok") return { id, res, update, cancel };
+        // The same cabin (its undo's money is exact only with today's fares) or another one (issue 22).
+        for (const cabin of [res.cabin, "business", "economy"]) {
+          const update = {
+            name: "update_reservation_flights",
+            arguments: { reservation_id: id, cabin, flights: res.flights.map((f: { flight_number: string; date: string }) => ({ flight_number: f.flight_number, date: f.date })), payment_id: res.payment_history[0]?.payment_id ?? "" },
+          };
+          const cancel = { name: "cancel_reservation", arguments: { reservation_id: id } };
+          const p = probe.check(update);
+          if (p.execution !== null) probe.release(p.execution);
+          if (p.reason === "ok") return { id, res, update, cancel };
+        }
       }
       throw new Error("no reservation of the db qualifies");
     }
@@ -51,13 +54,15 @@ for (const [label, factory] of [["reference", referenceFactory], ["wasm", wasmFa
       const res = db.reservations["0MR5MT"];
       const update = {
         name: "update_reservation_flights",
-        arguments: { reservation_id: "0MR5MT", cabin: "economy", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-27" }], payment_id: "gift_card_7219695" },
+        // A cabin change paid by credit card: the undo re-prices every segment, so its amount is exact
+        // (issue 22: with the cabin unchanged and fares moved since booking, it is not admitted).
+        arguments: { reservation_id: "0MR5MT", cabin: "business", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-27" }], payment_id: "credit_card_2922116" },
       };
       const first = g.check(update);
       expect(first).toMatchObject({ route: "Approved", reason: "ok" });
       expect(first.verdict?.steps[0]).toMatchObject({ annotation: "airline.flights.self", arguments: { reservation_id: "0MR5MT", flights: [{ flight_number: "HAT068", date: "2024-05-16" }, { flight_number: "HAT279", date: "2024-05-26" }] } });
       // The tool returns the updated reservation as JSON text (τ²-bench's shape).
-      g.observe(update, JSON.stringify({ ...res, flights: [res.flights[0], { ...res.flights[1], date: "2024-05-27" }] }));
+      g.observe(update, JSON.stringify({ ...res, cabin: "business", flights: [res.flights[0], { ...res.flights[1], date: "2024-05-27" }] }));
       // 0MR5MT was paid with a gift card, which a cancellation does not refill: re-booking it would fail
       // (executed in τ²-bench: "Not enough balance"), so the cancellation's compensation does not apply
       // (its `when`) and its T4 edge does (the gift-card money is spent for good), before and after a

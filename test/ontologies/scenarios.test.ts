@@ -77,17 +77,27 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
     expect(up.bottleneck?.annotation).not.toBe("airline.flights.final");
   });
 
+  /** A credit card of the reservation's user (payment_balances maps it to null). */
+  const creditCardOf = (id: string): string => {
+    const balances = state.slot("reservation", id, "payment_balances") as Record<string, unknown>;
+    return Object.keys(balances).find((k) => balances[k] === null)!;
+  };
+
   it("update_reservation_flights on an economy reservation with nothing flown restores itself: T2, φ 0.99", () => {
     const id = live("economy");
-    const v = verdict("airline", [call("update_reservation_flights", { reservation_id: id, cabin: "business", flights: [], payment_id: "credit_card_1" })], state);
+    const card = creditCardOf(id);
+    const v = verdict("airline", [call("update_reservation_flights", { reservation_id: id, cabin: "business", flights: [], payment_id: card })], state);
     expect(v.reason).toBe("ok");
     expect(v.phi).toBe(990_000);
     expect(v.steps[0].arguments).toEqual({
       reservation_id: id,
       cabin: "economy",
       flights: state.slot("reservation", id, "flight_refs"),
-      payment_id: "credit_card_1",
+      payment_id: card,
     });
+    // A payment method the user does not have: τ²-bench refuses the undo ("Payment method not found").
+    const unknown = verdict("airline", [call("update_reservation_flights", { reservation_id: id, cabin: "business", flights: [], payment_id: "credit_card_1" })], state);
+    expect(unknown.reason).toBe("bound_violated");
   });
 
   it("update_reservation_flights once a segment has flown gives up its itinerary (T4)", () => {
@@ -99,10 +109,13 @@ describeTau2("airline (now = 2024-05-15T15:00:00)", () => {
   it("baggage: free bags undo exactly (T2 0.99), a paid bag leaves its fee (T3 0.855)", () => {
     const id = live("business");
     const nonfree = state.slot("reservation", id, "nonfree_baggages") as number;
-    const free = verdict("airline", [call("update_reservation_baggages", { reservation_id: id, total_baggages: 9, nonfree_baggages: nonfree, payment_id: "credit_card_1" })], state);
+    const card = creditCardOf(id);
+    const free = verdict("airline", [call("update_reservation_baggages", { reservation_id: id, total_baggages: 9, nonfree_baggages: nonfree, payment_id: card })], state);
     expect([free.reason, free.phi, free.loss, free.steps[0].annotation]).toEqual(["ok", 990_000, 0, "airline.baggages.self"]);
-    const paid = verdict("airline", [call("update_reservation_baggages", { reservation_id: id, total_baggages: 9, nonfree_baggages: nonfree + 1, payment_id: "credit_card_1" })], state);
+    const paid = verdict("airline", [call("update_reservation_baggages", { reservation_id: id, total_baggages: 9, nonfree_baggages: nonfree + 1, payment_id: card })], state);
     expect([paid.reason, paid.phi, paid.loss, paid.steps[0].annotation]).toEqual(["ok", 855_000, 50_000, "airline.baggages.fee"]);
+    // The fee stays paid: $50, stated per step, in total and by the bottleneck (fixed point).
+    expect([paid.steps[0].amount, paid.amount, paid.bottleneck.amount]).toEqual([50_000_000, 50_000_000, 50_000_000]);
     expect(paid.steps[0].arguments).toMatchObject({ nonfree_baggages: nonfree });
   });
 

@@ -9,6 +9,7 @@ import { EvalError } from "../../eval/errors.js";
 import { pct } from "../../eval/format.js";
 import { runTau2Eval, DEFAULT_RESAMPLES, DEFAULT_SEED, type Tau2EvalReport } from "../../eval/tau2.js";
 import { writeReports, type WrittenReport } from "../../eval/write.js";
+import { attachExecution } from "../../eval/executed-protection.js";
 import { runExecution } from "../../eval/execute-run.js";
 import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
@@ -97,7 +98,7 @@ export function evalTau2(options: EvalTau2Options): { report: Tau2EvalReport; fi
 /** evalTau2 plus `--execute`: the same report with `execution` (src/eval/execute.ts), then written. */
 export async function evalTau2Execute(options: EvalTau2Options): Promise<{ report: Tau2EvalReport; files: WrittenReport; decisions: number | null }> {
   const { report, decisions } = evalTau2({ ...options, out: options.out });
-  report.execution = await runExecution({
+  attachExecution(report, await runExecution({
     data: options.data,
     results: options.results,
     root: packageRoot(),
@@ -105,7 +106,7 @@ export async function evalTau2Execute(options: EvalTau2Options): Promise<{ repor
     tau: report.meta.tau,
     tau2Src: options.execute?.tau2Src,
     python: options.execute?.python,
-  });
+  }));
   return { report, files: writeReports(report, options.out, { docs: join(packageRoot(), "docs", "tau2.md") }), decisions };
 }
 
@@ -122,7 +123,8 @@ export function headline(report: Tau2EvalReport): string[] {
 
 function executionHeadline(x: NonNullable<Tau2EvalReport["execution"]>): string[] {
   return [
-    `  executed: ${x.admitted} admitted verdicts: ${x.restored} restored, ${x.withinResidue} within residue, ${x.wrong} wrong, ${x.missingArguments} missing arguments; ` +
+    `  executed: ${x.admitted} admitted verdicts: ${x.restored} restored, ${x.withinResidue} within residue (${x.residue.bookkeeping} bookkeeping, ${x.residue.moneyOrInventory} money or inventory), ${x.wrong} wrong, ${x.missingArguments} missing arguments; ` +
+      `amounts ${x.amounts.matched} matched, ${x.amounts.mismatched} mismatched, ${x.amounts.undeclared} undeclared; ` +
       `refusals ${x.refusals.confirmed} confirmed, ${x.refusals.conservative} conservative; fidelity ${x.fidelity.mismatches}/${x.fidelity.reads} mismatches; ` +
       `replay ${x.replay.outputMismatches}/${x.replay.calls} output mismatches (${x.seconds} s)`,
   ];
