@@ -681,7 +681,7 @@ export function createGuard(options: GuardOptions): Guard {
     if (opts.failed !== undefined && typeof opts.failed !== "boolean") throw new GuardError("invalid-call", "observe: `failed` is not a boolean");
     if (opts.execution !== undefined && typeof opts.execution !== "string") throw new GuardError("invalid-call", "observe: `execution` is not a string");
     if (opts.outcome !== undefined && opts.outcome !== "unknown") throw new GuardError("invalid-call", "observe: `outcome` is not `\"unknown\"`");
-    if (opts.outcome === "unknown" && opts.failed === true) throw new GuardError("invalid-call", "observe: `failed` and `outcome: \"unknown\"` contradict each other", "a call whose outcome is unknown may have changed something: pass only `outcome`");
+    if (opts.outcome === "unknown" && opts.failed === true) throw new GuardError("invalid-call", "observe: a call cannot be both `failed` (nothing changed) and of `unknown` outcome", "a call whose outcome is unknown may have changed something: pass only `outcome`");
     const safe = frozenJsonSafe(call);
     const checked = checkCallShape(safe);
     if (!checked.ok) throw new GuardError("invalid-call", `observe: ${checked.problem}`);
