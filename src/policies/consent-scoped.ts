@@ -264,8 +264,10 @@ const MONEY_QUESTION = enWords(["cost", "costs", "price", "fee", "fees", "how mu
 const ASKS_TO_BE_TOLD = pattern(`^(?:please )?(?:let me know|tell me|keep me (?:updated|posted|informed))${EN_RIGHT}`, "u");
 const INFO_REQUEST = pattern(`^(?:please )?(?:let me know|tell me|keep me|feel free|thank|thanks)${EN_RIGHT}`, "u");
 
+/** A letter or digit; built on first use (./consent.ts, CONTROL). */
+let WORDISH: RegExp | null = null;
 function words(sentence: string): number {
-  return sentence.split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  return sentence.split(/\s+/u).filter((w) => (WORDISH ??= new RegExp("[\\p{L}\\p{N}]", "u")).test(w)).length;
 }
 
 /** Why a sentence after the answer takes it back, or null. After a change of topic (`shifted`) only a
