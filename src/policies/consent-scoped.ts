@@ -65,7 +65,7 @@ const NEUTRAL_NEGATIONS = enWords([
   "no other (?:choice|option)", "if (?:at all )?possible", "(?:don't|do not|dont) have (?:any|much of an?) (?:other )?(?:choice|option)s?", "(?:c'est |ce n'est )?pas grave",
 ]);
 /** Quoted text of two words or more is a mention, not a statement ("reason: “no longer needed”"). */
-const QUOTED = /“[^”\n]{0,80}\s[^”\n]{0,80}”|"[^"\n]{0,80}\s[^"\n]{0,80}"|«[^»\n]{0,80}\s[^»\n]{0,80}»/gu;
+const QUOTED = /“[^”\n]{1,160}”|"[^"\n]{1,160}"|«[^»\n]{1,160}»/gu;
 
 // Table 15's negation veto, plus bare no/nope/nah, every n't contraction, and stop words.
 const EN_NEGATION = pattern(
@@ -228,7 +228,7 @@ function unclearIn(text: string, scope: Scope | null = null): string | null {
 /** The whole message with mentions and detail negations taken out (so they neither veto nor answer). */
 function neutralized(text: string): string {
   return text
-    .replace(QUOTED, (m) => (/[.!?][”"»]$/u.test(m) ? " q. " : " q "))
+    .replace(QUOTED, (m) => (!/\s/u.test(m) ? m : /[.!?][”"»]$/u.test(m) ? " q. " : " q "))
     .replace(new RegExp(NEUTRAL_NEGATIONS.source, "gu"), " ")
     .replace(/[^\S\n]+/gu, " ");
 }
@@ -264,8 +264,10 @@ const MONEY_QUESTION = enWords(["cost", "costs", "price", "fee", "fees", "how mu
 const ASKS_TO_BE_TOLD = pattern(`^(?:please )?(?:let me know|tell me|keep me (?:updated|posted|informed))${EN_RIGHT}`, "u");
 const INFO_REQUEST = pattern(`^(?:please )?(?:let me know|tell me|keep me|feel free|thank|thanks)${EN_RIGHT}`, "u");
 
+/** A letter or digit; built on first use (./consent.ts, CONTROL). */
+let WORDISH: RegExp | null = null;
 function words(sentence: string): number {
-  return sentence.split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  return sentence.split(/\s+/u).filter((w) => (WORDISH ??= new RegExp("[\\p{L}\\p{N}]", "u")).test(w)).length;
 }
 
 /** Why a sentence after the answer takes it back, or null. After a change of topic (`shifted`) only a

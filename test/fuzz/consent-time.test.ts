@@ -4,6 +4,7 @@
 // an absolute bound of a few seconds separates the two without a flaky small-vs-large ratio.
 import { describe, expect, it } from "vitest";
 import { defaultConsentDetector } from "../../src/policies/consent.js";
+import { scopedConsentDetector } from "../../src/policies/consent-scoped.js";
 import { cpuTime } from "../cpu-time.js";
 
 const MB = 1 << 20;
@@ -61,4 +62,27 @@ describe("consent detector on 1 MB of hostile text", () => {
     expect(ms).toBeLessThan(5000);
     expect(r.consent).toBe(false);
   });
+});
+
+describe("the scoped detector (τ²-bench replay) on 1 MB of hostile text, with a context", () => {
+  // Its own shapes: quotes it neutralizes (a quadratic quote match took 3.8 s here before it was bounded),
+  // sentence runs it scopes, negations it weighs against the question's names.
+  const context = { question: fill("swap other any other ", 4096), names: ["cancel", "cancellation", "update"] };
+  const shapes: [string, string, boolean][] = [
+    ["curly quotes never closed", fill("“a b ", MB), false],
+    ["straight quotes", fill('"a b ', MB), false],
+    ["answer sentences", fill("Yes, go ahead. ", MB), true],
+    ["yes, then a megabyte of words", "Yes. " + fill("word ", MB), true],
+    ["declined alternatives", fill("I don't want to change my plan. ", MB), false],
+    ["em dashes", fill("\u2014", MB), false],
+    ["topic shifts", "Yes, go ahead. " + fill("Also, now, ", MB), true],
+    ["requests", fill("please cancel ", MB), true],
+  ];
+  for (const [what, text, consent] of shapes) {
+    it(`${what}: ${consent ? "consent" : "no consent"}, in linear time`, () => {
+      const { value: r, ms } = cpuTime(() => scopedConsentDetector.detect([text], context));
+      expect(r.consent).toBe(consent);
+      expect(ms).toBeLessThan(3000);
+    });
+  }
 });
