@@ -316,9 +316,8 @@ export function createSession(guard: Guard, options: AdapterOptions = {}): Guard
     isDeclined: (d) => refusedAsDeclined.has(d),
     mayRun,
     refusal(d) {
-      if (refusedAsDeclined.has(d)) return declinedMessage(d.call);
-      if (d.route === "ConsentEscalated") return d.question ?? refusalMessage(d);
-      return refusalMessage(d);
+      // An escalation's message is its question (the guard's own record says so).
+      return refusedAsDeclined.has(d) ? declinedMessage(d.call) : refusalMessage(d);
     },
     consent(asked, context) {
       if (asked.route !== "ConsentEscalated" || refusedAsDeclined.has(asked)) return asked;

@@ -459,11 +459,29 @@ describe("createSession: what a no and a failure leave behind (mutation coverage
     expect(contexts[1].turnCalls).toEqual([calls.editFlights]);
   });
 
-  test("refusal of an escalation is its question, not its message", () => {
+  test("the declined check after a question is judged in the turn as it is now, when the framework names it", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    const cert = judgedCall(calls.certificate.name, calls.certificate.arguments);
+    const asked = s.decide(cert, { turn });
+    s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn });
+    s.declined(cert, { turn }, asked);
+    expect(contexts[0].turnCalls).toEqual([]);
+    expect(contexts[2].turnCalls).toEqual([calls.editFlights]);
+    // Without a turn now, as it was asked.
+    s.declined(cert, undefined, asked);
+    expect(contexts[3].turnCalls).toEqual([]);
+  });
+
+  test("the session keeps the last 1024 declined calls", () => {
     const f = fixture();
     const s = createSession(f.guard);
-    const asked = s.decide(judgedCall(calls.certificate.name, calls.certificate.arguments));
-    expect(s.refusal({ ...asked, message: "other words" } as Decision)).toBe(asked.question);
+    const call = (i: number) => judgedCall(calls.certificate.name, { user_id: "mia", amount: i });
+    for (let i = 0; i < 1025; i++) s.declined(call(i));
+    expect(s.isDeclined(s.decide(call(0)))).toBe(false);
+    for (const i of [1, 1023, 1024]) expect(s.isDeclined(s.decide(call(i)))).toBe(true);
   });
 
   test("a failure of unknown outcome is observed as the failing execution, not the oldest of the same call", () => {
