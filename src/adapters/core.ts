@@ -174,11 +174,12 @@ export function refusalMessage(d: Decision): string {
 export function declinedMessage(call: unknown): string {
   const c = call as { name?: unknown; arguments?: unknown } | null;
   const name = typeof c?.name === "string" ? c.name : "(malformed call)";
-  let args = "";
+  const given = c?.arguments;
+  let args: string;
   try {
-    args = JSON.stringify(c?.arguments) ?? "";
+    args = JSON.stringify(given) ?? "";
   } catch {
-    args = "";
+    args = ""; // not JSON (a cycle, a BigInt): the call is named without its arguments
   }
   if (args.length > 200) args = `${args.slice(0, 199)}…`;
   return `The user declined \`${name}\`${args === "" ? "" : ` with ${args}`}: it was not run and will not be run in this session.`;
@@ -240,7 +241,8 @@ class TurnLedger {
   private readonly turns = new WeakMap<object, Decision[]>();
   private readonly turnOf = new WeakMap<Decision, object>();
   turnCalls(turn: object | undefined): ToolCall[] {
-    return turn === undefined ? [] : (this.turns.get(turn) ?? []).map(executedCall);
+    // A WeakMap answers undefined for a key that is not an object.
+    return (this.turns.get(turn as object) ?? []).map(executedCall);
   }
   record(turn: object | undefined, decision: Decision): void {
     if (turn === undefined || !decision.approved || decision.reason === "read_only") return;
@@ -251,8 +253,7 @@ class TurnLedger {
   }
   /** The call will not run after all (released): it is no earlier call of its turn. */
   forget(decision: Decision): void {
-    const turn = this.turnOf.get(decision);
-    const list = turn === undefined ? undefined : this.turns.get(turn);
+    const list = this.turns.get(this.turnOf.get(decision) as object);
     if (list === undefined) return;
     const i = list.indexOf(decision);
     if (i >= 0) list.splice(i, 1);
@@ -309,15 +310,14 @@ export function createSession(guard: Guard, options: AdapterOptions = {}): Guard
         if (declinedCalls.length >= MAX_DECLINED) declinedCalls.shift();
         declinedCalls.push(call);
       }
-      const before = (asked !== undefined ? askedIn.get(asked) : undefined) ?? checkContext(ledger, context);
+      const before = askedIn.get(asked as Decision) ?? checkContext(ledger, context);
       return checkDeclined(call, context, before);
     },
     isDeclined: (d) => refusedAsDeclined.has(d),
     mayRun,
     refusal(d) {
-      if (refusedAsDeclined.has(d)) return declinedMessage(d.call);
-      if (d.route === "ConsentEscalated") return d.question ?? refusalMessage(d);
-      return refusalMessage(d);
+      // An escalation's message is its question (the guard's own record says so).
+      return refusedAsDeclined.has(d) ? declinedMessage(d.call) : refusalMessage(d);
     },
     consent(asked, context) {
       if (asked.route !== "ConsentEscalated" || refusedAsDeclined.has(asked)) return asked;

@@ -260,6 +260,23 @@ describe("execute: runs what the guard judged, and observes it", () => {
     expect(polar.decision("a")).toBeUndefined();
   });
 
+  test("execute for a call no decision was made for, under an id other calls hold, is refused and never runs (issue 21 item 1)", async () => {
+    const f = fixture("escalate", "session");
+    const { guarded, polar } = setup(f);
+    await guarded.cancel_reservation.needsApproval(calls.cancelR1.arguments, opts("call_0"));
+    await guarded.get_reservation_details.needsApproval({ reservation_id: "R2" }, opts("call_0"));
+    // cancel_reservation with the read's arguments: no decision was made for it.
+    const e = await guarded.cancel_reservation.execute!({ reservation_id: "R2" }, opts("call_0")).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(GuardBindingError);
+    expect((e as Error).message).toContain("`cancel_reservation` was not run");
+    expect(f.ran).toEqual({});
+    // Each call still runs on its own decision.
+    await guarded.get_reservation_details.execute!({ reservation_id: "R2" }, opts("call_0"));
+    await guarded.cancel_reservation.execute!(calls.cancelR1.arguments, opts("call_0"));
+    expect(f.ran).toEqual({ get_reservation_details: 1, cancel_reservation: 1 });
+    expect(polar.decision("call_0")).toBeUndefined();
+  });
+
   test("a vetoed call reaching execute is refused with the guard's decision and never runs", async () => {
     const f = fixture();
     const { guarded, polar } = setup(f);

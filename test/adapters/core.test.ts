@@ -417,3 +417,89 @@ describe("one refusal text per case (issue 21 item 20)", () => {
     expect([...open.entries()]).toEqual([["i", c]]);
   });
 });
+
+describe("createSession: what a no and a failure leave behind (mutation coverage)", () => {
+  test("the framework's no is a plain no the consent step reads", () => {
+    expect(FRAMEWORK_DECLINE).toMatch(/^No, declined/);
+  });
+
+  test("a declined call the guard would let run now is released and refused, never pending", () => {
+    const f = fixture("escalate", "session");
+    const s = createSession(f.guard);
+    const d = s.declined(judgedCall(calls.cancelR1.name, calls.cancelR1.arguments));
+    expect(d.route).toBe("Approved");
+    expect(f.guard.pending()).toEqual([]);
+    expect(s.mayRun(d)).toBe(false);
+  });
+
+  test("a released call leaves its turn: the next call of the turn is not judged with it; forgetting twice changes nothing", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn });
+    const b = s.decide(judgedCall(calls.editFlights.name, { ...calls.editFlights.arguments, reservation_id: "R2" }), { turn });
+    expect(contexts[1].turnCalls).toHaveLength(1);
+    s.release(a);
+    s.release(a);
+    s.decide(judgedCall(read.name, read.arguments), { turn });
+    expect(contexts[2].turnCalls).toEqual(b.approved ? [b.call] : []);
+    s.release(b);
+    s.decide(judgedCall(read.name, read.arguments), { turn });
+    expect(contexts[3].turnCalls).toEqual([]);
+  });
+
+  test("the declined check is judged in the turn the framework names now", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn });
+    s.declined(judgedCall(calls.certificate.name, calls.certificate.arguments), { turn });
+    expect(contexts[1].turnCalls).toEqual([calls.editFlights]);
+  });
+
+  test("the declined check after a question is judged in the turn as it is now, when the framework names it", () => {
+    const f = fixture();
+    const { guard, contexts } = spied(f.guard);
+    const s = createSession(guard);
+    const turn = {};
+    const cert = judgedCall(calls.certificate.name, calls.certificate.arguments);
+    const asked = s.decide(cert, { turn });
+    s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments), { turn });
+    s.declined(cert, { turn }, asked);
+    expect(contexts[0].turnCalls).toEqual([]);
+    expect(contexts[2].turnCalls).toEqual([calls.editFlights]);
+    // Without a turn now, as it was asked.
+    s.declined(cert, undefined, asked);
+    expect(contexts[3].turnCalls).toEqual([]);
+  });
+
+  test("the session keeps the last 1024 declined calls", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const call = (i: number) => judgedCall(calls.certificate.name, { user_id: "mia", amount: i });
+    for (let i = 0; i < 1025; i++) s.declined(call(i));
+    expect(s.isDeclined(s.decide(call(0)))).toBe(false);
+    for (const i of [1, 1023, 1024]) expect(s.isDeclined(s.decide(call(i)))).toBe(true);
+  });
+
+  test("a failure of unknown outcome is observed as the failing execution, not the oldest of the same call", () => {
+    const f = fixture("escalate", "session");
+    const s = createSession(f.guard);
+    const a = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    const b = s.decide(judgedCall(calls.editFlights.name, calls.editFlights.arguments));
+    s.failed(b, new Error("timed out"));
+    expect(f.guard.pending().map((p) => p.execution)).toEqual([a.execution]);
+  });
+
+  test("OpenDecisions.all is a copy", () => {
+    const f = fixture();
+    const s = createSession(f.guard);
+    const open = new OpenDecisions();
+    const a = s.decide(judgedCall(read.name, read.arguments));
+    open.put("i", a);
+    open.all("i").pop();
+    expect(open.all("i")).toEqual([a]);
+  });
+});
