@@ -4,7 +4,7 @@
 // the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
 // Layout of the store: objects/<sha256> (contents), points/<id>.json (manifests).
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { git } from "./workspace.js";
 
@@ -102,11 +102,13 @@ export class RestoreStore {
     const h = sha256(data);
     const p = `${this.dir}/objects/${h}`;
     if (!existsSync(p)) {
-      // Written beside its final name and renamed, so a half-written object never has a hash's name.
-      // Not fsynced: a restore point guards against an agent's mistake, not a power cut (docs/shell.md).
-      const tmp = `${p}.${randomBytes(4).toString("hex")}.tmp`;
-      writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
-      renameSync(tmp, p);
+      // Not fsynced: a restore point guards against an agent's mistake, not a power cut. A torn object
+      // is caught when read (its hash is checked: restore_failed), never restored wrong (docs/shell.md).
+      try {
+        writeFileSync(p, data, { mode: 0o600, flag: "wx" });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
     }
     return h;
   }
