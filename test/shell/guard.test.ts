@@ -283,7 +283,7 @@ describe("undo", () => {
     runBash(ws, c);
     g.observe(sh(c), null, { execution: d.execution! });
     const { readdirSync } = await import("node:fs");
-    for (const o of readdirSync(`${root}/store/objects`)) writeFileSync(`${root}/store/objects/${o}`, "tampered");
+    for (const o of readdirSync(`${root}/store/packs`)) if (o.endsWith(".pack")) writeFileSync(`${root}/store/packs/${o}`, "tampered!!!!!!!!!!!!!!");
     const u = g.undo();
     expect(u.ok).toBe(false);
     expect(u.reason).toBe("inverse_failed");
