@@ -2,9 +2,10 @@
 // the paths it removes or replaces (every entry under them: kind, mode, content, link target), and for
 // git calls the whole work tree with the index, HEAD, refs and stash. Bounded in files and bytes: over
 // the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
-// Layout of the store: objects/<sha256> (contents), points/<id>.json (manifests).
+// Layout of the store: packs/<name>.pack + .idx (the new contents of each point, one pack per point),
+// objects/<sha256> (loose contents, outside a point), points/<id>.json (manifests).
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { git } from "./workspace.js";
 
@@ -98,21 +99,80 @@ export class RestoreStore {
     }
   }
 
+  /** Objects of packs: hash → where its bytes are. Loaded on first use. */
+  private packIndex: Map<string, { pack: string; off: number; len: number }> | null = null;
+  /** New objects of the restore point being taken: written as one pack at its end. */
+  private pending: Map<string, Buffer> | null = null;
+
+  private packs(): Map<string, { pack: string; off: number; len: number }> {
+    if (this.packIndex !== null) return this.packIndex;
+    const m = new Map<string, { pack: string; off: number; len: number }>();
+    const dir = `${this.dir}/packs`;
+    if (existsSync(dir)) {
+      for (const f of readdirSync(dir)) {
+        if (!f.endsWith(".idx")) continue;
+        const pack = f.slice(0, -4);
+        const idx = JSON.parse(readFileSync(`${dir}/${f}`, "utf8")) as Record<string, [number, number]>;
+        for (const [h, [off, len]] of Object.entries(idx)) m.set(h, { pack, off, len });
+      }
+    }
+    this.packIndex = m;
+    return m;
+  }
+
   private putObject(data: Buffer): string {
     const h = sha256(data);
-    const p = `${this.dir}/objects/${h}`;
-    if (!existsSync(p)) {
-      // Written beside its final name and renamed, so a half-written object never has a hash's name.
-      // Not fsynced: a restore point guards against an agent's mistake, not a power cut (docs/shell.md).
-      const tmp = `${p}.${randomBytes(4).toString("hex")}.tmp`;
-      writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
-      renameSync(tmp, p);
+    if (this.pending?.has(h) || this.packs().has(h) || existsSync(`${this.dir}/objects/${h}`)) return h;
+    if (this.pending !== null) {
+      this.pending.set(h, data);
+      return h;
+    }
+    // Not fsynced: a restore point guards against an agent's mistake, not a power cut. A torn object
+    // is caught when read (its hash is checked: restore_failed), never restored wrong (docs/shell.md).
+    try {
+      writeFileSync(`${this.dir}/objects/${h}`, data, { mode: 0o600, flag: "wx" });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
     return h;
   }
 
+  /** The new objects of a point, as one pack file and its index (two files, not one per object). */
+  private flushPending(): void {
+    const pending = this.pending;
+    this.pending = null;
+    if (pending === null || pending.size === 0) return;
+    const hashes = [...pending.keys()];
+    const name = `pk-${sha256(hashes.join("\n")).slice(0, 24)}`;
+    const idx: Record<string, [number, number]> = {};
+    let off = 0;
+    for (const h of hashes) {
+      const len = pending.get(h)!.length;
+      idx[h] = [off, len];
+      off += len;
+    }
+    mkdirSync(`${this.dir}/packs`, { recursive: true });
+    writeFileSync(`${this.dir}/packs/${name}.pack`, Buffer.concat([...pending.values()]), { mode: 0o600 });
+    writeFileSync(`${this.dir}/packs/${name}.idx`, JSON.stringify(idx), { mode: 0o600 });
+    const m = this.packs();
+    for (const h of hashes) m.set(h, { pack: name, off: idx[h]![0], len: idx[h]![1] });
+  }
+
   object(hash: string): Buffer {
-    const data = readFileSync(`${this.dir}/objects/${hash}`);
+    let data: Buffer;
+    const loose = `${this.dir}/objects/${hash}`;
+    const where = existsSync(loose) ? null : this.packs().get(hash);
+    if (where === undefined) throw new RestoreError("restore_failed", `object ${hash} is missing from the store`);
+    if (where === null) data = readFileSync(loose);
+    else {
+      data = Buffer.alloc(where.len);
+      const fd = openSync(`${this.dir}/packs/${where.pack}.pack`, "r");
+      try {
+        readSync(fd, data, 0, where.len, where.off);
+      } finally {
+        closeSync(fd);
+      }
+    }
     if (sha256(data) !== hash) throw new RestoreError("restore_failed", `object ${hash} is corrupted`);
     return data;
   }
@@ -121,6 +181,7 @@ export class RestoreStore {
   take(paths: readonly string[], repoRoot: string | null): RestorePoint {
     const budget = { files: 0, bytes: 0 };
     const kept: KeptPath[] = [];
+    this.pending = new Map();
     try {
       const list = [...new Set(paths)].sort();
       // A path under another kept path is already inside it.
@@ -135,9 +196,11 @@ export class RestoreStore {
       const digest = sha256(JSON.stringify(body));
       const id = `rp-${digest.slice(0, 16)}`;
       const point: RestorePoint = { format: RESTORE_FORMAT, id, digest, paths: kept, repo, files: budget.files, bytes: budget.bytes };
+      this.flushPending();
       writeFileSync(`${this.dir}/points/${id}.json`, JSON.stringify(point));
       return point;
     } catch (e) {
+      this.pending = null;
       if (e instanceof RestoreError) throw e;
       throw new RestoreError("restore_failed", `the restore point could not be taken: ${(e as Error).message}`);
     }

@@ -272,6 +272,24 @@ describe("undo", () => {
     expect(readFileSync(`${ws}/one.txt`, "utf8")).toBe("newer work\n");
   });
 
+  it("a corrupted restore point is refused when read, never restored wrong", async () => {
+    const root = tempDir("polar-shell-corrupt-");
+    made.push(root);
+    const ws = copyTemplate(rich, `${root}/ws`);
+    const g = await createShellGuard({ cwd: ws, store: `${root}/store` });
+    const c = "rm untracked.txt";
+    const d = g.check(sh(c));
+    expect(d.reason).toBe("restore_point");
+    runBash(ws, c);
+    g.observe(sh(c), null, { execution: d.execution! });
+    const { readdirSync } = await import("node:fs");
+    for (const o of readdirSync(`${root}/store/packs`)) if (o.endsWith(".pack")) writeFileSync(`${root}/store/packs/${o}`, "tampered!!!!!!!!!!!!!!");
+    const u = g.undo();
+    expect(u.ok).toBe(false);
+    expect(u.reason).toBe("inverse_failed");
+    expect(u.message).toContain("corrupted");
+  });
+
   it("modes and symlink targets come back", async () => {
     const { g, ws } = await guardOn(rich);
     const before = manifest(ws);
