@@ -725,9 +725,11 @@ export function createGuard(options: GuardOptions): Guard {
     const mutating = !info.known || !info.readOnly;
     let applied: ApplyReport | null = null;
     let marks: UnknownMark[] | null = null;
+    // Parsed once: the projection and the session record share the value (the guard's own).
+    const parsed = parseToolResult(result);
     if (cfg.projection !== undefined) {
       try {
-        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result, OWN_CALL);
+        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result, { ownCall: true, parsed });
       } catch (e) {
         applied = { tool: checked.call.name, matched: true, changes: [], skipped: [`the projection failed: ${describeError(e)}`] };
       }
@@ -742,7 +744,7 @@ export function createGuard(options: GuardOptions): Guard {
         marks = [m];
       }
     }
-    const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
+    const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parsed.value };
     if (before !== undefined) entry.before = before;
     lifecycle.observe(x, key, scope === "session" && mutating ? (safeExecuted(entry, true) as ExecutedCall) : entry, mutating);
     return { applied, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: marks };
@@ -843,8 +845,6 @@ class LazyCall {
 }
 
 const NO_MESSAGES: string[] = Object.freeze([]) as unknown as string[];
-/** observe() projects the guard's own copy of the call: Layer B keeps what it writes without copying. */
-const OWN_CALL = Object.freeze({ ownCall: true });
 const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
 
 const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };

@@ -165,6 +165,9 @@ export interface ApplyOptions {
    * them) and Layer B keeps it without copying. Default: the call's arguments are the caller's, and
    * what comes from them is copied. */
   ownCall?: boolean;
+  /** `parseToolResult(result)`, when the caller parsed it already (the guard's observe, which keeps
+   * the value too): not parsed again. */
+  parsed?: { value: unknown; text: string | undefined };
 }
 
 /** Parses a tool result: τ²-bench results are JSON text; anything that is not JSON stays a string. */
@@ -241,7 +244,7 @@ export function runEffects(
 ): ApplyReport {
   const report: ApplyReport = { tool: call.name, matched: effects !== undefined, changes: [], skipped: [] };
   if (effects === undefined || options.error === true) return report;
-  const { value, text } = parseToolResult(result);
+  const { value, text } = options.parsed ?? parseToolResult(result);
   const ctx = emptyContext(layerB);
   ctx.args = call.arguments;
   ctx.result = value;
