@@ -6,7 +6,7 @@
 //
 // Options: --quick; --only a,b (job ids or prefixes); --out DIR (results folder); --no-readme;
 // --warmup-ms N / --measure-ms N (override the timing of every variant).
-import { fork, spawn } from "node:child_process";
+import { execFileSync, fork, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, relative } from "node:path";
@@ -179,6 +179,12 @@ function runCold(samples: number, id: ColdId): Promise<Record<string, unknown>> 
 }
 
 function gitCommit(): string | null {
+  try {
+    // A worktree's `.git` is a file (`gitdir: …`): ask git itself.
+    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] }).toString().trim() || null;
+  } catch {
+    // No git on the PATH: read the checkout's own files.
+  }
   try {
     const head = readFileSync(join(ROOT, ".git", "HEAD"), "utf8").trim();
     if (!head.startsWith("ref: ")) return head;

@@ -718,9 +718,11 @@ export function createGuard(options: GuardOptions): Guard {
     }
     let applied: ApplyReport | null = null;
     let marks: UnknownMark[] | null = null;
+    // Parsed once: the projection and the session record share the value (the guard's own).
+    const parsed = parseToolResult(result);
     if (cfg.projection !== undefined) {
       try {
-        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result, OWN_CALL);
+        applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result, { ownCall: true, parsed });
       } catch (e) {
         applied = { tool: checked.call.name, matched: true, changes: [], skipped: [`the projection failed: ${describeError(e)}`] };
       }
@@ -729,7 +731,7 @@ export function createGuard(options: GuardOptions): Guard {
       // hold, an empty `forEach`) are the rules' answer, not a failure.
       if (mutating && applied.matched && applied.skipped.length > 0) marks = [markActed()];
     }
-    const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
+    const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parsed.value };
     if (before !== undefined) entry.before = before;
     lifecycle.observe(x, key, scope === "session" && mutating ? (safeExecuted(entry, true) as ExecutedCall) : entry, mutating);
     return { applied, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: marks };
@@ -830,8 +832,6 @@ class LazyCall {
 }
 
 const NO_MESSAGES: string[] = Object.freeze([]) as unknown as string[];
-/** observe() projects the guard's own copy of the call: Layer B keeps what it writes without copying. */
-const OWN_CALL = Object.freeze({ ownCall: true });
 const NO_CONSENT_INPUT: { messages: string[]; context: ConsentContext | null } = Object.freeze({ messages: NO_MESSAGES, context: null });
 const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
 

@@ -73,7 +73,7 @@ export class LayerB implements StateView {
   set(entity: string, id: string, slot: string, value: unknown): void {
     const rec = this.writable(entity, id);
     if (value === undefined) delete rec[slot];
-    else rec[slot] = own(value);
+    else rec[slot] = this.keep(value);
   }
 
   /** Makes the entity exist (with no slots if it is new). */
@@ -89,7 +89,7 @@ export class LayerB implements StateView {
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
   replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>): void {
     const rec = emptyRecord();
-    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = own(slots[k]);
+    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = this.keep(slots[k]);
     this.owned.add(rec);
     this.typeMap(entity).set(id, rec);
   }
@@ -99,24 +99,29 @@ export class LayerB implements StateView {
    * Layer B's own in it. */
   adoptEntity(entity: string, id: string, slots: SlotRecord): void {
     const keys = Object.keys(slots);
-    for (let i = 0; i < keys.length; i++) slots[keys[i]] = own(slots[keys[i]]);
+    for (let i = 0; i < keys.length; i++) slots[keys[i]] = this.keep(slots[keys[i]]);
     this.owned.add(slots);
     this.typeMap(entity).set(id, slots);
   }
 
-  /** adoptEntity for a record whose values are all the library's own and shared with no caller
-   * (projection effects of the guard's observe, `ownCall`): they are frozen in place, not copied. */
-  adoptOwnEntity(entity: string, id: string, slots: SlotRecord): void {
-    const keys = Object.keys(slots);
-    for (let i = 0; i < keys.length; i++) slots[keys[i]] = adopted(slots[keys[i]]);
-    this.owned.add(slots);
-    this.typeMap(entity).set(id, slots);
+  /** Whether the values written now are the library's own (the guard's observe; see withOwnValues). */
+  private ownValues = false;
+
+  /** Runs `fn` with every value written through `set`, `replaceEntity` and `adoptEntity` taken as
+   * the library's own and shared with no caller (the projection of the guard's own copy of a call and
+   * of a result it parsed): frozen in place instead of copied. Never for a caller's values. */
+  withOwnValues<T>(fn: () => T): T {
+    const was = this.ownValues;
+    this.ownValues = true;
+    try {
+      return fn();
+    } finally {
+      this.ownValues = was;
+    }
   }
 
-  /** set() for a value that is the library's own (see adoptOwnEntity). */
-  adoptOwnValue(entity: string, id: string, slot: string, value: unknown): void {
-    if (value === undefined) this.set(entity, id, slot, value);
-    else this.writable(entity, id)[slot] = adopted(value);
+  private keep(value: unknown): unknown {
+    return this.ownValues ? adopted(value) : own(value);
   }
 
   deleteEntity(entity: string, id: string): boolean {

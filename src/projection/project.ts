@@ -165,6 +165,9 @@ export interface ApplyOptions {
    * them) and Layer B keeps it without copying. Default: the call's arguments are the caller's, and
    * what comes from them is copied. */
   ownCall?: boolean;
+  /** `parseToolResult(result)`, when the caller parsed it already (the guard's observe, which keeps
+   * the value too): not parsed again. */
+  parsed?: { value: unknown; text: string | undefined };
 }
 
 /** Parses a tool result: τ²-bench results are JSON text; anything that is not JSON stays a string. */
@@ -241,7 +244,21 @@ export function runEffects(
 ): ApplyReport {
   const report: ApplyReport = { tool: call.name, matched: effects !== undefined, changes: [], skipped: [] };
   if (effects === undefined || options.error === true) return report;
-  const { value, text } = parseToolResult(result);
+  // The guard's own call copy and its own parse: Layer B keeps what the effects write without copying.
+  if (options.ownCall === true) return layerB.withOwnValues(() => applyEffects(rules, effects, layerB, call, result, options, report));
+  return applyEffects(rules, effects, layerB, call, result, options, report);
+}
+
+function applyEffects(
+  rules: ProjectionRules,
+  effects: readonly EffectRule[],
+  layerB: LayerB,
+  call: ToolCall,
+  result: unknown,
+  options: ApplyOptions,
+  report: ApplyReport,
+): ApplyReport {
+  const { value, text } = options.parsed ?? parseToolResult(result);
   const ctx = emptyContext(layerB);
   ctx.args = call.arguments;
   ctx.result = value;
@@ -296,17 +313,12 @@ export function runEffects(
         const v = ev(ctx);
         if (v !== undefined) updates.push([name, v]);
       }
-      const own = options.ownCall === true;
       if (slots !== undefined) {
         for (const [k, v] of updates) slots[k] = v;
-        if (own) layerB.adoptOwnEntity(eff.entity, id, slots);
-        else layerB.replaceEntity(eff.entity, id, slots);
+        layerB.replaceEntity(eff.entity, id, slots);
       } else {
         layerB.ensureEntity(eff.entity, id);
-        for (const [k, v] of updates) {
-          if (own) layerB.adoptOwnValue(eff.entity, id, k, v);
-          else layerB.set(eff.entity, id, k, v);
-        }
+        for (const [k, v] of updates) layerB.set(eff.entity, id, k, v);
       }
       report.changes.push({ op: eff.op, entity: eff.entity, id, effective: eff.op === "create" ? !existed : true });
     });
