@@ -97,13 +97,13 @@ export interface CheckContext {
 }
 
 export interface ObserveOptions {
-  /** The call failed: nothing changed, nothing is recorded (the execution is released). */
+  /** The call failed and is known to have changed nothing: nothing is recorded (the execution is
+   * released). */
   failed?: boolean;
-  /** `"unknown"`: the call may have run but its answer was lost (cancelled, timed out, the connection
-   * dropped, a throw after writing). The execution is observed (it stays in the forward sequence, its
-   * inverse may be needed) and what it acts on is marked unknown: later decisions that read it, or
-   * whose forward sequence acts on it, fail closed (`unknown_state`) until `markKnown`. Only a failure
-   * known to have changed nothing is `failed: true`. */
+  /** `"unknown"`: the call failed but may have changed something (it threw after writing, timed out,
+   * was cancelled, its answer was lost). It stays in the forward sequence and what it acts on (its key
+   * argument's entity, or everything when it names none) is marked unknown: later decisions that read
+   * it fail closed (`unknown_state`) until `markKnown`. The result is not projected. */
   outcome?: "unknown";
   /** The execution the call ran as (`decision.execution`); default the oldest pending execution of
    * the same call. */
@@ -430,6 +430,11 @@ export function createGuard(options: GuardOptions): Guard {
     return before;
   }
 
+  function frozenSnapshot(call: ToolCall): Record<string, unknown> | undefined {
+    const before = snapshot(call);
+    return before === undefined ? undefined : Object.freeze(before);
+  }
+
   function isMutating(copy: unknown): boolean {
     const name = (copy as { name?: unknown } | null)?.name;
     if (typeof name !== "string") return true;
@@ -455,7 +460,8 @@ export function createGuard(options: GuardOptions): Guard {
    * that is the snapshot taken then or, for a call this guard has not observed, the state now. */
   function withBefore(copy: ExecutedCall, key: string, call: ToolCall): ExecutedCall {
     if (copy.before !== undefined) return copy;
-    const before = lifecycle.observedBefore(key) ?? snapshot(call);
+    // A snapshot is a fresh object: frozen too, so the record is frozen all the way down.
+    const before = lifecycle.observedBefore(key) ?? frozenSnapshot(call);
     return before === undefined ? copy : Object.freeze({ ...copy, before });
   }
 
@@ -699,8 +705,6 @@ export function createGuard(options: GuardOptions): Guard {
     if (typeof opts !== "object" || opts === null) throw new GuardError("invalid-call", "observe: the options are not an object");
     if (opts.failed !== undefined && typeof opts.failed !== "boolean") throw new GuardError("invalid-call", "observe: `failed` is not a boolean");
     if (opts.execution !== undefined && typeof opts.execution !== "string") throw new GuardError("invalid-call", "observe: `execution` is not a string");
-    if (opts.outcome !== undefined && opts.outcome !== "unknown") throw new GuardError("invalid-call", "observe: `outcome` is not `\"unknown\"`");
-    if (opts.outcome === "unknown" && opts.failed === true) throw new GuardError("invalid-call", "observe: `failed` and `outcome: \"unknown\"` contradict each other", "a call whose outcome is unknown may have changed something: pass only `outcome`");
     const safe = frozenJsonSafe(call);
     const checked = checkCallShape(safe);
     if (!checked.ok) throw new GuardError("invalid-call", `observe: ${checked.problem}`);
@@ -711,6 +715,8 @@ export function createGuard(options: GuardOptions): Guard {
       if (x === undefined || x.state !== "pending") throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` is not pending`, "pass the `execution` of an approved decision, once");
       if (x.key !== key) throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` approved another call (\`${x.call.name}\`)`);
     } else x = lifecycle.match(key);
+    if (opts.outcome !== undefined && opts.outcome !== "unknown") throw new GuardError("invalid-call", "observe: `outcome` is not `unknown`");
+    if (opts.outcome === "unknown" && opts.failed === true) throw new GuardError("invalid-call", "observe: a call cannot be both `failed` (nothing changed) and of `unknown` outcome");
     if (opts.failed === true) {
       if (x !== undefined) lifecycle.release(x);
       return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: null };
@@ -718,25 +724,19 @@ export function createGuard(options: GuardOptions): Guard {
     const before = x !== undefined ? x.entry.before : snapshot(checked.call);
     const info = engine.verifier.tool(checked.call.name);
     const mutating = !info.known || !info.readOnly;
-    const markActed = (): UnknownMark => {
+    let applied: ApplyReport | null = null;
+    let marks: UnknownMark[] | null = null;
+    const markActedOn = (): void => {
       const k = info.keyArg === null ? undefined : fieldAt(checked.call.arguments, info.keyArg);
       const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
       const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
       unknown.mark(m);
-      return m;
+      marks = [m];
     };
     if (opts.outcome === "unknown") {
-      // Nothing to project; the call stays in the forward sequence (it may have run) and what it acts
-      // on is unknown (a read-only call changed nothing: it is observed as run).
-      const marks = mutating ? [markActed()] : null;
-      const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments };
-      if (before !== undefined) entry.before = before;
-      lifecycle.observe(x, key, scope === "session" && mutating ? (safeExecuted(entry, true) as ExecutedCall) : entry, mutating);
-      return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: marks };
-    }
-    let applied: ApplyReport | null = null;
-    let marks: UnknownMark[] | null = null;
-    if (cfg.projection !== undefined) {
+      // It may have written: whatever Layer B says about what it acts on may be stale.
+      if (mutating) markActedOn();
+    } else if (cfg.projection !== undefined) {
       try {
         applied = applyToolResult(cfg.projection, state as LayerB, checked.call, result);
       } catch (e) {
@@ -745,7 +745,7 @@ export function createGuard(options: GuardOptions): Guard {
       // A write whose result the rules could not project (an effect skipped: no record, no entity id):
       // what it touched is unknown from now on. Effects that apply to nothing (a `when` that does not
       // hold, an empty `forEach`) are the rules' answer, not a failure.
-      if (mutating && applied.matched && applied.skipped.length > 0) marks = [markActed()];
+      if (mutating && applied.matched && applied.skipped.length > 0) markActedOn();
     }
     const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parseToolResult(result).value };
     if (before !== undefined) entry.before = before;
