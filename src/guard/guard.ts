@@ -102,11 +102,10 @@ export interface ObserveOptions {
   /** The call failed and is known to have changed nothing: nothing is recorded (the execution is
    * released). */
   failed?: boolean;
-  /** `"unknown"`: the call may have run but its answer was lost (cancelled, timed out, the connection
-   * dropped, a throw after writing). The execution is observed (it stays in the forward sequence, its
-   * inverse may be needed) and what it acts on is marked unknown: later decisions that read it, or
-   * whose forward sequence acts on it, fail closed (`unknown_state`) until `markKnown`. Only a failure
-   * known to have changed nothing is `failed: true`. */
+  /** `"unknown"`: the call failed but may have changed something (it threw after writing, timed out,
+   * was cancelled, its answer was lost). It stays in the forward sequence and what it acts on (its key
+   * argument's entity, or everything when it names none) is marked unknown: later decisions that read
+   * it fail closed (`unknown_state`) until `markKnown`. The result is not projected. */
   outcome?: "unknown";
   /** The execution the call ran as (`decision.execution`); default the oldest pending execution of
    * the same call. */
@@ -692,7 +691,6 @@ export function createGuard(options: GuardOptions): Guard {
       if (x === undefined || x.state !== "pending") throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` is not pending`, "pass the `execution` of an approved decision, once");
       if (x.key !== key) throw new GuardError("invalid-call", `observe: execution \`${opts.execution}\` approved another call (\`${x.call.name}\`)`);
     } else x = lifecycle.match(key);
-    if (opts.outcome !== undefined && opts.outcome !== "unknown") throw new GuardError("invalid-call", "observe: `outcome` is not `unknown`");
     if (opts.failed === true) {
       if (x !== undefined) lifecycle.release(x);
       return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: null };
@@ -700,12 +698,14 @@ export function createGuard(options: GuardOptions): Guard {
     const before = x !== undefined ? x.entry.before : snapshot(checked.call);
     const info = engine.verifier.tool(checked.call.name);
     const mutating = !info.known || !info.readOnly;
-    const markActed = (): UnknownMark => {
+    let applied: ApplyReport | null = null;
+    let marks: UnknownMark[] | null = null;
+    const markActedOn = (): void => {
       const k = info.keyArg === null ? undefined : fieldAt(checked.call.arguments, info.keyArg);
       const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
       const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
       unknown.mark(m);
-      return m;
+      marks = [m];
     };
     if (opts.outcome === "unknown") {
       // Nothing to project; the call stays in the forward sequence (it may have run) and what it acts
@@ -729,7 +729,7 @@ export function createGuard(options: GuardOptions): Guard {
       // A write whose result the rules could not project (an effect skipped: no record, no entity id):
       // what it touched is unknown from now on. Effects that apply to nothing (a `when` that does not
       // hold, an empty `forEach`) are the rules' answer, not a failure.
-      if (mutating && applied.matched && applied.skipped.length > 0) marks = [markActed()];
+      if (mutating && applied.matched && applied.skipped.length > 0) markActedOn();
     }
     const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parsed.value };
     if (before !== undefined) entry.before = before;

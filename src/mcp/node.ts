@@ -18,8 +18,11 @@ import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
-import type { OutcomeSink } from "../audit/outcome.js";
-import { chainHead, type ChainHead } from "../audit/index.js";
+import { OUTCOME_FORMAT, type OutcomeSink } from "../audit/outcome.js";
+import { EMPTY_HEAD, recordHash } from "../audit/chain.js";
+import { splitJsonl } from "../audit/jsonl.js";
+import { DECISION_FORMAT } from "../guard/decision.js";
+import type { ChainHead } from "../audit/index.js";
 import { decodeBlob } from "../blob/index.js";
 import { instantiateCoreSync } from "../core/wasm.js";
 import { parseProjectionRules } from "../projection/rules.js";
@@ -509,15 +512,27 @@ function openAppend(file: string): { fd: number; from: ChainHead | undefined } {
   let from: ChainHead | undefined;
   try {
     // Appending to an existing log continues its hash chain (docs/guard.md, "The decision record").
-    if (existsSync(file)) from = chainHead(readFileSync(file, "utf8"), auditSha256);
+    if (existsSync(file)) from = appendHead(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new GatewayStartError("bad-audit-log", `the audit log \`${file}\` does not end in a decision record: ${e instanceof Error ? e.message : String(e)}`);
+    throw new GatewayStartError("bad-audit-log", `the audit log \`${file}\` cannot be continued: ${e instanceof Error ? e.message : String(e)}`);
   }
   try {
     return { fd: openSync(file, "a"), from };
   } catch (e) {
     throw new GatewayStartError("bad-audit-log", `cannot open the audit log \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+}
+
+/** Where appending continues a log's chain: its last line, a decision or an outcome record (the
+ * gateway writes an outcome after every approved call) at its place in the chain. */
+function appendHead(text: string): ChainHead {
+  const lines = splitJsonl(text);
+  if (lines.length === 0) return { ...EMPTY_HEAD };
+  const last = JSON.parse(lines[lines.length - 1].text) as { format?: unknown; chain?: { index?: unknown } } | null;
+  if ((last?.format !== DECISION_FORMAT && last?.format !== OUTCOME_FORMAT) || last.chain?.index !== lines.length) {
+    throw new Error(`its last line is not a decision or outcome record at place ${lines.length} of the chain`);
+  }
+  return { index: lines.length, hash: recordHash(last, auditSha256) };
 }
 
 /** The per-session file names of `--listen`: `<FILE without .jsonl>.session-N.jsonl`. */

@@ -163,6 +163,21 @@ describe("items 3 and 7: move_file acts on the path the server resolves", () => 
     }, (root) => join(root, "a.txt"), (root) => join(root, "ldir", "a.txt"));
   });
 
+  for (const [label, dangling] of [["a symlink to a file", false], ["a dangling symlink", true]] as const) {
+    it(`${label} as the destination: not free, so not admitted; nothing moves`, async () => {
+      const { h, root } = await fsHarness({ scope: "turn" });
+      writeFileSync(join(root, "a.txt"), "A");
+      if (!dangling) writeFileSync(join(root, "target.txt"), "T");
+      symlinkSync(join(root, "target.txt"), join(root, "dest.txt"));
+      const before = tree(root);
+      const s = await h.session();
+      const r = await s.call("move_file", { source: join(root, "a.txt"), destination: join(root, "dest.txt") });
+      expect(r.isError).toBe(true);
+      expect(decisionOf(r).route).toBe("Vetoed");
+      expect(tree(root)).toEqual(before);
+    });
+  }
+
   it("item 7: the NFD spelling of an NFC name moves the NFC file; π puts it back under the NFC name", async () => {
     await movedAndUndone((root) => {
       writeFileSync(join(root, "caf\u00e9.txt"), "nfc");

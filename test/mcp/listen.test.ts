@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startGateway, GatewayStartError, sessionLogName, type RunningGateway } from "../../src/mcp/node.js";
 import { verifyAuditLog } from "../../src/audit/index.js";
-import { MEMORY_ONTOLOGY, MEMORY_RULES, MEMORY_SERVER, decisionOf, tempDir } from "./helpers.js";
+import { MEMORY_ONTOLOGY, MEMORY_RULES, MEMORY_SERVER, ROOT, decisionOf, gateway, gone, tempDir } from "./helpers.js";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -71,6 +71,23 @@ describe("item 10: one writer per audit log, a chain per --listen session", () =
     await expect(second).rejects.toBeInstanceOf(GatewayStartError);
     await g.close();
     expect(existsSync(`${log}.lock`)).toBe(false);
+  });
+
+  it("a gateway appending to a log that ends in an outcome record continues its chain; the file verifies", async () => {
+    const t = tempDir("append");
+    cleanups.push(() => t.cleanup());
+    const log = join(t.dir, "decisions.jsonl");
+    for (const name of ["first", "second"]) {
+      const g = await gateway({ ontology: MEMORY_ONTOLOGY, rules: MEMORY_RULES, server: [process.execPath, MEMORY_SERVER], auditLog: log, env: { MEMORY_FILE_PATH: join(t.dir, "m.jsonl") } });
+      expect(decisionOf(await g.call("create_entities", { entities: [{ name, entityType: "t", observations: [] }] })).route).toBe("Approved");
+      await g.close();
+      await gone(g.pid);
+      const last = JSON.parse(readFileSync(log, "utf8").trim().split("\n").at(-1)!);
+      expect(last).toMatchObject({ format: "polar-outcome/1", outcome: "ran" });
+    }
+    const report = verifyAuditLog(readFileSync(log, "utf8"), { ontologies: [blob] });
+    expect(report.mismatches).toEqual([]);
+    expect(report).toMatchObject({ total: 4, outcomes: 2 });
   });
 
   it("a lock left by a gateway that is gone is taken over", async () => {
@@ -134,6 +151,14 @@ describe("item 12: --listen bounds sessions and builds nothing for a refused req
     await client(url);
     expect(g.sessions().open).toBe(2);
   });
+
+  it("--max-sessions and --session-idle take whole numbers from 1: anything else is a usage error (exit 2)", () => {
+    for (const [flag, value] of [["--max-sessions", "0"], ["--max-sessions", "1.5"], ["--session-idle", ""], ["--session-idle", "1e3"]]) {
+      const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", MEMORY_ONTOLOGY, "--rules", MEMORY_RULES, "--listen", "127.0.0.1:0", flag, value, "--", process.execPath, MEMORY_SERVER], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+      expect(r.status, `${flag} ${value}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`error[bad-option]: \`${flag}\` takes a whole number`);
+    }
+  }, 120_000);
 
   it("--session-idle: a session without requests is closed; its id is then unknown (404)", async () => {
     const { g, url } = await listening({ sessionIdleSeconds: 1 });

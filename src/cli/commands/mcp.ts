@@ -88,6 +88,8 @@ export function register(cli: CAC): void {
         const ontology = loadOntology(flags.ontology);
         const rules = readJson(flags.rules, "projection rules");
         const command = flags["--"] ?? [];
+        const maxSessions = flags.maxSessions === undefined ? undefined : positiveInt(flags.maxSessions, "--max-sessions", 10_000);
+        const sessionIdleSeconds = flags.sessionIdle === undefined ? undefined : positiveInt(flags.sessionIdle, "--session-idle", 7 * 24 * 3600);
         // The SDK stays out of every other command: loaded only here.
         const { startGateway, GatewayStartError } = await import("../../mcp/node.js");
         try {
@@ -101,8 +103,8 @@ export function register(cli: CAC): void {
             command: command.length > 0 ? command : undefined,
             upstreamUrl: flags.upstream,
             listen: flags.listen === undefined ? undefined : parseListen(flags.listen),
-            maxSessions: flags.maxSessions === undefined ? undefined : positiveInt(flags.maxSessions, "--max-sessions", 10_000),
-            sessionIdleSeconds: flags.sessionIdle === undefined ? undefined : positiveInt(flags.sessionIdle, "--session-idle", 7 * 24 * 3600),
+            maxSessions,
+            sessionIdleSeconds,
             allowedOrigins: flags.allowOrigin === undefined ? undefined : (Array.isArray(flags.allowOrigin) ? flags.allowOrigin : [flags.allowOrigin]).map(String),
           });
           const code = await running.done;
