@@ -698,14 +698,12 @@ export function createGuard(options: GuardOptions): Guard {
     const before = x !== undefined ? x.entry.before : snapshot(checked.call);
     const info = engine.verifier.tool(checked.call.name);
     const mutating = !info.known || !info.readOnly;
-    let applied: ApplyReport | null = null;
-    let marks: UnknownMark[] | null = null;
-    const markActedOn = (): void => {
+    const markActed = (): UnknownMark => {
       const k = info.keyArg === null ? undefined : fieldAt(checked.call.arguments, info.keyArg);
       const id = info.actsOn !== null && (typeof k === "string" || typeof k === "number") ? String(k) : null;
       const m: UnknownMark = { entity: info.actsOn ?? "*", id, tool: checked.call.name, execution: x?.id ?? null };
       unknown.mark(m);
-      marks = [m];
+      return m;
     };
     if (opts.outcome === "unknown") {
       // Nothing to project; the call stays in the forward sequence (it may have run) and what it acts
@@ -729,7 +727,7 @@ export function createGuard(options: GuardOptions): Guard {
       // A write whose result the rules could not project (an effect skipped: no record, no entity id):
       // what it touched is unknown from now on. Effects that apply to nothing (a `when` that does not
       // hold, an empty `forEach`) are the rules' answer, not a failure.
-      if (mutating && applied.matched && applied.skipped.length > 0) markActedOn();
+      if (mutating && applied.matched && applied.skipped.length > 0) marks = [markActed()];
     }
     const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parsed.value };
     if (before !== undefined) entry.before = before;
