@@ -4,7 +4,7 @@
 // outcome for one, a malformed one and an edited one are mismatches.
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/guard/index.js";
-import { createMemorySink, outcomeRecord, summarizeLog, verifyAuditLog } from "../../src/audit/index.js";
+import { chainHead, createMemorySink, outcomeRecord, summarizeLog, verifyAuditLog } from "../../src/audit/index.js";
 import { airline, airlineRules, airlineState, NOW, referenceFactory } from "../guard/helpers.js";
 
 const cancel = { name: "cancel_reservation", arguments: { reservation_id: "R1" } };
@@ -44,6 +44,14 @@ describe("outcome records", () => {
     const s = summarizeLog(`${lines.join("\n")}\n`);
     expect(s).toMatchObject({ decisions: 2, ran: 0, blocked: 2, unreadable: [] });
     expect(s.outcomes).toEqual({ refused: 1 });
+  });
+
+  it("a log whose last record is an outcome has a head (the gateway's logs end so), the one verify reports", () => {
+    const { lines } = log();
+    const approvedThenRefused = lines.slice(0, 2);
+    expect(JSON.parse(approvedThenRefused[1]).format).toBe("polar-outcome/1");
+    const text = `${approvedThenRefused.join("\n")}\n`;
+    expect(chainHead(text)).toEqual(verifyAuditLog(approvedThenRefused, options).head);
   });
 
   it("an outcome for a vetoed decision, a second outcome, a malformed one are mismatches", () => {
