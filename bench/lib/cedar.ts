@@ -29,7 +29,7 @@ export interface CedarRequest {
 const NULL: { null: true } = { null: true };
 
 /** Operand kinds read from Layer B, and from the call's arguments (every OperandKind is one of them). */
-const SLOT_KINDS: ReadonlySet<OperandKind> = new Set([OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.SlotPresent]);
+const SLOT_KINDS: ReadonlySet<OperandKind> = new Set([OperandKind.SlotValue, OperandKind.SlotSize, OperandKind.SlotPresent, OperandKind.SlotLookup]);
 const ARG_KINDS: ReadonlySet<OperandKind> = new Set([OperandKind.ArgValue, OperandKind.ArgSize, OperandKind.ArgPresent]);
 
 function literal(tables: OntologyTables, index: number): string {
@@ -53,26 +53,38 @@ const BINARY: Partial<Record<Op, string>> = {
   [Op.And]: "&&", [Op.Or]: "||", [Op.Add]: "+", [Op.Sub]: "-",
 };
 
-/** A bound program (stack code) as one Cedar expression. */
+/** A bound program (stack code) as one Cedar expression. Numbers are fixed-point Longs (scale 1: the
+ * value times FIXED_ONE); the core's product is floor(a * b / ONE), and Cedar has no division, so a
+ * product is kept unscaled-down (scale 2) and whatever meets it in a sum, a comparison, max or min is
+ * lifted to its scale (times ONE). That is exact wherever the product needs no flooring (money times a
+ * count, a fee times bags: the programs of the ontologies here); `coalesce` has no Cedar counterpart
+ * for a computed value and is refused. */
 export function programToCedar(tables: OntologyTables, program: number): string {
-  const stack: string[] = [];
+  const stack: { e: string; scale: number }[] = [];
+  const lift = (x: { e: string; scale: number }, to: number): string => (x.scale >= to ? x.e : `(${x.e} * ${"1000000 * ".repeat(to - x.scale - 1)}1000000)`);
   for (const word of tables.programs[program].code) {
     const op = word & 0xff;
     const arg = word >>> 8;
-    if (op === Op.Const) stack.push(literal(tables, arg));
-    else if (op === Op.Operand) stack.push(`context.o${arg}`);
-    else if (op === Op.Now) stack.push("context.now");
-    else if (op === Op.Not) stack.push(`(!${stack.pop()})`);
+    if (op === Op.Const) stack.push({ e: literal(tables, arg), scale: 1 });
+    else if (op === Op.Operand) stack.push({ e: `context.o${arg}`, scale: 1 });
+    else if (op === Op.Now) stack.push({ e: "context.now", scale: 1 });
+    else if (op === Op.Not) stack.push({ e: `(!${stack.pop()?.e})`, scale: 1 });
     else {
       const b = stack.pop();
       const a = stack.pop();
+      if (a === undefined || b === undefined) throw new Error(`cannot translate opcode ${op}: stack underflow`);
+      const scale = Math.max(a.scale, b.scale);
+      const [x, y] = [lift(a, scale), lift(b, scale)];
       const sym = BINARY[op as Op];
-      if (sym === undefined || a === undefined || b === undefined) throw new Error(`cannot translate opcode ${op}`);
-      stack.push(`(${a} ${sym} ${b})`);
+      if (op === Op.Mul) stack.push({ e: `(${a.e} * ${b.e})`, scale: a.scale + b.scale });
+      else if (op === Op.Max) stack.push({ e: `(if ${x} > ${y} then ${x} else ${y})`, scale });
+      else if (op === Op.Min) stack.push({ e: `(if ${x} < ${y} then ${x} else ${y})`, scale });
+      else if (sym === undefined) throw new Error(`cannot translate opcode ${op}`);
+      else stack.push({ e: `(${x} ${sym} ${y})`, scale: op === Op.Add || op === Op.Sub ? scale : 1 });
     }
   }
   if (stack.length !== 1) throw new Error("malformed bound program");
-  return stack[0];
+  return stack[0].e;
 }
 
 function tierEnabled(tier: Tier, tiers: readonly Tier[]): boolean {
@@ -115,6 +127,7 @@ export function createRequestBuilder(tables: OntologyTables, now: string): (call
   const byName = new Map(tables.tools.map((t, i) => [t.name, i]));
   const nowFixed = Number(timeToFixed(now));
   const paths = tables.tools.map((t) => t.operands.map((o) => (o.path === null ? null : splitPath(o.path))));
+  const keys = tables.tools.map((t) => t.operands.map((o) => (o.kind === OperandKind.SlotLookup && o.key != null ? splitPath(o.key) : null)));
 
   function convert(v: unknown, kind: OperandKind, type: SlotType): CedarValue | undefined {
     const t = kind === OperandKind.SlotSize || kind === OperandKind.ArgSize ? toSize(v, scratch) : toTagged(v, type, interner, scratch);
@@ -151,6 +164,13 @@ export function createRequestBuilder(tables: OntologyTables, now: string): (call
       if (SLOT_KINDS.has(o.kind)) {
         const slot = tables.slots[o.slot];
         if (slot.entity === tool.actsOn && key !== null && entity !== null) v = state.slot(entity, key, slot.name);
+        if (o.kind === OperandKind.SlotLookup) {
+          // `lookup(entity.slot, call.key)`: the object slot's entry at the argument's value, as the
+          // verifier reads it (absent unless the slot is an object and the key a string or a number).
+          const at = keys[t][k] === null ? undefined : getPath(call.arguments, keys[t][k]!);
+          const isObject = typeof v === "object" && v !== null && !Array.isArray(v);
+          v = isObject && (typeof at === "string" || typeof at === "number") && Object.hasOwn(v as object, String(at)) ? (v as Record<string, unknown>)[String(at)] : undefined;
+        }
       } else if (ARG_KINDS.has(o.kind)) {
         v = getPath(call.arguments, paths[t][k]!);
       } else {
