@@ -11,7 +11,10 @@ const CORE_CEILING = 16 * KiB;
 // Was 40 KiB; the call lifecycle, the hash-chained audit log and the consent rules took the bundles to
 // ~47 KiB, then 48 KiB; the guard's snapshot and its checked resume (src/guard/snapshot.ts) to ~48.8 KiB,
 // so 50 (docs/runtimes.md, "Sizes", says what grew and what would cut it).
-const BUNDLE_GZIP_CEILING = 50 * KiB;
+// Then 56: amounts in both backends and their evaluation (issue 22), outcome records in the verifier and
+// the summary, the adapters' decision binding, the regex judge and rule bounds, Layer B's own copies
+// (issue 21) took it to ~54.2 KiB (docs/runtimes.md, "Sizes", says what would cut it).
+const BUNDLE_GZIP_CEILING = 56 * KiB;
 
 /** Bundles one entry as a user's bundler would (minified, ESM), with the core left as a file. */
 async function bundle(entry: string, conditions: string[]) {
@@ -40,7 +43,7 @@ describe("size ceilings", () => {
     expect(size).toBeLessThanOrEqual(CORE_CEILING);
   });
 
-  it("the built browser bundle is at most 50 KiB gzip", async () => {
+  it("the built browser bundle is at most 56 KiB gzip", async () => {
     requireDist();
     const b = await bundle(join(DIST, "browser.js"), ["browser"]);
     console.log(`browser bundle (dist): ${b.bytes} bytes minified, ${b.gzip} bytes gzip`);
@@ -48,7 +51,7 @@ describe("size ceilings", () => {
     expect(b.inputs.some((p) => p.endsWith("dist/compiler.js"))).toBe(false);
   });
 
-  it("the built Workers bundle is at most 50 KiB gzip", async () => {
+  it("the built Workers bundle is at most 56 KiB gzip", async () => {
     requireDist();
     const b = await bundle(join(DIST, "workerd.js"), ["workerd", "worker"]);
     console.log(`workerd bundle (dist): ${b.bytes} bytes minified, ${b.gzip} bytes gzip`);
