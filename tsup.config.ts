@@ -23,6 +23,8 @@ export default defineConfig([
       "adapters/ai": "src/adapters/ai.ts",
       "adapters/openai-agents": "src/adapters/openai-agents.ts",
       "adapters/langchain": "src/adapters/langchain.ts",
+      // polar-guard/shell: Node only (the bash grammar, git, the filesystem); never in the runtime bundles.
+      shell: "src/shell/index.ts",
       // OpenCode's plugin (polar-guard/opencode): Node/Bun only, asks the local polar daemon.
       opencode: "src/hooks/opencode.ts",
     },

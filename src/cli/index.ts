@@ -13,13 +13,14 @@ import { register as mcp } from "./commands/mcp.js";
 import { register as project } from "./commands/project.js";
 import { register as draft } from "./commands/draft.js";
 import { register as promote } from "./commands/promote.js";
+import { register as undo } from "./commands/undo.js";
 import { register as hook } from "./commands/hook.js";
 import { register as init } from "./commands/init.js";
 import { VERSION } from "../version.js";
 import { rawOptionText, realNegatedDefaults, reportError, usageError } from "./errors.js";
 
 const cli = cac("polar");
-for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, project, mcp, draft, promote, hook, init]) reg(cli);
+for (const reg of [check, compile, verdict, audit, lint, evalCmd, demo, project, mcp, draft, promote, undo, hook, init]) reg(cli);
 realNegatedDefaults(cli);
 const USAGE = `usage: polar <${cli.commands.map((c) => c.name.split(" ")[0]).join("|")}> [options]
 `;

@@ -1,0 +1,75 @@
+import type { CAC } from "cac";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { RestoreStore, DEFAULT_BOUNDS } from "../../shell/restore.js";
+import { Journal, latestSession, undoEntry, type UndoSelector } from "../../shell/undo.js";
+import { action, CliError, usageError } from "../errors.js";
+
+// `polar undo`: the shell guard's undo (docs/shell.md, "Undo"). `--list` shows each approved execution
+// of the session (the call, its π, what an undo would put back); without it the last execution not yet
+// undone is undone, or the N-th from the end (`polar undo 2`), or `--id X`. `--dry-run` judges and
+// previews without changing anything. Exit 0 when done (or listed), 1 when refused or failed.
+
+interface UndoFlags {
+  store?: string;
+  session?: string;
+  cwd?: string;
+  list?: boolean;
+  id?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+export function register(cli: CAC): void {
+  cli
+    .command("undo [n]", "Undo an approved shell call of a session (polar-guard/shell): --list, N, --id X, --dry-run")
+    .option("--store <dir>", "the shell guard's restore-point store (default $POLAR_SHELL_STORE)")
+    .option("--session <id>", "the session (default: the most recent one in the store)")
+    .option("--cwd <dir>", "the workspace, for paths in the preview (default the current directory)")
+    .option("--list", "list the session's approved executions with a preview of their undo")
+    .option("--id <id>", "undo this execution (an id from --list)")
+    .option("--dry-run", "judge and preview the undo, change nothing")
+    .option("--json", "print JSON")
+    .action(
+      action((n: string | undefined, flags: UndoFlags) => {
+        const storeDir = flags.store ?? process.env.POLAR_SHELL_STORE;
+        if (storeDir === undefined || storeDir === "") throw usageError("missing-option", "`polar undo` needs `--store DIR` (or POLAR_SHELL_STORE)");
+        const store = resolve(storeDir);
+        if (!existsSync(`${store}/sessions`)) throw new CliError("no-store", `${store} is not a shell guard store (no sessions/)`);
+        const session = flags.session ?? latestSession(store);
+        if (session === null || !/^[A-Za-z0-9._-]{1,128}$/.test(session) || !existsSync(`${store}/sessions/${session}.jsonl`)) {
+          throw new CliError("no-session", session === null ? `no session in ${store}` : `no session \`${session}\` in ${store}`);
+        }
+        const journal = new Journal(`${store}/sessions/${session}.jsonl`);
+        const cwd = resolve(flags.cwd ?? process.cwd());
+        if (flags.list) {
+          const list = journal.list(cwd);
+          if (flags.json) process.stdout.write(JSON.stringify({ session, executions: list }, null, 2) + "\n");
+          else {
+            for (const e of [...list].reverse()) {
+              const call = JSON.stringify((e.call as { args?: unknown })?.args ?? e.call);
+              process.stdout.write(`${e.index}. ${e.id}${e.undone ? " (undone)" : ""} ${e.tier} ${call}\n`);
+              for (const p of e.preview) process.stdout.write(`     undo: ${p}\n`);
+              if (e.restorePoint) process.stdout.write(`     restore point ${e.restorePoint.id} (${e.restorePoint.files} files, ${e.restorePoint.bytes} bytes, sha256 ${e.restorePoint.digest})\n`);
+            }
+            if (list.length === 0) process.stdout.write(`no approved executions in session ${session}\n`);
+          }
+          return;
+        }
+        if (n !== undefined && flags.id !== undefined) throw usageError("bad-option", "give either N or `--id`, not both");
+        let sel: UndoSelector;
+        if (flags.id !== undefined) sel = { id: String(flags.id) };
+        else if (n !== undefined) {
+          if (!/^[1-9][0-9]*$/.test(String(n))) throw usageError("bad-option", `N is a positive integer (1 = the last), got \`${n}\``);
+          sel = Number(n);
+        }
+        const r = undoEntry(journal, new RestoreStore(store, DEFAULT_BOUNDS), cwd, sel, flags.dryRun === true);
+        if (flags.json) process.stdout.write(JSON.stringify(r, null, 2) + "\n");
+        else {
+          process.stdout.write(`${r.message}\n`);
+          for (const s of r.steps) process.stdout.write(`  ${r.reason === "undone" ? "ran" : "would run"}: ${s}\n`);
+        }
+        if (!r.ok) process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,822 @@
+// The dispatcher: a command line (or a file-edit tool call) becomes typed calls of the shell ontology
+// (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
+// What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
+// unknown_effect, unparsed, over_bound): such a call is never approved without a question.
+import { lstatSync, readlinkSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { expandGlob } from "./glob.js";
+import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
+
+export interface TypedCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** The simple command (or tool) it came from. */
+  source: string;
+}
+
+export type ProblemReason = "unknown_command" | "unresolved_argument" | "unknown_effect" | "unparsed" | "over_bound";
+
+export interface Problem {
+  reason: ProblemReason;
+  detail: string;
+  source: string;
+}
+
+export interface Dispatch {
+  calls: TypedCall[];
+  problems: Problem[];
+  /** Simple commands seen (read-only ones included). */
+  commands: number;
+}
+
+export interface Catalogue {
+  readOnly: Set<string>;
+  wrappers: Record<string, { optionsWithValue: string[]; assignments?: boolean; positionals?: number; onlyWithOperands?: boolean }>;
+  commands: Record<string, { effect: string; optionsWithValue?: string[]; skipOperands?: number; outputOptions?: string[] }>;
+}
+
+export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] = []): Catalogue {
+  const j = json as { format?: unknown; readOnly?: unknown; wrappers?: unknown; commands?: unknown };
+  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
+    throw new Error("the command catalogue is not polar-shell-commands/1");
+  }
+  const readOnly = new Set<string>();
+  for (const x of [...(j.readOnly as unknown[]), ...extraReadOnly]) {
+    if (typeof x !== "string" || x === "") throw new Error("a read-only command name is not a non-empty string");
+    readOnly.add(x);
+  }
+  return { readOnly, wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
+}
+
+interface Ctx {
+  cat: Catalogue;
+  home: string;
+  out: Dispatch;
+  depth: number;
+}
+
+const DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero|random|urandom)$/;
+
+/** Dispatches a whole command line run in `cwd`. Never throws. */
+export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0): Dispatch {
+  const out: Dispatch = { calls: [], problems: [], commands: 0 };
+  try {
+    const parsed = parseCommandLine(command, cwd, home, depth);
+    if (!parsed.ok) {
+      out.problems.push({ reason: "unparsed", detail: parsed.detail, source: command.slice(0, 200) });
+      return out;
+    }
+    const ctx: Ctx = { cat, home, out, depth };
+    for (const c of parsed.commands) simple(ctx, c);
+  } catch (e) {
+    out.problems.push({ reason: "unparsed", detail: `dispatcher error: ${e instanceof Error ? e.message : String(e)}`, source: command.slice(0, 200) });
+  }
+  return out;
+}
+
+function problem(ctx: Ctx, reason: ProblemReason, detail: string, source: string): void {
+  ctx.out.problems.push({ reason, detail, source: source.slice(0, 200) });
+}
+
+function call(ctx: Ctx, name: string, args: Record<string, unknown>, source: string): void {
+  ctx.out.calls.push({ name, arguments: args, source: source.slice(0, 200) });
+}
+
+/** Paths of the words (globs expanded); null after a problem was recorded. */
+function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): string[] | null {
+  const res: string[] = [];
+  for (const w of words) {
+    if (w.text === null) {
+      problem(ctx, "unresolved_argument", `${w.raw}: ${w.why ?? "unknown value"}`, source);
+      return null;
+    }
+    if (cwd === null && !w.text.startsWith("/")) {
+      problem(ctx, "unresolved_argument", `${w.raw}: relative to a directory that is not known (cd)`, source);
+      return null;
+    }
+    if (w.text === "") continue;
+    const base = cwd ?? "/";
+    if (w.glob) {
+      const g = expandGlob(w.text, base);
+      if (g.over) {
+        problem(ctx, "over_bound", `${w.raw}: the glob matches too many files to judge`, source);
+        return null;
+      }
+      if (g.matches.length > 0) {
+        res.push(...g.matches);
+        continue;
+      }
+    }
+    res.push(joinPath(base, w.text));
+  }
+  return res;
+}
+
+/** Writing through a symbolic link writes its target (POSIX open(2) follows links): the path judged
+ * is the link's final target, or the link itself when it cannot be resolved within a few hops. */
+export function followLinks(p: string): string {
+  let cur = p;
+  for (let i = 0; i < 16; i++) {
+    let target: string;
+    try {
+      if (!lstatSync(cur).isSymbolicLink()) return cur;
+      target = readlinkSync(cur);
+    } catch {
+      return cur;
+    }
+    cur = target.startsWith("/") ? joinPath("/", target) : joinPath(dirname(cur), target);
+  }
+  return p;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string): void {
+  for (const r of rs) {
+    if (r.target === null || !r.op.includes(">")) continue;
+    // `2>&1`, `>&2`: a descriptor, not a file.
+    if ((r.op === ">&" || r.op === "<&" || r.op.endsWith(">&")) && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
+    if (r.target.text !== null && DEVICES.test(r.target.text)) continue;
+    if (r.target.glob) {
+      problem(ctx, "unresolved_argument", `${r.target.raw}: a glob as a redirection target`, source);
+      continue;
+    }
+    const p = paths(ctx, [r.target], cwd, source);
+    if (p !== null) for (const x of p) call(ctx, "fs_write", { path: followLinks(x) }, source);
+  }
+}
+
+/** Splits argv after the command name into options and operands (`--` ends options). */
+function operands(args: Word[], optionsWithValue: readonly string[] = []): { opts: string[]; ops: Word[]; optValues: Map<string, Word> } {
+  const opts: string[] = [];
+  const ops: Word[] = [];
+  const optValues = new Map<string, Word>();
+  let done = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (done || t === null || !t.startsWith("-") || t === "-") {
+      ops.push(w);
+      continue;
+    }
+    if (t === "--") {
+      done = true;
+      continue;
+    }
+    const eq = t.indexOf("=");
+    const name = t.startsWith("--") && eq > 0 ? t.slice(0, eq) : t;
+    opts.push(name);
+    if (optionsWithValue.includes(name)) {
+      if (t.startsWith("--") && eq > 0) optValues.set(name, { ...w, text: t.slice(eq + 1) });
+      else if (i + 1 < args.length) optValues.set(name, args[++i]!);
+    } else if (!t.startsWith("--") && t.length > 2) {
+      // Bundled short options: -rf; one taking a value ends the bundle (-n5, -t dir).
+      for (let k = 1; k < t.length; k++) {
+        const o = `-${t[k]}`;
+        opts.push(o);
+        if (optionsWithValue.includes(o)) {
+          if (k + 1 < t.length) optValues.set(o, { ...w, text: t.slice(k + 1) });
+          else if (i + 1 < args.length) optValues.set(o, args[++i]!);
+          break;
+        }
+      }
+    }
+  }
+  return { opts, ops, optValues };
+}
+
+const has = (opts: string[], ...names: string[]): boolean => names.some((n) => opts.includes(n));
+
+function simple(ctx: Ctx, c: SimpleCommand): void {
+  ctx.out.commands++;
+  redirects(ctx, c.redirects, c.cwd, c.text);
+  run(ctx, c.argv, c.cwd, c.text);
+}
+
+/** Judges argv (a command and its arguments) run in cwd. */
+function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
+  if (argv.length === 0) return;
+  const head = argv[0]!;
+  if (head.text === null || head.glob) {
+    problem(ctx, "unresolved_argument", `the command name ${head.raw} is not known: ${head.why ?? "a glob"}`, source);
+    return;
+  }
+  const name = head.text.includes("/") ? head.text : head.text;
+  const rest = argv.slice(1);
+  const wrap = ctx.cat.wrappers[name];
+  if (wrap !== undefined) {
+    let i = 0;
+    let positionals = wrap.positionals ?? 0;
+    while (i < rest.length) {
+      const t = rest[i]!.text;
+      if (t === null) {
+        problem(ctx, "unresolved_argument", `${rest[i]!.raw}: an argument of ${name} is not known`, source);
+        return;
+      }
+      if (t === "--") {
+        i++;
+        break;
+      }
+      if (t.startsWith("-") && t !== "-") {
+        i += wrap.optionsWithValue.includes(t) ? 2 : 1;
+        continue;
+      }
+      if (wrap.assignments === true && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+        i++;
+        continue;
+      }
+      if (positionals > 0) {
+        positionals--;
+        i++;
+        continue;
+      }
+      break;
+    }
+    if (i >= rest.length) {
+      if (ctx.cat.readOnly.has(name) || wrap.onlyWithOperands === true || name === "env") return;
+      problem(ctx, "unknown_effect", `${name} with no command reads standard input`, source);
+      return;
+    }
+    if (name === "command" && (rest[0]?.text === "-v" || rest[0]?.text === "-V")) return;
+    run(ctx, rest.slice(i), cwd, source);
+    return;
+  }
+  if (ctx.cat.readOnly.has(name)) return;
+  const entry = ctx.cat.commands[name];
+  if (entry === undefined) {
+    if (name.includes("/")) problem(ctx, "unknown_effect", `${name} runs a program whose effect is not known`, source);
+    else problem(ctx, "unknown_command", `${name} is not in the command catalogue`, source);
+    return;
+  }
+  const { opts, ops, optValues } = operands(rest, entry.optionsWithValue);
+  switch (entry.effect) {
+    case "remove": {
+      const ps = paths(ctx, ops, cwd, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_remove", { path: p }, source);
+      return;
+    }
+    case "write": {
+      const ps = paths(ctx, ops.slice(entry.skipOperands ?? 0), cwd, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
+      return;
+    }
+    case "write_option": {
+      for (const o of entry.outputOptions ?? []) {
+        const v = optValues.get(o);
+        if (v === undefined) continue;
+        const ps = paths(ctx, [v], cwd, source);
+        if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      }
+      if ((entry.outputOptions ?? []).some((o) => opts.includes(o) && !optValues.has(o))) problem(ctx, "unresolved_argument", `${name}: an output option without a value`, source);
+      return;
+    }
+    case "mkdir": {
+      const ps = paths(ctx, ops, cwd, source);
+      if (ps === null) return;
+      const parents = has(opts, "-p", "--parents");
+      for (const p of ps) {
+        if (parents) {
+          const chain: string[] = [];
+          // Only the missing ancestors are created (and removed again by the undo).
+          for (let d = dirname(p); d !== "/" && chain.length < 64 && !pathExists(d); d = dirname(d)) chain.unshift(d);
+          for (const d of chain) call(ctx, "fs_mkdir", { path: d }, source);
+        }
+        call(ctx, "fs_mkdir", { path: p }, source);
+      }
+      return;
+    }
+    case "copy":
+    case "move":
+    case "link": {
+      const target = optValues.get("-t") ?? optValues.get("--target-directory");
+      let srcWords = ops;
+      let destWord: Word | undefined = target;
+      if (destWord === undefined) {
+        if (entry.effect === "link" && ops.length === 1) {
+          destWord = { text: ".", raw: ".", glob: false, why: null };
+        } else {
+          destWord = ops[ops.length - 1];
+          srcWords = ops.slice(0, -1);
+        }
+      }
+      if (destWord === undefined || srcWords.length === 0) {
+        problem(ctx, "unresolved_argument", `${name}: no source or destination`, source);
+        return;
+      }
+      const dest = paths(ctx, [destWord], cwd, source);
+      if (dest === null || dest.length !== 1) {
+        if (dest !== null) problem(ctx, "unresolved_argument", `${name}: the destination matches ${dest.length} paths`, source);
+        return;
+      }
+      // Link targets are not read (a symbolic link's target is text); sources are paths.
+      const srcs = entry.effect === "link" ? srcWords.map((w) => (w.text === null ? null : joinPath(cwd ?? "/", w.text))) : paths(ctx, srcWords, cwd, source);
+      if (srcs === null || srcs.includes(null)) {
+        if (srcs !== null) problem(ctx, "unresolved_argument", `${name}: a source is not known`, source);
+        return;
+      }
+      const intoDir = target !== undefined || srcs.length > 1 || (isDirectory(dest[0]!) && !has(opts, "-T", "--no-target-directory"));
+      for (const s of srcs as string[]) {
+        const d = intoDir ? joinPath(dest[0]!, basename(s)) : dest[0]!;
+        if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
+        else if (entry.effect === "copy") call(ctx, "fs_write", { path: followLinks(d) }, source);
+        else call(ctx, "fs_write", { path: d }, source);
+      }
+      return;
+    }
+    case "tee": {
+      const ps = paths(ctx, ops, cwd, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
+      return;
+    }
+    case "sed": {
+      const inPlace = opts.some((o) => o === "-i" || o === "--in-place" || o.startsWith("--in-place=")) || rest.some((w) => w.text !== null && /^-i\S/.test(w.text) && !w.text.startsWith("--"));
+      if (!inPlace) return;
+      const files = has(opts, "-e", "--expression", "-f", "--file") ? ops : ops.slice(1);
+      const ps = paths(ctx, files, cwd, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      return;
+    }
+    case "find":
+      find(ctx, rest, cwd, source);
+      return;
+    case "xargs": {
+      const inner = ops;
+      if (inner.length === 0) return; // echo
+      const innerName = inner[0]!.text;
+      // The arguments come from standard input: only a read-only command is safe whatever they are.
+      if (innerName !== null && ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName]) return;
+      run(ctx, inner, cwd, source);
+      problem(ctx, "unresolved_argument", `xargs feeds ${inner[0]!.raw} arguments from standard input`, source);
+      return;
+    }
+    case "shell": {
+      const ci = rest.findIndex((w) => w.text === "-c" || (w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text) && !w.text.startsWith("--")));
+      if (ci < 0) {
+        if (rest.some((w) => w.text === "--version" || w.text === "--help") ) return;
+        problem(ctx, "unknown_effect", `${name} runs a script whose effect is not known`, source);
+        return;
+      }
+      const script = rest[ci + 1];
+      if (script === undefined || script.text === null) {
+        problem(ctx, "unresolved_argument", `${name} -c with a string that is not known`, source);
+        return;
+      }
+      if (cwd === null) {
+        problem(ctx, "unresolved_argument", `${name} -c in a directory that is not known`, source);
+        return;
+      }
+      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1);
+      ctx.out.calls.push(...inner.calls);
+      ctx.out.problems.push(...inner.problems);
+      ctx.out.commands += inner.commands;
+      return;
+    }
+    case "cd":
+      return;
+    case "git":
+      git(ctx, rest, cwd, source);
+      return;
+    case "remote":
+      remote(ctx, name, rest, opts, ops, optValues, cwd, source);
+      return;
+    case "environment":
+      environment(ctx, name, ops, opts, source);
+      return;
+    case "program":
+      if (rest.length === 1 && (rest[0]!.text === "--version" || rest[0]!.text === "-V" || rest[0]!.text === "--help")) return;
+      problem(ctx, "unknown_effect", `${name} runs code whose effect is not known`, source);
+      return;
+    default:
+      problem(ctx, "unknown_command", `${name}: catalogue effect \`${entry.effect}\` is not known`, source);
+  }
+}
+
+function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void {
+  let i = 0;
+  const roots: Word[] = [];
+  while (i < args.length) {
+    const t = args[i]!.text;
+    if (t !== null && (t.startsWith("-") || t === "(" || t === "!")) break;
+    roots.push(args[i]!);
+    i++;
+  }
+  const rootPaths = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
+  if (rootPaths === null) return;
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === null) continue;
+    if (t === "-delete") {
+      // Everything it may delete is under its roots: judged (and kept) as the roots.
+      for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
+    } else if (t === "-exec" || t === "-execdir" || t === "-ok" || t === "-okdir") {
+      const inner: Word[] = [];
+      let j = i + 1;
+      for (; j < args.length; j++) {
+        const x = args[j]!.text;
+        if (x === ";" || x === "+") break;
+        inner.push(args[j]!);
+      }
+      i = j;
+      const innerName = inner[0]?.text;
+      if (innerName === undefined || innerName === null) {
+        problem(ctx, "unresolved_argument", "find -exec without a command", source);
+        continue;
+      }
+      if (ctx.cat.readOnly.has(innerName)) continue;
+      const effect = ctx.cat.commands[innerName]?.effect;
+      if (effect === "remove") for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
+      else if (effect === "write" || effect === "sed") for (const r of rootPaths) call(ctx, "fs_write", { path: r }, source);
+      else problem(ctx, "unresolved_argument", `find -exec ${innerName} acts on the files find lists`, source);
+    } else if (t === "-fprint" || t === "-fprint0" || t === "-fprintf" || t === "-fls") {
+      const w = args[i + 1];
+      if (w === undefined) continue;
+      const ps = paths(ctx, [w], cwd, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      i++;
+    }
+  }
+}
+
+const GIT_READ = new Set([
+  "status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame", "grep", "describe",
+  "shortlog", "whatchanged", "count-objects", "help", "version", "check-ignore", "merge-base", "name-rev",
+  "for-each-ref", "show-ref", "var", "rev-list", "diff-tree", "diff-files", "diff-index", "ls-remote", "annotate",
+  "show-branch", "cherry", "range-diff", "format-patch", "verify-commit", "verify-tag", "fsck", "check-attr", "bisect",
+]);
+
+function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void {
+  let dir = cwd;
+  // Every typed git call carries the directory git runs in (its repository is read from there).
+  const ctx: Ctx = { ...ctx0, out: ctx0.out };
+  const gitCall = (name: string, a: Record<string, unknown>, src: string): void => {
+    if (dir === null) {
+      problem(ctx, "unresolved_argument", "git runs in a directory that is not known (cd)", src);
+      return;
+    }
+    const withDir = name.startsWith("git_") ? { ...a, dir } : a;
+    call(ctx, name, withDir, src);
+  };
+  let i = 0;
+  // Global options before the subcommand.
+  while (i < args.length) {
+    const t = args[i]!.text;
+    if (t === null) {
+      problem(ctx, "unresolved_argument", `git: ${args[i]!.raw} is not known`, source);
+      return;
+    }
+    if (t === "-C") {
+      const d = args[i + 1];
+      if (d === undefined || d.text === null || dir === null) {
+        problem(ctx, "unresolved_argument", "git -C with a directory that is not known", source);
+        return;
+      }
+      dir = joinPath(dir, d.text);
+      i += 2;
+    } else if (t === "-c") {
+      i += 2;
+    } else if (t === "--no-pager" || t === "--paginate" || t === "-p" || t === "--no-optional-locks" || t === "-P" || t === "--bare" || t === "--literal-pathspecs") {
+      i++;
+    } else if (t.startsWith("-")) {
+      problem(ctx, "unknown_effect", `git ${t}: a global option the dispatcher does not follow`, source);
+      return;
+    } else break;
+  }
+  const sub = args[i]?.text;
+  if (sub === undefined) return;
+  if (sub === null) {
+    problem(ctx, "unresolved_argument", "git: the subcommand is not known", source);
+    return;
+  }
+  const rest = args.slice(i + 1);
+  if (GIT_READ.has(sub)) {
+    if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
+    return;
+  }
+  const { opts, ops } = operands(rest, ["-m", "-F", "-C", "-c", "--message", "--file", "-b", "-B", "--source", "-s", "-X", "--strategy", "--strategy-option", "-u", "--author", "--date", "-t", "--track", "--onto", "-S"]);
+  const text = ops.map((w) => w.text);
+  const where = dir;
+  const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
+  const head = (ref: string | null | undefined): string => ref ?? "HEAD";
+  switch (sub) {
+    case "branch": {
+      if (has(opts, "-d", "-D", "--delete")) {
+        for (const n of text) if (n !== null) gitCall("git_ref_delete", { ref: `refs/heads/${n}` }, source);
+        if (text.includes(null)) problem(ctx, "unresolved_argument", "git branch -d: a branch name is not known", source);
+        return;
+      }
+      if (has(opts, "-m", "-M", "--move")) {
+        const [a, b] = text.length === 1 ? [null, text[0]] : [text[0], text[1]];
+        if (b === undefined || b === null || a === null) {
+          problem(ctx, "unresolved_argument", "git branch -m: the old or new name is not known (the current branch)", source);
+          return;
+        }
+        gitCall("git_ref_delete", { ref: `refs/heads/${a}` }, source);
+        gitCall("git_ref_add", { ref: `refs/heads/${b}` }, source);
+        return;
+      }
+      if (ops.length === 0 || has(opts, "-a", "-r", "-l", "--list", "-v", "-vv", "--show-current", "--contains", "--merged", "--no-merged", "--format", "--sort", "--points-at")) return;
+      const n = text[0];
+      if (n === null || n === undefined) {
+        problem(ctx, "unresolved_argument", "git branch: the name is not known", source);
+        return;
+      }
+      if (has(opts, "-f", "--force")) gitCall("git_ref_delete", { ref: `refs/heads/${n}` }, source);
+      gitCall("git_ref_add", { ref: `refs/heads/${n}` }, source);
+      return;
+    }
+    case "tag": {
+      if (has(opts, "-d", "--delete")) {
+        for (const n of text) if (n !== null) gitCall("git_ref_delete", { ref: `refs/tags/${n}` }, source);
+        if (text.includes(null)) problem(ctx, "unresolved_argument", "git tag -d: a name is not known", source);
+        return;
+      }
+      if (ops.length === 0 || has(opts, "-l", "--list", "-n", "--contains", "--points-at", "-v", "--verify")) return;
+      const n = text[0];
+      if (n === null || n === undefined) {
+        problem(ctx, "unresolved_argument", "git tag: the name is not known", source);
+        return;
+      }
+      if (has(opts, "-f", "--force")) gitCall("git_ref_delete", { ref: `refs/tags/${n}` }, source);
+      gitCall("git_ref_add", { ref: `refs/tags/${n}` }, source);
+      return;
+    }
+    case "reset": {
+      const dd = rest.findIndex((w) => w.text === "--");
+      const pathspec = dd >= 0 ? rest.slice(dd + 1) : [];
+      if (has(opts, "--hard", "--merge", "--keep")) {
+        gitCall("git_discard", { target: head(text[0]) }, source);
+        return;
+      }
+      const commitish = dd >= 0 ? ops.slice(0, ops.length - pathspec.length) : ops;
+      // `git reset [<tree>] -- <paths>` / `git reset <paths>`: the index entries of the paths.
+      if (pathspec.length > 0 || (commitish.length > 0 && commitish.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
+        gitCall("git_stage", { paths: (pathspec.length > 0 ? pathspec : commitish).map((w) => w.text ?? "") }, source);
+        return;
+      }
+      if (commitish.length === 0) {
+        gitCall("git_stage", { paths: ["."] }, source);
+        return;
+      }
+      gitCall("git_move_head", { target: head(text[0]) }, source);
+      return;
+    }
+    case "checkout": {
+      const dd = rest.findIndex((w) => w.text === "--");
+      if (dd >= 0) {
+        // `git checkout [<tree>] -- <paths>`: the work tree (and with a tree, the index) of the paths.
+        const ps = pathList(rest.slice(dd + 1));
+        if (ps === null) return;
+        for (const p of ps) gitCall("fs_write", { path: p }, source);
+        if (ops.length > rest.slice(dd + 1).length) gitCall("git_stage", { paths: ps }, source);
+        return;
+      }
+      if (has(opts, "-b", "-B")) {
+        const v = operands(rest, ["-b", "-B"]).optValues.get(has(opts, "-b") ? "-b" : "-B");
+        if (v === undefined || v.text === null) {
+          problem(ctx, "unresolved_argument", "git checkout -b: the name is not known", source);
+          return;
+        }
+        if (has(opts, "-B")) gitCall("git_ref_delete", { ref: `refs/heads/${v.text}` }, source);
+        gitCall("git_ref_add", { ref: `refs/heads/${v.text}` }, source);
+        gitCall("git_switch", { target: v.text }, source);
+        return;
+      }
+      if (has(opts, "-f", "--force")) gitCall("git_discard", { target: "HEAD" }, source);
+      const t0 = text[0];
+      if (t0 === undefined) return;
+      if (t0 === null) {
+        problem(ctx, "unresolved_argument", "git checkout: the target is not known", source);
+        return;
+      }
+      // `git checkout <path>` (no `--`): a path that exists is a path.
+      if (t0 === "." || (ops.length >= 1 && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
+        const ps = pathList(ops);
+        if (ps !== null) for (const p of ps) gitCall("fs_write", { path: p }, source);
+        return;
+      }
+      gitCall("git_switch", { target: t0 }, source);
+      return;
+    }
+    case "switch": {
+      if (has(opts, "-c", "-C", "--create", "--force-create")) {
+        const n = operands(rest, ["-c", "-C", "--create", "--force-create"]).optValues;
+        const v = n.get("-c") ?? n.get("-C") ?? n.get("--create") ?? n.get("--force-create");
+        if (v === undefined || v.text === null) {
+          problem(ctx, "unresolved_argument", "git switch -c: the name is not known", source);
+          return;
+        }
+        if (has(opts, "-C", "--force-create")) gitCall("git_ref_delete", { ref: `refs/heads/${v.text}` }, source);
+        gitCall("git_ref_add", { ref: `refs/heads/${v.text}` }, source);
+        gitCall("git_switch", { target: v.text }, source);
+        return;
+      }
+      if (has(opts, "-f", "--force", "--discard-changes")) gitCall("git_discard", { target: "HEAD" }, source);
+      const t0 = text[0];
+      if (t0 === null || t0 === undefined) {
+        problem(ctx, "unresolved_argument", "git switch: the target is not known", source);
+        return;
+      }
+      gitCall("git_switch", { target: t0 }, source);
+      return;
+    }
+    case "restore": {
+      const ps = pathList(ops);
+      if (ps === null) return;
+      const staged = has(opts, "-S", "--staged");
+      const worktree = has(opts, "-W", "--worktree") || !staged;
+      if (worktree) for (const p of ps) gitCall("fs_write", { path: p }, source);
+      if (staged) gitCall("git_stage", { paths: ps }, source);
+      return;
+    }
+    case "clean": {
+      if (has(opts, "-n", "--dry-run")) return;
+      if (has(opts, "-i", "--interactive")) {
+        problem(ctx, "unknown_effect", "git clean -i asks interactively", source);
+        return;
+      }
+      if (!has(opts, "-f", "--force")) return; // clean.requireForce: git refuses without -f
+      if (ops.length > 0) {
+        const ps = pathList(ops);
+        if (ps === null) return;
+      }
+      gitCall("git_clean", { ignored: has(opts, "-x", "-X") }, source);
+      return;
+    }
+    case "stash": {
+      const s = text[0] ?? "push";
+      if (s === "list" || s === "show") return;
+      if (s === "drop") gitCall("git_stash_drop", { all: false }, source);
+      else if (s === "clear") gitCall("git_stash_drop", { all: true }, source);
+      else if (s === "pop" || s === "apply") {
+        if (s === "pop") gitCall("git_stash_drop", { all: false }, source);
+        gitCall("git_discard", { target: "HEAD" }, source);
+      } else if (s === "push" || s === "save" || s.startsWith("-")) gitCall("git_stash_push", {}, source);
+      else if (s === "branch") problem(ctx, "unknown_effect", "git stash branch", source);
+      else problem(ctx, "unknown_command", `git stash ${s}`, source);
+      return;
+    }
+    case "commit": {
+      if (has(opts, "-a", "--all")) gitCall("git_stage", { paths: ["."] }, source);
+      gitCall("git_commit", {}, source);
+      return;
+    }
+    case "add": {
+      if (has(opts, "-n", "--dry-run")) return;
+      gitCall("git_stage", { paths: text.map((t) => t ?? "") }, source);
+      if (text.includes(null)) problem(ctx, "unresolved_argument", "git add: a path is not known", source);
+      return;
+    }
+    case "rm": {
+      const ps = pathList(ops);
+      if (ps === null) return;
+      if (!has(opts, "--cached")) for (const p of ps) gitCall("fs_remove", { path: p }, source);
+      gitCall("git_stage", { paths: ps }, source);
+      return;
+    }
+    case "mv": {
+      const ps = pathList(ops);
+      if (ps === null || ps.length < 2) return;
+      const dest = ps[ps.length - 1]!;
+      const intoDir = ps.length > 2 || isDirectory(dest);
+      for (const s of ps.slice(0, -1)) gitCall("fs_move", { source: s, destination: intoDir ? joinPath(dest, basename(s)) : dest }, source);
+      gitCall("git_stage", { paths: ps }, source);
+      return;
+    }
+    case "merge":
+    case "rebase":
+    case "cherry-pick":
+    case "revert":
+    case "am":
+      gitCall("git_move_head", { target: head(text[0]) }, source);
+      return;
+    case "pull":
+      gitCall("git_fetch", {}, source);
+      gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
+      return;
+    case "fetch":
+      gitCall("git_fetch", {}, source);
+      return;
+    case "push":
+      if (has(opts, "-n", "--dry-run")) return;
+      gitCall("remote_write", { command: source.slice(0, 200) }, source);
+      return;
+    case "init": {
+      if (where === null) {
+        problem(ctx, "unresolved_argument", "git init in a directory that is not known", source);
+        return;
+      }
+      const target = text[0] ? joinPath(where, text[0]) : where;
+      gitCall("fs_mkdir", { path: target }, source);
+      gitCall("fs_mkdir", { path: joinPath(target, ".git") }, source);
+      return;
+    }
+    case "clone": {
+      const url = text[0];
+      const d = text[1] ?? (url ? basename(url).replace(/\.git$/, "") : null);
+      if (d === null || d === undefined || where === null) {
+        problem(ctx, "unresolved_argument", "git clone: the destination is not known", source);
+        return;
+      }
+      gitCall("fs_write", { path: joinPath(where, d) }, source);
+      return;
+    }
+    case "remote":
+    case "config":
+    case "worktree":
+    case "notes":
+    case "submodule":
+    case "reflog":
+      if (ops.length === 0 || ["-v", "show", "list", "get", "--get", "--list", "-l", "--get-all"].some((x) => text[0] === x || opts.includes(x))) return;
+      problem(ctx, "unknown_effect", `git ${sub} ${text[0] ?? ""}: changes configuration or refs the ontology does not model`, source);
+      return;
+    default:
+      problem(ctx, "unknown_command", `git ${sub} is not in the catalogue`, source);
+  }
+}
+
+function pathExists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const REMOTE_READ: Record<string, Set<string>> = {
+  gh: new Set(["view", "list", "status", "diff", "checks", "search", "browse", "auth", "api"]),
+  docker: new Set(["ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port"]),
+  kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "config"]),
+};
+
+function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], optValues: Map<string, Word>, cwd: string | null, source: string): void {
+  const words = rest.map((w) => w.text);
+  if (name === "curl" || name === "wget") {
+    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry"] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "-o", "-a", "--header", "-U", "-t", "-T"]);
+    const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
+    const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
+    if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+    const out = name === "curl" ? (o.optValues.get("-o") ?? o.optValues.get("--output")) : (o.optValues.get("-O") ?? o.optValues.get("--output-document"));
+    if (out !== undefined && out.text !== "-") {
+      const ps = paths(ctx, [out], cwd, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
+    } else if (out === undefined && (name === "wget" || has(o.opts, "-O", "--remote-name"))) {
+      const url = o.ops[o.ops.length - 1];
+      const base = url?.text ? basename(url.text.split("?")[0]!) : null;
+      if (base === null || base === "" || cwd === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
+      else call(ctx, "fs_write", { path: joinPath(cwd, base || "index.html") }, source);
+    }
+    return;
+  }
+  if (name === "scp" || name === "rsync") {
+    const dest = ops[ops.length - 1];
+    if (dest === undefined || dest.text === null) {
+      problem(ctx, "unresolved_argument", `${name}: the destination is not known`, source);
+      return;
+    }
+    if (/^[^/]*:/.test(dest.text)) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+    else {
+      if (name === "rsync" && opts.some((x) => x.startsWith("--delete"))) {
+        problem(ctx, "unknown_effect", "rsync --delete removes files the dispatcher cannot list", source);
+        return;
+      }
+      const ps = paths(ctx, [dest], cwd, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+    }
+    return;
+  }
+  const read = REMOTE_READ[name];
+  const sub = ops[0]?.text ?? null;
+  if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || ops.some((w, i) => i > 0 && w.text !== null && read.has(w.text) && i < 2))) return;
+  void optValues;
+  call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+}
+
+const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet", "fmt"]);
+const ENV_PROGRAM = new Set(["run", "test", "start", "exec", "x", "dlx", "build", "bench", "check", "clippy", "run-script", "t", "tst"]);
+const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
+
+function environment(ctx: Ctx, name: string, ops: Word[], opts: string[], source: string): void {
+  if (ops.length === 0 && (opts.length === 0 || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
+  const sub = ops[0]?.text;
+  if (sub === null || sub === undefined) {
+    problem(ctx, "unresolved_argument", `${name}: the subcommand is not known`, source);
+    return;
+  }
+  if (ENV_PUBLISH.has(sub)) {
+    call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+    return;
+  }
+  if (ENV_READ.has(sub) && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
+  if (ENV_PROGRAM.has(sub)) {
+    problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
+    return;
+  }
+  call(ctx, "env_change", { command: source.slice(0, 200) }, source);
+}

@@ -1,0 +1,523 @@
+// createShellGuard: a coding agent's shell commands and file edits, judged by the ordinary guard
+// (src/guard) over the shell ontology (ontologies/shell/shell.polar) on the workspace they meet.
+// check(): dispatch → Layer B for exactly what the calls touch → the core guard's verdict → under the
+// `snapshot` policy, a restore point of what would be lost and a second verdict. observe(): the call
+// ran: the undo journal gets its inverse, the git facts are read again next time. undo(): judged on
+// the current state, then run.
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
+import type { Decision } from "../guard/decision.js";
+import type { StateView, TierName } from "../core/types.js";
+import { dispatchCommand, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
+import { loadBashParser } from "./parse.js";
+import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RestoreBounds, type RestorePoint, type RestoreSummary } from "./restore.js";
+import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
+export { undoEntry };
+import { Workspace, WorkspaceReadError } from "./workspace.js";
+
+export type ShellPolicy = "snapshot" | "escalate" | "veto" | "advisory";
+export type ShellAction = "allow" | "ask" | "deny";
+
+export const SHELL_DECISION_FORMAT = "polar-shell-decision/1";
+
+export type ShellGuardErrorCode = "bad-cwd" | "bad-store" | "bad-option" | "bad-ontology";
+
+export class ShellGuardError extends Error {
+  readonly code: ShellGuardErrorCode;
+  constructor(code: ShellGuardErrorCode, message: string) {
+    super(message);
+    this.name = "ShellGuardError";
+    this.code = code;
+  }
+}
+
+export interface ShellGuardOptions {
+  /** The workspace: an existing directory. */
+  cwd: string;
+  /** Where restore points and the undo journal go: a writable directory outside the workspace. */
+  store: string;
+  /** Names this session's undo journal; default a random id. */
+  session?: string;
+  /** Default `snapshot`. */
+  policy?: ShellPolicy;
+  /** Commands to treat as read-only in addition to the catalogue's. */
+  readOnlyCommands?: readonly string[];
+  restoreBounds?: Partial<RestoreBounds>;
+  /** Receives the core guard's decision records. */
+  log?: AuditSink;
+}
+
+/** `{ tool: "shell", args: { command } }`, `write_file {path, content}`, `edit_file {path, old, new}`,
+ * `apply_patch {patch}`; `{ name, arguments }` is accepted too. */
+export interface ShellToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+export interface ShellDecision {
+  format: typeof SHELL_DECISION_FORMAT;
+  seq: number;
+  approved: boolean;
+  action: ShellAction;
+  route: "Approved" | "Vetoed" | "ConsentEscalated" | "AdvisoryPassthrough";
+  reason: string;
+  message: string;
+  /** The worst tier among the inverse steps ("T0": read-only), null when not judged. */
+  tier: "T0" | TierName | null;
+  restorePoint: RestoreSummary | null;
+  /** Pass to observe(); null when nothing will be journaled (refused or read-only). */
+  execution: string | null;
+  calls: TypedCall[];
+  problems: Problem[];
+  /** π as the undo would run it (most recent call first). */
+  inverse: InverseStep[];
+  /** The core guard's decision (the last one, after a restore point); null when the core was not asked. */
+  core: Decision | null;
+  session: string;
+}
+
+export interface ShellGuard {
+  readonly cwd: string;
+  readonly session: string;
+  readonly policy: ShellPolicy;
+  check(call: unknown): ShellDecision;
+  observe(call: unknown, result?: unknown, options?: { execution?: string }): { journaled: string | null };
+  list(): UndoEntry[];
+  undo(sel?: UndoSelector, options?: { dryRun?: boolean }): UndoResult;
+  /** The workspace's Layer B reader (tests, benchmarks). */
+  readonly workspace: Workspace;
+}
+
+const HERE = new URL(".", import.meta.url);
+function asset(rel: string): string {
+  for (const base of ["../../ontologies/shell/", "../ontologies/shell/", "./ontologies/shell/"]) {
+    const p = new URL(base + rel, HERE).pathname;
+    if (existsSync(p)) return p;
+  }
+  throw new ShellGuardError("bad-ontology", `ontologies/shell/${rel} is not beside the module`);
+}
+
+let assets: { blob: Uint8Array; catalogue: unknown } | null = null;
+
+const POLICIES: readonly ShellPolicy[] = ["snapshot", "escalate", "veto", "advisory"];
+const OPTION_KEYS = ["cwd", "store", "session", "policy", "readOnlyCommands", "restoreBounds", "log"];
+
+export async function createShellGuard(options: ShellGuardOptions): Promise<ShellGuard> {
+  if (options === null || typeof options !== "object") throw new ShellGuardError("bad-option", "createShellGuard needs { cwd, store }");
+  for (const k of Object.keys(options)) if (!OPTION_KEYS.includes(k)) throw new ShellGuardError("bad-option", `unknown option \`${k}\` (the options are ${OPTION_KEYS.join(", ")})`);
+  if (typeof options.cwd !== "string" || options.cwd === "") throw new ShellGuardError("bad-cwd", "`cwd` is not a path");
+  const cwd = resolve(options.cwd);
+  let st;
+  try {
+    st = statSync(cwd);
+  } catch {
+    throw new ShellGuardError("bad-cwd", `cwd ${cwd} does not exist`);
+  }
+  if (!st.isDirectory()) throw new ShellGuardError("bad-cwd", `cwd ${cwd} is not a directory`);
+  const realCwd = (await import("node:fs")).realpathSync(cwd);
+  if (typeof options.store !== "string" || options.store === "") throw new ShellGuardError("bad-store", "`store` is not a path");
+  const storeDir = resolve(options.store);
+  if (storeDir === cwd || storeDir.startsWith(`${cwd}/`) || storeDir.startsWith(`${realCwd}/`)) throw new ShellGuardError("bad-store", `the store ${storeDir} is inside the workspace`);
+  const policy = options.policy ?? "snapshot";
+  if (!POLICIES.includes(policy)) throw new ShellGuardError("bad-option", `unknown policy \`${String(policy)}\` (${POLICIES.join(", ")})`);
+  const session = options.session ?? randomBytes(6).toString("hex");
+  if (typeof session !== "string" || !/^[A-Za-z0-9._-]{1,128}$/.test(session)) throw new ShellGuardError("bad-option", "`session` must be 1–128 characters of [A-Za-z0-9._-]");
+  const bounds: RestoreBounds = { ...DEFAULT_BOUNDS, ...(options.restoreBounds ?? {}) };
+  if (!(Number.isInteger(bounds.maxBytes) && bounds.maxBytes >= 0 && Number.isInteger(bounds.maxFiles) && bounds.maxFiles >= 0)) throw new ShellGuardError("bad-option", "restoreBounds must be non-negative integers");
+  if (options.readOnlyCommands !== undefined && (!Array.isArray(options.readOnlyCommands) || options.readOnlyCommands.some((c) => typeof c !== "string" || c === ""))) {
+    throw new ShellGuardError("bad-option", "readOnlyCommands must be a list of command names");
+  }
+  const store = new RestoreStore(storeDir, bounds);
+  try {
+    store.open();
+  } catch (e) {
+    throw new ShellGuardError("bad-store", (e as Error).message);
+  }
+  await loadBashParser();
+  if (assets === null) {
+    assets = {
+      blob: new Uint8Array(readFileSync(asset("shell.blob"))),
+      catalogue: JSON.parse(readFileSync(asset("commands.json"), "utf8")),
+    };
+  }
+  let catalogue: Catalogue;
+  try {
+    catalogue = parseCatalogue(assets.catalogue, options.readOnlyCommands ?? []);
+  } catch (e) {
+    throw new ShellGuardError("bad-ontology", (e as Error).message);
+  }
+  return new ShellGuardImpl(realCwd, store, session, policy, catalogue, assets.blob, options.log);
+}
+
+interface Pending {
+  call: unknown;
+  calls: TypedCall[];
+  decision: Omit<ShellDecision, "route">;
+  repo: string | null;
+  paths: string[];
+  kinds: Record<string, string>;
+}
+
+const GIT_REPO_TOOLS = new Set(["git_discard", "git_clean", "git_stash_drop", "git_stash_push", "git_move_head", "git_commit", "git_switch", "git_stage", "git_fetch"]);
+const PATH_ARGS: Record<string, string> = { fs_remove: "path", fs_write: "path", fs_mkdir: "path", fs_move: "destination" };
+
+function tierRank(t: string): number {
+  return t === "T0" ? 0 : Number(t.slice(1));
+}
+
+class ShellGuardImpl implements ShellGuard {
+  readonly workspace: Workspace;
+  private readonly core: Guard;
+  private readonly entities = new Map<string, Record<string, unknown>>();
+  private readonly journal: Journal;
+  private readonly pending = new Map<string, Pending>();
+  private seq = 0;
+  private readonly home = homedir();
+
+  constructor(
+    readonly cwd: string,
+    private readonly store: RestoreStore,
+    readonly session: string,
+    readonly policy: ShellPolicy,
+    private readonly catalogue: Catalogue,
+    blob: Uint8Array,
+    log: AuditSink | undefined,
+  ) {
+    this.workspace = new Workspace(cwd);
+    const view: StateView = {
+      hasEntity: (e, id) => this.entities.has(`${e}\u0000${id}`),
+      slot: (e, id, s) => this.entities.get(`${e}\u0000${id}`)?.[s],
+    };
+    this.core = createGuard({ ontology: blob, state: view, policy: "veto", scope: "turn", config: log === undefined ? {} : { log } });
+    this.journal = new Journal(`${store.dir}/sessions/${session}.jsonl`);
+  }
+
+  /** The typed calls of a tool call, or a problem. */
+  private toTyped(call: unknown): { calls: TypedCall[]; problems: Problem[]; commands: number } {
+    const c = call as { tool?: unknown; args?: unknown; name?: unknown; arguments?: unknown } | null;
+    const tool = c !== null && typeof c === "object" ? (c.tool ?? c.name) : undefined;
+    const args = c !== null && typeof c === "object" ? (c.args ?? c.arguments) : undefined;
+    const bad = (detail: string) => ({ calls: [], problems: [{ reason: "malformed_call" as never, detail, source: "" }], commands: 0 });
+    if (typeof tool !== "string" || args === null || typeof args !== "object" || Array.isArray(args)) return bad("a tool call is { tool, args } with args an object");
+    const a = args as Record<string, unknown>;
+    const path = (p: unknown): string | null => (typeof p === "string" && p !== "" && !p.includes("\u0000") ? (isAbsolute(p) ? resolve(p) : resolve(this.cwd, p)) : null);
+    switch (tool) {
+      case "shell": {
+        if (typeof a.command !== "string") return bad("shell: `command` is not a string");
+        let dir = this.cwd;
+        if (a.cwd !== undefined) {
+          const d = path(a.cwd);
+          if (d === null) return bad("shell: `cwd` is not a path");
+          try {
+            if (!statSync(d).isDirectory()) return bad(`shell: cwd ${d} is not a directory`);
+          } catch {
+            return bad(`shell: cwd ${d} does not exist`);
+          }
+          dir = d;
+        }
+        return dispatchCommand(a.command, dir, this.catalogue, this.home);
+      }
+      case "write_file":
+      case "edit_file": {
+        const p = path(a.path);
+        if (p === null) return bad(`${tool}: \`path\` is not a path`);
+        if (tool === "write_file" && typeof a.content !== "string") return bad("write_file: `content` is not a string");
+        if (tool === "edit_file" && (typeof a.old !== "string" || typeof a.new !== "string")) return bad("edit_file: `old` and `new` must be strings");
+        return { calls: [{ name: "fs_write", arguments: { path: p }, source: `${tool} ${p}` }], problems: [], commands: 1 };
+      }
+      case "apply_patch": {
+        if (typeof a.patch !== "string") return bad("apply_patch: `patch` is not a string");
+        return patchCalls(a.patch, (x) => path(x));
+      }
+      default:
+        return { calls: [], problems: [{ reason: "unknown_command", detail: `unknown tool \`${tool}\``, source: tool }], commands: 0 };
+    }
+  }
+
+  /** Fills Layer B for the calls. Throws WorkspaceReadError when a read fails. */
+  private kindsOf(paths: string[]): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const p of paths) out[p] = String(this.entities.get(`ws_path\u0000${p}`)?.kind ?? "unknown");
+    return out;
+  }
+
+  private readState(calls: TypedCall[]): { repo: string | null; paths: string[] } {
+    this.entities.clear();
+    this.entities.set("environment\u0000env", { name: "env" });
+    const paths: string[] = [];
+    for (const c of calls) {
+      const arg = PATH_ARGS[c.name];
+      if (arg !== undefined) paths.push(String(c.arguments[arg]));
+      if (c.name === "fs_move") paths.push(String(c.arguments.source));
+    }
+    const facts = this.workspace.paths(paths);
+    for (const [p, f] of facts) {
+      const slots: Record<string, unknown> = { kind: f.kind, git: f.git, inside: f.inside };
+      this.entities.set(`ws_path\u0000${p}`, slots);
+    }
+    let repo: string | null = null;
+    for (const c of calls) {
+      if (!c.name.startsWith("git_")) continue;
+      const dir = String(c.arguments.dir);
+      const r = this.workspace.repoOf(dir);
+      if (r === null) continue; // no git_repo entity: the call is not grounded (missing_entity)
+      if (repo !== null && repo !== r) throw new WorkspaceReadError("one command acts on two repositories");
+      repo = r;
+      if (GIT_REPO_TOOLS.has(c.name)) {
+        const f = this.workspace.repo(r);
+        const slots: Record<string, unknown> = { branch: f.branch, dirty: f.dirty, untracked: f.untracked, ignored: f.ignored, stashes: f.stashes };
+        if (f.head !== null) slots.head = f.head;
+        this.entities.set("git_repo\u0000repo", slots);
+      } else {
+        const ref = String(c.arguments.ref);
+        const target = this.workspace.ref(r, ref);
+        this.entities.set(`git_ref\u0000${ref}`, target === null ? { exists: false } : { exists: true, target });
+      }
+    }
+    return { repo, paths: [...new Set(paths)] };
+  }
+
+  private coreCheck(calls: TypedCall[]): Decision {
+    const typed = calls.map((c) => ({ name: c.name, arguments: c.arguments }));
+    const last = typed[typed.length - 1]!;
+    const d = this.core.check(last, { turnCalls: typed.slice(0, -1) });
+    if (d.execution !== null) this.core.release(d.execution);
+    return d;
+  }
+
+  check(call: unknown): ShellDecision {
+    this.seq++;
+    const seq = this.seq;
+    let typed: { calls: TypedCall[]; problems: Problem[] };
+    try {
+      typed = this.toTyped(call);
+    } catch (e) {
+      typed = { calls: [], problems: [{ reason: "unparsed", detail: `internal error: ${(e as Error).message}`, source: "" }] };
+    }
+    const base = { format: SHELL_DECISION_FORMAT, seq, calls: typed.calls, problems: typed.problems, session: this.session } as const;
+    if (typed.problems.length > 0) {
+      const p = typed.problems[0]!;
+      const action: ShellAction = this.policy === "veto" || (p.reason as string) === "malformed_call" ? "deny" : "ask";
+      return this.finish({ ...base, approved: false, action, reason: p.reason, message: `not judged (${p.reason}): ${p.detail}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
+    }
+    if (typed.calls.length === 0) {
+      return this.finish({ ...base, approved: true, action: "allow", reason: "read_only", message: "read-only: nothing to undo", tier: "T0", restorePoint: null, execution: null, inverse: [], core: null }, null);
+    }
+    let state: { repo: string | null; paths: string[] };
+    let d: Decision;
+    try {
+      state = this.readState(typed.calls);
+      d = this.coreCheck(typed.calls);
+    } catch (e) {
+      const reason = e instanceof WorkspaceReadError ? "unknown_state" : "internal_error";
+      return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message: `the workspace could not be read: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
+    }
+    let point: RestorePoint | null = null;
+    const overlap = overlapping(typed.calls, state.repo !== null && this.entities.has("git_repo\u0000repo"));
+    if (overlap && this.policy !== "snapshot" && this.policy !== "advisory") {
+      return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason: "overlap", message: "not approved: calls of this line act on the same paths, so their undo depends on their order; the snapshot policy keeps them in a restore point", tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
+    }
+    if (this.policy === "snapshot" && (overlap || (!d.admissible && this.restorable(d)))) {
+      try {
+        point = this.takePoint(typed.calls, state, overlap);
+        d = this.coreCheck(typed.calls);
+      } catch (e) {
+        const reason = e instanceof RestoreError ? e.code : e instanceof WorkspaceReadError ? "unknown_state" : "restore_failed";
+        return this.finish({ ...base, approved: false, action: "ask", reason, message: `no restore point, so no approval: ${(e as Error).message}`, tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
+      }
+    }
+    const inverse = inverseOf(d);
+    if (d.admissible) {
+      const execution = `${this.session}:${seq}`;
+      const decision: Omit<ShellDecision, "route"> = {
+        ...base, approved: true, action: "allow", reason: point !== null ? "restore_point" : "reversible",
+        message: point !== null ? `approved: restore point ${point.id} keeps what it would change; undo: ${inverse.map((s) => describeStep(s, this.cwd)).join("; ")}` : `approved: undo is ${inverse.map((s) => describeStep(s, this.cwd)).join("; ")}`,
+        tier: tierOf(d), restorePoint: point === null ? null : this.store.summary(point), execution, inverse, core: d,
+      };
+      return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) });
+    }
+    const reason = coreReason(d);
+    const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error";
+    const action: ShellAction = advisory ? "allow" : this.policy === "veto" ? "deny" : "ask";
+    const execution = advisory ? `${this.session}:${seq}` : null;
+    const decision: Omit<ShellDecision, "route"> = {
+      ...base, approved: advisory, action, reason, message: refusalText(reason, d), tier: tierOf(d), restorePoint: null, execution, inverse, core: d,
+    };
+    return this.finish(decision, advisory ? { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) } : null);
+  }
+
+  /** The only obstacles are data a restore point can keep (T4 uncommitted_work). */
+  private restorable(d: Decision): boolean {
+    const v = d.verdict;
+    if (v === null || d.reason === "missing_entity") return false;
+    const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
+    if (failing.length === 0) return v.reason === "no_candidate" || v.reason === "bound_violated" || v.reason === "irreversibly_consumes";
+    return failing.every((s) => s.tier === "T4" && s.lossClass === "uncommitted_work");
+  }
+
+  private takePoint(calls: TypedCall[], state: { repo: string | null; paths: string[] }, all: boolean): RestorePoint {
+    const keep: string[] = [];
+    let repo: string | null = null;
+    for (const c of calls) {
+      const arg = c.name === "fs_move" ? "destination" : c.name === "fs_remove" || c.name === "fs_write" ? "path" : undefined;
+      if (all) {
+        // Every touched path, absent ones too (they are removed again on restore).
+        const a = PATH_ARGS[c.name];
+        if (a !== undefined) keep.push(String(c.arguments[a]));
+        if (c.name === "fs_move") keep.push(String(c.arguments.source));
+      } else if (arg !== undefined) {
+        const p = String(c.arguments[arg]);
+        const slots = this.entities.get(`ws_path\u0000${p}`);
+        if (slots !== undefined && slots.kind !== "absent") keep.push(p);
+      }
+      if (GIT_REPO_TOOLS.has(c.name) && this.entities.has("git_repo\u0000repo")) repo = state.repo;
+    }
+    // Paths outside the kept repository's work tree stay kept one by one; inside it the tree is whole.
+    const point = this.store.take(repo === null ? keep : keep.filter((p) => !p.startsWith(`${repo}/`)), repo);
+    for (const p of all ? Object.keys(Object.fromEntries([...this.entities.keys()].filter((k) => k.startsWith("ws_path\u0000")).map((k) => [k.slice(8), 1]))) : keep) {
+      const slots = this.entities.get(`ws_path\u0000${p}`);
+      if (slots !== undefined) slots.restore_point = point.id;
+    }
+    const r = this.entities.get("git_repo\u0000repo");
+    if (repo !== null && r !== undefined) r.restore_point = point.id;
+    return point;
+  }
+
+  private finish(partial: Omit<ShellDecision, "route">, pending: Pending | null): ShellDecision {
+    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" ? "AdvisoryPassthrough" : "Approved";
+    const d: ShellDecision = { ...partial, route };
+    if (pending !== null && d.execution !== null) this.pending.set(d.execution, { ...pending, decision: d });
+    return deepFreeze(d);
+  }
+
+  observe(call: unknown, _result?: unknown, options?: { execution?: string }): { journaled: string | null } {
+    this.workspace.invalidate();
+    let key = options?.execution;
+    if (key === undefined) {
+      const want = JSON.stringify(call);
+      for (const [k, p] of this.pending) if (JSON.stringify(p.call) === want) key = k;
+    }
+    if (key === undefined) return { journaled: null };
+    const p = this.pending.get(key);
+    if (p === undefined) return { journaled: null };
+    this.pending.delete(key);
+    const after = stateFingerprint(p.paths, p.repo);
+    const id = `u-${p.decision.seq}-${randomBytes(3).toString("hex")}`;
+    this.journal.add({
+      id, execution: key, call: JSON.parse(JSON.stringify(call ?? null)), calls: p.calls, tier: p.decision.tier ?? "T5",
+      phi: p.decision.core?.verdict?.phi ?? 0, inverse: p.decision.inverse, restorePoint: p.decision.restorePoint,
+      paths: p.paths, kinds: p.kinds, repo: p.repo, after,
+    });
+    return { journaled: id };
+  }
+
+  list(): UndoEntry[] {
+    return this.journal.list(this.cwd);
+  }
+
+  undo(sel?: UndoSelector, options?: { dryRun?: boolean }): UndoResult {
+    return undoEntry(this.journal, this.store, this.cwd, sel, options?.dryRun === true, () => this.workspace.invalidate());
+  }
+}
+
+/** Do two calls of the line touch the same path (or one under the other)? Chains of mkdir are not an
+ * overlap (their inverses run in reverse order); a repository-wide git call overlaps every other call. */
+function overlapping(calls: TypedCall[], hasRepo: boolean): boolean {
+  if (calls.length < 2) return false;
+  const repoCalls = calls.filter((c) => GIT_REPO_TOOLS.has(c.name)).length;
+  if (hasRepo && (repoCalls > 1 || (repoCalls === 1 && calls.some((c) => !GIT_REPO_TOOLS.has(c.name) && !c.name.startsWith("git_ref"))))) return true;
+  const touched: { i: number; p: string; mk: boolean }[] = [];
+  calls.forEach((c, i) => {
+    const a = PATH_ARGS[c.name];
+    if (a !== undefined) touched.push({ i, p: String(c.arguments[a]), mk: c.name === "fs_mkdir" });
+    if (c.name === "fs_move") touched.push({ i, p: String(c.arguments.source), mk: false });
+  });
+  for (const x of touched) {
+    for (const y of touched) {
+      if (x.i >= y.i || (x.mk && y.mk)) continue;
+      if (x.p === y.p || y.p.startsWith(`${x.p}/`) || x.p.startsWith(`${y.p}/`)) return true;
+    }
+  }
+  return false;
+}
+
+function inverseOf(d: Decision): InverseStep[] {
+  const v = d.verdict;
+  if (v === null) return [];
+  return v.steps.map((s) => ({ tool: s.tool ?? "", arguments: (s.arguments ?? {}) as Record<string, unknown>, forwardTool: s.forwardTool, tier: s.tier, annotation: s.annotation }));
+}
+
+function tierOf(d: Decision): TierName | null {
+  const v = d.verdict;
+  if (v === null || v.steps.length === 0) return null;
+  let worst: TierName = "T1";
+  for (const s of v.steps) if (tierRank(s.tier) > tierRank(worst)) worst = s.tier;
+  return worst;
+}
+
+function coreReason(d: Decision): string {
+  switch (d.reason) {
+    case "irreversibly_consumes":
+      return "irreversible";
+    case "external_side_effect":
+      return "external_effect";
+    case "missing_entity":
+      return "unknown_state";
+    default:
+      return d.reason;
+  }
+}
+
+function refusalText(reason: string, d: Decision): string {
+  const b = d.verdict?.bottleneck;
+  const at = b?.annotation ? ` (${b.annotation})` : "";
+  switch (reason) {
+    case "irreversible":
+      return `not approved: it would destroy data nothing can give back${at}`;
+    case "external_effect":
+      return `not approved: it acts outside the workspace, which no undo reaches${at}`;
+    case "unknown_state":
+      return "not approved: the workspace state it needs is not known (not a git repository?)";
+    default:
+      return `not approved: ${reason}${at}`;
+  }
+}
+
+/** Paths a patch touches: `*** Add/Update/Delete File:` (apply_patch) or unified diff headers. */
+function patchCalls(patch: string, path: (p: string) => string | null): { calls: TypedCall[]; problems: Problem[]; commands: number } {
+  const calls: TypedCall[] = [];
+  const problems: Problem[] = [];
+  const add = (name: string, p: string): void => {
+    const abs = path(p.trim());
+    if (abs === null) problems.push({ reason: "unresolved_argument", detail: `apply_patch: ${p} is not a path`, source: "apply_patch" });
+    else calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p.trim()}` });
+  };
+  let minus: string | null = null;
+  for (const line of patch.split("\n")) {
+    let m: RegExpMatchArray | null;
+    if ((m = line.match(/^\*\*\* (Add|Update) File: (.+)$/))) add("fs_write", m[2]!);
+    else if ((m = line.match(/^\*\*\* Delete File: (.+)$/))) add("fs_remove", m[1]!);
+    else if ((m = line.match(/^\*\*\* Move to: (.+)$/))) add("fs_write", m[1]!);
+    else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/))) minus = m[1]!;
+    else if ((m = line.match(/^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/))) {
+      const plus = m[1]!;
+      if (plus === "/dev/null") {
+        if (minus !== null && minus !== "/dev/null") add("fs_remove", minus);
+      } else add("fs_write", plus);
+      minus = null;
+    }
+  }
+  if (calls.length === 0 && problems.length === 0) problems.push({ reason: "unparsed", detail: "apply_patch: no file header in the patch", source: "apply_patch" });
+  return { calls, problems, commands: 1 };
+}
+
+function deepFreeze<T>(x: T): T {
+  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
+    Object.freeze(x);
+    for (const v of Object.values(x)) deepFreeze(v);
+  }
+  return x;
+}

@@ -1,0 +1,343 @@
+// Restore points: a content-addressed copy, outside the workspace, of what a call would destroy —
+// the paths it removes or replaces (every entry under them: kind, mode, content, link target), and for
+// git calls the whole work tree with the index, HEAD, refs and stash. Bounded in files and bytes: over
+// the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
+// Layout of the store: packs/<name>.pack + .idx (the new contents of each point, one pack per point),
+// objects/<sha256> (loose contents, outside a point), points/<id>.json (manifests).
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
+import { git } from "./workspace.js";
+
+export const RESTORE_FORMAT = "polar-restore-point/1";
+
+export interface RestoreBounds {
+  maxBytes: number;
+  maxFiles: number;
+}
+
+export const DEFAULT_BOUNDS: RestoreBounds = { maxBytes: 64 * 1024 * 1024, maxFiles: 5_000 };
+
+export type RestoreErrorCode = "over_bound" | "restore_failed";
+
+export class RestoreError extends Error {
+  readonly code: RestoreErrorCode;
+  constructor(code: RestoreErrorCode, message: string) {
+    super(message);
+    this.name = "RestoreError";
+    this.code = code;
+  }
+}
+
+/** One entry under a kept path; `rel` is "" for the path itself. */
+export interface Entry {
+  rel: string;
+  kind: "file" | "directory" | "symlink";
+  mode: number;
+  hash?: string;
+  target?: string;
+}
+
+export interface KeptPath {
+  path: string;
+  /** null: nothing was there. */
+  entries: Entry[] | null;
+}
+
+export interface RepoState {
+  root: string;
+  /** HEAD: "ref: refs/heads/x" or a commit id (detached), null in an empty repository. */
+  head: string | null;
+  /** The index file's content hash (its bytes are an object), null when there is none. */
+  index: string | null;
+  refs: { name: string; target: string }[];
+  /** The stash, newest first: commit id and reflog message. */
+  stash: { id: string; message: string }[];
+}
+
+export interface RestorePoint {
+  format: typeof RESTORE_FORMAT;
+  id: string;
+  digest: string;
+  paths: KeptPath[];
+  repo: RepoState | null;
+  files: number;
+  bytes: number;
+}
+
+export interface RestoreSummary {
+  id: string;
+  digest: string;
+  files: number;
+  bytes: number;
+}
+
+function sha256(b: Uint8Array | string): string {
+  return createHash("sha256").update(b).digest("hex");
+}
+
+export class RestoreStore {
+  readonly dir: string;
+  readonly bounds: RestoreBounds;
+
+  constructor(dir: string, bounds: RestoreBounds) {
+    this.dir = dir;
+    this.bounds = bounds;
+  }
+
+  /** Creates the store's folders and proves it writable. Throws RestoreError restore_failed. */
+  open(): void {
+    try {
+      mkdirSync(`${this.dir}/objects`, { recursive: true });
+      mkdirSync(`${this.dir}/points`, { recursive: true });
+      mkdirSync(`${this.dir}/sessions`, { recursive: true });
+      const probe = `${this.dir}/.probe-${randomBytes(4).toString("hex")}`;
+      writeFileSync(probe, "x");
+      rmSync(probe);
+    } catch (e) {
+      throw new RestoreError("restore_failed", `the restore-point store ${this.dir} is not writable: ${(e as Error).message}`);
+    }
+  }
+
+  /** Objects of packs: hash → where its bytes are. Loaded on first use. */
+  private packIndex: Map<string, { pack: string; off: number; len: number }> | null = null;
+  /** New objects of the restore point being taken: written as one pack at its end. */
+  private pending: Map<string, Buffer> | null = null;
+
+  private packs(): Map<string, { pack: string; off: number; len: number }> {
+    if (this.packIndex !== null) return this.packIndex;
+    const m = new Map<string, { pack: string; off: number; len: number }>();
+    const dir = `${this.dir}/packs`;
+    if (existsSync(dir)) {
+      for (const f of readdirSync(dir)) {
+        if (!f.endsWith(".idx")) continue;
+        const pack = f.slice(0, -4);
+        const idx = JSON.parse(readFileSync(`${dir}/${f}`, "utf8")) as Record<string, [number, number]>;
+        for (const [h, [off, len]] of Object.entries(idx)) m.set(h, { pack, off, len });
+      }
+    }
+    this.packIndex = m;
+    return m;
+  }
+
+  private putObject(data: Buffer): string {
+    const h = sha256(data);
+    if (this.pending?.has(h) || this.packs().has(h) || existsSync(`${this.dir}/objects/${h}`)) return h;
+    if (this.pending !== null) {
+      this.pending.set(h, data);
+      return h;
+    }
+    // Not fsynced: a restore point guards against an agent's mistake, not a power cut. A torn object
+    // is caught when read (its hash is checked: restore_failed), never restored wrong (docs/shell.md).
+    try {
+      writeFileSync(`${this.dir}/objects/${h}`, data, { mode: 0o600, flag: "wx" });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    return h;
+  }
+
+  /** The new objects of a point, as one pack file and its index (two files, not one per object). */
+  private flushPending(): void {
+    const pending = this.pending;
+    this.pending = null;
+    if (pending === null || pending.size === 0) return;
+    const hashes = [...pending.keys()];
+    const name = `pk-${sha256(hashes.join("\n")).slice(0, 24)}`;
+    const idx: Record<string, [number, number]> = {};
+    let off = 0;
+    for (const h of hashes) {
+      const len = pending.get(h)!.length;
+      idx[h] = [off, len];
+      off += len;
+    }
+    mkdirSync(`${this.dir}/packs`, { recursive: true });
+    writeFileSync(`${this.dir}/packs/${name}.pack`, Buffer.concat([...pending.values()]), { mode: 0o600 });
+    writeFileSync(`${this.dir}/packs/${name}.idx`, JSON.stringify(idx), { mode: 0o600 });
+    const m = this.packs();
+    for (const h of hashes) m.set(h, { pack: name, off: idx[h]![0], len: idx[h]![1] });
+  }
+
+  object(hash: string): Buffer {
+    let data: Buffer;
+    const loose = `${this.dir}/objects/${hash}`;
+    const where = existsSync(loose) ? null : this.packs().get(hash);
+    if (where === undefined) throw new RestoreError("restore_failed", `object ${hash} is missing from the store`);
+    if (where === null) data = readFileSync(loose);
+    else {
+      data = Buffer.alloc(where.len);
+      const fd = openSync(`${this.dir}/packs/${where.pack}.pack`, "r");
+      try {
+        readSync(fd, data, 0, where.len, where.off);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    if (sha256(data) !== hash) throw new RestoreError("restore_failed", `object ${hash} is corrupted`);
+    return data;
+  }
+
+  /** Takes a restore point of the paths (and the repository, when given). */
+  take(paths: readonly string[], repoRoot: string | null): RestorePoint {
+    const budget = { files: 0, bytes: 0 };
+    const kept: KeptPath[] = [];
+    this.pending = new Map();
+    try {
+      const list = [...new Set(paths)].sort();
+      // A path under another kept path is already inside it.
+      const top = list.filter((p) => !list.some((q) => q !== p && p.startsWith(`${q}/`)));
+      for (const p of top) kept.push({ path: p, entries: this.keep(p, budget, null) });
+      let repo: RepoState | null = null;
+      if (repoRoot !== null) {
+        if (!top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`) });
+        repo = this.keepRepo(repoRoot);
+      }
+      const body = { format: RESTORE_FORMAT, paths: kept, repo, files: budget.files, bytes: budget.bytes };
+      const digest = sha256(JSON.stringify(body));
+      const id = `rp-${digest.slice(0, 16)}`;
+      const point: RestorePoint = { format: RESTORE_FORMAT, id, digest, paths: kept, repo, files: budget.files, bytes: budget.bytes };
+      this.flushPending();
+      writeFileSync(`${this.dir}/points/${id}.json`, JSON.stringify(point));
+      return point;
+    } catch (e) {
+      this.pending = null;
+      if (e instanceof RestoreError) throw e;
+      throw new RestoreError("restore_failed", `the restore point could not be taken: ${(e as Error).message}`);
+    }
+  }
+
+  private keep(p: string, budget: { files: number; bytes: number }, skip: string | null): Entry[] | null {
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    }
+    const entries: Entry[] = [];
+    const visit = (full: string, rel: string, s: ReturnType<typeof lstatSync>): void => {
+      if (++budget.files > this.bounds.maxFiles) throw new RestoreError("over_bound", `more than ${this.bounds.maxFiles} files to keep`);
+      const mode = Number(s!.mode) & 0o7777;
+      if (s!.isSymbolicLink()) entries.push({ rel, kind: "symlink", mode, target: readlinkSync(full) });
+      else if (s!.isDirectory()) {
+        entries.push({ rel, kind: "directory", mode });
+        for (const n of readdirSync(full).sort()) {
+          const f = `${full}/${n}`;
+          if (skip !== null && f === skip) continue;
+          visit(f, rel === "" ? n : `${rel}/${n}`, lstatSync(f));
+        }
+      } else if (s!.isFile()) {
+        budget.bytes += Number(s!.size);
+        if (budget.bytes > this.bounds.maxBytes) throw new RestoreError("over_bound", `more than ${this.bounds.maxBytes} bytes to keep`);
+        entries.push({ rel, kind: "file", mode, hash: this.putObject(readFileSync(full)) });
+      } else throw new RestoreError("restore_failed", `${full} is not a file, directory or symbolic link`);
+    };
+    visit(p, "", st);
+    return entries;
+  }
+
+  private keepRepo(root: string): RepoState {
+    const headText = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
+    const indexPath = `${root}/.git/index`;
+    const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath)) : null;
+    const refs = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"])
+      .split("\n")
+      .filter((l) => l !== "" && !l.startsWith("refs/stash "))
+      .map((l) => ({ name: l.slice(0, l.lastIndexOf(" ")), target: l.slice(l.lastIndexOf(" ") + 1) }));
+    const hasStash = existsSync(`${root}/.git/logs/refs/stash`) || existsSync(`${root}/.git/refs/stash`);
+    const stashOut = hasStash ? git(root, ["log", "-g", "--format=%H%x00%gs", "refs/stash", "--"]).trim() : "";
+    const stash = stashOut === "" ? [] : stashOut.split("\n").map((l) => ({ id: l.split("\0")[0]!, message: l.split("\0")[1] ?? "" }));
+    return { root, head: headText === "" ? null : headText, index, refs, stash };
+  }
+
+  load(id: string): RestorePoint {
+    if (!/^rp-[0-9a-f]{16}$/.test(id)) throw new RestoreError("restore_failed", `not a restore point id: ${id}`);
+    const p = JSON.parse(readFileSync(`${this.dir}/points/${id}.json`, "utf8")) as RestorePoint;
+    const { id: _i, digest, ...rest } = p;
+    const body = { format: rest.format, paths: rest.paths, repo: rest.repo, files: rest.files, bytes: rest.bytes };
+    if (sha256(JSON.stringify(body)) !== digest) throw new RestoreError("restore_failed", `restore point ${id} does not match its digest`);
+    return p;
+  }
+
+  /** Puts back everything the point holds. */
+  apply(point: RestorePoint): void {
+    for (const k of point.paths) {
+      const skip = point.repo !== null && k.path === point.repo.root ? `${k.path}/.git` : null;
+      this.putBack(k, skip);
+    }
+    if (point.repo !== null) this.putBackRepo(point.repo);
+  }
+
+  private putBack(k: KeptPath, skip: string | null): void {
+    if (skip === null) rmSync(k.path, { recursive: true, force: true });
+    else if (existsSync(k.path)) {
+      // The repository root: everything but .git goes, then comes back.
+      for (const n of readdirSync(k.path)) if (`${k.path}/${n}` !== skip) rmSync(`${k.path}/${n}`, { recursive: true, force: true });
+    }
+    if (k.entries === null) return;
+    mkdirSync(dirname(k.path), { recursive: true });
+    const dirs: Entry[] = [];
+    for (const e of k.entries) {
+      const full = e.rel === "" ? k.path : `${k.path}/${e.rel}`;
+      if (e.kind === "directory") {
+        if (!existsSync(full)) mkdirSync(full);
+        chmodSync(full, 0o700);
+        dirs.push(e);
+      } else if (e.kind === "symlink") symlinkSync(e.target!, full);
+      else {
+        writeFileSync(full, this.object(e.hash!));
+        chmodSync(full, e.mode);
+      }
+    }
+    for (const e of dirs.reverse()) chmodSync(e.rel === "" ? k.path : `${k.path}/${e.rel}`, e.mode);
+  }
+
+  private putBackRepo(r: RepoState): void {
+    if (r.index !== null) writeFileSync(`${r.root}/.git/index`, this.object(r.index));
+    else rmSync(`${r.root}/.git/index`, { force: true });
+    const now = git(r.root, ["for-each-ref", "--format=%(refname)"]).split("\n").filter((l) => l !== "" && l !== "refs/stash");
+    const want = new Map(r.refs.map((x) => [x.name, x.target]));
+    const lines: string[] = [];
+    for (const n of now) if (!want.has(n)) lines.push(`delete ${n}`);
+    for (const [n, t] of want) lines.push(`update ${n} ${t}`);
+    if (lines.length > 0) git(r.root, ["update-ref", "--stdin"], `${lines.join("\n")}\n`);
+    if (r.head !== null && r.head.startsWith("ref: ")) git(r.root, ["symbolic-ref", "HEAD", r.head.slice(5)]);
+    else if (r.head !== null) git(r.root, ["update-ref", "--no-deref", "HEAD", r.head]);
+    // The stash: emptied, then stored again oldest first.
+    git(r.root, ["update-ref", "-d", "refs/stash"]);
+    rmSync(`${r.root}/.git/logs/refs/stash`, { force: true });
+    for (const s of [...r.stash].reverse()) git(r.root, ["stash", "store", "-m", s.message, s.id]);
+  }
+
+  summary(p: RestorePoint): RestoreSummary {
+    return { id: p.id, digest: p.digest, files: p.files, bytes: p.bytes };
+  }
+}
+
+/** A fingerprint of the paths as they are now (the same walk as a restore point, hashes only). */
+export function fingerprint(paths: readonly string[], limit = 20_000): string {
+  const h = createHash("sha256");
+  let n = 0;
+  const visit = (full: string): void => {
+    if (++n > limit) throw new RestoreError("over_bound", "too many files to fingerprint");
+    let s;
+    try {
+      s = lstatSync(full);
+    } catch {
+      h.update(`${full}\0absent\n`);
+      return;
+    }
+    const mode = Number(s.mode) & 0o7777;
+    if (s.isSymbolicLink()) h.update(`${full}\0l${mode}\0${readlinkSync(full)}\n`);
+    else if (s.isDirectory()) {
+      h.update(`${full}\0d${mode}\n`);
+      for (const c of readdirSync(full).sort()) visit(`${full}/${c}`);
+    } else h.update(`${full}\0f${mode}\0${sha256(readFileSync(full))}\n`);
+  };
+  for (const p of [...new Set(paths)].sort()) visit(p);
+  return h.digest("hex");
+}
+
+export function relativeTo(root: string, p: string): string {
+  return relative(root, p);
+}

@@ -1,0 +1,297 @@
+// Undo: the journal of approved executions (one JSONL file per session in the store) and the runner of
+// their inverse sequences π. Before an inverse runs it is judged on the current state: the paths and
+// the repository the call touched must be exactly as the call left them (their fingerprint at
+// observe time); an undo that would destroy newer work is refused (`changed_since`).
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, relative } from "node:path";
+import type { TypedCall } from "./dispatch.js";
+import { fingerprint, RestoreError, type RestoreStore, type RestoreSummary } from "./restore.js";
+import { git } from "./workspace.js";
+
+export interface InverseStep {
+  tool: string;
+  arguments: Record<string, unknown>;
+  forwardTool: string;
+  tier: string;
+  annotation: string;
+}
+
+export interface JournalEntry {
+  id: string;
+  execution: string;
+  /** The tool call as the agent made it. */
+  call: unknown;
+  calls: TypedCall[];
+  tier: string;
+  phi: number;
+  /** π: the inverse steps, most recent call first. */
+  inverse: InverseStep[];
+  restorePoint: RestoreSummary | null;
+  paths: string[];
+  /** What each touched path was before the call (file, directory, symlink, other, absent). */
+  kinds: Record<string, string>;
+  repo: string | null;
+  /** The touched paths and repository as the call left them. */
+  after: string;
+}
+
+export interface UndoEntry extends JournalEntry {
+  /** 1 = the most recent approved execution. */
+  index: number;
+  undone: boolean;
+  /** What an undo would do, step by step. */
+  preview: string[];
+}
+
+export type UndoSelector = undefined | number | { id: string };
+
+export interface UndoResult {
+  ok: boolean;
+  id: string | null;
+  /** `undone`, `dry_run`, `nothing_to_undo`, `not_found`, `already_undone`, `changed_since`,
+   * `inverse_failed`, `unknown_state`. */
+  reason: string;
+  message: string;
+  steps: string[];
+}
+
+export function stateFingerprint(paths: readonly string[], repo: string | null): string {
+  const h = createHash("sha256");
+  h.update(fingerprint(paths));
+  if (repo !== null) {
+    h.update(readFileSync(`${repo}/.git/HEAD`));
+    h.update(existsSync(`${repo}/.git/index`) ? createHash("sha256").update(readFileSync(`${repo}/.git/index`)).digest("hex") : "-");
+    h.update(git(repo, ["for-each-ref", "--format=%(refname) %(objectname)"]));
+    h.update(existsSync(`${repo}/.git/logs/refs/stash`) ? readFileSync(`${repo}/.git/logs/refs/stash`) : "-");
+    const status = git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"]);
+    h.update(status);
+    // The content of what git does not hold (modified, untracked, ignored paths).
+    const listed: string[] = [];
+    for (const rec of status.split("\0")) {
+      if (rec === "") continue;
+      if (rec[0] === "?" || rec[0] === "!") listed.push(`${repo}/${rec.slice(2)}`);
+      else if (rec[0] === "1") listed.push(`${repo}/${rec.split(" ").slice(8).join(" ")}`);
+    }
+    h.update(fingerprint(listed));
+  }
+  return h.digest("hex");
+}
+
+export function describeStep(s: InverseStep, cwd: string): string {
+  const a = s.arguments;
+  const rel = (p: unknown): string => (typeof p === "string" ? relative(cwd, p) || "." : String(p));
+  switch (s.tool) {
+    case "nothing":
+      return `nothing to undo (${s.forwardTool} changed nothing)`;
+    case "git_restore_path":
+      return `git restore --source=HEAD --staged --worktree -- ${rel(a.path)}`;
+    case "restore_point_apply":
+      return `put back what restore point ${String(a.point)} holds`;
+    case "fs_remove":
+      return `remove ${rel(a.path)} (created by the call)`;
+    case "fs_move_back":
+      return `mv ${rel(a.destination)} ${rel(a.source)}`;
+    case "fs_move_back_git":
+      return `mv ${rel(a.destination)} ${rel(a.source)}; git restore --source=HEAD -- ${rel(a.destination)}`;
+    case "fs_move_back_restore":
+      return `mv ${rel(a.destination)} ${rel(a.source)}; put back ${rel(a.destination)} from restore point ${String(a.point)}`;
+    case "git_reset_to":
+      return `git reset --hard ${String(a.target)}`;
+    case "git_uncommit":
+      return `git reset --soft ${String(a.target)}`;
+    case "git_switch_to":
+      return a.branch ? `git switch ${String(a.branch)}` : `git switch --detach ${String(a.target)}`;
+    case "git_ref_create":
+      return `git update-ref ${String(a.ref)} ${String(a.target)}`;
+    case "git_ref_delete":
+      return `git update-ref -d ${String(a.ref)}`;
+    case "git_unstage":
+      return `git reset -q -- ${(a.paths as unknown[]).map(String).join(" ")}`;
+    default:
+      return `${s.tool} ${JSON.stringify(a)}`;
+  }
+}
+
+export class Journal {
+  readonly file: string;
+  private entries: JournalEntry[] = [];
+  private undone = new Set<string>();
+
+  constructor(file: string) {
+    this.file = file;
+    if (existsSync(file)) {
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        if (line === "") continue;
+        const rec = JSON.parse(line) as { entry?: JournalEntry; undone?: string };
+        if (rec.entry !== undefined) this.entries.push(rec.entry);
+        if (rec.undone !== undefined) this.undone.add(rec.undone);
+      }
+    }
+  }
+
+  add(e: JournalEntry): void {
+    appendFileSync(this.file, `${JSON.stringify({ entry: e })}\n`);
+    this.entries.push(e);
+  }
+
+  markUndone(id: string): void {
+    appendFileSync(this.file, `${JSON.stringify({ undone: id })}\n`);
+    this.undone.add(id);
+  }
+
+  list(cwd: string): UndoEntry[] {
+    const n = this.entries.length;
+    return this.entries.map((e, i) => ({ ...e, index: n - i, undone: this.undone.has(e.id), preview: e.inverse.map((s) => describeStep(s, cwd)) }));
+  }
+
+  select(sel: UndoSelector): JournalEntry | null {
+    if (sel === undefined) {
+      for (let i = this.entries.length - 1; i >= 0; i--) if (!this.undone.has(this.entries[i]!.id)) return this.entries[i]!;
+      return null;
+    }
+    if (typeof sel === "number") return Number.isInteger(sel) && sel >= 1 ? (this.entries[this.entries.length - sel] ?? null) : null;
+    return this.entries.find((e) => e.id === sel.id) ?? null;
+  }
+
+  isUndone(id: string): boolean {
+    return this.undone.has(id);
+  }
+}
+
+/** The most recent session journal in a store (for `polar undo` without --session). */
+export function latestSession(store: string): string | null {
+  const dir = `${store}/sessions`;
+  if (!existsSync(dir)) return null;
+  let best: string | null = null;
+  let bestTime = -1;
+  for (const f of readdirSync(dir)) {
+    if (!f.endsWith(".jsonl")) continue;
+    const t = statSync(`${dir}/${f}`).mtimeMs;
+    if (t > bestTime) {
+      bestTime = t;
+      best = f.slice(0, -6);
+    }
+  }
+  return best;
+}
+
+/** Runs one inverse step. Throws on failure. */
+export function runStep(s: InverseStep, store: RestoreStore, repo: string | null, kinds: Record<string, string>): void {
+  const a = s.arguments;
+  const str = (k: string): string => {
+    const v = a[k];
+    if (typeof v !== "string" || v === "") throw new Error(`inverse ${s.tool}: argument ${k} is missing`);
+    return v;
+  };
+  const needRepo = (): string => {
+    if (repo === null) throw new Error(`inverse ${s.tool} needs the repository`);
+    return repo;
+  };
+  const gitRestore = (p: string): void => {
+    const r = repoFor(p);
+    rmSync(p, { recursive: true, force: true });
+    git(r, ["checkout", "HEAD", "--", `:(literal)${relative(r, p)}`]);
+  };
+  switch (s.tool) {
+    case "nothing":
+      return;
+    case "git_restore_path":
+      gitRestore(str("path"));
+      return;
+    case "restore_point_apply":
+      store.apply(store.load(str("point")));
+      return;
+    case "fs_remove":
+      rmSync(str("path"), { recursive: true, force: true });
+      return;
+    case "fs_move_back":
+    case "fs_move_back_git":
+    case "fs_move_back_restore": {
+      const src = str("source");
+      const dest = str("destination");
+      // The source absent before the call, still there, or the destination not there: the move did
+      // not happen.
+      const point = s.tool === "fs_move_back_restore" ? store.load(str("point")) : null;
+      const keptSource = point !== null && point.paths.some((k) => k.path === src || src.startsWith(`${k.path}/`));
+      const moved = !keptSource && kinds[src] !== "absent" && !lexists(src) && lexists(dest);
+      if (moved) renameSync(dest, src);
+      if (s.tool === "fs_move_back_git") gitRestore(dest);
+      if (point !== null) store.apply(point);
+      return;
+    }
+    case "git_reset_to":
+      git(needRepo(), ["reset", "-q", "--hard", str("target")]);
+      return;
+    case "git_uncommit":
+      git(needRepo(), ["reset", "-q", "--soft", str("target")]);
+      return;
+    case "git_switch_to": {
+      const b = a.branch;
+      if (typeof b === "string" && b !== "") git(needRepo(), ["checkout", "-q", b]);
+      else git(needRepo(), ["checkout", "-q", "--detach", str("target")]);
+      return;
+    }
+    case "git_ref_create":
+      git(needRepo(), ["update-ref", str("ref"), str("target")]);
+      return;
+    case "git_ref_delete":
+      git(needRepo(), ["update-ref", "-d", str("ref")]);
+      return;
+    case "git_unstage": {
+      const ps = a.paths;
+      if (!Array.isArray(ps)) throw new Error("git_unstage: paths is not a list");
+      git(needRepo(), ["reset", "-q", "--", ...ps.map(String)]);
+      return;
+    }
+    default:
+      throw new RestoreError("restore_failed", `no runner for inverse tool ${s.tool}`);
+  }
+}
+
+function lexists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function repoFor(p: string): string {
+  for (let d = dirname(p); ; d = dirname(d)) {
+    if (existsSync(`${d}/.git`)) return d;
+    if (d === "/") throw new Error(`${p} is not in a git repository`);
+  }
+}
+
+/** Undo one journal entry (also used by `polar undo`). */
+export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, sel: UndoSelector, dryRun: boolean, after?: () => void): UndoResult {
+  const e = journal.select(sel);
+  if (e === null) return { ok: false, id: null, reason: sel === undefined ? "nothing_to_undo" : "not_found", message: sel === undefined ? "nothing to undo" : "no such execution", steps: [] };
+  const steps = e.inverse.map((s) => describeStep(s, cwd));
+  if (journal.isUndone(e.id)) return { ok: false, id: e.id, reason: "already_undone", message: `${e.id} was undone already`, steps };
+  if (e.inverse.length === 0 || e.inverse.some((s) => s.tool === null || s.tool === "")) {
+    return { ok: false, id: e.id, reason: "no_inverse", message: `${e.id} has no inverse (it was recorded, not approved as undoable)`, steps };
+  }
+  let now: string;
+  try {
+    now = stateFingerprint(e.paths, e.repo);
+  } catch (err) {
+    return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
+  }
+  if (now !== e.after) {
+    return { ok: false, id: e.id, reason: "changed_since", message: `refused: what ${e.id} touched has changed since it ran; undoing it would destroy newer work`, steps };
+  }
+  if (dryRun) return { ok: true, id: e.id, reason: "dry_run", message: `would undo ${e.id}`, steps };
+  try {
+    for (const s of e.inverse) runStep(s, store, e.repo, e.kinds ?? {});
+  } catch (err) {
+    after?.();
+    return { ok: false, id: e.id, reason: "inverse_failed", message: `the undo of ${e.id} failed: ${(err as Error).message}`, steps };
+  }
+  journal.markUndone(e.id);
+  after?.();
+  return { ok: true, id: e.id, reason: "undone", message: `undid ${e.id}`, steps };
+}
+

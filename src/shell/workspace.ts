@@ -1,0 +1,296 @@
+// Layer B of a workspace, read for exactly the paths and the repository a call touches: the
+// filesystem (lstat, realpath, a bounded walk of a directory the call removes or replaces) and git
+// through its CLI (porcelain v2, pathspecs limited to the touched paths, bounded time). A read that
+// fails or times out throws a WorkspaceReadError: what it was for is unknown, and the call is not
+// approved. Git facts are cached per session until observe() (the guard clears the cache).
+import { execFileSync } from "node:child_process";
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, relative, sep } from "node:path";
+
+export class WorkspaceReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WorkspaceReadError";
+  }
+}
+
+export const GIT_TIMEOUT_MS = 10_000;
+/** Entries walked under one directory before its git state is "unknown" (not clean). */
+export const MAX_WALK_ENTRIES = 20_000;
+
+export type PathKind = "file" | "directory" | "symlink" | "other" | "absent";
+
+export interface PathFacts {
+  kind: PathKind;
+  git: "clean" | "modified" | "staged" | "untracked" | "ignored" | "dirty" | "outside" | "absent";
+  inside: boolean;
+}
+
+export interface RepoFacts {
+  root: string;
+  head: string | null;
+  branch: string;
+  upstream: string | null;
+  /** Local commits not on the upstream (from local refs; null without an upstream). */
+  ahead: number | null;
+  dirty: boolean;
+  untracked: boolean;
+  ignored: boolean;
+  stashes: number;
+}
+
+export function git(root: string, args: string[], input?: string): string {
+  try {
+    return execFileSync("git", ["-C", root, ...args], {
+      encoding: "utf8",
+      timeout: GIT_TIMEOUT_MS,
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ["pipe", "pipe", "pipe"],
+      input,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+    });
+  } catch (e) {
+    const err = e as { stderr?: string; message?: string; code?: string };
+    throw new WorkspaceReadError(`git ${args[0]} failed: ${(err.stderr || err.message || String(e)).trim().split("\n")[0]}`);
+  }
+}
+
+export function kindOf(p: string): PathKind {
+  try {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return "symlink";
+    if (st.isDirectory()) return "directory";
+    if (st.isFile()) return "file";
+    return "other";
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return "absent";
+    throw new WorkspaceReadError(`cannot read ${p}: ${(e as Error).message}`);
+  }
+}
+
+/** The workspace's view: one per shell guard. */
+export class Workspace {
+  readonly root: string;
+  private readonly repoRoots = new Map<string, string | null>();
+  private readonly pathCache = new Map<string, PathFacts>();
+  private readonly repoCache = new Map<string, RepoFacts>();
+  private readonly umask: number;
+  /** How many git processes this workspace ran (for tests and the benchmark). */
+  gitCalls = 0;
+
+  constructor(root: string) {
+    this.root = root;
+    this.umask = process.umask();
+  }
+
+  /** Forget every git fact (after a call ran). */
+  invalidate(): void {
+    this.pathCache.clear();
+    this.repoCache.clear();
+    this.repoRoots.clear();
+  }
+
+  private run(root: string, args: string[]): string {
+    this.gitCalls++;
+    return git(root, args);
+  }
+
+  /** The repository holding a directory (walking up to the first `.git`), or null. */
+  repoOf(dir: string): string | null {
+    const seen: string[] = [];
+    let found: string | null = null;
+    for (let d = dir; ; d = dirname(d)) {
+      const cached = this.repoRoots.get(d);
+      if (cached !== undefined) {
+        found = cached;
+        break;
+      }
+      seen.push(d);
+      if (kindOf(`${d === "/" ? "" : d}/.git`) !== "absent") {
+        found = d;
+        break;
+      }
+      if (d === "/") break;
+    }
+    for (const s of seen) this.repoRoots.set(s, found);
+    return found;
+  }
+
+  private isInside(p: string): boolean {
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      // Absent: the real path of its parent.
+      try {
+        real = `${realpathSync(dirname(p))}/${p.slice(dirname(p).length + 1)}`;
+      } catch {
+        return false;
+      }
+    }
+    return real === this.root || real.startsWith(this.root + sep);
+  }
+
+  /** Facts for each path, reading git once per repository for all of them. */
+  paths(list: readonly string[]): Map<string, PathFacts> {
+    const out = new Map<string, PathFacts>();
+    const byRepo = new Map<string, string[]>();
+    for (const p of list) {
+      if (out.has(p)) continue;
+      const cached = this.pathCache.get(p);
+      if (cached !== undefined) {
+        out.set(p, cached);
+        continue;
+      }
+      const kind = kindOf(p);
+      const inside = this.isInside(p);
+      const repo = this.repoOf(kind === "directory" ? p : dirname(p));
+      // The repository's own .git is never "clean": git does not track it.
+      const inGitDir = repo !== null && (p === `${repo}/.git` || p.startsWith(`${repo}/.git/`));
+      if (repo === null || inGitDir || p === repo) {
+        const facts: PathFacts = { kind, git: kind === "absent" ? "absent" : repo !== null && p === repo && !inGitDir ? "dirty" : "outside", inside };
+        out.set(p, facts);
+        this.pathCache.set(p, facts);
+        continue;
+      }
+      out.set(p, { kind, git: "absent", inside });
+      const l = byRepo.get(repo);
+      if (l === undefined) byRepo.set(repo, [p]);
+      else l.push(p);
+    }
+    for (const [repo, ps] of byRepo) this.gitFacts(repo, ps, out);
+    return out;
+  }
+
+  private gitFacts(repo: string, ps: string[], out: Map<string, PathFacts>): void {
+    const rels = ps.map((p) => relative(repo, p));
+    // What git says about the touched paths only (pathspecs; `:(literal)` so names are not patterns).
+    const spec = rels.map((r) => `:(literal)${r}`);
+    const status = this.run(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--", ...spec]);
+    const tracked = this.run(repo, ["ls-files", "-s", "-z", "--", ...spec]);
+    const changed = new Map<string, "modified" | "staged" | "untracked" | "ignored">();
+    for (const rec of status.split("\0")) {
+      if (rec === "") continue;
+      const t = rec[0];
+      if (t === "1") {
+        const parts = rec.split(" ");
+        const xy = parts[1] ?? "..";
+        changed.set(parts.slice(8).join(" "), xy[0] !== "." ? "staged" : "modified");
+      } else if (t === "u") {
+        changed.set(rec.split(" ").slice(10).join(" "), "modified");
+      } else if (t === "?") changed.set(rec.slice(2), "untracked");
+      else if (t === "!") changed.set(rec.slice(2), "ignored");
+    }
+    const index = new Map<string, number>();
+    for (const rec of tracked.split("\0")) {
+      if (rec === "") continue;
+      const tab = rec.indexOf("\t");
+      const [mode] = rec.slice(0, tab).split(" ");
+      index.set(rec.slice(tab + 1), parseInt(mode ?? "0", 8));
+    }
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i]!;
+      const rel = rels[i]!;
+      const prev = out.get(p)!;
+      let g: PathFacts["git"];
+      if (prev.kind === "absent") g = index.has(rel) ? "modified" : "absent";
+      else if (prev.kind === "directory") g = this.dirState(p, rel, changed, index);
+      else {
+        const c = changed.get(rel);
+        if (c !== undefined) g = c;
+        else if (!index.has(rel)) g = "untracked";
+        else g = this.modeMatches(p, index.get(rel)!) ? "clean" : "modified";
+      }
+      const facts: PathFacts = { ...prev, git: g };
+      out.set(p, facts);
+      this.pathCache.set(p, facts);
+    }
+  }
+
+  /** git checks out files with (0666 or 0777) & ~umask: any other mode is not given back by git. */
+  private modeMatches(p: string, indexMode: number): boolean {
+    const st = lstatSync(p);
+    if (indexMode === 0o120000) return st.isSymbolicLink();
+    if (!st.isFile()) return false;
+    const want = (indexMode & 0o111 ? 0o777 : 0o666) & ~this.umask;
+    return (st.mode & 0o777) === want;
+  }
+
+  /** A directory is clean when every entry under it is tracked, unmodified, in git's mode, and no
+   * directory in it is empty (git does not keep empty directories). */
+  private dirState(p: string, rel: string, changed: Map<string, string>, index: Map<string, number>): PathFacts["git"] {
+    const prefix = rel === "" ? "" : `${rel}/`;
+    for (const k of changed.keys()) if (k === rel || k.startsWith(prefix)) return "dirty";
+    let entries = 0;
+    const walk = (d: string, r: string): boolean => {
+      let names: string[];
+      try {
+        names = readdirSync(d);
+      } catch (e) {
+        throw new WorkspaceReadError(`cannot read ${d}: ${(e as Error).message}`);
+      }
+      if (names.length === 0) return false;
+      for (const n of names) {
+        if (++entries > MAX_WALK_ENTRIES) return false;
+        const full = `${d}/${n}`;
+        const rr = `${r}${n}`;
+        const st = lstatSync(full);
+        if (st.isDirectory()) {
+          if (!walk(full, `${rr}/`)) return false;
+        } else {
+          const mode = index.get(rr);
+          if (mode === undefined || !this.modeMatches(full, mode)) return false;
+        }
+      }
+      return true;
+    };
+    return walk(p, prefix) ? "clean" : "dirty";
+  }
+
+  /** The repository's facts (whole work tree: what reset --hard, clean or stash act on). */
+  repo(root: string): RepoFacts {
+    const cached = this.repoCache.get(root);
+    if (cached !== undefined) return cached;
+    const status = this.run(root, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignored=matching", "--no-renames"]);
+    let head: string | null = null;
+    let branch = "";
+    let upstream: string | null = null;
+    let ahead: number | null = null;
+    let dirty = false;
+    let untracked = false;
+    let ignored = false;
+    for (const rec of status.split("\0")) {
+      if (rec.startsWith("# branch.oid ")) head = rec.slice(13) === "(initial)" ? null : rec.slice(13);
+      else if (rec.startsWith("# branch.head ")) branch = rec.slice(14) === "(detached)" ? "" : rec.slice(14);
+      else if (rec.startsWith("# branch.upstream ")) upstream = rec.slice(18);
+      else if (rec.startsWith("# branch.ab ")) ahead = parseInt(rec.slice(12).split(" ")[0]!.slice(1), 10);
+      else if (rec[0] === "1" || rec[0] === "2" || rec[0] === "u") dirty = true;
+      else if (rec[0] === "?") untracked = true;
+      else if (rec[0] === "!") ignored = true;
+    }
+    const stash = existsSync(`${root}/.git/logs/refs/stash`) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
+    const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash || "0", 10) || 0 };
+    this.repoCache.set(root, facts);
+    return facts;
+  }
+
+  /** A ref's target, or null when it does not exist. */
+  ref(root: string, ref: string): string | null {
+    this.gitCalls++;
+    try {
+      return git(root, ["rev-parse", "-q", "--verify", ref]).trim() || null;
+    } catch {
+      // rev-parse -q --verify exits 1 for a missing ref; a broken repository fails the repo read.
+      return null;
+    }
+  }
+}
+
+/** Is `p` a directory that exists (stat follows links)? */
+export function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

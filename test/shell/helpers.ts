@@ -1,0 +1,107 @@
+// Real git workspaces for the shell guard's tests: template repositories built once, copied per case
+// (fs.cpSync, no process), and a full manifest of a workspace (every path: kind, mode, content hash,
+// link target; git HEAD, refs, index entries, stash) to compare before and after.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+
+export function sh(cwd: string, script: string): string {
+  return execFileSync("bash", ["-c", script], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z", GIT_TERMINAL_PROMPT: "0" } });
+}
+
+/** Runs a command line the way an agent's shell would; its exit status does not matter. */
+export function runBash(cwd: string, command: string): number {
+  try {
+    execFileSync("bash", ["-c", command], { cwd, stdio: "ignore", timeout: 20_000, env: { ...process.env, GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z", GIT_EDITOR: "true", GIT_TERMINAL_PROMPT: "0" } });
+    return 0;
+  } catch (e) {
+    return (e as { status?: number }).status ?? 1;
+  }
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(`${tmpdir()}/${prefix}`);
+}
+
+const GIT_INIT = "git init -q -b main && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false && git config core.hooksPath /dev/null";
+
+/** kinds: `rich` (every git state), `clean` (committed, nothing else), `plain` (no repository). */
+export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
+  const d = tempDir(`polar-shell-tpl-${kind}-`);
+  const w = (p: string, text: string, mode = 0o644) => {
+    mkdirSync(`${d}/${p}`.replace(/\/[^/]+$/, ""), { recursive: true });
+    writeFileSync(`${d}/${p}`, text);
+    chmodSync(`${d}/${p}`, mode);
+  };
+  w("a.txt", "alpha\n");
+  w("b.txt", "beta\n");
+  w("src/x.ts", "export const x = 1;\n");
+  w("src/lib/y.ts", "export const y = 2;\n");
+  w("docs/readme.md", "# docs\n");
+  w("bin/run.sh", "#!/bin/sh\necho run\n", 0o755);
+  symlinkSync("a.txt", `${d}/link`);
+  if (kind === "plain") {
+    w("notes/draft.md", "draft\n");
+    return d;
+  }
+  w(".gitignore", ".env.local\nbuild/\n*.log\n");
+  sh(d, `${GIT_INIT} && git add -A && git commit -qm init && git tag v1 && git branch old && echo more >> b.txt && git commit -qam second && git branch feature && git checkout -q -b topic && echo topic > topic.txt && git add topic.txt && git commit -qm topic && git checkout -q main`);
+  if (kind === "rich") {
+    w("stashed.txt", "s0\n");
+    sh(d, "git add stashed.txt && git stash -q");
+    w("a.txt", "alpha modified\n");
+    w("staged.txt", "staged\n");
+    sh(d, "git add staged.txt");
+    w("untracked.txt", "untracked\n");
+    w("notes/draft.md", "draft\n");
+    w(".env.local", "SECRET=1\n", 0o600);
+    w("build/out.o", "binary\n");
+    w("app.log", "log\n");
+    symlinkSync("notes/draft.md", `${d}/draft-link`);
+  }
+  return d;
+}
+
+export function copyTemplate(tpl: string, into: string): string {
+  cpSync(tpl, into, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  return into;
+}
+
+/** Every path under the workspace (without .git) and the repository's HEAD, refs, index and stash. */
+export function manifest(ws: string): Map<string, string> {
+  const m = new Map<string, string>();
+  const walk = (full: string, rel: string): void => {
+    for (const n of readdirSync(full).sort()) {
+      if (rel === "" && n === ".git") continue;
+      const f = `${full}/${n}`;
+      const r = rel === "" ? n : `${rel}/${n}`;
+      const s = lstatSync(f);
+      const mode = (s.mode & 0o7777).toString(8);
+      if (s.isSymbolicLink()) m.set(r, `link ${mode} -> ${readlinkSync(f)}`);
+      else if (s.isDirectory()) {
+        m.set(r, `dir ${mode}`);
+        walk(f, r);
+      } else m.set(r, `file ${mode} ${createHash("sha256").update(readFileSync(f)).digest("hex").slice(0, 16)}`);
+    }
+  };
+  walk(ws, "");
+  let isRepo = true;
+  try {
+    lstatSync(`${ws}/.git`);
+  } catch {
+    isRepo = false;
+  }
+  if (isRepo) {
+    const out = sh(ws, "cat .git/HEAD; echo '--refs'; git for-each-ref --format='%(refname) %(objectname)'; echo '--index'; git ls-files -s; echo '--stash'; if [ -f .git/logs/refs/stash ]; then git log -g --format=%H refs/stash --; fi");
+    m.set(".git (HEAD, refs, index, stash)", out);
+  }
+  return m;
+}
+
+export function diffManifests(a: Map<string, string>, b: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of a) if (b.get(k) !== v) out.push(`${k}: ${v.slice(0, 300)} → ${(b.get(k) ?? "(absent)").slice(0, 300)}`);
+  for (const [k, v] of b) if (!a.has(k)) out.push(`${k}: (absent) → ${v.slice(0, 300)}`);
+  return out;
+}
