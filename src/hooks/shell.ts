@@ -1,6 +1,6 @@
-// The shell guard (polar-guard/shell, issue 23) behind the HookGuard interface. Until a build carries
-// it, the factory is null and the engine refuses shell commands and file edits ("shell guard not
-// available"): never allowed unjudged.
+// The shell guard (polar-guard/shell) behind the HookGuard interface. A session's guard that cannot be
+// built (the workspace is gone, the store is not writable) refuses every call with the reason
+// (src/hooks/engine.ts); an engine built without a factory refuses with "shell guard not available".
 import type { Decision } from "../guard/index.js";
 import type { HookAction } from "./agents.js";
 import type { ShellGuardFactory } from "./engine.js";
@@ -38,6 +38,9 @@ export function adaptShellGuard(sg: ShellGuardLike): HookGuard {
   };
 }
 
+/** The shell guard of a session's workspace: polar-guard/shell's `createShellGuard` (snapshot policy:
+ * restore points before approving what they make undoable). */
 export async function shellGuardFactory(): Promise<ShellGuardFactory | null> {
-  return null;
+  const { createShellGuard } = await import("../shell/index.js");
+  return async ({ cwd, store, session }) => adaptShellGuard(await createShellGuard({ cwd, store, session }));
 }

@@ -2,7 +2,9 @@
 // loopback, in real git repositories with polar's hooks installed by `polar init claude-code`. Checks
 // what ran (the files), what Claude Code's JSON result lists under `permission_denials`, what the
 // model was told (the tool result), and that the session's audit log verifies.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { agentBin, daemonPid, describeAgent, gitWorkspace, polar, ROOT, run, stopDaemon, type Workspace } from "./helpers.js";
@@ -54,6 +56,17 @@ function sessionLog(ws: Workspace): string {
   return join(dir, logs[0]);
 }
 
+function hookRecords(ws: Workspace): Array<{ action: string; code: string; reason: string; tool: string }> {
+  return readFileSync(sessionLog(ws), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+}
+
+/** The session's shell guard as the daemon built it (same store and journal): for undo. */
+async function shellGuardOf(ws: Workspace, sessionId: string) {
+  const { createShellGuard } = await import("../../src/shell/index.js");
+  const session = createHash("sha256").update(`claude-code\u0000${sessionId}`).digest("hex").slice(0, 16);
+  return createShellGuard({ cwd: ws.repo, store: join(ws.polarHome, "store"), session });
+}
+
 /** `polar audit verify` on the session's log (exit 0 = every record re-derived, chain intact). */
 function verifyLog(ws: Workspace): string {
   const shell = join(ROOT, "ontologies/shell/shell.blob");
@@ -79,28 +92,93 @@ describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's hooks
     expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
   }, TIMEOUT);
 
-  it("rm of an untracked file without the shell guard: refused with the reason, listed in permission_denials, the file survives, the log verifies", async () => {
-    const ws = workspace();
-    writeFileSync(join(ws.repo, "notes.txt"), "mine\n");
-    const { result, toolResults } = await claude(ws, [{ name: "Bash", input: { command: "rm notes.txt", description: "remove" } }]);
-    expect(result.permission_denials.map((d) => [d.tool_name, d.tool_input.command])).toEqual([["Bash", "rm notes.txt"]]);
-    expect(toolResults[0]).toMatchObject({ isError: true });
-    expect(toolResults[0].text).toContain("shell guard not available");
-    expect(readFileSync(join(ws.repo, "notes.txt"), "utf8")).toBe("mine\n");
+  it("git reset --hard over uncommitted work: runs only with a restore point, and undo brings the work back", async () => {
+    const ws = workspace({ "src/a.ts": "v1\n" });
+    writeFileSync(join(ws.repo, "src/a.ts"), "hours of work\n");
+    const { result, toolResults } = await claude(ws, [{ name: "Bash", input: { command: "git reset --hard", description: "reset" } }]);
+    expect(result.permission_denials).toEqual([]);
+    expect(toolResults[0].text).toContain("HEAD is now at");
+    expect(readFileSync(join(ws.repo, "src/a.ts"), "utf8")).toBe("v1\n");
+    const rec = hookRecords(ws)[0];
+    expect(rec).toMatchObject({ action: "allow", code: "restore_point" });
+    expect(rec.reason).toMatch(/restore point/u);
+    const undo = (await shellGuardOf(ws, result.session_id)).undo();
+    expect(undo).toMatchObject({ ok: true });
+    expect(readFileSync(join(ws.repo, "src/a.ts"), "utf8")).toBe("hours of work\n");
     expect(verifyLog(ws)).toMatch(/1 of 1 decisions re-derived, 0 mismatches/u);
   }, TIMEOUT);
 
-  it("Write over an untracked file without the shell guard: refused, the content is unchanged", async () => {
+  it("git reset --hard on a clean tree: runs, no question, no restore point needed", async () => {
+    const ws = workspace({ "a.txt": "a\n" });
+    const { result } = await claude(ws, [{ name: "Bash", input: { command: "git reset --hard", description: "reset" } }]);
+    expect(result.permission_denials).toEqual([]);
+    expect(hookRecords(ws)[0]).toMatchObject({ action: "allow" });
+    expect(hookRecords(ws)[0].code).not.toBe("restore_point");
+  }, TIMEOUT);
+
+  it("rm of an untracked file: kept in a restore point first, then it runs; undo puts it back", async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.repo, "notes.txt"), "mine\n");
+    const { result } = await claude(ws, [{ name: "Bash", input: { command: "rm notes.txt", description: "remove" } }]);
+    expect(result.permission_denials).toEqual([]);
+    expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
+    expect(hookRecords(ws)[0]).toMatchObject({ action: "allow", code: "restore_point" });
+    // As the README says: `polar undo --store ~/.polar/store` (the daemon's store; its latest session).
+    expect(polar(ws, ["undo", "--store", join(ws.polarHome, "store")])).toMatch(/undo|restor/iu);
+    expect(readFileSync(join(ws.repo, "notes.txt"), "utf8")).toBe("mine\n");
+  }, TIMEOUT);
+
+  it("rm -rf outside the project: what it says and what survives", async () => {
+    const ws = workspace();
+    const outside = join(ws.home, "elsewhere");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "keep.txt"), "keep\n");
+    const { result } = await claude(ws, [{ name: "Bash", input: { command: `rm -rf ${outside}`, description: "rm" } }]);
+    const rec = hookRecords(ws)[0];
+    if (rec.action === "allow") {
+      // Approved only with a restore point of what it deletes: undo brings it back.
+      expect(rec.code).toBe("restore_point");
+      expect((await shellGuardOf(ws, result.session_id)).undo()).toMatchObject({ ok: true });
+    } else {
+      expect(result.permission_denials).toHaveLength(1);
+    }
+    expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("keep\n");
+  }, TIMEOUT);
+
+  it("Write over an untracked file: kept first, the write runs, undo restores the old content", async () => {
     const ws = workspace();
     writeFileSync(join(ws.repo, "draft.md"), "hours of work\n");
     // Claude Code's Write wants the file read first (its own check, before any hook): Read, then Write.
-    const { result, toolResults } = await claude(ws, [
+    const { result } = await claude(ws, [
       { name: "Read", input: { file_path: join(ws.repo, "draft.md") } },
       { name: "Write", input: { file_path: join(ws.repo, "draft.md"), content: "oops\n" } },
     ]);
-    expect(result.permission_denials.map((d) => d.tool_name)).toEqual(["Write"]);
-    expect(toolResults[1].text).toContain("shell guard not available");
+    expect(result.permission_denials).toEqual([]);
+    expect(readFileSync(join(ws.repo, "draft.md"), "utf8")).toBe("oops\n");
+    expect(hookRecords(ws)[0]).toMatchObject({ tool: "Write", action: "allow", code: "restore_point" });
+    expect((await shellGuardOf(ws, result.session_id)).undo()).toMatchObject({ ok: true });
     expect(readFileSync(join(ws.repo, "draft.md"), "utf8")).toBe("hours of work\n");
+  }, TIMEOUT);
+
+  it("git push --force to a local bare remote: an external effect, asked; -p cannot answer, so it is denied and the remote keeps its history", async () => {
+    const ws = workspace({ "a.txt": "a\n" });
+    const remote = join(ws.home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", remote]);
+    execFileSync("git", ["remote", "add", "origin", remote], { cwd: ws.repo });
+    execFileSync("git", ["push", "-q", "origin", "main"], { cwd: ws.repo });
+    const before = execFileSync("git", ["rev-parse", "main"], { cwd: remote, encoding: "utf8" });
+    execFileSync("git", ["commit", "-q", "--amend", "-m", "rewritten"], { cwd: ws.repo });
+    const { result } = await claude(ws, [{ name: "Bash", input: { command: "git push --force origin main", description: "push" } }]);
+    expect(result.permission_denials.map((d) => d.tool_input.command)).toEqual(["git push --force origin main"]);
+    expect(hookRecords(ws)[0].action).not.toBe("allow");
+    expect(execFileSync("git", ["rev-parse", "main"], { cwd: remote, encoding: "utf8" })).toBe(before);
+  }, TIMEOUT);
+
+  it("a command the dispatcher cannot resolve: not approved, the reason names it", async () => {
+    const ws = workspace();
+    const { result, toolResults } = await claude(ws, [{ name: "Bash", input: { command: "frobnicate --all", description: "x" } }]);
+    expect(result.permission_denials).toHaveLength(1);
+    expect(toolResults[0].text).toMatch(/unknown_command/u);
   }, TIMEOUT);
 
   it("the daemon killed mid-session: the next call is refused with the reason, and a new daemon answers after it", async () => {
@@ -108,7 +186,7 @@ describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's hooks
     writeFileSync(join(ws.repo, "a.txt"), "a\n");
     let killed: number | null = null;
     const { result, toolResults } = await claude(ws, [
-      { name: "Bash", input: { command: "rm a.txt", description: "one" } },
+      { name: "Bash", input: { command: "ls", description: "one" } },
       {
         name: "Bash",
         input: { command: "rm a.txt", description: "two" },
@@ -122,7 +200,8 @@ describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's hooks
     expect(toolResults).toHaveLength(2);
     expect(toolResults[1].isError).toBe(true);
     expect(toolResults[1].text).toMatch(/daemon was not running/u);
-    expect(result.permission_denials).toHaveLength(2);
+    expect(toolResults[0].isError).toBe(false);
+    expect(result.permission_denials).toHaveLength(1);
     expect(existsSync(join(ws.repo, "a.txt"))).toBe(true);
     const after = daemonPid(ws);
     expect(after).not.toBeNull();

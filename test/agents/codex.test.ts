@@ -2,7 +2,7 @@
 // model provider in config.toml), hooks installed by `polar init codex --user`. Codex runs hooks only
 // once the user has reviewed them (its hook trust); this unattended run passes
 // `--dangerously-bypass-hook-trust`, which is what that review grants.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { agentBin, describeAgent, gitWorkspace, polar, run, stopDaemon, type Workspace } from "./helpers.js";
@@ -61,12 +61,15 @@ describeAgent("codex", "Codex CLI (real CLI, scripted API) with polar's hooks", 
     expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
   }, TIMEOUT);
 
-  it("with polar's PreToolUse hook: the command is blocked with polar's reason and the file survives; the log records it", async () => {
+  it("with polar's PreToolUse hook: an escalation is a denial naming `polar approve ID` (Codex cannot ask); rm of an untracked file runs after a restore point", async () => {
     const ws = workspace(true);
     writeFileSync(join(ws.repo, "notes.txt"), "mine\n");
-    const outputs = await codex(ws, [{ name: "exec_command", arguments: { cmd: "rm notes.txt" } }]);
-    expect(outputs).toHaveLength(1);
-    expect(outputs[0].output).toMatch(/blocked by PreToolUse hook: refused: (shell guard not available|the polar daemon was not running)/u);
-    expect(readFileSync(join(ws.repo, "notes.txt"), "utf8")).toBe("mine\n");
+    const outputs = await codex(ws, [
+      { name: "exec_command", arguments: { cmd: "frobnicate --all" } },
+      { name: "exec_command", arguments: { cmd: "rm notes.txt" } },
+    ]);
+    expect(outputs).toHaveLength(2);
+    expect(outputs[0].output).toMatch(/blocked by PreToolUse hook: .*unknown_command.*polar approve [0-9a-f]{8}/u);
+    expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
   }, TIMEOUT);
 });
