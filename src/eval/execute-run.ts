@@ -1,7 +1,7 @@
 // The `--execute` part of `polar eval tau2`: reads the same results files the eval read, builds each
 // domain's setup, runs ./execute.ts and renders its section of the Markdown and HTML reports.
 import { existsSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { loadDomainOntology, loadDomainRules } from "../tau2/domains.js";
 import { createReferenceBackend } from "../reference/index.js";
 import type { Trajectory } from "../tau2/adapter.js";
@@ -109,7 +109,7 @@ export function executionBlocks(x: ExecutionReport | undefined): Block[] {
     {
       kind: "paragraph",
       text:
-        `Every run replayed in τ²-bench's own environment (\`${x.tau2}\`), ${x.seconds} s. At each agent write call: the Layer B values the verdict read against the environment's state; ` +
+        `Every run replayed in τ²-bench's own environment (\`${shownPath(x.tau2)}\`), ${x.seconds} s. At each agent write call: the Layer B values the verdict read against the environment's state; ` +
         "for an admitted verdict π executed on a snapshot and compared with the state before the earliest call it undoes (restored: identical; within residue: the differences are exactly the declared residue of π's loss classes; " +
         "wrong: a step errors or the state differs elsewhere; missing args: a step lacks a required parameter and is not run); " +
         "within residue is split into bookkeeping only (new ids, statuses, records) and money or inventory (balances, payments, seats); " +
@@ -150,4 +150,10 @@ export function executionBlocks(x: ExecutionReport | undefined): Block[] {
     });
   }
   return blocks;
+}
+
+/** A path as the report shows it: relative to the working directory, so a report made on one machine
+ * names no folder of that machine. */
+function shownPath(path: string): string {
+  return path === "" ? path : relative(process.cwd(), path) || ".";
 }
