@@ -501,7 +501,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     return;
   }
-  const { opts, ops, optValues } = operands(rest, ["-m", "-F", "-C", "-c", "--message", "--file", "-b", "-B", "--source", "-s", "-X", "--strategy", "--strategy-option", "-u", "--author", "--date", "-t", "--track", "--onto", "-S"]);
+  const { opts, ops, optValues } = operands(rest, ["-m", "-F", "-C", "-c", "--message", "--file", "-b", "-B", "--source", "-s", "-X", "--strategy", "--strategy-option", "-u", "--author", "--date", "-t", "--track", "--onto"]);
   const text = ops.map((w) => w.text);
   const where = dir;
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);

@@ -417,6 +417,17 @@ describe("a restore point keeps what the git call can touch (git's documentation
     });
   }
 
+  it("git restore -S is --staged, not an option with a value: -W -S a.txt / -SW a.txt also write a.txt (git-restore(1))", async () => {
+    const { g, ws } = await guardOn(clean, "veto");
+    for (const cmd of ["git restore -W -S a.txt", "git restore -SW a.txt"]) {
+      const d = g.check(sh(cmd));
+      expect(d.calls.map((c) => [c.name, c.arguments.path ?? c.arguments.paths]), cmd).toEqual([
+        ["fs_write", `${ws}/a.txt`],
+        ["git_stage", [`${ws}/a.txt`]],
+      ]);
+    }
+  });
+
   it("the whole work tree would be over the bound (6,000 ignored files): git clean -fdx, which removes them, is asked", async () => {
     const ws = bigIgnored();
     const g = await createShellGuard({ cwd: ws, store: `${ws}/../store`, policy: "snapshot" });
