@@ -10,6 +10,7 @@ export { HOOK_RECORD_FORMAT };
 import type { Decision } from "../guard/index.js";
 import { jsonSafe } from "../guard/index.js";
 import { failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
+import { shellStorePath } from "./server.js";
 import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
 
 
@@ -176,7 +177,7 @@ export class HookEngine {
       g = refusingGuard("refused: shell guard not available (polar cannot judge shell commands or file edits here)", "shell_guard_unavailable");
     } else {
       try {
-        g = await factory({ cwd, store: join(this.options.home, "store"), session: sha(s.key).slice(0, 16) });
+        g = await factory({ cwd, store: shellStorePath(this.options.home), session: sha(s.key).slice(0, 16) });
       } catch (e) {
         // Not kept: the next call tries again (e.g. the directory exists by then).
         return refusingGuard(`refused: the shell guard cannot start here (${e instanceof Error ? e.message : String(e)})`, "shell_guard_unavailable");

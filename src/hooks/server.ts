@@ -22,6 +22,12 @@ export function polarHome(env: NodeJS.ProcessEnv = process.env): string {
   return h !== undefined && h !== "" ? h : join(homedir(), ".polar");
 }
 
+/** The shell guard's store under a polar home (`~/.polar/store`): the hooks' daemon keeps its restore
+ * points and undo journals there, and `polar undo` reads it when no `--store` is given. */
+export function shellStorePath(home: string): string {
+  return join(home, "store");
+}
+
 export function socketPath(home: string): string {
   return join(home, "polar.sock");
 }

@@ -12,6 +12,9 @@ export interface TypedCall {
   arguments: Record<string, unknown>;
   /** The simple command (or tool) it came from. */
   source: string;
+  /** A write by git of the tracked paths under `path` (checkout/restore with paths): from the index,
+   * or from these trees. A restore point keeps those paths, not the untracked or ignored ones. */
+  tracked?: { trees: string[] };
 }
 
 export type ProblemReason = "unknown_command" | "unresolved_argument" | "unknown_effect" | "unparsed" | "over_bound";
@@ -498,10 +501,17 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     return;
   }
-  const { opts, ops } = operands(rest, ["-m", "-F", "-C", "-c", "--message", "--file", "-b", "-B", "--source", "-s", "-X", "--strategy", "--strategy-option", "-u", "--author", "--date", "-t", "--track", "--onto", "-S"]);
+  const { opts, ops, optValues } = operands(rest, ["-m", "-F", "-C", "-c", "--message", "--file", "-b", "-B", "--source", "-s", "-X", "--strategy", "--strategy-option", "-u", "--author", "--date", "-t", "--track", "--onto"]);
   const text = ops.map((w) => w.text);
   const where = dir;
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
+  /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
+  const trackedWrite = (p: string, trees: (string | null)[]): void => {
+    const before = ctx.out.calls.length;
+    gitCall("fs_write", { path: p }, source);
+    const c = ctx.out.calls[before];
+    if (c !== undefined && ctx.out.calls.length === before + 1 && trees.every((t) => t !== null)) c.tracked = { trees: trees as string[] };
+  };
   const head = (ref: string | null | undefined): string => ref ?? "HEAD";
   switch (sub) {
     case "branch": {
@@ -572,7 +582,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         // `git checkout [<tree>] -- <paths>`: the work tree (and with a tree, the index) of the paths.
         const ps = pathList(rest.slice(dd + 1));
         if (ps === null) return;
-        for (const p of ps) gitCall("fs_write", { path: p }, source);
+        const trees = ops.slice(0, ops.length - rest.slice(dd + 1).length).map((w) => w.text);
+        for (const p of ps) trackedWrite(p, trees);
         if (ops.length > rest.slice(dd + 1).length) gitCall("git_stage", { paths: ps }, source);
         return;
       }
@@ -597,7 +608,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // `git checkout <path>` (no `--`): a path that exists is a path.
       if (t0 === "." || (ops.length >= 1 && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
         const ps = pathList(ops);
-        if (ps !== null) for (const p of ps) gitCall("fs_write", { path: p }, source);
+        if (ps !== null) for (const p of ps) trackedWrite(p, []);
         return;
       }
       gitCall("git_switch", { target: t0 }, source);
@@ -630,7 +641,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       if (ps === null) return;
       const staged = has(opts, "-S", "--staged");
       const worktree = has(opts, "-W", "--worktree") || !staged;
-      if (worktree) for (const p of ps) gitCall("fs_write", { path: p }, source);
+      const src = optValues.get("--source") ?? optValues.get("-s");
+      if (worktree) for (const p of ps) trackedWrite(p, src === undefined ? [] : [src.text]);
       if (staged) gitCall("git_stage", { paths: ps }, source);
       return;
     }

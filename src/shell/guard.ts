@@ -7,13 +7,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import type { StateView, TierName } from "../core/types.js";
 import { dispatchCommand, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
 import { loadBashParser } from "./parse.js";
-import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RestoreBounds, type RestorePoint, type RestoreSummary } from "./restore.js";
+import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RepoScope, type RestoreBounds, type TrackedUnder, type RestorePoint, type RestoreSummary } from "./restore.js";
 import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
 export { undoEntry };
 import { Workspace, WorkspaceReadError } from "./workspace.js";
@@ -361,8 +361,23 @@ class ShellGuardImpl implements ShellGuard {
   private takePoint(calls: TypedCall[], state: { repo: string | null; paths: string[] }, all: boolean): RestorePoint {
     const keep: string[] = [];
     let repo: string | null = null;
+    // Writes by git of tracked paths (checkout/restore with paths): the tracked paths under them.
+    const tracked: { root: string; trees: string[]; under: string[] }[] = [];
+    const marked: string[] = [];
     for (const c of calls) {
       const arg = c.name === "fs_move" ? "destination" : c.name === "fs_remove" || c.name === "fs_write" ? "path" : undefined;
+      if (c.tracked !== undefined) {
+        const p = String(c.arguments.path);
+        const slots = this.entities.get(`ws_path\u0000${p}`);
+        const root = this.workspace.repoOf(slots?.kind === "directory" ? p : dirname(p));
+        if (root !== null) {
+          const t = tracked.find((x) => x.root === root) ?? (tracked.push({ root, trees: [], under: [] }), tracked[tracked.length - 1]!);
+          t.trees.push(...c.tracked.trees);
+          t.under.push(p);
+          marked.push(p);
+          continue;
+        }
+      }
       if (all) {
         // Every touched path, absent ones too (they are removed again on restore).
         const a = PATH_ARGS[c.name];
@@ -375,9 +390,18 @@ class ShellGuardImpl implements ShellGuard {
       }
       if (GIT_REPO_TOOLS.has(c.name) && this.entities.has("git_repo\u0000repo")) repo = state.repo;
     }
-    // Paths outside the kept repository's work tree stay kept one by one; inside it the tree is whole.
-    const point = this.store.take(repo === null ? keep : keep.filter((p) => !p.startsWith(`${repo}/`)), repo);
-    for (const p of all ? Object.keys(Object.fromEntries([...this.entities.keys()].filter((k) => k.startsWith("ws_path\u0000")).map((k) => [k.slice(8), 1]))) : keep) {
+    // The repository's work tree as far as its git calls can touch it (repoScope); with the whole tree,
+    // the paths inside it are in it already.
+    let scope: RepoScope = repo === null ? { kind: "all" } : repoScope(calls);
+    let under: TrackedUnder | undefined;
+    for (const t of tracked) {
+      if (t.root === repo && scope.kind !== "untracked") {
+        if (scope.kind === "tracked") scope = { kind: "tracked", trees: [...scope.trees, ...t.trees] };
+      } else if (under === undefined) under = t;
+      else keep.push(...t.under); // a second repository: its paths kept whole
+    }
+    const point = this.store.take(repo === null || scope.kind !== "all" ? keep : keep.filter((p) => !p.startsWith(`${repo}/`)), repo, scope, under);
+    for (const p of all ? Object.keys(Object.fromEntries([...this.entities.keys()].filter((k) => k.startsWith("ws_path\u0000")).map((k) => [k.slice(8), 1]))) : [...keep, ...marked]) {
       const slots = this.entities.get(`ws_path\u0000${p}`);
       if (slots !== undefined) slots.restore_point = point.id;
     }
@@ -421,6 +445,27 @@ class ShellGuardImpl implements ShellGuard {
   undo(sel?: UndoSelector, options?: { dryRun?: boolean }): UndoResult {
     return undoEntry(this.journal, this.store, this.cwd, sel, options?.dryRun === true, () => this.workspace.invalidate());
   }
+}
+
+/** What the line's repository-wide git calls can touch in the work tree (git's documentation; see
+ * RepoScope): only discards (reset --hard, checkout -f, switch -f, with the switches they make) → the
+ * tracked paths of the index, HEAD and their targets; only cleans → the untracked paths (-x: and the
+ * ignored ones); anything else (stash, merge, commit …) → the whole tree. */
+export function repoScope(calls: readonly TypedCall[]): RepoScope {
+  const repoCalls = calls.filter((c) => GIT_REPO_TOOLS.has(c.name));
+  if (repoCalls.length > 0 && repoCalls.every((c) => c.name === "git_clean")) {
+    return { kind: "untracked", ignored: repoCalls.some((c) => c.arguments.ignored === true) };
+  }
+  if (repoCalls.some((c) => c.name === "git_discard") && repoCalls.every((c) => c.name === "git_discard" || c.name === "git_switch")) {
+    const trees: string[] = [];
+    for (const c of repoCalls) {
+      const t = c.arguments.target;
+      if (typeof t !== "string" || t === "" || t.startsWith("-")) return { kind: "all" };
+      trees.push(t);
+    }
+    return { kind: "tracked", trees };
+  }
+  return { kind: "all" };
 }
 
 /** Do two calls of the line touch the same path (or one under the other)? Chains of mkdir are not an

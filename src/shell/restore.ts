@@ -1,11 +1,12 @@
 // Restore points: a content-addressed copy, outside the workspace, of what a call would destroy —
 // the paths it removes or replaces (every entry under them: kind, mode, content, link target), and for
-// git calls the whole work tree with the index, HEAD, refs and stash. Bounded in files and bytes: over
+// git calls the index, HEAD, refs and stash with the part of the work tree the call can touch (its
+// RepoScope: tracked paths, untracked paths, untracked and ignored paths, or the whole tree). Bounded in files and bytes: over
 // the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
 // Layout of the store: packs/<name>.pack + .idx (the new contents of each point, one pack per point),
 // objects/<sha256> (loose contents, outside a point), points/<id>.json (manifests).
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { git } from "./workspace.js";
 
@@ -44,8 +45,24 @@ export interface KeptPath {
   entries: Entry[] | null;
 }
 
+/** What a repository-wide git call can touch in the work tree (git's documentation):
+ * `tracked` — reset --hard, checkout -f, switch -f: the paths of the index, of HEAD and of the target
+ * trees (git-reset(1) "working tree files … are discarded"; an untracked file in the way of a target
+ * path is overwritten, so the target trees' paths are kept too); `untracked` — clean -fd (git-clean(1):
+ * "files not under version control"), with `ignored` for -x; `all` — every path but .git. */
+export type RepoScope = { kind: "all" } | { kind: "tracked"; trees: string[] } | { kind: "untracked"; ignored: boolean };
+
+/** A directory above a kept path: its mode, or null when it was absent (removed again on restore). */
+export interface KeptDir {
+  path: string;
+  mode: number | null;
+}
+
 export interface RepoState {
   root: string;
+  /** "all" when absent (points taken before scopes existed). */
+  scope?: "all" | "tracked" | "untracked" | "untracked+ignored";
+
   /** HEAD: "ref: refs/heads/x" or a commit id (detached), null in an empty repository. */
   head: string | null;
   /** The index file's content hash (its bytes are an object), null when there is none. */
@@ -63,6 +80,15 @@ export interface RestorePoint {
   repo: RepoState | null;
   files: number;
   bytes: number;
+  /** Directories above the kept paths of a narrowed scope, put back as they were. */
+  dirs?: KeptDir[];
+}
+
+/** Tracked paths under some paths of a repository (checkout/restore with paths; see TypedCall.tracked). */
+export interface TrackedUnder {
+  root: string;
+  trees: string[];
+  under: string[];
 }
 
 export interface RestoreSummary {
@@ -70,6 +96,13 @@ export interface RestoreSummary {
   digest: string;
   files: number;
   bytes: number;
+}
+
+/** The digested part of a point (dirs only when there are some: older points digest the same). */
+function pointBody(p: Omit<RestorePoint, "id" | "digest">): Omit<RestorePoint, "id" | "digest"> {
+  const body: Omit<RestorePoint, "id" | "digest"> = { format: p.format, paths: p.paths, repo: p.repo, files: p.files, bytes: p.bytes };
+  if (p.dirs !== undefined) body.dirs = p.dirs;
+  return body;
 }
 
 function sha256(b: Uint8Array | string): string {
@@ -177,25 +210,72 @@ export class RestoreStore {
     return data;
   }
 
-  /** Takes a restore point of the paths (and the repository, when given). */
-  take(paths: readonly string[], repoRoot: string | null): RestorePoint {
+  /** Takes a restore point of the paths (and the repository, when given, its work tree within scope). */
+  take(paths: readonly string[], repoRoot: string | null, scope: RepoScope = { kind: "all" }, tracked?: TrackedUnder): RestorePoint {
     const budget = { files: 0, bytes: 0 };
     const kept: KeptPath[] = [];
     this.pending = new Map();
     try {
-      const list = [...new Set(paths)].sort();
+      const wanted = new Set(paths);
+      const d = new Map<string, number | null>();
+      /** Keeps root/rel for each rel, with each directory above it (up to the root): kept as it is
+       * (mode) or as absent; a file or link where a directory would go is kept whole. */
+      const addScoped = (root: string, rels: readonly string[]): void => {
+        for (const rel of rels) {
+          const full: string = `${root}/${rel}`;
+          wanted.add(full);
+          let at: string = full;
+          for (;;) {
+            at = dirname(at);
+            if (at === root || d.has(at) || !at.startsWith(`${root}/`)) break;
+            let st;
+            try {
+              st = lstatSync(at);
+            } catch (e) {
+              if ((e as NodeJS.ErrnoException).code !== "ENOENT" && (e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
+            }
+            if (st === undefined) d.set(at, null);
+            else if (st.isDirectory()) d.set(at, Number(st.mode) & 0o7777);
+            else {
+              d.set(at, null);
+              wanted.add(at);
+            }
+          }
+        }
+      };
+      // A narrowed scope never covers the root itself (nor a path above it): then the whole tree.
+      if (repoRoot !== null && [...wanted].some((p) => p === repoRoot || repoRoot.startsWith(`${p}/`))) scope = { kind: "all" };
+      if (repoRoot !== null && scope.kind !== "all") {
+        const s = scopePaths(repoRoot, scope);
+        if (s === null) scope = { kind: "all" };
+        else addScoped(repoRoot, s);
+      }
+      if (tracked !== undefined) {
+        const s = scopePaths(tracked.root, { kind: "tracked", trees: tracked.trees });
+        if (s === null) for (const u of tracked.under) wanted.add(u);
+        else addScoped(tracked.root, s.filter((rel) => tracked.under.some((u) => u === tracked.root || `${tracked.root}/${rel}` === u || `${tracked.root}/${rel}`.startsWith(`${u}/`))));
+      }
+      const dirs: KeptDir[] | undefined = d.size === 0 ? undefined : [...d].map(([path, mode]) => ({ path, mode })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const list = [...wanted].sort();
       // A path under another kept path is already inside it.
-      const top = list.filter((p) => !list.some((q) => q !== p && p.startsWith(`${q}/`)));
+      const top = list.filter((p) => {
+        for (let a = p; a !== dirname(a); ) {
+          a = dirname(a);
+          if (wanted.has(a)) return false;
+        }
+        return true;
+      });
       for (const p of top) kept.push({ path: p, entries: this.keep(p, budget, null) });
       let repo: RepoState | null = null;
       if (repoRoot !== null) {
-        if (!top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`) });
+        if (scope.kind === "all" && !top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`) });
         repo = this.keepRepo(repoRoot);
+        if (scope.kind !== "all") repo.scope = scope.kind === "tracked" ? "tracked" : scope.ignored ? "untracked+ignored" : "untracked";
       }
-      const body = { format: RESTORE_FORMAT, paths: kept, repo, files: budget.files, bytes: budget.bytes };
+      const body = pointBody({ format: RESTORE_FORMAT, paths: kept, repo, files: budget.files, bytes: budget.bytes, dirs });
       const digest = sha256(JSON.stringify(body));
       const id = `rp-${digest.slice(0, 16)}`;
-      const point: RestorePoint = { format: RESTORE_FORMAT, id, digest, paths: kept, repo, files: budget.files, bytes: budget.bytes };
+      const point: RestorePoint = { id, digest, ...body };
       this.flushPending();
       writeFileSync(`${this.dir}/points/${id}.json`, JSON.stringify(point));
       return point;
@@ -253,17 +333,31 @@ export class RestoreStore {
   load(id: string): RestorePoint {
     if (!/^rp-[0-9a-f]{16}$/.test(id)) throw new RestoreError("restore_failed", `not a restore point id: ${id}`);
     const p = JSON.parse(readFileSync(`${this.dir}/points/${id}.json`, "utf8")) as RestorePoint;
-    const { id: _i, digest, ...rest } = p;
-    const body = { format: rest.format, paths: rest.paths, repo: rest.repo, files: rest.files, bytes: rest.bytes };
-    if (sha256(JSON.stringify(body)) !== digest) throw new RestoreError("restore_failed", `restore point ${id} does not match its digest`);
+    const { digest } = p;
+    if (sha256(JSON.stringify(pointBody(p))) !== digest) throw new RestoreError("restore_failed", `restore point ${id} does not match its digest`);
     return p;
   }
 
   /** Puts back everything the point holds. */
   apply(point: RestorePoint): void {
+    const whole = point.repo !== null && (point.repo.scope ?? "all") === "all";
     for (const k of point.paths) {
-      const skip = point.repo !== null && k.path === point.repo.root ? `${k.path}/.git` : null;
+      const skip = whole && k.path === point.repo!.root ? `${k.path}/.git` : null;
       this.putBack(k, skip);
+    }
+    {
+      // A narrowed scope: the directories above its paths as they were (modes; the absent ones removed
+      // again when nothing else is in them — anything there is newer than the point and stays).
+      const dirs = point.dirs ?? [];
+      for (const d of dirs) {
+        if (d.mode === null) continue;
+        if (!existsSync(d.path)) mkdirSync(d.path, { recursive: true });
+        chmodSync(d.path, d.mode);
+      }
+      for (const d of [...dirs].reverse()) {
+        if (d.mode !== null || !existsSync(d.path) || !lstatSync(d.path).isDirectory()) continue;
+        if (readdirSync(d.path).length === 0) rmdirSync(d.path);
+      }
     }
     if (point.repo !== null) this.putBackRepo(point.repo);
   }
@@ -312,6 +406,35 @@ export class RestoreStore {
   summary(p: RestorePoint): RestoreSummary {
     return { id: p.id, digest: p.digest, files: p.files, bytes: p.bytes };
   }
+}
+
+/** The work-tree paths (relative to the root) a scope covers, null when one of its trees is not known
+ * (the caller keeps the whole tree then). */
+export function scopePaths(root: string, scope: Exclude<RepoScope, { kind: "all" }>): string[] | null {
+  const z = (out: string) => out.split("\0").filter((l) => l !== "");
+  const out = new Set<string>();
+  if (scope.kind === "untracked") {
+    // Untracked directories as one path each (kept whole); with -x the ignored ones too.
+    const args = ["ls-files", "-z", "--others", "--directory"];
+    if (!scope.ignored) args.push("--exclude-standard");
+    for (const p of z(git(root, args))) out.add(p.replace(/\/$/, ""));
+    return [...out];
+  }
+  for (const p of z(git(root, ["ls-files", "-z"]))) out.add(p);
+  const trees: string[] = [];
+  for (const t of ["HEAD", ...scope.trees]) {
+    let id: string;
+    try {
+      id = git(root, ["rev-parse", "--verify", "-q", `${t}^{tree}`]).trim();
+    } catch {
+      if (t === "HEAD") continue; // an empty repository: no HEAD tree
+      return null;
+    }
+    if (!/^[0-9a-f]{40,64}$/.test(id)) return null;
+    trees.push(id);
+  }
+  for (const id of trees) for (const p of z(git(root, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", id]))) out.add(p);
+  return [...out];
 }
 
 /** A fingerprint of the paths as they are now (the same walk as a restore point, hashes only). */

@@ -123,8 +123,8 @@ describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's hooks
     expect(result.permission_denials).toEqual([]);
     expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
     expect(hookRecords(ws)[0]).toMatchObject({ action: "allow", code: "restore_point" });
-    // As the README says: `polar undo --store ~/.polar/store` (the daemon's store; its latest session).
-    expect(polar(ws, ["undo", "--store", join(ws.polarHome, "store")])).toMatch(/undo|restor/iu);
+    // As the README says: `polar undo` (no option: the daemon's store $POLAR_HOME/store; its latest session).
+    expect(polar(ws, ["undo"])).toMatch(/undo|restor/iu);
     expect(readFileSync(join(ws.repo, "notes.txt"), "utf8")).toBe("mine\n");
   }, TIMEOUT);
 

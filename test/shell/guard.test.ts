@@ -360,3 +360,115 @@ describe("bad input: typed errors or refusals, never an approval, never a hang",
     expect(["unknown_state", "internal_error"]).toContain(d.reason);
   });
 });
+
+describe("a restore point keeps what the git call can touch (git's documentation), not the whole tree", () => {
+  /** A repository with a large ignored folder (over the 5,000-file bound) and one modified tracked file. */
+  function bigIgnored(): string {
+    const root = tempDir("polar-shell-ignored-");
+    made.push(root);
+    const ws = copyTemplate(clean, `${root}/ws`);
+    writeFileSync(`${ws}/.gitignore`, "node_modules/\n");
+    runBash(ws, "git add .gitignore && git commit -q -m ignore");
+    for (let d = 0; d < 60; d++) {
+      mkdirSync(`${ws}/node_modules/p${d}`, { recursive: true });
+      for (let f = 0; f < 100; f++) writeFileSync(`${ws}/node_modules/p${d}/f${f}.js`, `module.exports = ${d * 100 + f};\n`);
+    }
+    writeFileSync(`${ws}/a.txt`, "hours of uncommitted work\n");
+    return ws;
+  }
+
+  it("git reset --hard over a modified file, beside 6,000 ignored files: restore point (not asked), undo brings the work back, the ignored folder untouched", async () => {
+    const ws = bigIgnored();
+    const g = await createShellGuard({ cwd: ws, store: `${ws}/../store`, policy: "snapshot" });
+    const before = manifest(ws);
+    expect([...before.keys()].filter((p) => p.startsWith("node_modules/")).length).toBeGreaterThan(6_000);
+    const d = g.check(sh("git reset --hard"));
+    expect(d.approved, `${d.reason} ${d.message}`).toBe(true);
+    expect(d.reason).toBe("restore_point");
+    // Only the tracked paths (and the directories above them) are kept: far under the bound.
+    expect(d.restorePoint!.files).toBeLessThan(50);
+    expect(runBash(ws, "git reset --hard")).toBe(0);
+    expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+    g.observe(sh("git reset --hard"), { exitCode: 0 }, { execution: d.execution! });
+    const u = g.undo();
+    expect(u.ok, u.message).toBe(true);
+    expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("hours of uncommitted work\n");
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
+  });
+
+  for (const cmd of ["git checkout -- .", "git restore .", "git checkout -f", "git switch -f main"]) {
+    it(`${cmd} beside 6,000 ignored files: the tracked paths are kept, undo puts the work back`, async () => {
+      const ws = bigIgnored();
+      // A deleted tracked file in a deleted folder: git writes both back; undo removes them again.
+      rmSync(`${ws}/src/lib`, { recursive: true });
+      const g = await createShellGuard({ cwd: ws, store: `${ws}/../store`, policy: "snapshot" });
+      const before = manifest(ws);
+      const d = g.check(sh(cmd));
+      expect(d.approved, `${d.reason} ${d.message}`).toBe(true);
+      expect(d.reason).toBe("restore_point");
+      expect(d.restorePoint!.files).toBeLessThan(50);
+      expect(runBash(ws, cmd)).toBe(0);
+      expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+      expect(existsSync(`${ws}/src/lib/y.ts`)).toBe(true);
+      g.observe(sh(cmd), { exitCode: 0 }, { execution: d.execution! });
+      const u = g.undo();
+      expect(u.ok, u.message).toBe(true);
+      expect(diffManifests(before, manifest(ws))).toEqual([]);
+    });
+  }
+
+  it("git restore -S is --staged, not an option with a value: -W -S a.txt / -SW a.txt also write a.txt (git-restore(1))", async () => {
+    const { g, ws } = await guardOn(clean, "veto");
+    for (const cmd of ["git restore -W -S a.txt", "git restore -SW a.txt"]) {
+      const d = g.check(sh(cmd));
+      expect(d.calls.map((c) => [c.name, c.arguments.path ?? c.arguments.paths]), cmd).toEqual([
+        ["fs_write", `${ws}/a.txt`],
+        ["git_stage", [`${ws}/a.txt`]],
+      ]);
+    }
+  });
+
+  it("the whole work tree would be over the bound (6,000 ignored files): git clean -fdx, which removes them, is asked", async () => {
+    const ws = bigIgnored();
+    const g = await createShellGuard({ cwd: ws, store: `${ws}/../store`, policy: "snapshot" });
+    const d = g.check(sh("git clean -fdx"));
+    expect(d.approved).toBe(false);
+    expect(d.reason).toBe("over_bound");
+    expect(d.action).toBe("ask");
+  });
+
+  it("git clean -fd keeps the untracked paths only, and undo gives them back with the ignored folder untouched", async () => {
+    const ws = bigIgnored();
+    mkdirSync(`${ws}/scratch/deep`, { recursive: true });
+    writeFileSync(`${ws}/scratch/deep/n.txt`, "untracked\n");
+    writeFileSync(`${ws}/todo.txt`, "untracked too\n");
+    const g = await createShellGuard({ cwd: ws, store: `${ws}/../store`, policy: "snapshot" });
+    const before = manifest(ws);
+    const d = g.check(sh("git clean -fd"));
+    expect(d.approved, `${d.reason} ${d.message}`).toBe(true);
+    expect(d.restorePoint!.files).toBeLessThan(10);
+    runBash(ws, "git clean -fd");
+    expect(existsSync(`${ws}/todo.txt`)).toBe(false);
+    g.observe(sh("git clean -fd"), { exitCode: 0 }, { execution: d.execution! });
+    const u = g.undo();
+    expect(u.ok, u.message).toBe(true);
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
+  });
+
+  it("git reset --hard to another commit: paths it creates, removes and the directories above them come back as they were", async () => {
+    const root = tempDir("polar-shell-target-");
+    made.push(root);
+    const ws = copyTemplate(clean, `${root}/ws`);
+    runBash(ws, "git tag base && mkdir -p new/deep && echo n > new/deep/n.txt && git add new && git rm -q b.txt && git commit -q -m next && echo mod > a.txt && mkdir -p gone && echo u > gone/u.txt");
+    const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
+    const before = manifest(ws);
+    const d = g.check(sh("git reset --hard base"));
+    expect(d.approved, `${d.reason} ${d.message}`).toBe(true);
+    runBash(ws, "git reset --hard base");
+    expect(existsSync(`${ws}/new`)).toBe(false);
+    g.observe(sh("git reset --hard base"), { exitCode: 0 }, { execution: d.execution! });
+    const u = g.undo();
+    expect(u.ok, u.message).toBe(true);
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
+  });
+});

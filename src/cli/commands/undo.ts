@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { RestoreStore, DEFAULT_BOUNDS } from "../../shell/restore.js";
 import { Journal, latestSession, undoEntry, type UndoSelector } from "../../shell/undo.js";
+import { polarHome, shellStorePath } from "../../hooks/server.js";
 import { action, CliError, usageError } from "../errors.js";
 
 // `polar undo`: the shell guard's undo (docs/shell.md, "Undo"). `--list` shows each approved execution
@@ -23,7 +24,7 @@ interface UndoFlags {
 export function register(cli: CAC): void {
   cli
     .command("undo [n]", "Undo an approved shell call of a session (polar-guard/shell): --list, N, --id X, --dry-run")
-    .option("--store <dir>", "the shell guard's restore-point store (default $POLAR_SHELL_STORE)")
+    .option("--store <dir>", "the shell guard's restore-point store (default $POLAR_SHELL_STORE, else the hooks' store ~/.polar/store, $POLAR_HOME/store)")
     .option("--session <id>", "the session (default: the most recent one in the store)")
     .option("--cwd <dir>", "the workspace, for paths in the preview (default the current directory)")
     .option("--list", "list the session's approved executions with a preview of their undo")
@@ -32,10 +33,14 @@ export function register(cli: CAC): void {
     .option("--json", "print JSON")
     .action(
       action((n: string | undefined, flags: UndoFlags) => {
-        const storeDir = flags.store ?? process.env.POLAR_SHELL_STORE;
-        if (storeDir === undefined || storeDir === "") throw usageError("missing-option", "`polar undo` needs `--store DIR` (or POLAR_SHELL_STORE)");
-        const store = resolve(storeDir);
-        if (!existsSync(`${store}/sessions`)) throw new CliError("no-store", `${store} is not a shell guard store (no sessions/)`);
+        if (flags.store !== undefined && (typeof flags.store !== "string" || flags.store === "")) throw usageError("bad-option", "`--store` needs a directory");
+        const env = process.env.POLAR_SHELL_STORE;
+        const given = flags.store ?? (env !== undefined && env !== "" ? env : undefined);
+        // Without --store: the same store the hooks' daemon writes (shellStorePath, one definition).
+        const store = resolve(given ?? shellStorePath(polarHome()));
+        if (!existsSync(`${store}/sessions`)) {
+          throw new CliError("no-store", given !== undefined ? `${store} is not a shell guard store (no sessions/)` : `no restore points in the hooks' store ${store} yet (no sessions/); pass \`--store DIR\` for another store`);
+        }
         const session = flags.session ?? latestSession(store);
         if (session === null || !/^[A-Za-z0-9._-]{1,128}$/.test(session) || !existsSync(`${store}/sessions/${session}.jsonl`)) {
           throw new CliError("no-session", session === null ? `no session in ${store}` : `no session \`${session}\` in ${store}`);
