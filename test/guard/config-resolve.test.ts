@@ -107,3 +107,28 @@ describe("configHash and tauFixed", () => {
     expect(tauFixed(resolveConfig({ ...base, tau: 1 }))).toBe(1_000_000);
   });
 });
+
+describe("resolveConfig: maxAmount (docs/semantics.md, \"Amounts\")", () => {
+  it("unset: absent from the effective configuration, so existing configurations keep their hash", () => {
+    const c = resolveConfig(base);
+    expect("maxAmount" in c).toBe(false);
+    expect(configHash(c)).toBe(configHash(resolveConfig({ ...base, maxAmount: undefined })));
+  });
+
+  it("a number of currency units from 0 to 1e12 is kept as given and enters the hash", () => {
+    expect(resolveConfig({ ...base, maxAmount: 0 }).maxAmount).toBe(0);
+    expect(resolveConfig({ ...base, maxAmount: 250.5 }).maxAmount).toBe(250.5);
+    expect(resolveConfig({ ...base, maxAmount: 1e12 }).maxAmount).toBe(1e12);
+    expect(configHash(resolveConfig({ ...base, maxAmount: 100 }))).not.toBe(configHash(resolveConfig(base)));
+    expect(configHash(resolveConfig({ ...base, maxAmount: 100 }))).not.toBe(configHash(resolveConfig({ ...base, maxAmount: 101 })));
+  });
+
+  it.each([["-1", -1], ["-0.01", -0.01], ["1e12 + 1", 1e12 + 1], ["NaN", Number.NaN], ["Infinity", Number.POSITIVE_INFINITY], ["a string", "100"], ["null", null], ["an object", {}]])(
+    "%s is refused with invalid-config naming the value",
+    (_label, v) => {
+      const e = configError({ maxAmount: v as never });
+      expect(e.message).toContain("maxAmount");
+      expect(e.message).toContain(`\`${String(v)}\``);
+    },
+  );
+});
