@@ -70,7 +70,7 @@ const QUOTED = /“[^”\n]{1,160}”|"[^"\n]{1,160}"|«[^»\n]{1,160}»/gu;
 // Table 15's negation veto, plus bare no/nope/nah, every n't contraction, and stop words.
 const EN_NEGATION = pattern(
   `${EN_LEFT}(?:not|no|nope|nah|never|cannot|can't|don't|won't|no way|hold on|hold off|stop|wait|abort|` +
-    `refuse|decline|reject|deny|disagree|nevermind|never mind|rather not)${EN_RIGHT}|n't${EN_RIGHT}|` +
+    `refuse|decline|reject|deny|disagree|nevermind|never mind|rather not|forget (?:it|that|about it)|skip (?:it|that)|scratch that|drop it)${EN_RIGHT}|n't${EN_RIGHT}|` +
     `${EN_LEFT}(?:cant|dont|wont|didnt|doesnt|isnt|shouldnt|wouldnt|couldnt)${EN_RIGHT}`,
   "u",
 );
@@ -244,7 +244,11 @@ let CONCESSIONS: [RegExp, RegExp] | null = null;
 function conceded(sentence: string): string {
   const [evenIf, ifClause] = (CONCESSIONS ??= [new RegExp(EVEN_IF.source, "gu"), new RegExp(IF_CLAUSE.source, "gu")]);
   let s = sentence.replace(evenIf, " ");
-  if (EITHER_WAY.test(s)) s = s.replace(ifClause, " ");
+  // "If …, … anyway" concedes only when what is left goes ahead ("…, please go ahead and cancel it anyway").
+  if (EITHER_WAY.test(s)) {
+    const left = s.replace(ifClause, " ");
+    if (affirmative(left.replace(/^[^\p{L}\p{N}]+/u, "")) !== null) s = left;
+  }
   return s.replace(/[^\S\n]+/gu, " ").trim();
 }
 
@@ -253,7 +257,9 @@ function conceded(sentence: string): string {
 const ACKNOWLEDGES = pattern(`^(?:and |so )?(?:i (?:understand|realize|realise|accept|know|am aware|'m aware|get it)|understood)${EN_RIGHT}`, "u");
 const STEERS = enWords([
   "but", "however", "though", "although", "yet", "so", "then", "let's", "let us", "please", "rather", "instead", "prefer",
-  "wait", "stop", "hold", "hold on", "hold off", "cancel that", "don't (?:do|go|proceed|cancel|change|book|continue)", "do not",
+  "wait", "stop", "hold", "hold on", "hold off", "cancel that", "don't (?:do|go|proceed|cancel|change|book|continue|want)", "do not",
+  "not want", "abort", "refuse", "decline", "reject", "deny", "disagree", "no way", "rather not", "never ?mind", "forget", "skip", "scratch",
+  "drop it", "call it off",
 ]);
 
 /** After a question on another topic, "If not, …" / "If so, …" answers that question. */
@@ -281,6 +287,8 @@ const TAKE_BACK_VERB = pattern(
     `|${EN_LEFT}${NEG_WORD}[.!]*$`,
   "u",
 );
+/** Withdrawals wherever they stand in a sentence after the answer ("I understand if you can't, never mind then"). */
+const TAKE_BACK_ANYWHERE = enWords(["never ?mind", "forget (?:it|that|about it)", "skip (?:it|that)", "scratch that", "drop it", "call it off", "cancel that"]);
 const CONDITION_OPEN = pattern(`^(?:if|unless|as long as|provided|only if|but|before|first|assuming|once i|except|only|just (?:the|one|a|for|half|part)|instead|rather)${EN_RIGHT}`, "u");
 /** "before" anywhere after the answer asks for something first ("… before finalizing anything"). */
 const BEFORE = enWords(["before", "beforehand"]);
@@ -303,7 +311,7 @@ function takesBack(sentence: string, shifted: boolean, scope: Scope | null): str
   const joke = EN_UNCLEAR.find(([k]) => k === "joke")![1];
   const kidding = firstMatch(joke, sentence) ?? firstMatch(KO_UNCLEAR.find(([k]) => k === "joke")![1], sentence);
   if (kidding !== null) return `joke: ${kidding}`;
-  const opens = firstMatch(TAKE_BACK_OPEN, sentence);
+  const opens = firstMatch(TAKE_BACK_OPEN, sentence) ?? firstMatch(TAKE_BACK_ANYWHERE, sentence);
   if (opens !== null) return opens;
   const verb = firstMatch(TAKE_BACK_VERB, sentence) ?? firstMatch(KO_NEGATION, sentence);
   if (verb !== null) return verb;
@@ -406,6 +414,12 @@ function declinesAlternative(sentence: string, scope: Scope | null): boolean {
 const GENERIC = new Set(["that", "this", "it's", "that's", "i'm", "will", "would", "getting", "get", "gets", "receive", "receiving", "have", "having", "being", "still", "really", "indeed", "also", "with", "from", "back", "your", "mine"]);
 /** A question sentence that offers something only conditionally or tentatively does not meet a condition. */
 const HEDGED_OFFER = enWords(["if", "unless", "provided", "as long as", "only", "may", "might", "could", "possibly", "maybe", "perhaps", "probably", "try", "attempt", "whether"]);
+/** Words by which a question sentence withholds or charges what it names ("without a full refund", "a partial
+ * refund instead of a full one" is unclear already). */
+const NOT_OFFERED = enWords([
+  "without", "lack", "lacks", "lose", "loses", "losing", "lost", "forfeit", "forfeits", "forfeited", "partial", "partially", "non-?refundable",
+  "ineligible", "unable", "impossible", "denied", "excluded", "exclude", "excludes", "fee", "fees", "penalty", "deduct", "deducted", "minus", "less", "unless", "except",
+]);
 /** Verbs of asking to be told or shown: a "first" after them asks for something before the call. */
 const INFORM = enWords(["tell", "show", "let me", "check", "confirm", "verify", "know", "explain", "give me", "send me", "email", "ask", "wait", "see"]);
 
@@ -425,7 +439,7 @@ function unmetCondition(text: string, scope: Scope | null): string | null {
   const stated = (content: string[]) =>
     (clean ??= scope!.question
       .split(SENTENCE_SPLIT)
-      .filter((q) => negationIn(q) === null && firstMatch(HEDGED_OFFER, q) === null)
+      .filter((q) => negationIn(q) === null && firstMatch(HEDGED_OFFER, q) === null && firstMatch(NOT_OFFERED, q) === null && unclearIn(q) === null)
       .map((q) => new Set(q.split(/\s+/u).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}']+$/gu, ""))))).some((q) => content.every((w) => q.has(w)));
   while ((m = all.exec(text)) !== null) {
     const word = m[0];

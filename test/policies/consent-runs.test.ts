@@ -122,6 +122,8 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
     expectKinds(null, "no", [met]);
     expectKinds(ctx("This reservation is not eligible for a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
     expectKinds(ctx("If you have insurance, we can provide a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
+    expectKinds(ctx("You'll receive a partial refund instead of a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
+    expectKinds(ctx("The cancellation comes without a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
   });
 
   it("a concession (even if …, if … anyway) is no condition; what follows it is still read", () => {
@@ -138,6 +140,10 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
       "Even if it's free, don't cancel it.",
       "Yes, go ahead even if it's expensive?",
       "Yes, please go ahead. Even if it's on pause, do it later.",
+      // A withdrawal left after the concession ("forget it", "skip it") is a no, as it is without one.
+      "Yes, forget it.",
+      "Ok, if it's non-refundable, forget it anyway.",
+      "Yes, even if it's non-refundable, skip it.",
     ]);
   });
 
@@ -149,6 +155,8 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
       "Yes, please go ahead. I understand, so let's not do it.",
       "Yes, please go ahead. I understand I won't get a refund. Actually, wait.",
       "Yes, please go ahead. I understand it won't be done until next week.",
+      "Yes. I know it's not refundable, forget it.",
+      "Yes, go ahead. I understand if you can't, never mind then.",
     ]);
   });
 
