@@ -252,6 +252,7 @@ function conceded(sentence: string): string {
   return s.replace(/[^\S\n]+/gu, " ").trim();
 }
 
+const NEG_WORD_ACK = "(?:not|never|won't|wont|will not|can't|cannot|cant|don't|dont|do not|shouldn't|wouldn't|rather not|no longer)";
 /** An acknowledgement of a consequence after the answer ("I understand if I won't receive a refund"):
  * its negations are about the consequence. Not when it also steers (a contrast, a request, a stop word). */
 const ACKNOWLEDGES = pattern(`^(?:and |so )?(?:i (?:understand|realize|realise|accept|know|am aware|'m aware|get it)|understood)${EN_RIGHT}`, "u");
@@ -260,6 +261,12 @@ const STEERS = enWords([
   "wait", "stop", "hold", "hold on", "hold off", "cancel that", "don't (?:do|go|proceed|cancel|change|book|continue|want)", "do not",
   "not want", "abort", "refuse", "decline", "reject", "deny", "disagree", "no way", "rather not", "never ?mind", "forget", "skip", "scratch",
   "drop it", "call it off",
+  `${NEG_WORD_ACK}\\s+(?:[\\p{L}']+\\s+){0,2}?(?:proceed|go|continue|do|want|need|like|agree|approve|confirm|accept|cancel|change|update|book|modify|exchange|return|switch|pay)`,
+]);
+/** An aside's "If not, …" may act on the aside, not undo the answer. */
+const UNDOES = enWords([
+  "cancel", "cancell?ing", "undo", "revert", "reverse", "roll ?back", "call off", "abort", "halt", "stop",
+  "the (?:update|change|modification|cancellation|booking|reservation|exchange|return|refund|transfer|payment|order|address)",
 ]);
 
 /** After a question on another topic, "If not, …" / "If so, …" answers that question. */
@@ -535,7 +542,7 @@ export function classifyMessage(raw: string, context?: ConsentContext | null): M
     aside = asks(p);
     if (onAside !== null) {
       p = p.slice(onAside.length).trim();
-      if (negationIn(p) !== null || unclearIn(p, scope) !== null || firstMatch(EN_HEDGE, p) !== null) return { kind: "no", evidence: onAside };
+      if (negationIn(p) !== null || unclearIn(p, scope) !== null || firstMatch(EN_HEDGE, p) !== null || firstMatch(UNDOES, p) !== null) return { kind: "no", evidence: onAside };
     }
     if (ACKNOWLEDGES.exec(p) !== null && STEERS.exec(p) === null && unclearIn(p, scope) === null && firstMatch(EN_HEDGE, p) === null) continue;
     if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {

@@ -157,6 +157,7 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
       "Yes, please go ahead. I understand it won't be done until next week.",
       "Yes. I know it's not refundable, forget it.",
       "Yes, go ahead. I understand if you can't, never mind then.",
+      "Yes, go ahead. I realize it can't be undone and I won't proceed.",
     ]);
   });
 
@@ -184,6 +185,9 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
       "Yes, go ahead. Also, can you check if my jigsaw shipped? If so, wait.",
       "Yes, go ahead. Also, can you check if my jigsaw shipped? If so, keep the old address instead.",
       "Yes, go ahead. Can you check if my jigsaw shipped? If not, hold the address change.",
+      // What follows "If not" may act on the aside, never undo the answer.
+      "Yes, go ahead. Also, is the new address in the delivery zone? If not, cancel the update.",
+      "Yes, go ahead. Also, is it in the zone? If not, undo it.",
     ]);
   });
 });
