@@ -380,6 +380,26 @@ function scopeOf(context: ConsentContext | null | undefined): Scope | null {
   return { question, names: context.names.filter((n) => typeof n === "string").map((n) => n.toLowerCase()), asksOthers: firstMatch(ASKS_OTHERS, question) !== null };
 }
 
+/** What the question itself leaves out ("return everything except for the pet bed"): the up to three words
+ * after except / excluding / other than / apart from / keep, built once per question (linear time). */
+const EXCLUDED = pattern(`${EN_LEFT}(?:except|excluding|other than|apart from|keep|keeping)(?: for)?(?: the| your| my)? ([\\p{L}\\p{N}-]+(?: [\\p{L}\\p{N}-]+){0,2})`, "u");
+const excludedOf = new WeakMap<Scope, string[]>();
+/** "Keep the pet bed" after a question that left the pet bed out: the kept thing, the whole of it up to
+ * the end of the clause (at most three words), is what the question excluded. */
+function keepsExcluded(after: string, scope: Scope): boolean {
+  const object = (after.split(/[,;:.!?\u2013\u2014]/u)[0] ?? "").trim().replace(/^(?:the|your|my) /u, "");
+  if (object === "" || object.split(" ").length > 3) return false;
+  let phrases = excludedOf.get(scope);
+  if (phrases === undefined) {
+    phrases = [];
+    const all = new RegExp(EXCLUDED.source, "gu");
+    let m: RegExpExecArray | null;
+    while ((m = all.exec(scope.question)) !== null) phrases.push(m[1]);
+    excludedOf.set(scope, phrases);
+  }
+  return phrases.some((p) => p === object || p.startsWith(`${object} `));
+}
+
 /** An unclear token the question itself used (the user restates the proposal: "make the swap"), or a
  * switch to what the call itself does ("switch to flight HAT266" when the call books HAT266: the next
  * words name one of the call's argument ids, a name with a digit). */
@@ -388,6 +408,7 @@ function echoes(token: string, scope: Scope | null, after = ""): boolean {
   const [kind, word] = token.split(": ");
   if (kind !== "partial" && kind !== "something else") return false;
   if (kind === "partial" && scope.asksOthers) return true;
+  if (word === "keep" && keepsExcluded(after, scope)) return true;
   if (word === "switch" || word === "swap") {
     const next = after.slice(0, 80).trim().split(/\s+/u).slice(0, 4).map((w) => w.replace(/[.,;:!?]+$/u, ""));
     if (next[0] === "to" && next.slice(1).some((w) => /\d/u.test(w) && scope.names.includes(w))) return true;

@@ -84,11 +84,12 @@ describe("the scoped detector (τ²-bench replay) on 1 MB of hostile text, with 
     ["asides", "Yes, go ahead. Also, " + fill("did it ship? If not, fine. ", MB), true],
     ["met conditions", "Yes, go ahead " + fill("as long as I get the full refund, ", MB), false],
     ["firsts", "Yes, please update it " + fill("first ", MB), false],
+    ["kept things", "Yes, go ahead. " + fill("keep the pet bed. ", MB), false],
   ];
-  const offered = { question: fill("We can provide a full refund. Shall I update it first? ", MB), names: ["update"] };
+  const offered = { question: fill("We can provide a full refund. Shall I update it first, except for the pet bed? ", MB), names: ["update"] };
   for (const [what, text, consent] of shapes) {
     it(`${what}: ${consent ? "consent" : "no consent"}, in linear time`, () => {
-      const { value: r, ms } = cpuTime(() => scopedConsentDetector.detect([text], /^(?:met conditions|firsts)$/u.test(what) ? offered : context));
+      const { value: r, ms } = cpuTime(() => scopedConsentDetector.detect([text], /^(?:met conditions|firsts|kept things)$/u.test(what) ? offered : context));
       expect(r.consent).toBe(consent);
       expect(ms).toBeLessThan(3000);
     });

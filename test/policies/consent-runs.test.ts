@@ -21,22 +21,22 @@ describe("consent recall on the two tables", () => {
     expect(rows.filter((r) => r.consent === false).length).toBeGreaterThanOrEqual(10);
   });
 
-  it("the project table: precision 1.0, recall at least 0.98", () => {
+  it("the project table: precision 1.0, recall at least 0.987", () => {
     const f = measureProject();
     console.log(`project table: tp=${f.tp} fp=${f.fp} fn=${f.fn} tn=${f.tn} recall=${f.recall.toFixed(3)}\n  ${f.misses.join("\n  ")}`);
     expect(f.fp).toBe(0);
     expect(f.precision).toBe(1);
-    expect(f.recall).toBeGreaterThanOrEqual(0.98);
+    expect(f.recall).toBeGreaterThanOrEqual(0.987); // 78/79: the hedged yes is the one miss
   });
 
-  it("the runs table (recent-messages): precision 1.0, recall at least 0.90 (explicit confirmations 0.95)", () => {
+  it("the runs table (recent-messages): precision 1.0, recall at least 0.908 (explicit confirmations 0.963)", () => {
     const f = measureRuns();
     console.log(`runs table: tp=${f.tp} fp=${f.fp} fn=${f.fn} tn=${f.tn} recall=${f.recall.toFixed(3)} explicit=${f.explicitRecall.toFixed(3)}`);
     expect(f.fp).toBe(0);
     expect(f.precision).toBe(1);
-    // Measured 0.903 / 0.959 (issue 22 §3, polar-regex-en-ko-fr@5; @4 had 0.860 / 0.918).
-    expect(f.recall).toBeGreaterThanOrEqual(0.9);
-    expect(f.explicitRecall).toBeGreaterThanOrEqual(0.95);
+    // Measured 188/207 = 0.908 and 187/194 = 0.964 (issue 22 §3, polar-regex-en-ko-fr@5; @4 had 0.860 / 0.918).
+    expect(f.recall).toBeGreaterThanOrEqual(0.908);
+    expect(f.explicitRecall).toBeGreaterThanOrEqual(0.963);
   });
 });
 
@@ -175,6 +175,11 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
     const watch = "Yes, just change the silicone one to metal. Leave the other watch as it is. Go ahead.";
     expectKinds(ctx("Please confirm you want to change only the silicone strap watch and keep the other watch as is.", "modify_pending_order_items"), "yes", [watch]);
     expectKinds(ctx("Please confirm you want to change both watches.", "modify_pending_order_items"), "no", [watch]);
+    // "Keep X" when the question itself left X out, the whole kept thing and nothing more.
+    const except = ctx("You want to return everything except for the pet bed. Shall I proceed with the return?", "return_delivered_order_items");
+    expectKinds(except, "yes", ["Yes, that's correct—I want to return the kettle and the keyboard, but keep the pet bed. Please go ahead."]);
+    expectKinds(except, "no", ["Yes, go ahead, but keep the lamp.", "Yes, go ahead, but keep the lamp and the pet bed.", "Yes, go ahead, but keep the pet bed too."]);
+    expectKinds(ctx("Shall I return the kettle and the pet bed?", "return_delivered_order_items"), "no", ["Yes, go ahead, but keep the pet bed."]);
   });
 
   it("after a new topic's question, 'If not, …' answers that question; one that takes the answer back still vetoes", () => {
