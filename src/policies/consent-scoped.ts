@@ -388,13 +388,18 @@ const excludedOf = new WeakMap<Scope, string[]>();
  * the end of the clause (at most three words), is what the question excluded. */
 function keepsExcluded(after: string, scope: Scope): boolean {
   const object = (after.split(/[,;:.!?\u2013\u2014]/u)[0] ?? "").trim().replace(/^(?:the|your|my) /u, "");
-  if (object === "" || object.split(" ").length > 3) return false;
+  // A pronoun names nothing the question left out ("keep it" after "cancel it, or keep it as is?").
+  if (object === "" || object.split(" ").length > 3 || /^(?:it|them|that|this|these|those|everything|all|both|one|some|any)(?: |$)/u.test(object)) return false;
   let phrases = excludedOf.get(scope);
   if (phrases === undefined) {
     phrases = [];
     const all = new RegExp(EXCLUDED.source, "gu");
     let m: RegExpExecArray | null;
-    while ((m = all.exec(scope.question)) !== null) phrases.push(m[1]);
+    while ((m = all.exec(scope.question)) !== null) {
+      // Not the other branch of a choice ("…, or keep the pet bed?").
+      const before = scope.question.slice(Math.max(0, m.index - 200), m.index).split(/[.!?\n]/u).at(-1)!;
+      if (!OFFERS_CHOICE.test(before)) phrases.push(m[1]);
+    }
     excludedOf.set(scope, phrases);
   }
   return phrases.some((p) => p === object || p.startsWith(`${object} `));
@@ -414,7 +419,21 @@ function echoes(token: string, scope: Scope | null, after = ""): boolean {
     if (next[0] === "to" && next.slice(1).some((w) => /\d/u.test(w) && scope.names.includes(w))) return true;
   }
   const forms = ECHO[word] ?? [word];
-  return forms.some((f) => new RegExp(`${EN_LEFT}${f}`, "u").test(scope.question));
+  return forms.some((f) => usedPlainly(f, scope.question));
+}
+
+const OFFERS_CHOICE = /(?<![\p{L}\p{N}'])(?:or|either|whether)(?![\p{L}\p{N}'])/u;
+/** The question uses `form` as its proposal, not as the other branch of a choice ("Shall I cancel it, or keep
+ * it as is?": a "keep it as is" answers the other branch). The sentence up to the word has no "or". */
+function usedPlainly(form: string, question: string): boolean {
+  const all = new RegExp(`${EN_LEFT}${form}`, "gu");
+  let m: RegExpExecArray | null;
+  while ((m = all.exec(question)) !== null) {
+    const before = question.slice(Math.max(0, m.index - 200), m.index).split(/[.!?\n]/u).at(-1)!;
+    if (!OFFERS_CHOICE.test(before)) return true;
+    if (m[0].length === 0) all.lastIndex++;
+  }
+  return false;
 }
 
 const ACTION_VERB = pattern(

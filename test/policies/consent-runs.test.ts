@@ -180,6 +180,10 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
     expectKinds(except, "yes", ["Yes, that's correct—I want to return the kettle and the keyboard, but keep the pet bed. Please go ahead."]);
     expectKinds(except, "no", ["Yes, go ahead, but keep the lamp.", "Yes, go ahead, but keep the lamp and the pet bed.", "Yes, go ahead, but keep the pet bed too."]);
     expectKinds(ctx("Shall I return the kettle and the pet bed?", "return_delivered_order_items"), "no", ["Yes, go ahead, but keep the pet bed."]);
+    // A word the question offers as the other branch of a choice is no restatement (@4 heard "Yes, keep it as is." here).
+    const choice = ctx("Shall I cancel the reservation, or keep it as is?", "cancel_reservation");
+    expectKinds(choice, "no", ["Yes, keep it as is.", "Yes, as it is.", "Sure, keep it.", "Ok, leave it as it is."]);
+    expectKinds(ctx("Shall I return the kettle, or keep the pet bed and return the rest?", "return_delivered_order_items"), "no", ["Yes, keep the pet bed."]);
   });
 
   it("after a new topic's question, 'If not, …' answers that question; one that takes the answer back still vetoes", () => {
