@@ -486,7 +486,8 @@ function unmetCondition(text: string, scope: Scope | null): string | null {
   const stated = (content: string[]) =>
     (clean ??= scope!.question
       .split(SENTENCE_SPLIT)
-      .filter((q) => negationIn(q) === null && firstMatch(HEDGED_OFFER, q) === null && firstMatch(NOT_OFFERED, q) === null && unclearIn(q) === null)
+      // Stated, not asked or offered as a choice.
+      .filter((q) => !isQuestion(q) && !OFFERS_CHOICE.test(q) && negationIn(q) === null && firstMatch(HEDGED_OFFER, q) === null && firstMatch(NOT_OFFERED, q) === null && unclearIn(q) === null)
       .map((q) => new Set(q.split(/\s+/u).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}']+$/gu, ""))))).some((q) => content.every((w) => q.has(w)));
   while ((m = all.exec(text)) !== null) {
     const word = m[0];

@@ -124,6 +124,8 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
     expectKinds(ctx("If you have insurance, we can provide a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
     expectKinds(ctx("You'll receive a partial refund instead of a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
     expectKinds(ctx("The cancellation comes without a full refund. Shall I cancel it?", "cancel_reservation"), "no", [met]);
+    expectKinds(ctx("Would you like a full refund? Shall I cancel it?", "cancel_reservation"), "no", [met]);
+    expectKinds(ctx("You can get a full refund or a certificate. Shall I cancel it?", "cancel_reservation"), "no", [met]);
   });
 
   it("a concession (even if …, if … anyway) is no condition; what follows it is still read", () => {
