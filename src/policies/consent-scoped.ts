@@ -269,6 +269,14 @@ const UNDOES = enWords([
   "the (?:update|change|modification|cancellation|booking|reservation|exchange|return|refund|transfer|payment|order|address)",
 ]);
 
+/** The negations an acknowledged consequence states (an auxiliary's: "I won't receive", "it can't be undone",
+ * "there is no refund"); any other ("…, no thanks", "…, not now", "never") is still read. */
+const STATED_NEGATION = enWords([
+  "(?:won't|wont|can't|cant|cannot|isn't|aren't|wasn't|weren't|doesn't|didn't|wouldn't|couldn't|hasn't|haven't|hadn't)",
+  "(?:will|is|are|was|were|does|did|would|could|may|might|has|have|had|can) not", "there (?:is|are|will be|would be)(?: no)? (?:no|not)", "no longer",
+]);
+let STATED_NEGATIONS: RegExp | null = null;
+
 /** After a question on another topic, "If not, …" / "If so, …" answers that question. */
 const ANSWERS_ASIDE = pattern(`^(?:if (?:not|so|yes|it (?:has|hasn't|is|isn't)(?: not)?)[,.]?)\s*`, "u");
 
@@ -295,7 +303,9 @@ const TAKE_BACK_VERB = pattern(
   "u",
 );
 /** Withdrawals wherever they stand in a sentence after the answer ("I understand if you can't, never mind then"). */
-const TAKE_BACK_ANYWHERE = enWords(["never ?mind", "forget (?:it|that|about it)", "skip (?:it|that)", "scratch that", "drop it", "call it off", "cancel that"]);
+const TAKE_BACK_ANYWHERE = enWords(["never ?mind", "forget (?:it|that|about it)", "skip (?:it|that)", "scratch that", "drop it", "call it off", "cancel that",
+  // "Not now" is a deferral, not the topic shift "Now, …" it would otherwise read as.
+  "not (?:right )?now", "not today", "not at the moment"]);
 const CONDITION_OPEN = pattern(`^(?:if|unless|as long as|provided|only if|but|before|first|assuming|once i|except|only|just (?:the|one|a|for|half|part)|instead|rather)${EN_RIGHT}`, "u");
 /** "before" anywhere after the answer asks for something first ("… before finalizing anything"). */
 const BEFORE = enWords(["before", "beforehand"]);
@@ -585,7 +595,8 @@ export function classifyMessage(raw: string, context?: ConsentContext | null): M
       p = p.slice(onAside.length).trim();
       if (negationIn(p) !== null || unclearIn(p, scope) !== null || firstMatch(EN_HEDGE, p) !== null || firstMatch(UNDOES, p) !== null) return { kind: "no", evidence: onAside };
     }
-    if (ACKNOWLEDGES.exec(p) !== null && STEERS.exec(p) === null && unclearIn(p, scope) === null && firstMatch(EN_HEDGE, p) === null) continue;
+    if (ACKNOWLEDGES.exec(p) !== null && STEERS.exec(p) === null && unclearIn(p, scope) === null && firstMatch(EN_HEDGE, p) === null &&
+      negationIn(p.replace((STATED_NEGATIONS ??= new RegExp(STATED_NEGATION.source, "gu")), " ")) === null) continue;
     if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {
       // "But yes, I want to do the exchange": the conjunction joins it to what came before, it is no condition.
       const q = p.replace(/^(?:and|but|so)[\s,]+/u, "");

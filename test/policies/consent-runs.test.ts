@@ -160,6 +160,9 @@ describe("the classes the runs showed (the scoped detector, polar-regex-en-ko-fr
       "Yes. I know it's not refundable, forget it.",
       "Yes, go ahead. I understand if you can't, never mind then.",
       "Yes, go ahead. I realize it can't be undone and I won't proceed.",
+      "Yes. Understood, not now.",
+      "Yes. I understand, no thanks.",
+      "Yes. I know, never.",
     ]);
   });
 
