@@ -1,4 +1,4 @@
-// The scoped consent detector (`polar-regex-en-ko-fr@4`), the one the τ²-bench replay and `polar eval
+// The scoped consent detector (`polar-regex-en-ko-fr@5`), the one the τ²-bench replay and `polar eval
 // tau2` read consent with (`recent-messages` mode; docs/guard.md, "The scoped consent detector"). It keeps
 // the default detector's rules (./consent.ts) for the sentence that answers and what precedes it, and adds
 // scope, requests as answers, French, and the context of the question answered. It lives apart from the
@@ -70,7 +70,7 @@ const QUOTED = /“[^”\n]{1,160}”|"[^"\n]{1,160}"|«[^»\n]{1,160}»/gu;
 // Table 15's negation veto, plus bare no/nope/nah, every n't contraction, and stop words.
 const EN_NEGATION = pattern(
   `${EN_LEFT}(?:not|no|nope|nah|never|cannot|can't|don't|won't|no way|hold on|hold off|stop|wait|abort|` +
-    `refuse|decline|reject|deny|disagree|nevermind|never mind|rather not)${EN_RIGHT}|n't${EN_RIGHT}|` +
+    `refuse|decline|reject|deny|disagree|nevermind|never mind|rather not|forget (?:it|that|about it)|skip (?:it|that)|scratch that|drop it)${EN_RIGHT}|n't${EN_RIGHT}|` +
     `${EN_LEFT}(?:cant|dont|wont|didnt|doesnt|isnt|shouldnt|wouldnt|couldnt)${EN_RIGHT}`,
   "u",
 );
@@ -218,7 +218,7 @@ function unclearIn(text: string, scope: Scope | null = null): string | null {
     let m: RegExpExecArray | null;
     while ((m = all.exec(text)) !== null) {
       const token = `${kind}: ${m[0].trim()}`;
-      if (!echoes(token, scope)) return token;
+      if (!echoes(token, scope, text.slice(m.index + m[0].length))) return token;
       if (m[0].length === 0) all.lastIndex++;
     }
   }
@@ -232,6 +232,53 @@ function neutralized(text: string): string {
     .replace(new RegExp(NEUTRAL_NEGATIONS.source, "gu"), " ")
     .replace(/[^\S\n]+/gu, " ");
 }
+
+// Concessions: a clause the user accepts either way is no condition and its negations are no veto.
+// "Even if there is no refund, …" anywhere; an "if …," clause in a sentence that says it goes ahead
+// "anyway" ("if that's really not possible, please cancel it anyway"). The clause ends at a comma or
+// dash; what follows it is read as usual ("even if it's free, don't" is still a no).
+const EVEN_IF = pattern(`${EN_LEFT}even if [^,;:.!?\u2013\u2014]*[,;:\u2013\u2014]?`, "u");
+const EITHER_WAY = enWords(["anyway", "anyhow", "regardless", "either way", "all the same", "nonetheless", "nevertheless"]);
+const IF_CLAUSE = pattern(`${EN_LEFT}if [^,;:.!?\u2013\u2014]*[,;:\u2013\u2014]`, "u");
+let CONCESSIONS: [RegExp, RegExp] | null = null;
+function conceded(sentence: string): string {
+  const [evenIf, ifClause] = (CONCESSIONS ??= [new RegExp(EVEN_IF.source, "gu"), new RegExp(IF_CLAUSE.source, "gu")]);
+  let s = sentence.replace(evenIf, " ");
+  // "If …, … anyway" concedes only when what is left goes ahead ("…, please go ahead and cancel it anyway").
+  if (EITHER_WAY.test(s)) {
+    const left = s.replace(ifClause, " ");
+    if (affirmative(left.replace(/^[^\p{L}\p{N}]+/u, "")) !== null) s = left;
+  }
+  return s.replace(/[^\S\n]+/gu, " ").trim();
+}
+
+const NEG_WORD_ACK = "(?:not|never|won't|wont|will not|can't|cannot|cant|don't|dont|do not|shouldn't|wouldn't|rather not|no longer)";
+/** An acknowledgement of a consequence after the answer ("I understand if I won't receive a refund"):
+ * its negations are about the consequence. Not when it also steers (a contrast, a request, a stop word). */
+const ACKNOWLEDGES = pattern(`^(?:and |so )?(?:i (?:understand|realize|realise|accept|know|am aware|'m aware|get it)|understood)${EN_RIGHT}`, "u");
+const STEERS = enWords([
+  "but", "however", "though", "although", "yet", "so", "then", "let's", "let us", "please", "rather", "instead", "prefer",
+  "wait", "stop", "hold", "hold on", "hold off", "cancel that", "don't (?:do|go|proceed|cancel|change|book|continue|want)", "do not",
+  "not want", "abort", "refuse", "decline", "reject", "deny", "disagree", "no way", "rather not", "never ?mind", "forget", "skip", "scratch",
+  "drop it", "call it off",
+  `${NEG_WORD_ACK}\\s+(?:[\\p{L}']+\\s+){0,2}?(?:proceed|go|continue|do|want|need|like|agree|approve|confirm|accept|cancel|change|update|book|modify|exchange|return|switch|pay)`,
+]);
+/** An aside's "If not, …" may act on the aside, not undo the answer. */
+const UNDOES = enWords([
+  "cancel", "cancell?ing", "undo", "revert", "reverse", "roll ?back", "call off", "abort", "halt", "stop",
+  "the (?:update|change|modification|cancellation|booking|reservation|exchange|return|refund|transfer|payment|order|address)",
+]);
+
+/** The negations an acknowledged consequence states (an auxiliary's: "I won't receive", "it can't be undone",
+ * "there is no refund"); any other ("…, no thanks", "…, not now", "never") is still read. */
+const STATED_NEGATION = enWords([
+  "(?:won't|wont|can't|cant|cannot|isn't|aren't|wasn't|weren't|doesn't|didn't|wouldn't|couldn't|hasn't|haven't|hadn't)",
+  "(?:will|is|are|was|were|does|did|would|could|may|might|has|have|had|can) not", "there (?:is|are|will be|would be)(?: no)? (?:no|not)", "no longer",
+]);
+let STATED_NEGATIONS: RegExp | null = null;
+
+/** After a question on another topic, "If not, …" / "If so, …" answers that question. */
+const ANSWERS_ASIDE = pattern(`^(?:if (?:not|so|yes|it (?:has|hasn't|is|isn't)(?: not)?)[,.]?)\s*`, "u");
 
 // After the answering sentence. A sentence that opens a new topic ("Also, …", "Now, about…", "After
 // that, …") is about something else; until one does, a sentence vetoes when it takes the answer back.
@@ -255,6 +302,10 @@ const TAKE_BACK_VERB = pattern(
     `|${EN_LEFT}${NEG_WORD}[.!]*$`,
   "u",
 );
+/** Withdrawals wherever they stand in a sentence after the answer ("I understand if you can't, never mind then"). */
+const TAKE_BACK_ANYWHERE = enWords(["never ?mind", "forget (?:it|that|about it)", "skip (?:it|that)", "scratch that", "drop it", "call it off", "cancel that",
+  // "Not now" is a deferral, not the topic shift "Now, …" it would otherwise read as.
+  "not (?:right )?now", "not today", "not at the moment"]);
 const CONDITION_OPEN = pattern(`^(?:if|unless|as long as|provided|only if|but|before|first|assuming|once i|except|only|just (?:the|one|a|for|half|part)|instead|rather)${EN_RIGHT}`, "u");
 /** "before" anywhere after the answer asks for something first ("… before finalizing anything"). */
 const BEFORE = enWords(["before", "beforehand"]);
@@ -277,7 +328,7 @@ function takesBack(sentence: string, shifted: boolean, scope: Scope | null): str
   const joke = EN_UNCLEAR.find(([k]) => k === "joke")![1];
   const kidding = firstMatch(joke, sentence) ?? firstMatch(KO_UNCLEAR.find(([k]) => k === "joke")![1], sentence);
   if (kidding !== null) return `joke: ${kidding}`;
-  const opens = firstMatch(TAKE_BACK_OPEN, sentence);
+  const opens = firstMatch(TAKE_BACK_OPEN, sentence) ?? firstMatch(TAKE_BACK_ANYWHERE, sentence);
   if (opens !== null) return opens;
   const verb = firstMatch(TAKE_BACK_VERB, sentence) ?? firstMatch(KO_NEGATION, sentence);
   if (verb !== null) return verb;
@@ -311,11 +362,14 @@ function takesBack(sentence: string, shifted: boolean, scope: Scope | null): str
 const ASKS_OTHERS = enWords([
   "(?:any|no) (?:other|more|additional|further)", "anything else", "all (?:the )?items", "only (?:item|items|change|one)", "single[- ]item",
 ]);
+/** "Keep it as it is" and "keep … as is" say the same: each echoes the others in the question. */
+const KEEP_FORMS = ["keep", "as is", "as it is", "unchanged", "remain"];
 /** Synonyms an answer uses for the question's own word. */
 const ECHO: Readonly<Record<string, readonly string[]>> = {
   "just the": ["only", "just"], "just one": ["only", "single", "one"], only: ["only", "single", "just"], swap: ["swap", "switch", "replace", "exchange"],
-  switch: ["switch", "swap", "change", "replace"], instead: ["instead", "replace", "replacing", "switch", "change"], keep: ["keep", "remain", "unchanged"],
+  switch: ["switch", "swap", "change", "replace"], instead: ["instead", "replace", "replacing", "switch", "change"], keep: KEEP_FORMS,
   other: ["other"], another: ["another"], rather: ["rather"], different: ["different"],
+  "as is": KEEP_FORMS, "as it is": KEEP_FORMS,
 };
 
 /** The call's own words: is `word` one of them (an inflection of a name's word counts)? */
@@ -336,14 +390,60 @@ function scopeOf(context: ConsentContext | null | undefined): Scope | null {
   return { question, names: context.names.filter((n) => typeof n === "string").map((n) => n.toLowerCase()), asksOthers: firstMatch(ASKS_OTHERS, question) !== null };
 }
 
-/** An unclear token the question itself used (the user restates the proposal: "make the swap"). */
-function echoes(token: string, scope: Scope | null): boolean {
+/** What the question itself leaves out ("return everything except for the pet bed"): the up to three words
+ * after except / excluding / other than / apart from / keep, built once per question (linear time). */
+const EXCLUDED = pattern(`${EN_LEFT}(?:except|excluding|other than|apart from|keep|keeping)(?: for)?(?: the| your| my)? ([\\p{L}\\p{N}-]+(?: [\\p{L}\\p{N}-]+){0,2})`, "u");
+const excludedOf = new WeakMap<Scope, string[]>();
+/** "Keep the pet bed" after a question that left the pet bed out: the kept thing, the whole of it up to
+ * the end of the clause (at most three words), is what the question excluded. */
+function keepsExcluded(after: string, scope: Scope): boolean {
+  const object = (after.split(/[,;:.!?\u2013\u2014]/u)[0] ?? "").trim().replace(/^(?:the|your|my) /u, "");
+  // A pronoun names nothing the question left out ("keep it" after "cancel it, or keep it as is?").
+  if (object === "" || object.split(" ").length > 3 || /^(?:it|them|that|this|these|those|everything|all|both|one|some|any)(?: |$)/u.test(object)) return false;
+  let phrases = excludedOf.get(scope);
+  if (phrases === undefined) {
+    phrases = [];
+    const all = new RegExp(EXCLUDED.source, "gu");
+    let m: RegExpExecArray | null;
+    while ((m = all.exec(scope.question)) !== null) {
+      // Not the other branch of a choice ("…, or keep the pet bed?").
+      const before = scope.question.slice(Math.max(0, m.index - 200), m.index).split(/[.!?\n]/u).at(-1)!;
+      if (!OFFERS_CHOICE.test(before)) phrases.push(m[1]);
+    }
+    excludedOf.set(scope, phrases);
+  }
+  return phrases.some((p) => p === object || p.startsWith(`${object} `));
+}
+
+/** An unclear token the question itself used (the user restates the proposal: "make the swap"), or a
+ * switch to what the call itself does ("switch to flight HAT266" when the call books HAT266: the next
+ * words name one of the call's argument ids, a name with a digit). */
+function echoes(token: string, scope: Scope | null, after = ""): boolean {
   if (scope === null) return false;
   const [kind, word] = token.split(": ");
   if (kind !== "partial" && kind !== "something else") return false;
   if (kind === "partial" && scope.asksOthers) return true;
+  if (word === "keep" && keepsExcluded(after, scope)) return true;
+  if (word === "switch" || word === "swap") {
+    const next = after.slice(0, 80).trim().split(/\s+/u).slice(0, 4).map((w) => w.replace(/[.,;:!?]+$/u, ""));
+    if (next[0] === "to" && next.slice(1).some((w) => /\d/u.test(w) && scope.names.includes(w))) return true;
+  }
   const forms = ECHO[word] ?? [word];
-  return forms.some((f) => new RegExp(`${EN_LEFT}${f}`, "u").test(scope.question));
+  return forms.some((f) => usedPlainly(f, scope.question));
+}
+
+const OFFERS_CHOICE = /(?<![\p{L}\p{N}'])(?:or|either|whether)(?![\p{L}\p{N}'])/u;
+/** The question uses `form` as its proposal, not as the other branch of a choice ("Shall I cancel it, or keep
+ * it as is?": a "keep it as is" answers the other branch). The sentence up to the word has no "or". */
+function usedPlainly(form: string, question: string): boolean {
+  const all = new RegExp(`${EN_LEFT}${form}`, "gu");
+  let m: RegExpExecArray | null;
+  while ((m = all.exec(question)) !== null) {
+    const before = question.slice(Math.max(0, m.index - 200), m.index).split(/[.!?\n]/u).at(-1)!;
+    if (!OFFERS_CHOICE.test(before)) return true;
+    if (m[0].length === 0) all.lastIndex++;
+  }
+  return false;
 }
 
 const ACTION_VERB = pattern(
@@ -367,6 +467,70 @@ function declinesAlternative(sentence: string, scope: Scope | null): boolean {
   return found;
 }
 
+/** Words a met condition may carry besides the question's own ("as long as I'm getting the full refund"). */
+const GENERIC = new Set(["that", "this", "it's", "that's", "i'm", "will", "would", "getting", "get", "gets", "receive", "receiving", "have", "having", "being", "still", "really", "indeed", "also", "with", "from", "back", "your", "mine"]);
+/** A question sentence that offers something only conditionally or tentatively does not meet a condition. */
+const HEDGED_OFFER = enWords(["if", "unless", "provided", "as long as", "only", "may", "might", "could", "possibly", "maybe", "perhaps", "probably", "try", "attempt", "whether"]);
+/** Words by which a question sentence withholds or charges what it names ("without a full refund", "a partial
+ * refund instead of a full one" is unclear already). */
+const NOT_OFFERED = enWords([
+  "without", "lack", "lacks", "lose", "loses", "losing", "lost", "forfeit", "forfeits", "forfeited", "partial", "partially", "non-?refundable",
+  "ineligible", "unable", "impossible", "denied", "excluded", "exclude", "excludes", "fee", "fees", "penalty", "deduct", "deducted", "minus", "less", "unless", "except",
+]);
+/** Verbs of asking to be told or shown: a "first" after them asks for something before the call. */
+const INFORM = enWords(["tell", "show", "let me", "check", "confirm", "verify", "know", "explain", "give me", "send me", "email", "ask", "wait", "see"]);
+
+/** The first condition in `text` (the answer and what precedes it) that the question has not already met,
+ * or null. Met: an "as long as / provided / if" clause without a negation whose words (but for a few
+ * generic ones) a sentence of the question states without a negation ("as long as I'm getting the full
+ * refund" after "we can indeed provide a full refund"); a "first" when the question proposes this order
+ * itself ("…updating your reservation first?") and the clause before it names the call's action and asks
+ * for nothing else ("Yes, please update my reservation first"). */
+function unmetCondition(text: string, scope: Scope | null): string | null {
+  const all = new RegExp(EN_CONDITION.source, "gu");
+  let m: RegExpExecArray | null;
+  let met = 0;
+  let asksFirst: boolean | null = null;
+  // The question's sentences without a negation, as word sets; built once (linear time).
+  let clean: Set<string>[] | null = null;
+  const stated = (content: string[]) =>
+    (clean ??= scope!.question
+      .split(SENTENCE_SPLIT)
+      // Stated, not asked or offered as a choice.
+      .filter((q) => !isQuestion(q) && !OFFERS_CHOICE.test(q) && negationIn(q) === null && firstMatch(HEDGED_OFFER, q) === null && firstMatch(NOT_OFFERED, q) === null && unclearIn(q) === null)
+      .map((q) => new Set(q.split(/\s+/u).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}']+$/gu, ""))))).some((q) => content.every((w) => q.has(w)));
+  while ((m = all.exec(text)) !== null) {
+    const word = m[0];
+    // A message of many conditions is not read as met ones (and the cost stays linear).
+    if (scope === null || met >= 4) return word;
+    met++;
+    if (word === "as long as" || word === "provided" || word === "if") {
+      const clause = text.slice(m.index + word.length, m.index + word.length + 200).split(/[,;:.!?\u2013\u2014]/u)[0];
+      const content = clause.split(/\s+/u).map((w) => w.replace(/[^\p{L}\p{N}']/gu, "")).filter((w) => w.length >= 4 && !GENERIC.has(w));
+      if (content.length > 0 && negationIn(clause) === null && unclearIn(clause) === null && stated(content)) continue;
+      return word;
+    }
+    if (word === "first" && (asksFirst ??= namesTokenIn(scope.question, "first"))) {
+      const before = text.slice(Math.max(0, m.index - 200), m.index).split(/[,;:.!?\u2013\u2014]/u).at(-1)!;
+      const acts = before.split(/\s+/u).some((w) => w.length >= 3 && isNamed(w, scope.names));
+      if (acts && firstMatch(INFORM, before) === null && firstMatch(EN_CONDITION, before) === null) continue;
+    }
+    return word;
+  }
+  return null;
+}
+
+/** `text` has `word` as a whole word. */
+function namesTokenIn(text: string, word: string): boolean {
+  let at = text.indexOf(word);
+  const letter = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}']/u.test(c);
+  while (at >= 0) {
+    if (!letter(text[at - 1]) && !letter(text[at + word.length])) return true;
+    at = text.indexOf(word, at + 1);
+  }
+  return false;
+}
+
 /** Classifies one user message; `context` (what it answers) lets a restated proposal, a declined
  * alternative and a "no" to "anything else?" count as what they are. */
 export function classifyMessage(raw: string, context?: ConsentContext | null): MessageConsent {
@@ -376,7 +540,7 @@ export function classifyMessage(raw: string, context?: ConsentContext | null): M
   // "No, only the name": a no to "any other passengers?" answers that question.
   if (scope?.asksOthers === true) text = text.replace(/^(?:no|nope|nah)(?:[,.!]+\s*|\s+)(?=\S)/u, "");
   const scan = neutralized(text);
-  const sentences = scan.split(SENTENCE_SPLIT).map((p) => p.trim()).filter((p) => p !== "");
+  const sentences = scan.split(SENTENCE_SPLIT).map((p) => conceded(p.trim())).filter((p) => p !== "");
   const asks = (p: string) => isQuestion(p) || EN_QUESTION_START.test(p);
   const answerAt = sentences.findIndex((p) => !asks(p) && affirmative(p) !== null);
   if (answerAt < 0) {
@@ -415,13 +579,24 @@ export function classifyMessage(raw: string, context?: ConsentContext | null): M
     .slice(0, answerAt + 1)
     .map((p) => (declinesAlternative(p, scope) ? p.replace(new RegExp(`${EN_LEFT}but${EN_RIGHT}`, "gu"), " ") : p))
     .join(" ");
-  const condition = firstMatch(EN_CONDITION, conditional) ?? firstMatch(KO_CONDITION, conditional);
+  const condition = unmetCondition(conditional, scope) ?? firstMatch(KO_CONDITION, conditional);
   if (condition !== null) return { kind: "no", evidence: condition };
   // After it: another answering sentence is held to the same rules; any other sentence vetoes only when it
   // takes the answer back, until a sentence opens another topic.
   let shifted = false;
-  for (const p of sentences.slice(answerAt + 1)) {
+  let aside = false;
+  for (const s of sentences.slice(answerAt + 1)) {
+    let p = s;
     shifted ||= firstMatch(TOPIC_SHIFT, p) !== null;
+    // "Also, can you check if it shipped? If not, I'd like to change it": the condition is on the aside.
+    const onAside = shifted && aside ? firstMatch(ANSWERS_ASIDE, p) : null;
+    aside = asks(p);
+    if (onAside !== null) {
+      p = p.slice(onAside.length).trim();
+      if (negationIn(p) !== null || unclearIn(p, scope) !== null || firstMatch(EN_HEDGE, p) !== null || firstMatch(UNDOES, p) !== null) return { kind: "no", evidence: onAside };
+    }
+    if (ACKNOWLEDGES.exec(p) !== null && STEERS.exec(p) === null && unclearIn(p, scope) === null && firstMatch(EN_HEDGE, p) === null &&
+      negationIn(p.replace((STATED_NEGATIONS ??= new RegExp(STATED_NEGATION.source, "gu")), " ")) === null) continue;
     if (!shifted && !asks(p) && INFO_REQUEST.exec(p) === null && affirmative(p) !== null) {
       // "But yes, I want to do the exchange": the conjunction joins it to what came before, it is no condition.
       const q = p.replace(/^(?:and|but|so)[\s,]+/u, "");
@@ -454,8 +629,11 @@ export function detectConsent(messages: readonly string[], context?: ConsentCont
 /** @2: deferrals, partial consent, consent to something else, jokes and questions read as unclear;
  * 취소 as the requested action is not a negation. @4: scope (only the answer, what precedes it, and what
  * takes it back decide), requests ("please cancel it") as answers, quoted text and detail negations
- * ("no other changes") neutral, French. */
-export const SCOPED_CONSENT_DETECTOR_ID = "polar-regex-en-ko-fr@4";
+ * ("no other changes") neutral, French. @5: concessions ("even if …", "if …, … anyway") and acknowledged
+ * consequences after the answer ("I understand if I won't receive a refund") are no veto; a condition the
+ * question already met, a "first" the question itself proposes, a switch to the call's own argument, "as it
+ * is" for the question's "as is", and "If not, …" after a question on another topic do not veto either. */
+export const SCOPED_CONSENT_DETECTOR_ID = "polar-regex-en-ko-fr@5";
 
 export const scopedConsentDetector: ConsentDetector = Object.freeze({
   id: SCOPED_CONSENT_DETECTOR_ID,

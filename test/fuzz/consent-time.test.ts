@@ -77,10 +77,19 @@ describe("the scoped detector (τ²-bench replay) on 1 MB of hostile text, with 
     ["em dashes", fill("\u2014", MB), false],
     ["topic shifts", "Yes, go ahead. " + fill("Also, now, ", MB), true],
     ["requests", fill("please cancel ", MB), true],
+    // @5's concessions, acknowledgements, answers to an aside and met conditions (one question, read once).
+    ["concessions", "Yes, go ahead. " + fill("even if it is, ", MB), true],
+    ["if-clauses then anyway", fill("if so,  ", MB, " go ahead anyway."), true], // 8 characters: whole units
+    ["acknowledgements", "Yes, go ahead. " + fill("I understand if I won't get a refund. ", MB), true],
+    ["asides", "Yes, go ahead. Also, " + fill("did it ship? If not, fine. ", MB), true],
+    ["met conditions", "Yes, go ahead " + fill("as long as I get the full refund, ", MB), false],
+    ["firsts", "Yes, please update it " + fill("first ", MB), false],
+    ["kept things", "Yes, go ahead. " + fill("keep the pet bed. ", MB), false],
   ];
+  const offered = { question: fill("We can provide a full refund. Shall I update it first, except for the pet bed? ", MB), names: ["update"] };
   for (const [what, text, consent] of shapes) {
     it(`${what}: ${consent ? "consent" : "no consent"}, in linear time`, () => {
-      const { value: r, ms } = cpuTime(() => scopedConsentDetector.detect([text], context));
+      const { value: r, ms } = cpuTime(() => scopedConsentDetector.detect([text], /^(?:met conditions|firsts|kept things)$/u.test(what) ? offered : context));
       expect(r.consent).toBe(consent);
       expect(ms).toBeLessThan(3000);
     });
