@@ -2,7 +2,7 @@
 // tau2` read consent with (`recent-messages` mode; docs/guard.md, "The scoped consent detector"). It keeps
 // the default detector's rules (./consent.ts) for the sentence that answers and what precedes it, and adds
 // scope, requests as answers, French, and the context of the question answered. It lives apart from the
-// default detector so the runtime bundles (50 KiB gzip) do not carry it; the default guard's own-question
+// default detector so the runtime bundles do not carry it; the default guard's own-question
 // mode reads short answers to its own question, where the default detector suffices.
 //
 // The default consent detector of the Escalate policy: a precise pattern match over the last three user
@@ -15,19 +15,11 @@
 // go ahead. I'm not happy about it, but thanks." is a yes; "Yes, go ahead. Actually, don't." is not.
 // docs/guard.md, "Consent detector", lists the tokens and the rules.
 import { pattern, type Pattern } from "./pattern.js";
-import { CONSENT_WINDOW, normalizeUtterance, type ConsentContext, type ConsentDetector, type ConsentResult, type MessageConsent } from "./consent.js";
-
-
-
-
-
-// English. Word boundaries are letters and apostrophes, so `ok` does not match inside `okra` and
-// `no` does not match inside `know` or `no-one's`.
-const EN_LEFT = "(?<![\\p{L}\\p{N}'])";
-const EN_RIGHT = "(?![\\p{L}\\p{N}'])";
-function enWords(words: readonly string[]): Pattern {
-  return pattern(`${EN_LEFT}(?:${words.join("|")})${EN_RIGHT}`, "u");
-}
+import {
+  CONSENT_WINDOW, EN_CONDITION, EN_HEDGE, EN_LEFT, EN_QUESTION_START, EN_RIGHT, EN_UNCLEAR as DEFAULT_EN_UNCLEAR, EN_WHOLE,
+  enWords, firstMatch, isQuestion, KO_AFFIRMATIVE, KO_CONDITION, KO_HEDGE, KO_NEGATION, KO_UNCLEAR,
+  normalizeUtterance, type ConsentContext, type ConsentDetector, type ConsentResult, type MessageConsent,
+} from "./consent.js";
 
 // Table 15 of the paper, split by where a token is a reliable answer. Answer words (yes, ok, sure…) count
 // only at the start of a sentence: "okay" opening a reply is an answer, "that's okay with me?" or
@@ -54,7 +46,6 @@ const EN_IMPERATIVE = pattern(
     `initiate|move|reschedule|rebook|transfer|pay|replace|proceed|continue|do)${EN_RIGHT}`,
   "u",
 );
-const EN_WHOLE = /^(?:please|confirm|y|yes please|please confirm|confirm it|do it)[.!]*$/u;
 /** Idioms that carry a negation word but mean yes; removed before the negation scan. */
 const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a problem", "pas de probl[eè]me", "pas de soucis?", "sans probl[eè]me"]);
 /** Negations that state a detail, not a refusal: "no other changes", "nothing else", "no insurance", a reason
@@ -74,81 +65,15 @@ const EN_NEGATION = pattern(
     `${EN_LEFT}(?:cant|dont|wont|didnt|doesnt|isnt|shouldnt|wouldnt|couldnt)${EN_RIGHT}`,
   "u",
 );
-// Hedges make a message a "no" on their own ("hmm, maybe"); conditions only qualify an affirmative
-// ("yes, but tell me the fee first"), so they veto a message that also says yes and are otherwise
-// ignored ("my first name is Ann").
-const EN_HEDGE = enWords([
-  "maybe", "perhaps", "probably", "possibly", "i guess", "i think", "i suppose", "unsure", "let me think",
-  "hmm+", "not sure", "dunno", "kind of", "sort of",
-]);
-const EN_CONDITION = enWords([
-  "if", "unless", "but", "however", "only if", "as long as", "provided", "depends", "before", "first", "after",
-]);
 
-// Unclear answers: a message with any of these is not a yes, whatever else it says ("Yes!! (just
-// kidding)"), and it decides (an earlier yes in the window does not count past it): ask again. Each
-// class is what a "yes" can carry that makes it not consent to *this* call as asked.
-const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
-  // Deferral: later, elsewhen, or after someone else is asked.
-  ["deferral", enWords([
-    "later", "later on", "tomorrow", "tonight", "next (?:week|month|year|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
-    "some ?other time", "another time", "some ?time", "eventually", "in a (?:bit|sec|second|minute|moment|while|few|day|week)",
-    "in (?:an|one|two|a couple of) (?:hours?|days?|weeks?|minutes?)", "one (?:sec|second|moment|minute)", "give me (?:a|one) (?:sec|second|minute|moment)",
-    "hold", "holding", "postpone", "delay", "defer", "pause", "not yet", "until", "till", "once i", "when i",
-    "let me (?:check|ask|see|talk|think|confirm|get back|call|discuss|look|sleep|run|consult|verify|double.check|speak|text|email)",
-    "check with", "ask (?:my|the|her|him|them)", "talk to", "speak (?:to|with)", "run it by", "consult", "discuss",
-    "get back to you", "think (?:about it|it over)", "sleep on it", "need to (?:check|ask|think|talk|confirm)",
-  ])],
-  // Partial consent: yes to part of it.
-  ["partial", enWords([
-    "except", "excepting", "excluding", "apart from", "aside from", "other than", "all but", "everything but",
-    "only", "just the", "just one", "partly", "partially", "part of", "half", "some of",
-  ])],
-  // Consent to something else: keep things as they are, another item, another action.
-  ["something else", enWords([
-    "keep", "keeping(?! me (?:updated|posted|informed))", "(?<!long )as (?:it )?is", "leave (?:it|them|that|this|everything|things)", "unchanged", "stay",
-    "instead", "rather", "other", "another", "different", "(?:something|someone|somebody|somewhere) else", "elsewhere", "wrong", "switch", "swap",
-  ])],
-  // Jokes and irony.
-  ["joke", pattern(`${EN_LEFT}(?:kidding|kiddin|joking|joke|jk|j/k|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|yeah right|sarcasm|sarcastic|not serious)${EN_RIGHT}|/s(?![\\p{L}\\p{N}])|[😂🤣😜🙃😆]`, "u")],
-];
-/** A clause that asks: wh-words or an auxiliary first (at the start of a sentence or after a comma or
- * dash, after an optional "yes,"), not "do it" or "will do", which are answers. */
-const EN_QUESTION_START = pattern(
-  `(?:^|[,;:\u2013\u2014-])\\s*(?:(?:yes|yeah|yep|ok|okay|sure|alright|well|so|and|but|oh|um+|uh+)[\\s,.!;:\u2013\u2014-]+){0,3}` +
-    `(?:what|what's|whats|how|why|when|where|which|who|whom|whose|can(?! do${EN_RIGHT})|could|would|will(?! do${EN_RIGHT})|` +
-    `is|are|am|was|were|does|did|do(?! (?:it|that|so|this)${EN_RIGHT})|should|shall|may|might)${EN_RIGHT}`,
-  "u",
-);
+// Unclear answers (./consent.ts, EN_UNCLEAR): the default detector's classes, with its own "something
+// else" ("keeping me updated" and "anything else?" are no other choice; "the same" is not another thing).
+const SOMETHING_ELSE = enWords([
+  "keep", "keeping(?! me (?:updated|posted|informed))", "(?<!long )as (?:it )?is", "leave (?:it|them|that|this|everything|things)", "unchanged", "stay",
+  "instead", "rather", "other", "another", "different", "(?:something|someone|somebody|somewhere) else", "elsewhere", "wrong", "switch", "swap",
+]);
+const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = DEFAULT_EN_UNCLEAR.map(([kind, re]) => (kind === "something else" ? [kind, SOMETHING_ELSE] : [kind, re]));
 
-// Korean. Syllables attach particles and endings without spaces, so most rules match stems; the
-// one-syllable answers must stand alone: preceded by start, space or punctuation and followed by end,
-// space, punctuation or a polite ending.
-const KO_LEFT = "(?<![\\p{Script=Hangul}\\p{L}])";
-const KO_ANSWER_END = "(?:요|네|예)?(?![\\p{Script=Hangul}\\p{L}])";
-const KO_AFFIRMATIVE = pattern(
-  [
-    // 네, 예, 넵, 넹, 응, 어, 그래(요), 좋아(요), 알겠어(요)/알겠습니다, 맞아(요)/맞습니다 as answers.
-    `${KO_LEFT}(?:네|예|넵|넹|응|그래|좋아|알겠어|맞아)${KO_ANSWER_END}`,
-    `${KO_LEFT}(?:좋습니다|알겠습니다|맞습니다|그렇습니다|물론이죠|물론입니다|당연하죠)`,
-    // 진행 (proceed), 승인 (approve), 동의 (agree), 허락 (permit) as verbs of the speaker or requests.
-    "(?:진행|승인|동의|허락)(?:해|하세요|합니다|할게|하겠습니다|해요|해주세요|해 주세요|해줘|해 줘|부탁|하셔도|해도|시켜)",
-    "^(?:네,? ?)?(?:진행|승인|동의|허락|확인)[.!~]*$",
-    // 확인 is also "check": only "확인합니다/확인했습니다" (I confirm) or a bare "확인." answer (above).
-    "확인(?:합니다|했습니다|했어요|할게요)",
-    // 그렇게 해 주세요 ("please do so"); a bare 해 주세요 / 부탁합니다 reply. A request with an object
-    // (확인해 주세요, "please check") is not consent to something else.
-    "그렇게 ?(?:해|하세요|해요|하죠|합시다)",
-    "^(?:그럼 )?(?:해 ?주세요|해 ?줘|부탁(?:해요|합니다|드립니다|드려요|해))[.!~]*$",
-  ].join("|"),
-  "u",
-);
-// Negations designed for this detector (the paper's Korean rule had none): 안 as a word (안 돼, 안 해;
-// not 안녕 or 안내), 않, 못, 아니/아뇨/아냐/아닙, 싫, 말아/마세요/말고/하지 마, 취소 (cancel that), 잠깐/잠시만
-// (wait), 멈춰/멈추/중지/그만 (stop), 보류 (hold), 거절/거부 (refuse), 반대 (oppose), 없던 일로 (never mind).
-// 취소 is also the action asked for: as a request (취소해 주세요, 취소해 줘, 취소 부탁, 취소하세요, 취소해도
-// 돼요) it is the verb of "yes, please cancel", as "cancel" is in English, not a negation; any other
-// 취소 (취소, 취소할게요, 취소하지 마세요) still vetoes.
 // French (seen in the runs: "Oui, please cancel…", "c'est pas grave"). Answers open a sentence; action
 // phrases count anywhere; negations (non, pas, ne/n', jamais, attendez, arrêtez) veto.
 const FR_ANSWER = pattern(
@@ -158,46 +83,7 @@ const FR_ANSWER = pattern(
 const FR_ACTION = enWords(["allez-y", "vas-y", "je confirme", "je vous autorise", "vous pouvez (?:y aller|proc[ée]der|continuer)", "proc[ée]dez", "continuez"]);
 const FR_NEGATION = pattern(`${EN_LEFT}(?:non|pas|ne|jamais|attendez|attends|arr[êe]tez|arr[êe]te|annulez pas)${EN_RIGHT}|${EN_LEFT}n'(?=\\p{L})`, "u");
 
-const KO_NEGATION = pattern(
-  [
-    `${KO_LEFT}안(?=\\s|돼|되|해|할|함|하|$)`,
-    "않", "못", "아니", "아뇨", "아냐", "아닙", "아닌", "싫", "말아", "말고", "마세요", "마요", "하지 ?마",
-    "취소(?!(?:를 |을 | )?(?:해 ?주세요|해 ?주십시오|해 ?주시기|해 ?줘|해 ?주라|부탁|하세요|해도 (?:돼|됩|좋)|진행))", "잠깐", "잠시만", "멈춰", "멈추", "중지", "그만", "보류", "거절", "거부", "반대", "없던 일로",
-  ].join("|"),
-  "u",
-);
-const KO_HEDGE = /아마|글쎄|모르겠|고민|생각해 ?볼|생각 ?좀/u;
-const KO_CONDITION = /만약|혹시|일단|나중에|그런데|근데|하지만|다만|먼저|전에|면요?(?=[\s.,!?]|$)/u;
-const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
-  // Later, tomorrow, next time, after asking someone (물어보고, 상의), after checking (확인해 보고).
-  ["deferral", /나중|이따|다음에|다음 ?주|내일|모레|좀 ?있다|있다가|기다려|기다리|미뤄|미루|연기|물어보|물어 ?볼|상의|의논|얘기해 ?보|이야기해 ?보|확인해 ?보|알아보|연락 ?드릴|다시 연락|생각 ?중/u],
-  // Partial: except (빼고, 제외), only (-만 after a noun), part (일부, 부분, 절반).
-  ["partial", pattern("빼고|제외|일부|부분|절반|(?<=\\p{Script=Hangul})만(?=[\\s.,!?~]|$| ?(?:해|진행|취소|변경))", "u")],
-  // Something else: as is (그대로), keep (유지), other (다른, 딴), instead (대신), leave it (그냥 두, 놔두).
-  ["something else", /그대로|유지|다른|딴 |대신|그냥 ?두|놔두|냅두|내버려|바꾸지|변경하지/u],
-  // ㅋㅋ / ㅎㅎ (laughter) in both jamo forms: NFKC turns the compatibility jamo into conjoining ones.
-  ["joke", /농담|장난|뻥|[\u314b\u110f]{2,}|[\u314e\u1112]{2,}/u],
-  // Question words: what, how much, how, why, when, where, which, how many.
-  ["question", /뭐|무엇|무슨|얼마|어떻게|어떤|왜|언제|어디|어느|몇/u],
-];
-
-/** Korean interrogative endings at the end of a sentence: 까(요), 나요, 습니까, 는지, 가요. */
-const KO_QUESTION_END = /(?:까요?|나요|습니까|ㅂ니까|는지요?|가요|죠)\s*$/u;
-
 const SENTENCE_SPLIT = /(?<=[.!?。！？\n\u2014])/u;
-
-
-
-
-function firstMatch(re: Pattern, text: string): string | null {
-  const m = re.exec(text);
-  return m ? m[0].trim() : null;
-}
-
-function isQuestion(sentence: string): boolean {
-  const s = sentence.trim();
-  return s.endsWith("?") || s.endsWith("？") || KO_QUESTION_END.test(s.replace(/[.!~]+$/u, ""));
-}
 
 function affirmative(sentence: string): string | null {
   if (EN_WHOLE.test(sentence)) return sentence.replace(/[.!]+$/u, "");

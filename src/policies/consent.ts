@@ -36,9 +36,9 @@ export const CONSENT_WINDOW = 3;
 
 // English. Word boundaries are letters and apostrophes, so `ok` does not match inside `okra` and
 // `no` does not match inside `know` or `no-one's`.
-const EN_LEFT = "(?<![\\p{L}\\p{N}'])";
-const EN_RIGHT = "(?![\\p{L}\\p{N}'])";
-function enWords(words: readonly string[]): Pattern {
+export const EN_LEFT = "(?<![\\p{L}\\p{N}'])";
+export const EN_RIGHT = "(?![\\p{L}\\p{N}'])";
+export function enWords(words: readonly string[]): Pattern {
   return pattern(`${EN_LEFT}(?:${words.join("|")})${EN_RIGHT}`, "u");
 }
 
@@ -57,7 +57,7 @@ const EN_ACTION = enWords([
   "i approve", "confirmed", "i confirm", "go for it", "that's fine", "that is fine", "fine by me",
   "ok with me", "okay with me", "that works", "let's do it", "you have my permission", "please do",
 ]);
-const EN_WHOLE = /^(?:please|confirm|y|yes please|please confirm|confirm it|do it)[.!]*$/u;
+export const EN_WHOLE = /^(?:please|confirm|y|yes please|please confirm|confirm it|do it)[.!]*$/u;
 /** Idioms that carry a negation word but mean yes; removed before the negation scan. */
 const EN_AFFIRMATIVE_IDIOMS = enWords(["no problem", "no worries", "not a problem"]);
 
@@ -71,18 +71,18 @@ const EN_NEGATION = pattern(
 // Hedges make a message a "no" on their own ("hmm, maybe"); conditions only qualify an affirmative
 // ("yes, but tell me the fee first"), so they veto a message that also says yes and are otherwise
 // ignored ("my first name is Ann").
-const EN_HEDGE = enWords([
+export const EN_HEDGE = enWords([
   "maybe", "perhaps", "probably", "possibly", "i guess", "i think", "i suppose", "unsure", "let me think",
   "hmm+", "not sure", "dunno", "kind of", "sort of",
 ]);
-const EN_CONDITION = enWords([
+export const EN_CONDITION = enWords([
   "if", "unless", "but", "however", "only if", "as long as", "provided", "depends", "before", "first", "after",
 ]);
 
 // Unclear answers: a message with any of these is not a yes, whatever else it says ("Yes!! (just
 // kidding)"), and it decides (an earlier yes in the window does not count past it): ask again. Each
 // class is what a "yes" can carry that makes it not consent to *this* call as asked.
-const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
+export const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
   // Deferral: later, elsewhen, or after someone else is asked.
   ["deferral", enWords([
     "later", "later on", "tomorrow", "tonight", "next (?:week|month|year|time|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
@@ -108,7 +108,7 @@ const EN_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
 ];
 /** A clause that asks: wh-words or an auxiliary first (at the start of a sentence or after a comma or
  * dash, after an optional "yes,"), not "do it" or "will do", which are answers. */
-const EN_QUESTION_START = pattern(
+export const EN_QUESTION_START = pattern(
   `(?:^|[,;:\u2013\u2014-])\\s*(?:(?:yes|yeah|yep|ok|okay|sure|alright|well|so|and|but|oh|um+|uh+)[\\s,.!;:\u2013\u2014-]+){0,3}` +
     `(?:what|what's|whats|how|why|when|where|which|who|whom|whose|can(?! do${EN_RIGHT})|could|would|will(?! do${EN_RIGHT})|` +
     `is|are|am|was|were|does|did|do(?! (?:it|that|so|this)${EN_RIGHT})|should|shall|may|might)${EN_RIGHT}`,
@@ -120,7 +120,7 @@ const EN_QUESTION_START = pattern(
 // space, punctuation or a polite ending.
 const KO_LEFT = "(?<![\\p{Script=Hangul}\\p{L}])";
 const KO_ANSWER_END = "(?:요|네|예)?(?![\\p{Script=Hangul}\\p{L}])";
-const KO_AFFIRMATIVE = pattern(
+export const KO_AFFIRMATIVE = pattern(
   [
     // 네, 예, 넵, 넹, 응, 어, 그래(요), 좋아(요), 알겠어(요)/알겠습니다, 맞아(요)/맞습니다 as answers.
     `${KO_LEFT}(?:네|예|넵|넹|응|그래|좋아|알겠어|맞아)${KO_ANSWER_END}`,
@@ -143,7 +143,7 @@ const KO_AFFIRMATIVE = pattern(
 // 취소 is also the action asked for: as a request (취소해 주세요, 취소해 줘, 취소 부탁, 취소하세요, 취소해도
 // 돼요) it is the verb of "yes, please cancel", as "cancel" is in English, not a negation; any other
 // 취소 (취소, 취소할게요, 취소하지 마세요) still vetoes.
-const KO_NEGATION = pattern(
+export const KO_NEGATION = pattern(
   [
     `${KO_LEFT}안(?=\\s|돼|되|해|할|함|하|$)`,
     "않", "못", "아니", "아뇨", "아냐", "아닙", "아닌", "싫", "말아", "말고", "마세요", "마요", "하지 ?마",
@@ -151,9 +151,9 @@ const KO_NEGATION = pattern(
   ].join("|"),
   "u",
 );
-const KO_HEDGE = /아마|글쎄|모르겠|고민|생각해 ?볼|생각 ?좀/u;
-const KO_CONDITION = /만약|혹시|일단|나중에|그런데|근데|하지만|다만|먼저|전에|면요?(?=[\s.,!?]|$)/u;
-const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
+export const KO_HEDGE = /아마|글쎄|모르겠|고민|생각해 ?볼|생각 ?좀/u;
+export const KO_CONDITION = /만약|혹시|일단|나중에|그런데|근데|하지만|다만|먼저|전에|면요?(?=[\s.,!?]|$)/u;
+export const KO_UNCLEAR: ReadonlyArray<readonly [string, Pattern]> = [
   // Later, tomorrow, next time, after asking someone (물어보고, 상의), after checking (확인해 보고).
   ["deferral", /나중|이따|다음에|다음 ?주|내일|모레|좀 ?있다|있다가|기다려|기다리|미뤄|미루|연기|물어보|물어 ?볼|상의|의논|얘기해 ?보|이야기해 ?보|확인해 ?보|알아보|연락 ?드릴|다시 연락|생각 ?중/u],
   // Partial: except (빼고, 제외), only (-만 after a noun), part (일부, 부분, 절반).
@@ -194,12 +194,12 @@ export function normalizeUtterance(text: string): string {
  * way, e.g. "my id is ABC123"); the token that decided. */
 export type MessageConsent = { kind: "yes" | "no" | "none"; evidence: string | null };
 
-function firstMatch(re: Pattern, text: string): string | null {
+export function firstMatch(re: Pattern, text: string): string | null {
   const m = re.exec(text);
   return m ? m[0].trim() : null;
 }
 
-function isQuestion(sentence: string): boolean {
+export function isQuestion(sentence: string): boolean {
   const s = sentence.trim();
   return s.endsWith("?") || s.endsWith("？") || KO_QUESTION_END.test(s.replace(/[.!~]+$/u, ""));
 }
