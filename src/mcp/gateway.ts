@@ -82,6 +82,8 @@ export interface DispatcherTool {
   /** The judge for one client session, made on its first call to the tool (a failure refuses the call,
    * and the next call tries again). `guard` is the session's. */
   create(session: { guard: Guard }): DispatchJudge | Promise<DispatchJudge>;
+  /** Called once when the gateway shuts down (closes what `create` shares, e.g. a database connection). */
+  close?(): void | Promise<void>;
 }
 
 export interface DispatchJudge {
