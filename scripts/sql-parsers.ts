@@ -44,7 +44,7 @@ function pgTarget(sql: string, db: Database.Database): { target: Target; refused
   } catch (e) {
     return { target: null, refused: `parse: ${(e as Error).message}` };
   }
-  const s = r.stmts[0]!.stmt as Record<string, any>;
+  const s = r.stmts![0]!.stmt as Record<string, any>;
   const d = s.DeleteStmt ?? s.UpdateStmt;
   if (d === undefined) return { target: null, refused: "not DELETE/UPDATE" };
   // SQLite's own reading must equal the AST's: the bytecode of the original and of the deparsed statement.
@@ -76,7 +76,7 @@ function nspTarget(sql: string): { target: Target; refused?: string } {
   const from = ast.type === "delete" ? ast.from : [...ast.table, ...(ast.from ?? [])];
   const sel = { with: ast.with, type: "select", columns: [{ expr: { type: "column_ref", table: name, column: "id" }, as: null }], from, where: ast.where };
   try {
-    return { target: { table: t.table, select: nsp.sqlify(sel, { database: "sqlite" }) } };
+    return { target: { table: t.table, select: nsp.sqlify(sel as any, { database: "sqlite" }) } };
   } catch (e) {
     return { target: null, refused: `sqlify: ${(e as Error).message.slice(0, 80)}` };
   }
@@ -86,7 +86,7 @@ await loadModule();
 const statements = [...TEMPLATES.flatMap((f) => WHERES.map(f)), ...EXTRA];
 const tally: Record<string, { accepted: number; refused: number; wrong: number; wrongList: string[]; ms: number }> = {};
 for (const [label, fn] of [["libpg-query + EXPLAIN check", pgTarget], ["node-sql-parser (sqlite)", nspTarget]] as const) {
-  const t = (tally[label] = { accepted: 0, refused: 0, wrong: 0, wrongList: [], ms: 0 });
+  const t: { accepted: number; refused: number; wrong: number; wrongList: string[]; ms: number } = (tally[label] = { accepted: 0, refused: 0, wrong: 0, wrongList: [], ms: 0 });
   for (const sql of statements) {
     const db = new Database(":memory:");
     db.exec(SCHEMA);
