@@ -6,32 +6,11 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { DispatcherTool, DispatchVerdict } from "./gateway.js";
+import type { SqlAdapter, SqlDecision, SqlGuard, SqlPolicy } from "../sql/index.js";
 
-/** What this file uses of polar-guard/sql (src/sql/index.ts); passed in so the SDK-side code does not
- * import the parser's wasm unless a SQL dispatcher is configured. */
-export interface SqlModule {
-  createSqlGuard(options: { db: unknown; store: string; session?: string; policy?: string }): Promise<SqlGuardLike>;
-  sqliteAdapter(db: unknown): unknown;
-  postgresAdapter(client: unknown): unknown;
-}
-
-export interface SqlGuardLike {
-  check(statement: string): Promise<SqlDecisionLike>;
-  observe(execution: string): Promise<unknown>;
-}
-
-export interface SqlDecisionLike {
-  approved: boolean;
-  action: "allow" | "ask" | "deny";
-  reason: string;
-  message: string;
-  tier?: string | null;
-  restorePoint?: unknown;
-  execution?: string | null;
-  session?: string;
-  dialect?: string;
-  calls?: unknown;
-}
+/** What this file uses of polar-guard/sql (src/sql/index.ts), passed in by the caller so nothing here
+ * loads the parser's wasm unless a SQL dispatcher is configured. */
+export type SqlModule = Pick<typeof import("../sql/index.js"), "createSqlGuard" | "sqliteAdapter" | "postgresAdapter">;
 
 export class SqlDispatchError extends Error {
   constructor(readonly code: string, message: string) {
@@ -57,7 +36,7 @@ export function parseDatabase(spec: string): { dialect: "sqlite"; path: string }
 }
 
 /** The verdict the gateway acts on, from the SQL guard's decision. */
-export function verdictOf(d: SqlDecisionLike): DispatchVerdict {
+export function verdictOf(d: SqlDecision): DispatchVerdict {
   return {
     action: d.action,
     reason: d.reason,
@@ -67,9 +46,9 @@ export function verdictOf(d: SqlDecisionLike): DispatchVerdict {
 }
 
 /** Dispatcher tools judged by the SQL guard on one database connection shared by the sessions. */
-export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyArray<{ tool: string; argument: string }>; database: string; store: string; policy?: string }): Promise<Map<string, DispatcherTool>> {
+export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyArray<{ tool: string; argument: string }>; database: string; store: string; policy?: SqlPolicy; bounds?: { maxRows?: number } }): Promise<Map<string, DispatcherTool>> {
   const where = parseDatabase(options.database);
-  let adapter: unknown;
+  let adapter: SqlAdapter;
   let close: () => Promise<void>;
   if (where.dialect === "sqlite") {
     const { default: Database } = await import("better-sqlite3");
@@ -84,13 +63,14 @@ export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyA
     } catch (e) {
       throw new SqlDispatchError("bad-database", `cannot connect to the PostgreSQL database: ${e instanceof Error ? e.message : String(e)}`);
     }
-    adapter = sql.postgresAdapter(client);
+    // Named by its database, so the journal's entries match this database in a later `polar undo`.
+    adapter = sql.postgresAdapter(client, { name: new URL(where.url).pathname.replace(/^\//, "") || "postgres" });
     close = async () => client.end();
   }
   let closed = false;
   const out = new Map<string, DispatcherTool>();
   // One SQL guard per client session, shared by that session's dispatcher tools (one journal).
-  const perSession = new WeakMap<object, Promise<SqlGuardLike>>();
+  const perSession = new WeakMap<object, Promise<SqlGuard>>();
   for (const { tool, argument } of options.tools) {
     out.set(tool, {
       kind: "sql",
@@ -98,7 +78,7 @@ export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyA
       async create({ guard }) {
         let sg = perSession.get(guard);
         if (sg === undefined) {
-          sg = sql.createSqlGuard({ db: adapter, store: options.store, policy: options.policy });
+          sg = sql.createSqlGuard({ db: adapter, store: options.store, policy: options.policy, ...(options.bounds ? { bounds: options.bounds } : {}) });
           perSession.set(guard, sg);
           sg.catch(() => perSession.delete(guard));
         }
