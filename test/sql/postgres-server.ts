@@ -11,6 +11,7 @@ import { skipByName } from "../skip.js";
 import { postgresBinDir, startPostgres, stopPostgres } from "../../scripts/pg-throwaway.mjs";
 
 let startedDir: string | null = null;
+let stopRegistered = false;
 
 async function serverUrl(): Promise<{ url: string | null; why: string }> {
   if (process.env.POLAR_PG_URL) return { url: process.env.POLAR_PG_URL, why: "" };
@@ -30,14 +31,15 @@ if (PG_URL === null && process.env.POLAR_REQUIRE_POSTGRES === "1") throw new Err
 /** A suite against the real server: skipped by name, with the reason, without one. */
 export function describePostgres(name: string, fn: () => void): void {
   if (PG_URL !== null) {
-    describe(name, () => {
-      // A throwaway server started here (POLAR_PG_START=1) is stopped after the file's suite.
+    // A throwaway server started here (POLAR_PG_START=1) is stopped after the file's last suite.
+    if (!stopRegistered) {
+      stopRegistered = true;
       afterAll(() => {
         if (startedDir !== null) (stopPostgres as (dir: string) => void)(startedDir);
         startedDir = null;
       });
-      fn();
-    });
+    }
+    describe(name, fn);
   }
   else skipByName(name, found.why);
 }

@@ -1,8 +1,15 @@
 // The real PostgreSQL server (Debian's package; .ci/run starts one, POLAR_PG_URL): what the SQL
 // ontology's annotations rely on is checked by running it on the server, not on PGlite. Skipped by name
 // without a server (test/sql/postgres-server.ts).
-import { afterEach, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { describePostgres, freshDatabase, type FreshDatabase } from "./postgres-server.js";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type pg from "pg";
+import { createSqlGuard, postgresAdapter } from "../../src/sql/index.js";
 
 let db: FreshDatabase | null = null;
 afterEach(async () => {
@@ -45,5 +52,115 @@ describePostgres("a real PostgreSQL server: the semantics the SQL ontology cites
     await c.query("INSERT INTO p (name) VALUES ('c')");
     await c.query("ROLLBACK");
     expect((await c.query("SELECT last_value::int AS v FROM p_id_seq")).rows[0].v).toBe(before + 1);
+  });
+});
+
+// ---- the SQL guard (polar-guard/sql) against the real server, through node-postgres
+const SCHEMA = `CREATE TABLE parent (id serial PRIMARY KEY, name text NOT NULL);
+  CREATE TABLE child (id int PRIMARY KEY, p int REFERENCES parent(id) ON DELETE CASCADE, note text);
+  CREATE TABLE t (id int PRIMARY KEY, v text);
+  CREATE TABLE nokey (v text);
+  INSERT INTO parent (name) VALUES ('a'), ('b'), ('c');
+  INSERT INTO child VALUES (10, 1, 'x'), (11, 1, NULL), (12, 2, 'y');
+  INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, NULL);
+  INSERT INTO nokey VALUES ('d'), ('d'), (NULL);`;
+
+/** Every table of `public` with its rows as a sorted multiset, and the columns. */
+async function state(c: pg.Client): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const tables = (await c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).rows as Array<{ table_name: string }>;
+  for (const { table_name } of tables) {
+    const cols = (await c.query("SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position", [table_name])).rows;
+    const rows = (await c.query(`SELECT * FROM "${table_name}"`)).rows.map((r) => JSON.stringify(r)).sort();
+    out[table_name] = { cols, rows };
+  }
+  return out;
+}
+
+describePostgres("the SQL guard on a real PostgreSQL server (node-postgres)", () => {
+  const store = mkdtempSync(join(tmpdir(), "polar-pg-store-"));
+  // What the SQL guard answers on this schema (h-sql's ontology): approve (then undone for real) or
+  // refuse; "either" where the ontology may answer both ways (a DROP's restore point).
+  const cases: Array<[string, "approve" | "refuse" | "either"]> = [
+    ["DELETE FROM t WHERE id = 1", "approve"],
+    ["UPDATE t SET v = 'changed' WHERE id IN (2, 3)", "approve"],
+    ["INSERT INTO t VALUES (9, 'nine')", "approve"],
+    ["DELETE FROM parent WHERE id = 1", "approve"],
+    ["DELETE FROM child WHERE p = 1 RETURNING id", "approve"],
+    ["TRUNCATE nokey", "approve"],
+    ["DROP TABLE t", "either"],
+    ["DELETE FROM nokey WHERE v = 'd'", "approve"],
+    ["UPDATE parent SET name = upper(name)", "approve"],
+    ["DELETE FROM t WHERE id = 2; UPDATE t SET v = 'x' WHERE id = 3", "approve"],
+    ["SELECT pg_terminate_backend(1)", "refuse"],
+    ["COPY t TO PROGRAM 'cat'", "refuse"],
+    ["DELETE FROM", "refuse"],
+  ];
+  afterAll(() => rmSync(store, { recursive: true, force: true }));
+  for (const [stmt, expected] of cases) {
+    it(`${stmt}: approved ⇒ runs on the server and its undo restores every table; refused ⇒ says what would be lost`, async () => {
+      db = await freshDatabase();
+      const c = db.client;
+      await c.query(SCHEMA);
+      const sg = await createSqlGuard({ db: postgresAdapter(c, { name: db.name }), store });
+      const before = await state(c);
+      const d = await sg.check(stmt);
+      if (expected !== "either") expect(d.approved, `${stmt}: ${d.reason} ${d.message}`).toBe(expected === "approve");
+      if (!d.approved) {
+        expect(d.message.length).toBeGreaterThan(10);
+        expect(await state(c)).toEqual(before);
+        return;
+      }
+      await c.query(stmt);
+      await sg.observe(d.execution!);
+      if (d.reason === "read_only") return;
+      const u = await sg.undo();
+      expect(u, JSON.stringify(u)).toMatchObject({ ok: true, reason: "undone" });
+      expect(await state(c)).toEqual(before);
+    });
+  }
+
+  it("cases the SQL ontology must refuse or ask on the real server (side effects, COPY … PROGRAM, unparsable)", async () => {
+    db = await freshDatabase();
+    await db.client.query(SCHEMA);
+    const sg = await createSqlGuard({ db: postgresAdapter(db.client, { name: db.name }), store });
+    for (const stmt of ["SELECT pg_terminate_backend(1)", "COPY t TO PROGRAM 'cat'", "DELETE FROM", "DO $$ BEGIN EXECUTE 'DROP TABLE t'; END $$"]) {
+      const d = await sg.check(stmt);
+      expect(d.approved, `${stmt}: ${d.reason} ${d.message}`).toBe(false);
+    }
+  });
+
+  it("polar undo --database postgres://… undoes a statement journalled on the server; changed since is refused", async () => {
+    db = await freshDatabase();
+    const c = db.client;
+    await c.query(SCHEMA);
+    const own = mkdtempSync(join(tmpdir(), "polar-pg-undo-"));
+    try {
+      const sg = await createSqlGuard({ db: postgresAdapter(c, { name: db.name }), store: own, session: "pg1" });
+      const before = await state(c);
+      for (const stmt of ["UPDATE t SET v = 'u' WHERE id = 1", "DELETE FROM t WHERE id = 2"]) {
+        const d = await sg.check(stmt);
+        expect(d.approved, d.message).toBe(true);
+        await c.query(stmt);
+        await sg.observe(d.execution!);
+      }
+      const repo = fileURLToPath(new URL("../..", import.meta.url));
+      const polar = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(repo, "src/cli/index.ts"), "undo", "--store", own, "--sql", ...args], { encoding: "utf8", cwd: repo });
+      const list = polar("--list");
+      expect(list.stdout).toContain(`sql postgres:${db.name}: DELETE FROM t WHERE id = 2`);
+      const undone = polar("--database", db.url);
+      expect(undone.status, undone.stdout + undone.stderr).toBe(0);
+      // Someone changes the UPDATE's row since: its undo is refused, the newer value kept.
+      await c.query("UPDATE t SET v = 'newer' WHERE id = 1");
+      const refused = polar("--database", db.url);
+      expect(refused.status).toBe(1);
+      expect(refused.stdout).toMatch(/changed/);
+      expect((await c.query("SELECT v FROM t WHERE id = 1")).rows).toEqual([{ v: "newer" }]);
+      await c.query("UPDATE t SET v = 'u' WHERE id = 1");
+      expect(polar("--database", db.url).status).toBe(0);
+      expect(await state(c)).toEqual(before);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
