@@ -269,8 +269,12 @@ class SqlGuardImpl implements SqlGuard {
       c.arguments.table = info.name;
       const t = touched.get(info.name);
       if (t !== undefined) {
-        t.calls.push(c);
-        t.scope = "table"; // two calls on one table: their undo depends on their order; keep the whole table
+        // Two calls on one table: their undo depends on their order, so the whole table is kept; a DROP
+        // among them is judged first (its restore point holds the table as it was before the string).
+        if (c.name === "sql_drop") t.calls.unshift(c);
+        else t.calls.push(c);
+        t.event = EVENT[t.calls[0]!.name]!;
+        if (t.calls[0]!.name !== "sql_drop") t.scope = "table";
         continue;
       }
       touched.set(info.name, { info, calls: [c], event: EVENT[c.name]!, rows: 0, scope: "none", triggers: [], cascade: [] });
@@ -466,6 +470,13 @@ class SqlGuardImpl implements SqlGuard {
         tables.push(this.pointTable(ch, "table", got.rows, got.keys, 2));
       }
     }
+    // Foreign-key depth among the point's tables: a child after each of its parents.
+    for (let round = 0; round < tables.length; round++) {
+      for (const t of tables) for (const ch of t.children) {
+        const c = tables.find((x) => x.table === ch.table);
+        if (c !== undefined && c !== t && c.depth <= t.depth) c.depth = t.depth + 1;
+      }
+    }
     return { format: SQL_RESTORE_FORMAT, id: newPointId(), database: this.db.describe(), created: new Date().toISOString(), tables };
   }
 
@@ -537,9 +548,14 @@ class SqlGuardImpl implements SqlGuard {
     if (p === undefined) return { journaled: null };
     this.pending.delete(execution);
     const after: Record<string, string> = {};
-    await this.db.readTransaction(async () => {
-      for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
-    });
+    try {
+      await this.db.readTransaction(async () => {
+        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
+      });
+    } catch (e) {
+      // What the statement left cannot be read: the entry is journaled, and its undo will be refused.
+      for (const t of p.point.tables) after[t.table] ??= `unreadable: ${(e as Error).message}`;
+    }
     const id = `q-${p.decision.seq}-${randomBytes(3).toString("hex")}`;
     const sum = p.decision.restorePoint;
     this.journal.add({

@@ -276,9 +276,11 @@ export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<vo
     const now = t.scope === "dropped" ? { rows: [], rids: [], keys: [] } : (await scopeNow(db, t))!;
     plans.push({ t, ...diff(t, now) });
   }
-  for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
-  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  // Rows gone come back first (parents first), so children set back next find their parents; rows not
+  // there before go last (children first), when no row that will stay references them any more.
   for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await insertRows(db, x.t, x.ins);
+  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
 }
 
 interface Diff {
