@@ -59,7 +59,7 @@ interface Job {
 }
 
 const OUT = join(ROOT, "bench", "out");
-const SCRIPTS = ["latency", "cedar", "scale", "layerb", "memory"];
+const SCRIPTS = ["latency", "cedar", "scale", "layerb", "memory", "sql"];
 
 async function bundle(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
@@ -69,7 +69,8 @@ async function bundle(): Promise<void> {
     entryPoints: Object.fromEntries(SCRIPTS.map((s) => [s, join(ROOT, "bench", "variants", `${s}.ts`)])),
     outdir: OUT,
     outExtension: { ".js": ".mjs" },
-    external: ["@cedar-policy/cedar-wasm", "@cedar-policy/cedar-wasm/*"],
+    // The SQL variant's drivers and parser load their own native/wasm files: imported from node_modules.
+    external: ["@cedar-policy/cedar-wasm", "@cedar-policy/cedar-wasm/*", "better-sqlite3", "@electric-sql/pglite", "libpg-query", "pgsql-deparser"],
     // Bundled CommonJS helpers need require in an ES module.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
@@ -110,6 +111,8 @@ function jobs(a: Args): Job[] {
   for (const s of slots) list.push({ id: `scale-slots-${s}`, script: "scale", params: { tools: 100, slots: s }, execArgv: ["--max-old-space-size=4096"] });
   list.push({ id: "layerb", script: "layerb", params: {} });
   list.push({ id: "memory", script: "memory", params: {}, execArgv: ["--expose-gc"] });
+  // polar-guard/sql: a point DELETE on a 1,000,000-row indexed table (quick: 2,000 rows).
+  list.push({ id: "sql", script: "sql", params: {} });
   return list;
 }
 

@@ -269,8 +269,12 @@ class SqlGuardImpl implements SqlGuard {
       c.arguments.table = info.name;
       const t = touched.get(info.name);
       if (t !== undefined) {
-        t.calls.push(c);
-        t.scope = "table"; // two calls on one table: their undo depends on their order; keep the whole table
+        // Two calls on one table: their undo depends on their order, so the whole table is kept; a DROP
+        // among them is judged first (its restore point holds the table as it was before the string).
+        if (c.name === "sql_drop") t.calls.unshift(c);
+        else t.calls.push(c);
+        t.event = EVENT[t.calls[0]!.name]!;
+        if (t.calls[0]!.name !== "sql_drop") t.scope = "table";
         continue;
       }
       touched.set(info.name, { info, calls: [c], event: EVENT[c.name]!, rows: 0, scope: "none", triggers: [], cascade: [] });
@@ -291,7 +295,9 @@ class SqlGuardImpl implements SqlGuard {
         if (t.info.kind !== "table") return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} is a ${t.info.kind}; what writing through it does is not read`);
         if (t.info.inherited) return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} has inheritance children or partitions; the statement reaches tables the guard does not read`);
         if (t.info.columns.includes("__polar_rid")) return this.refusal(base, "unknown_state", `not judged: ${t.info.name} has a column named __polar_rid`);
-        t.triggers = t.info.triggers.filter((x) => x.events.includes(t.event) || x.events.includes("any")).map((x) => x.name);
+        // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
+        // UPDATE) would fire it too, so its event does not matter.
+        t.triggers = t.info.triggers.map((x) => x.name);
         slots.triggers = t.triggers.length > 0;
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
@@ -310,12 +316,13 @@ class SqlGuardImpl implements SqlGuard {
         slots.rows = t.rows;
         slots.sequence = c.name === "sql_insert" && t.info.sequence;
         // Foreign-key actions on the children (SQLite: only with PRAGMA foreign_keys on).
-        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && t.rows > 0) {
+        // TRUNCATE … CASCADE empties every referencing table, whatever it references (sql-truncate).
+        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && (t.rows > 0 || c.name === "sql_truncate")) {
           for (const ch of t.info.children) {
             const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && ch.parentColumns.some((x) => (c.plan?.columns ?? []).includes(x));
             if (!acts) continue;
             // Children that reference the matched rows (by the statement's own SELECT when it has one).
-            const hit = t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
+            const hit = c.name !== "sql_truncate" && t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
               ? `SELECT 1 FROM ${ch.q} AS c WHERE (${ch.columns.map((x) => `c.${quoteIdent(x)}`).join(", ")}) IN (SELECT ${ch.parentColumns.map((x) => `s.${quoteIdent(x)}`).join(", ")} FROM (${targetSelect(c.plan, this.dialect, null)}) AS s) LIMIT 1`
               : `SELECT 1 FROM ${ch.q} LIMIT 1`;
             if ((await this.count(hit)) === 0) continue;
@@ -419,7 +426,7 @@ class SqlGuardImpl implements SqlGuard {
 
   private pointTable(info: TableInfo, scope: PointTable["scope"], rows: string[], keys: string[], depth: number, kind?: string): PointTable {
     const k = (kind ?? info.kind) as PointTable["kind"];
-    return { table: info.name, q: info.q, scope, kind: k === "table" || k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth };
+    return { table: info.name, q: info.q, scope, kind: k === "table" || k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth, children: info.children.map((c) => ({ q: c.q, table: c.table, columns: c.columns, parentColumns: c.parentColumns })) };
   }
 
   /** Reads the rows of every scope (and the cascaded children, whole); a string: over the bound. */
@@ -454,13 +461,20 @@ class SqlGuardImpl implements SqlGuard {
         if (seen.has(ch.name)) continue;
         seen.add(ch.name);
         // Grandchildren reached by cascades are not read: unknown.
-        if (ch.children.some((g) => g.onDelete !== "no_action" && g.onDelete !== "restrict")) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
+        if (ch.children.some((g) => t.calls[0]!.name === "sql_truncate" || (g.onDelete !== "no_action" && g.onDelete !== "restrict"))) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
         if (ch.triggers.length > 0) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, whose trigger ${ch.triggers[0]!.name} the guard does not read`;
         const n = await this.count(`SELECT 1 FROM ${ch.q} LIMIT ${max + 1}`);
         total += n;
         if (total > max) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, a table over the restore bound (${max} rows)`;
         const got = await readTable(this.db, ch);
         tables.push(this.pointTable(ch, "table", got.rows, got.keys, 2));
+      }
+    }
+    // Foreign-key depth among the point's tables: a child after each of its parents.
+    for (let round = 0; round < tables.length; round++) {
+      for (const t of tables) for (const ch of t.children) {
+        const c = tables.find((x) => x.table === ch.table);
+        if (c !== undefined && c !== t && c.depth <= t.depth) c.depth = t.depth + 1;
       }
     }
     return { format: SQL_RESTORE_FORMAT, id: newPointId(), database: this.db.describe(), created: new Date().toISOString(), tables };
@@ -496,12 +510,14 @@ class SqlGuardImpl implements SqlGuard {
 
   private refusalText(reason: string, d: Decision, ts: Touched[]): string {
     const trig = ts.find((t) => t.triggers.length > 0);
-    if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} run code the guard does not read; what ${verb(trig)} ${trig.rows} rows would also change is unknown`;
+    if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} ${trig.triggers.length === 1 ? "runs" : "run"} code the guard does not read (for the statement and for its undo): what else ${verb(trig)} ${trig.rows} rows of ${trig.info.name} would change is unknown`;
     const casc = ts.find((t) => t.cascade.length > 0);
-    if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name} would also change rows of ${casc.cascade.map((c) => c.name).join(", ")} through foreign-key actions, and no restore point holds them`;
+    if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name}, and foreign-key actions would also change rows of ${casc.cascade.map((c) => c.name).join(", ")}; no restore point holds them`;
     const b = d.verdict?.bottleneck;
     const at = b?.annotation ? ` (${b.annotation})` : "";
-    const t = ts.find((x) => x.info.name === String((b as { arguments?: Record<string, unknown> } | undefined)?.arguments?.table ?? "")) ?? ts.find((x) => x.scope !== "created") ?? ts[0]!;
+    // The call the bottleneck annotation is about ("sql.drop.lost" → sql_drop).
+    const tool = b?.annotation ? `sql_${b.annotation.split(".")[1]}` : "";
+    const t = ts.find((x) => x.calls.some((c) => c.name === tool) && x.info.kind !== "absent") ?? ts.find((x) => x.calls.some((c) => c.name === tool)) ?? ts.find((x) => x.scope !== "created") ?? ts[0]!;
     switch (reason) {
       case "irreversible":
         if (t.scope === "dropped") return `not approved: DROP would destroy ${t.info.name}${t.info.kind === "table" ? ` and its ${t.rows > this.bounds.maxRows ? `more than ${this.bounds.maxRows}` : t.rows} rows` : ""}, and no restore point holds ${t.info.kind === "table" ? "them" : "its definition"}${at}`;
@@ -532,9 +548,14 @@ class SqlGuardImpl implements SqlGuard {
     if (p === undefined) return { journaled: null };
     this.pending.delete(execution);
     const after: Record<string, string> = {};
-    await this.db.readTransaction(async () => {
-      for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
-    });
+    try {
+      await this.db.readTransaction(async () => {
+        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
+      });
+    } catch (e) {
+      // What the statement left cannot be read: the entry is journaled, and its undo will be refused.
+      for (const t of p.point.tables) after[t.table] ??= `unreadable: ${(e as Error).message}`;
+    }
     const id = `q-${p.decision.seq}-${randomBytes(3).toString("hex")}`;
     const sum = p.decision.restorePoint;
     this.journal.add({

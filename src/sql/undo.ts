@@ -31,6 +31,8 @@ export interface PointTable {
   definition: string[] | null;
   /** Foreign-key depth: parents before children (inserts), children before parents (deletes). */
   depth: number;
+  /** The foreign keys that reference this table: the undo deletes no row a child row references. */
+  children: { table: string; q: string; columns: string[]; parentColumns: string[] }[];
 }
 
 export interface SqlRestorePoint {
@@ -274,9 +276,11 @@ export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<vo
     const now = t.scope === "dropped" ? { rows: [], rids: [], keys: [] } : (await scopeNow(db, t))!;
     plans.push({ t, ...diff(t, now) });
   }
-  for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
-  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  // Rows gone come back first (parents first), so children set back next find their parents; rows not
+  // there before go last (children first), when no row that will stay references them any more.
   for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await insertRows(db, x.t, x.ins);
+  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
 }
 
 interface Diff {
@@ -317,8 +321,35 @@ function cols(names: readonly string[], prefix = ""): string {
   return names.map((c) => `${prefix}${quoteIdent(c)}`).join(", ");
 }
 
+/** Refuses to delete rows that a child row references (a cascade or SET NULL would change rows no
+ * scope holds). Runs after the children's own deletes. */
+async function referenced(db: SqlAdapter, t: PointTable, rows: { row: string; rid: string }[]): Promise<void> {
+  for (const ch of t.children ?? []) {
+    if (ch.parentColumns.some((c) => c === "")) throw new StateError(`the foreign key of ${ch.table} names no column`);
+    for (const r of rows) {
+      let vals: unknown[];
+      if (db.dialect === "postgres") {
+        const o = JSON.parse(r.row) as Record<string, unknown>;
+        if (ch.parentColumns.some((c) => o[c] === null)) continue;
+        const hit = await db.read(
+          `SELECT 1 AS x FROM ${ch.q} AS c, jsonb_populate_record(NULL::${t.q}, $1::jsonb) AS r WHERE (${ch.columns.map((c) => `c.${quoteIdent(c)}`).join(", ")}) = (${ch.parentColumns.map((c) => `r.${quoteIdent(c)}`).join(", ")}) LIMIT 1`,
+          [r.row],
+        );
+        if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} the undo would delete`);
+        continue;
+      }
+      const v = JSON.parse(r.row) as unknown[];
+      vals = ch.parentColumns.map((c) => decodeSqliteValue(v[t.columns.indexOf(c)]));
+      if (vals.some((x) => x === null)) continue;
+      const hit = await db.read(`SELECT 1 AS x FROM ${ch.q} WHERE ${ch.columns.map((c) => `${quoteIdent(c)} = ?`).join(" AND ")} LIMIT 1`, vals);
+      if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} the undo would delete`);
+    }
+  }
+}
+
 async function deleteRows(db: SqlAdapter, t: PointTable, rows: { row: string; rid: string }[]): Promise<void> {
   if (rows.length === 0) return;
+  await referenced(db, t, rows);
   if (db.dialect === "postgres") {
     if (t.pk !== null) {
       await db.run(`DELETE FROM ${t.q} AS t WHERE (${cols(t.pk, "t.")}) IN (SELECT ${cols(t.pk, "r.")} FROM jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r)`, [`[${rows.map((r) => r.row).join(",")}]`]);

@@ -17,7 +17,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 const QUICK_JOBS = [
   "core-wasm", "core-reference", "verifier-wasm", "verifier-reference", "guard-wasm", "guard-reference", "cedar",
   "scale-tools-10", "scale-tools-100", "scale-tools-1000", "scale-tools-10000", "scale-slots-1000", "scale-slots-100000",
-  "layerb", "memory", "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
+  "layerb", "memory", "sql", "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
 ];
 
 describe("bench harness", () => {
@@ -66,5 +66,11 @@ describe("bench harness", () => {
     }
     expect(r.summary.targets.find((t: { target: string }) => t.target.startsWith("core verdict, one call")).measured).toMatch(/ns|µs/);
     expect(existsSync(join(out, "sequence-length.svg"))).toBe(true);
+    // polar-guard/sql: the point DELETE is approved with its one row kept, the unbounded one asked over the bound.
+    const sql = r.results.find((x: { id: string }) => x.id === "sql");
+    for (const d of ["sqlite", "postgres"]) {
+      expect(sql.figures[d].verdicts).toMatchObject({ point: "restore_point", unbounded: "over_bound" });
+      expect(Number.isFinite(sql.figures[d].pointDelete.p50)).toBe(true);
+    }
   }, 600_000);
 });
