@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
 import { createSqlGuard, postgresAdapter } from "../../src/sql/index.js";
+import { runSqlCorpus } from "./corpus.js";
 
 let db: FreshDatabase | null = null;
 afterEach(async () => {
@@ -163,4 +164,28 @@ describePostgres("the SQL guard on a real PostgreSQL server (node-postgres)", ()
       rmSync(own, { recursive: true, force: true });
     }
   });
+});
+
+describePostgres("the SQL corpus on a real PostgreSQL server: 0 wrong", () => {
+  it("seed 31, 200 cases (test/sql/corpus.ts: random schemas × statements; approved ones run, undone, compared)", async () => {
+    db = await freshDatabase();
+    const c = db.client;
+    const name = db.name;
+    const r = await runSqlCorpus({
+      dialect: "postgres",
+      seed: 31,
+      cases: 200,
+      makeDb: async () => {
+        // A fresh schema per case (a new database per case costs ~10× more on the server).
+        await c.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+        return { db: postgresAdapter(c, { name }), exec: async (s) => void (await c.query(s)), close: async () => {} };
+      },
+    });
+    console.log(`postgres server seed 31: ${r.cases} cases: ${r.approved} approved (${r.failedToRun} failed when run), ${r.refused} refused, ${r.wrong} wrong; reasons ${JSON.stringify(r.reasons)}`);
+    expect(r.wrong, r.failures.slice(0, 3).map((f) => `#${f.index} ${f.statement}\n${JSON.stringify(f.decision)}\n${f.problem.slice(0, 1500)}\n${f.schema}`).join("\n\n")).toBe(0);
+    expect(r.cases).toBe(200);
+    expect(r.approved).toBeGreaterThan(60);
+    expect(r.refused).toBeGreaterThan(40);
+    expect(r.reasons.restore_point).toBeGreaterThan(30);
+  }, 300_000);
 });
