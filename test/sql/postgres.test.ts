@@ -189,3 +189,41 @@ describePostgres("the SQL corpus on a real PostgreSQL server: 0 wrong", () => {
     expect(r.reasons.restore_point).toBeGreaterThan(30);
   }, 300_000);
 });
+
+describePostgres("the MCP gateway in front of a PostgreSQL MCP server (the fixture on the real server)", () => {
+  it("DELETE/DROP through `query` are judged by the SQL guard; approved ones undo to the same tables; a SELECT passes; garbage is refused", async () => {
+    const { sqlGateway, textOf } = await import("../mcp/sqlite-fixture.js");
+    const { sqlDispatchers } = await import("../../src/mcp/sql-dispatch.js");
+    const sql = await import("../../src/sql/index.js");
+    const { DECISION_META_KEY } = await import("../../src/mcp/gateway.js");
+    db = await freshDatabase();
+    const c = db.client;
+    await c.query(SCHEMA);
+    const own = mkdtempSync(join(tmpdir(), "polar-pg-gw-"));
+    const dispatchers = await sqlDispatchers(sql, { tools: [{ tool: "query", argument: "sql" }], database: db.url, store: own });
+    const h = await sqlGateway({ ontology: "read_only(list_tables).\n", dispatchers, file: db.url });
+    try {
+      const before = await state(c);
+      const sel = await h.call("query", { sql: "SELECT v FROM t WHERE id = 1" });
+      expect(JSON.parse(textOf(sel))).toEqual({ rows: [{ v: "one" }] });
+      const del = await h.call("query", { sql: "DELETE FROM parent WHERE id = 1" });
+      expect(del.isError, textOf(del)).toBeFalsy();
+      expect(del._meta?.[DECISION_META_KEY]).toMatchObject({ action: "allow", reason: "restore_point" });
+      expect((await c.query("SELECT count(*)::int AS n FROM child")).rows[0].n).toBe(1);
+      const bad = await h.call("query", { sql: "DROP TABLE" });
+      expect(bad.isError).toBe(true);
+      expect((bad._meta?.[DECISION_META_KEY] as { reason: string }).reason).toBe("unparsed");
+      const copy = await h.call("query", { sql: "COPY t TO PROGRAM 'cat'" });
+      expect(copy.isError).toBe(true);
+      // The journal the gateway wrote: undone on the server, every table as before.
+      const s = new sql.SqlStore(own);
+      const r = await sql.undoSqlEntry(new sql.SqlJournal(s.journalFile(sql.latestSqlSession(own)!)), s, sql.postgresAdapter(c, { name: db.name }), undefined, false);
+      expect(r, JSON.stringify(r)).toMatchObject({ ok: true, reason: "undone" });
+      expect(await state(c)).toEqual(before);
+    } finally {
+      await h.close();
+      for (const d of new Set(dispatchers.values())) await d.close?.();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
