@@ -200,3 +200,14 @@ describe("the gateway's dispatcher tools (the statement is judged, not the tool'
     }
   });
 });
+
+describe("polar mcp start-up with dispatcher tools", () => {
+  it("refuses to start when a read step before judging would call a dispatcher tool", async () => {
+    const { startGateway } = await import("../../src/mcp/node.js");
+    const r = compile("read_only(query).\ntool(delete_order, acts_on = order, key = order_id).\nslot_definition(order, state, object).\n", { name: "x.polar" });
+    if (!r.ok) throw new Error(r.diagnostics.map((d) => d.message).join("\n"));
+    const rules = { format: "polar-projection/1", domain: "x", entities: { order: {} }, reads: { delete_order: { steps: [{ tool: "query", arguments: { sql: "SELECT 1" }, effects: [] }] } } };
+    const judge: DispatcherTool = { kind: "sql", argument: "sql", create: () => ({ judge: () => ({ action: "allow", reason: "read_only", message: "" }) }) };
+    await expect(startGateway({ ontology: r.blob, rules, command: [process.execPath, "-e", "process.exit(1)"], dispatchers: new Map([["query", judge]]), log: () => {} })).rejects.toMatchObject({ code: "unsafe-reads", message: expect.stringContaining("`delete_order → query`") });
+  });
+});
