@@ -409,14 +409,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (stringTools !== null) return stringTools;
       const list = await forward(() => upstream.request({ method: "tools/list", params: {} }, ListToolsResultSchema, { signal, timeout }));
       const out = new Map<string, { kind: string; argument: string }>();
-      let infos: ReturnType<typeof parseToolList>;
-      try {
-        infos = parseToolList({ tools: list.tools.filter((t) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.name)) });
-      } catch {
-        infos = [];
-      }
-      for (const t of infos) {
-        const d = dispatchArgument(t);
+      // Each tool alone: one malformed entry must not hide another's SQL argument.
+      for (const t of list.tools) {
+        let info: ReturnType<typeof parseToolList>[number];
+        try {
+          [info] = parseToolList([t]);
+        } catch {
+          continue; // a name the ontology cannot declare: never read-only there either
+        }
+        const d = dispatchArgument(info);
         if (d !== null) out.set(t.name, d);
       }
       stringTools = out;
@@ -466,10 +467,17 @@ export function createGateway(options: GatewayOptions): Gateway {
         result = await forward(() => upstream.request({ method: "tools/call", params: { name: sent.name, arguments: sent.arguments } }, CallToolResultSchema, { signal, timeout })) as CallToolResult;
       } catch (e) {
         // Sent and not answered: it may have run; the judge journals it as unknown (undo checks the state).
-        if (!answeredError(e, signal)) await judge.observe?.(v, "unknown");
+        if (!answeredError(e, signal)) await Promise.resolve(judge.observe?.(v, "unknown")).catch(() => {});
         throw e;
       }
-      if (result.isError !== true) await judge.observe?.(v, "ran");
+      if (result.isError !== true && judge.observe !== undefined) {
+        try {
+          await judge.observe(v, "ran");
+        } catch (e) {
+          // It ran; only its undo journal entry is missing: said in the result, never silently.
+          m.journal = `not journalled: ${e instanceof Error ? e.message : String(e)} (polar undo will not list it)`;
+        }
+      }
       return withDispatchMeta(result, m);
     }
     async function dispatched(tool: DispatcherTool, sent: ToolCall, signal: AbortSignal): Promise<CallToolResult> {

@@ -201,6 +201,20 @@ describe("the gateway's dispatcher tools (the statement is judged, not the tool'
   });
 });
 
+describe("the gateway's dispatcher tools: after the statement ran", () => {
+  it("a journal that cannot be written is said in the result's _meta (the statement ran; nothing is lost silently)", async () => {
+    const tool: DispatcherTool = { kind: "sql", argument: "sql", create: () => ({
+      judge: () => ({ action: "allow", reason: "restore_point", message: "ok" }),
+      observe: () => { throw new Error("disk full"); },
+    }) };
+    open = await sqlGateway({ ontology: "read_only(list_tables).\n", dispatchers: new Map([["query", tool]]) });
+    const r = await open.call("query", { sql: "DELETE FROM notes WHERE id = 1" });
+    expect(r.isError).toBeFalsy();
+    expect(r._meta?.[DECISION_META_KEY]).toMatchObject({ action: "allow", journal: expect.stringContaining("not journalled: disk full") });
+    expect(dump(open.file).notes).toEqual([{ id: 2, body: "b" }]);
+  });
+});
+
 describe("polar mcp start-up with dispatcher tools", () => {
   it("refuses to start when a read step before judging would call a dispatcher tool", async () => {
     const { startGateway } = await import("../../src/mcp/node.js");
