@@ -121,13 +121,18 @@ irreversibly_consumes(sql_truncate, sql_table.data, trigger_effects, 1.0, id = "
 % caller's open transaction a ROLLBACK takes it back, with the transaction's other work (a compensation).
 tool(sql_drop, acts_on = sql_table, key = table, params = [table, kind]).
 inverse_of(sql_recreate, sql_drop, sql_table.exists, 1.0, id = "sql.drop.copy",
-    when = present(sql_table.restore_point) and sql_table.exists == true, args = { point: sql_table.restore_point }).
+    when = present(sql_table.restore_point) and sql_table.exists == true and sql_table.triggers != true,
+    args = { point: sql_table.restore_point }).
 inverse_of(nothing, sql_drop, sql_table.exists, 1.0, id = "sql.drop.absent",
     when = sql_table.exists == false).
 compensates(sql_rollback, sql_drop, sql_table.exists, schema_change, 0.05, id = "sql.drop.rollback",
     when = sql_table.in_txn == true and sql_table.exists == true and not present(sql_table.restore_point)).
 irreversibly_consumes(sql_drop, sql_table.data, table_data, 1.0, id = "sql.drop.lost",
     when = sql_table.exists == true and not present(sql_table.restore_point) and sql_table.in_txn != true).
+% The table's triggers come back with its definition and would fire on the rows put back (SQLite
+% lang_createtrigger.html; PostgreSQL sql-createtrigger): not restorable by the guard.
+irreversibly_consumes(sql_drop, sql_table.data, trigger_effects, 1.0, id = "sql.drop.trigger",
+    when = sql_table.triggers == true and sql_table.in_txn != true).
 % SQLite foreignkeys.html 5: "an implicit DELETE FROM … is run before the table is dropped", firing
 % ON DELETE actions; PostgreSQL DROP … CASCADE drops dependent views and foreign-key constraints.
 irreversibly_consumes(sql_drop, sql_table.data, cascaded_rows, 1.0, id = "sql.drop.cascade",

@@ -284,7 +284,9 @@ class SqlGuardImpl implements SqlGuard {
     const fkOn = await this.catalog.foreignKeysOn();
     for (const t of touched.values()) {
       const c = t.calls[0]!;
-      const slots: Record<string, unknown> = { exists: t.info.kind !== "absent", in_txn: inTxn };
+      // Every slot is set (an absent slot is unknown to the core, which then assumes the worst).
+      const slots: Record<string, unknown> = { exists: t.info.kind !== "absent", in_txn: inTxn, triggers: t.info.triggers.length > 0, cascades: false, sequence: false, rows: 0 };
+      if (t.info.triggers.length > 0) t.triggers = t.info.triggers.map((x) => x.name);
       const dml = c.name === "sql_insert" || c.name === "sql_update" || c.name === "sql_delete" || c.name === "sql_truncate";
       if (dml || c.name === "sql_drop" || c.name === "sql_alter") {
         if (t.info.kind === "absent" && !(c.name === "sql_drop" && c.arguments.ifExists === true)) {
@@ -339,7 +341,6 @@ class SqlGuardImpl implements SqlGuard {
           if (this.dialect === "postgres" ? c.arguments.cascade === true && t.info.children.length > 0 : fkOn && children.length > 0) {
             for (const ch of children) if ((await this.count(`SELECT 1 FROM ${ch.q} LIMIT 1`)) > 0) t.cascade.push(await this.catalog.table(splitName(ch.table)));
           }
-          t.triggers = [];
         }
         slots.rows = t.rows;
         slots.cascades = t.cascade.length > 0 || (this.dialect === "postgres" && c.arguments.cascade === true);
@@ -435,7 +436,11 @@ class SqlGuardImpl implements SqlGuard {
     const tables: PointTable[] = [];
     let total = 0;
     const seen = new Set<string>();
+    // A table both written by the string and reached by a cascade is kept once, whole.
+    const cascaded = new Set(ts.flatMap((t) => t.cascade.map((c) => c.name)));
     for (const t of ts) {
+      if (seen.has(t.info.name)) continue;
+      if (t.scope === "keys" && cascaded.has(t.info.name)) t.scope = "table";
       if (t.scope === "created") {
         tables.push(this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
         continue;

@@ -263,17 +263,20 @@ export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<vo
     if (t.scope !== "created") continue;
     if (await exists(db, t)) await db.run(`DROP ${t.kind.toUpperCase()} ${t.q}`);
   }
-  // Dropped relations: created again (parents first), then their rows go in below.
+  // Dropped relations: created again (parents first), then their rows go in below. One that exists
+  // (the string stopped before its DROP ran; the fingerprint says it is as the string left it) has
+  // its rows set back like a table.
+  const recreated = new Set<string>();
   for (const t of [...tables].sort((a, b) => a.depth - b.depth)) {
-    if (t.scope !== "dropped") continue;
-    if (await exists(db, t)) throw new StateError(`${t.table} exists again`);
+    if (t.scope !== "dropped" || (await exists(db, t))) continue;
     if (t.definition === null || t.definition.length === 0) throw new StateError(`no definition of ${t.table} was kept`);
     for (const sql of t.definition) await db.run(sql);
+    recreated.add(t.table);
   }
   const plans = [];
   for (const t of tables) {
     if (t.scope === "created" || t.kind !== "table") continue;
-    const now = t.scope === "dropped" ? { rows: [], rids: [], keys: [] } : (await scopeNow(db, t))!;
+    const now = recreated.has(t.table) ? { rows: [], rids: [], keys: [] } : (await scopeNow(db, t))!;
     plans.push({ t, ...diff(t, now) });
   }
   // Rows gone come back first (parents first), so children set back next find their parents; rows not
