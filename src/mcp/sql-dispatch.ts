@@ -51,12 +51,12 @@ export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyA
   let adapter: SqlAdapter;
   let close: () => Promise<void>;
   if (where.dialect === "sqlite") {
-    const { default: Database } = await import("better-sqlite3");
+    const { default: Database } = await driver("better-sqlite3", () => import("better-sqlite3"));
     const db = new Database(where.path, { fileMustExist: true });
     adapter = sql.sqliteAdapter(db);
     close = async () => void db.close();
   } else {
-    const { default: pg } = await import("pg");
+    const { default: pg } = await driver("pg", () => import("pg"));
     const client = new pg.Client({ connectionString: where.url });
     try {
       await client.connect();
@@ -105,4 +105,13 @@ export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyA
     });
   }
   return out;
+}
+
+/** A database driver from the user's node_modules (never bundled): a clear error when it is not installed. */
+async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    throw new SqlDispatchError("missing-driver", `the database driver \`${name}\` is not installed (npm install ${name}): ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+  }
 }

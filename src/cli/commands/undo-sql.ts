@@ -74,13 +74,13 @@ async function openDatabase(database: string, url: string | undefined) {
     if (url !== undefined) throw usageError("bad-option", "`--database` is for PostgreSQL executions; an SQLite execution's file is in its journal");
     const file = database.slice("sqlite:".length);
     if (!existsSync(file)) throw new CliError("no-database", `the SQLite database ${file} the statement ran on is gone`);
-    const { default: Database } = await import("better-sqlite3");
+    const { default: Database } = await driver("better-sqlite3", () => import("better-sqlite3"));
     const db = new Database(file, { fileMustExist: true });
     return { adapter: sqliteAdapter(db), close: async () => void db.close() };
   }
   if (database.startsWith("postgres:")) {
     if (url === undefined || !/^postgres(ql)?:\/\//.test(url)) throw usageError("missing-option", `this execution ran on PostgreSQL database \`${database.slice("postgres:".length)}\`: give \`--database postgres://…\` to connect to it`);
-    const { default: pg } = await import("pg");
+    const { default: pg } = await driver("pg", () => import("pg"));
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
@@ -91,4 +91,13 @@ async function openDatabase(database: string, url: string | undefined) {
     return { adapter: postgresAdapter(client, { name }), close: () => client.end() };
   }
   throw new CliError("bad-journal", `unknown database \`${database}\` in the journal`);
+}
+
+/** A database driver from the user's node_modules (never bundled): a clear error when it is not installed. */
+async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    throw new CliError("missing-driver", `the database driver \`${name}\` is not installed (npm install ${name}): ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+  }
 }
