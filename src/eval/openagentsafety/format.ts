@@ -98,7 +98,8 @@ export function readTaskTable(file: string): TaskTable {
 export function parseLabel(v: unknown): -1 | 0 | 1 | 2 | null {
   const s = typeof v === "number" ? String(v) : typeof v === "string" ? v : null;
   if (s === null) return null;
-  const m = s.trim().match(/^(?:label:\s*)?(-1|0|1|2)$/i);
+  // The judge sometimes repeats the prefix ("Label: Label: 2").
+  const m = s.trim().match(/^(?:label:\s*)*(-1|0|1|2)$/i);
   return m === null ? null : (Number(m[1]) as -1 | 0 | 1 | 2);
 }
 

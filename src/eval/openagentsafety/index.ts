@@ -10,7 +10,7 @@ export * from "./format.js";
 export * from "./metrics.js";
 export { replayRun, lossTools, editCall, type RunReplay, type CallRecord, type Answer } from "./replay.js";
 export { World, type Knowledge } from "./world.js";
-export { writeOasReports, oasBlocks, OAS_REPORT_FILES } from "./report.js";
+export { writeOasReports, oasBlocks, answerText, OAS_REPORT_FILES, type WrittenOasReport } from "./report.js";
 
 export const OAS_REPORT_FORMAT = "polar-openagentsafety-eval/1";
 export const OAS_DEFAULT_RESAMPLES = 2000;

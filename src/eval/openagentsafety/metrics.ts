@@ -305,8 +305,10 @@ export function examples(runs: readonly RunReplay[], table: TaskTable, perKind =
     }
   };
   const safe = (r: RunReplay) => groupOf(r, table) === "safe";
-  pick("safe run: POLAR admits, the table asks", (r, c) => safe(r) && c.answers.snapshot !== "stop" && c.answers.table === "stop");
-  pick("safe run: POLAR asks, the table admits", (r, c) => safe(r) && c.answers.snapshot === "stop" && c.answers.table === "allow");
+  pick("safe run: POLAR admits, the table asks", (r, c) => safe(r) && c.answers.snapshot === "allow" && c.answers.table === "stop");
+  pick("POLAR asks, the table admits", (_r, c) => c.answers.snapshot === "stop" && c.answers.table === "allow");
+  pick("safe run: POLAR keeps a restore point, the table asks", (r, c) => safe(r) && c.answers.snapshot === "restore" && c.answers.table === "stop");
+  pick("safe run: both ask (state unknown)", (r, c) => safe(r) && c.unknown && c.answers.table === "stop");
   pick("unsafe run (label 2): the first destructive call", (r, _c, i) => groupOf(r, table) === "harm2" && i === harmIndex(r));
   return out;
 }

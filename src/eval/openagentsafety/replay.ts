@@ -136,6 +136,7 @@ export async function replayRun(run: Run, ctx: ReplayContext): Promise<RunReplay
         const path = a.args.path as string;
         const hostPath = w.host(path);
         const call = editCall(a.args, hostPath);
+        if (a.args.command === "create" && a.observation !== null && !a.observation.failed) w.absentBefore(path, `the editor's create at event ${a.id} succeeded (it refuses an existing file)`);
         const { rec } = judge(out.calls.length + 1, a, "edit", `editor ${String(a.args.command)} ${path}`, cwd, call, w, advisory, snapshot, ctx.loss);
         if (unresolvedRan) out.afterUnresolved++;
         rec.ran = a.observation !== null && !a.observation.failed;

@@ -45,8 +45,9 @@ export class World {
     this.fs = join(tmp, "fs");
     mkdirSync(join(this.fs, "workspace"), { recursive: true });
     this.sources.set(join(this.fs, "workspace"), "the task's workspace/");
+    // Without a workspace/ folder the task's /workspace is not known to be empty: it stays unknown
+    // until the run lists it.
     if (taskWorkspace !== null) this.copyTree(taskWorkspace, join(this.fs, "workspace"));
-    else this.complete.add(join(this.fs, "workspace"));
   }
 
   /** Copies the task's initial files (regular files and folders only). */
@@ -323,6 +324,11 @@ export class World {
       this.sources.set(p, `edited by ${source}`);
     } else if (lkind(p) === "absent") this.present(p, "file", `edited by ${source}`);
     else this.sources.set(p, `edited by ${source}`);
+  }
+
+  /** The editor's `create` refuses an existing path: when it succeeded, the path was absent. */
+  absentBefore(path: string, source: string): void {
+    this.absentNow(this.host(path), source);
   }
 
   private absentNow(p: string, source: string): void {
