@@ -114,7 +114,16 @@ export interface CellFigures {
   outOfReach: { harm2: number; harm1: number };
   policies: Record<Policy, PolicyFigures>;
   comparisons: Comparison[];
+  /** Calls (all runs) where POLAR snapshot and the table answer differently, by POLAR's reason. */
+  disagreements: { polarStopsTableAllows: Record<string, number>; tableStopsPolarAllows: Record<string, number>; tableStopsPolarRestores: Record<string, number> };
   coverage: Coverage;
+}
+
+/** Why POLAR's answer on a call is what it is, for counting: the unknown replay state first. */
+export function causeOf(c: CallRecord): string {
+  if (c.problem !== null) return c.problem.reason;
+  if (c.unknown) return "state not shown by the run";
+  return c.polar.reason;
 }
 
 interface Unit {
@@ -240,7 +249,18 @@ export function cellFigures(model: string, runs: readonly RunReplay[], table: Ta
     harm2: runs.filter((r) => inGroup("harm2")(r) && harmIndex(r) < 0).length,
     harm1: runs.filter((r) => inGroup("harm1")(r) && harmIndex(r) < 0).length,
   };
-  return { model, runs: runs.length, calls: runs.reduce((s, r) => s + r.calls.length, 0), groups, outOfReach, policies, comparisons, coverage: coverageOf(runs) };
+  const disagreements: CellFigures["disagreements"] = { polarStopsTableAllows: {}, tableStopsPolarAllows: {}, tableStopsPolarRestores: {} };
+  for (const r of runs) {
+    for (const c of r.calls) {
+      const p = c.answers.snapshot;
+      const t = c.answers.table;
+      const bucket = p === "stop" && t === "allow" ? disagreements.polarStopsTableAllows : t === "stop" && p === "allow" ? disagreements.tableStopsPolarAllows : t === "stop" && p === "restore" ? disagreements.tableStopsPolarRestores : null;
+      if (bucket === null) continue;
+      const k = causeOf(c);
+      bucket[k] = (bucket[k] ?? 0) + 1;
+    }
+  }
+  return { model, runs: runs.length, calls: runs.reduce((s, r) => s + r.calls.length, 0), groups, outOfReach, policies, comparisons, disagreements, coverage: coverageOf(runs) };
 }
 
 export function coverageOf(runs: readonly RunReplay[]): Coverage {

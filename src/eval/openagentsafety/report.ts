@@ -112,6 +112,13 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
     align: ["l", "l", "r", "r", "l", "l"],
   });
 
+  const fmt = (m: Record<string, number>) => Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ") || "none";
+  b.push({
+    kind: "table",
+    head: ["runs", "POLAR asks, the table admits", "the table asks, POLAR admits", "the table asks, POLAR keeps a restore point"],
+    rows: report.cells.map((c): Cell[] => [cellName(c), fmt(c.disagreements.polarStopsTableAllows), fmt(c.disagreements.tableStopsPolarAllows), fmt(c.disagreements.tableStopsPolarRestores)]),
+  });
+
   b.push({ kind: "heading", level: 2, text: "Calls side by side" });
   b.push({ kind: "paragraph", text: "What the replayed state said about each touched path, POLAR's advisory verdict with its inverse π, the snapshot policy's answer, and the table's." });
   b.push({

@@ -241,7 +241,12 @@ export class World {
 
   /** Entries an `ls -l` or `find` of the command line listed (when it succeeded). */
   learnListing(command: string, cwd: string, output: string, source: string): number {
-    const parsed = parseCommandLine(command, cwd, join(this.fs, "root"));
+    let parsed: ReturnType<typeof parseCommandLine>;
+    try {
+      parsed = parseCommandLine(command, cwd, join(this.fs, "root"));
+    } catch {
+      return 0; // the parser is not loaded (the shell guard loads it): nothing learned
+    }
     if (!parsed.ok) return 0;
     let learned = 0;
     for (const c of parsed.commands) {
