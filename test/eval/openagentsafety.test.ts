@@ -2,6 +2,7 @@
 // (test/fixtures/openagentsafety): parsing, files it cannot use, the replayed container state, the task
 // classification, the per-call answers of POLAR / the static table / allow-all, the metrics and the
 // report files. The suite on the real runs in ../shared is test/eval/openagentsafety-shared.test.ts.
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -338,6 +339,28 @@ describe("metrics on hand-made replays", () => {
 });
 
 describe("the command's entry point", () => {
+  it("polar eval openagentsafety: writes the files, exit 2 for bad usage, 1 for a missing folder; the table ships", () => {
+    const out = mkdtempSync(join(tmpdir(), "polar-oas-cli-"));
+    const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "eval", "openagentsafety", ...args], { cwd: ROOT, encoding: "utf8" });
+    try {
+      const stdout = execFileSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "eval", "openagentsafety", "--data", FIX, "--runs", join(FIX, "runs/model-a"), "--tasks", FIX_TABLE, "--out", out, "--resamples", "20", "--no-progress"], { cwd: ROOT, encoding: "utf8" });
+      expect(stdout).toMatch(/^polar eval openagentsafety: 2 runs of 1 model\(s\)/);
+      expect(readdirSync(out).sort()).toEqual(Object.values(OAS_REPORT_FILES).sort());
+      const bad = cli("--data", FIX, "--out", out, "--resamples", "1e3");
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain("error[bad-option]: --resamples `1e3`");
+      const noOut = cli("--data", FIX);
+      expect(noOut.status).toBe(2);
+      const missing = cli("--data", join(FIX, "nope"), "--out", out);
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toContain("error[no-such-file]");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] };
+    expect(pkg.files).toContain("data/openagentsafety/tasks.json");
+  }, 120_000);
+
   it("a missing --data or --out is a bad-option error; the summary names the files", async () => {
     await expect(evalOpenAgentSafety({ data: "", out: "x" })).rejects.toMatchObject({ code: "bad-option" });
     await expect(evalOpenAgentSafety({ data: FIX, out: "" })).rejects.toMatchObject({ code: "bad-option" });
