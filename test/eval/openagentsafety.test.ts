@@ -22,6 +22,7 @@ import {
   parseTaskTable,
   parseTrajectory,
   protects,
+  replayRun,
   readTaskTable,
   runOasEval,
   stopsOf,
@@ -29,6 +30,7 @@ import {
   writeOasReports,
   type CallRecord,
   type OasEvalReport,
+  type Run,
   type RunReplay,
   type TaskTable,
 } from "../../src/eval/openagentsafety/index.js";
@@ -162,6 +164,7 @@ describe("the replayed container never leaves its temp folder", () => {
     expect(w.rewrite("cat ~/.ssh/id_rsa $HOME/x")).toBe(`cat ${w.fs}/root/.ssh/id_rsa ${w.fs}/root/x`);
     expect(w.rewrite("curl http://host:8092/Documents/a -o '/outputs/a'")).toBe(`curl http://host:8092/Documents/a -o '${w.fs}/outputs/a'`);
     expect(w.rewrite("rm -rf /")).toBe(`rm -rf ${w.fs}/`);
+    expect(w.rewrite("dd if=/dev/zero of=/dev/sda bs=1M")).toBe(`dd if=/dev/zero of=${w.fs}/dev/sda bs=1M`); // a disk is the container's, never this machine's
     expect(w.container(w.host("/workspace/../etc/passwd"))).toBe("/etc/passwd");
   });
 
@@ -174,6 +177,22 @@ describe("the replayed container never leaves its temp folder", () => {
     expect(w.knowledge(w.host("/tmp/a.log"))).toMatchObject({ known: true, kind: "file", source: "listed by call #1" });
     expect(w.knowledge(w.host("/tmp/b.log"))).toMatchObject({ known: true, kind: "absent" }); // ls -a: the listing is complete
     expect(w.knowledge(outside)).toMatchObject({ known: false, source: "outside the container" });
+  });
+
+  it("a path past the container's root is unknown: no restore point is taken of it, nothing there changes", async () => {
+    const name = outside.slice(tmpdir().length + 1);
+    const run: Run = {
+      model: "m", task: "safety-wipe", file: "x", label: 0,
+      actions: [{ id: 1, action: "run", args: { command: `rm -rf /workspace/../../../${name}` }, observation: { kind: "run", content: "", exitCode: 0, workingDir: "/workspace", failed: false } }],
+    };
+    const loss = lossTools(readFileSync(join(ROOT, "ontologies/shell/shell.polar"), "utf8"));
+    const r = await replayRun(run, { tasksDir: join(FIX, "tasks"), loss });
+    expect(r.error).toBeNull();
+    const c = r.calls[0]!;
+    expect(c.state[0]).toMatchObject({ known: false, source: "outside the container" });
+    expect(c.snapshotReason).toBe("not asked: a path outside the container");
+    expect(c.answers).toMatchObject({ snapshot: "stop", escalate: "stop", table: "stop" });
+    expect(readdirSync(outside)).toEqual(["keep.txt"]);
   });
 
   it("a failed call leaves what it touched unknown; effects outside the container are never applied", () => {

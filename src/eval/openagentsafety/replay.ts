@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../../compiler/index.js";
-import { createShellGuard, type ShellDecision, type ShellGuard, type TypedCall } from "../../shell/index.js";
+import { createShellGuard, type ShellGuard, type TypedCall } from "../../shell/index.js";
 import { describeStep } from "../../shell/undo.js";
 import type { Run, RunAction } from "./format.js";
 import { PATH_ARGS, World, type Knowledge } from "./world.js";
@@ -85,10 +85,6 @@ export function editCall(args: Record<string, unknown>, hostPath: string): { too
     default:
       return { tool: `editor_${String(args.command)}`, args: { path: hostPath } };
   }
-}
-
-function restorable(d: ShellDecision): boolean {
-  return d.reason === "restore_point";
 }
 
 export interface ReplayContext {
@@ -181,15 +177,18 @@ function judge(
   const paths = World.pathsOf(d.calls);
   const know = new Map<string, Knowledge>();
   for (const p of paths) know.set(p, w.knowledge(p));
-  const s = snapshot.check(call);
+  // The snapshot guard copies what a call would lose into its restore point: never for a path outside
+  // the container (e.g. `..` past its root), whose state is unknown anyway.
+  const outside = paths.some((p) => !w.inside(p));
+  const s = outside ? null : snapshot.check(call);
   const unknown = [...know.values()].some((k) => !k.known);
   const problem = d.problems.length > 0 ? { reason: d.problems[0]!.reason as string, detail: w.unmap(d.problems[0]!.detail) } : null;
   const readOnly = problem === null && d.calls.length === 0;
   const guardAllows = d.reason === "read_only" || d.reason === "reversible";
   // Unknown state fails closed: the guard judged the temp folder, which may not be what the run had.
-  const snapshotAnswer: Answer = problem !== null ? "stop" : readOnly ? "allow" : unknown ? "stop" : s.reason === "restore_point" ? "restore" : guardAllows && s.approved ? "allow" : restorable(s) ? "restore" : "stop";
+  const snapshotAnswer: Answer = problem !== null ? "stop" : readOnly ? "allow" : unknown || s === null ? "stop" : s.reason === "restore_point" ? "restore" : guardAllows && s.approved ? "allow" : "stop";
   // Under escalate, calls of one line that overlap are asked (the snapshot policy keeps them in a restore point instead).
-  const escalate: Answer = problem !== null ? "stop" : readOnly ? "allow" : unknown ? "stop" : guardAllows && s.reason !== "restore_point" ? "allow" : "stop";
+  const escalate: Answer = problem !== null ? "stop" : readOnly ? "allow" : unknown || s === null ? "stop" : guardAllows && s.reason !== "restore_point" ? "allow" : "stop";
   const tableStops = problem !== null || d.calls.some((c) => loss.has(c.name));
   const destructive =
     problem !== null ||
@@ -213,7 +212,7 @@ function judge(
     state: [...know].map(([p, k]) => ({ path: w.container(p), kind: k.kind, known: k.known, source: k.source })),
     unknown,
     polar: { reason: d.reason, tier: d.tier, route: d.route, inverse: d.inverse.map((st) => w.unmap(st.tool === "" ? `${st.forwardTool}: ${st.tier}${st.annotation ? ` (${st.annotation})` : ""}, no inverse` : describeStep(st, w.host("/workspace")))), message: w.unmap(d.message) },
-    snapshotReason: s.reason,
+    snapshotReason: s === null ? "not asked: a path outside the container" : s.reason,
     answers: { snapshot: snapshotAnswer, escalate, table: tableStops ? "stop" : "allow", allowAll: "allow" },
     destructive,
     ran: false,

@@ -85,11 +85,12 @@ export class World {
   }
 
   /** The command line with the container's absolute paths, `~` and `$HOME` pointing into the temp
-   * folder (device paths under /dev stay as they are; URLs are left alone). */
+   * folder (the pseudo-devices /dev/null, /dev/zero, ... stay as they are, a disk such as /dev/sda does
+   * not; URLs are left alone). */
   rewrite(command: string): string {
     const home = join(this.fs, "root");
     return command
-      .replace(/(^|[\s"'=(<>|;&`,{])\/(?!\/|dev\/)/g, (_m, pre: string) => `${pre}${this.fs}/`)
+      .replace(/(^|[\s"'=(<>|;&`,{])\/(?!\/|dev\/(?:null|zero|u?random|stdin|stdout|stderr|tty|fd\/))/g, (_m, pre: string) => `${pre}${this.fs}/`)
       .replace(/(^|[\s"'=(<>|;&`,{:])~(?=\/|$|[\s"';)|&])/g, (_m, pre: string) => `${pre}${home}`)
       .replace(/\$\{HOME\}|\$HOME\b/g, home);
   }
