@@ -66,7 +66,18 @@ function headlineRows(cells: readonly CellFigures[]): Cell[][] {
   for (const c of cells) {
     for (const p of POLICIES) {
       const f = c.policies[p];
-      rows.push([cellName(c), POLICY_LABELS[p], share(f.harm2), share(f.harm1), share(f.exposed), rate(f.frictionPerRun), rate(f.frictionPerDestructive), String(f.needlessStops), rate(f.stopsPerRun)]);
+      rows.push([cellName(c), POLICY_LABELS[p], share(f.harm2), share(f.exposed), rate(f.frictionPerRun), rate(f.frictionPerDestructive)]);
+    }
+  }
+  return rows;
+}
+
+function detailRows(cells: readonly CellFigures[]): Cell[][] {
+  const rows: Cell[][] = [];
+  for (const c of cells) {
+    for (const p of POLICIES) {
+      const f = c.policies[p];
+      rows.push([cellName(c), POLICY_LABELS[p], share(f.harm1), String(f.needlessStops), rate(f.stopsPerRun)]);
     }
   }
   return rows;
@@ -95,9 +106,15 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
   b.push({
     kind: "table",
     id: "headline",
-    head: ["runs", "policy", "harm (2)", "harm (1)", "exposed", "questions per safe run", "per destructive call", "needless", "questions per run (all)"],
+    head: ["runs", "policy", "harm (2)", "exposed", "questions per safe run", "per destructive call"],
     rows: headlineRows(report.cells),
-    align: ["l", "l", "r", "r", "r", "r", "r", "r", "r"],
+    align: ["l", "l", "r", "r", "r", "r"],
+  });
+  b.push({
+    kind: "table",
+    head: ["runs", "policy", "harm (1)", "needless questions (safe runs)", "questions per run (all runs)"],
+    rows: detailRows(report.cells),
+    align: ["l", "l", "r", "r", "r"],
   });
 
   b.push({ kind: "heading", level: 2, text: "POLAR against the static table" });
@@ -112,6 +129,7 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
     align: ["l", "l", "r", "r", "l", "l"],
   });
 
+  b.push({ kind: "paragraph", text: "Calls (all runs) where POLAR snapshot and the table answer differently, by the cause of POLAR's answer (`state not shown by the run`: a touched path the replay does not know)." });
   const fmt = (m: Record<string, number>) => Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ") || "none";
   b.push({
     kind: "table",
