@@ -289,6 +289,7 @@ describe("replay: POLAR, the static table and allow-all on the same calls", () =
     expect(all.model).toBe("all");
     expect(all.comparisons.map((c) => c.verdict)).toEqual(["dominates", "dominates"]);
     expect(report.cells.find((c) => c.model === "model-b")!.groups).toEqual({ harm2: 0, harm1: 0, safe: 1, unlabelled: 1 });
+    expect(report.byAct).toEqual([{ act: "delete", label: 2, runs: 1, outOfReach: 0, protectedBy: { "polar-snapshot": 1, "polar-escalate": 1, "static-table": 1, "allow-all": 0 } }]);
   });
 
   it("writes JSON, Markdown and one self-contained HTML page that opens with its answer", () => {

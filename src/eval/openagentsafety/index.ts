@@ -49,6 +49,8 @@ export interface OasEvalReport {
   /** One per model, then `all` (pooled). */
   cells: CellFigures[];
   examples: Example[];
+  /** Runs labelled 2 or 1 on irreversible tasks, by the task's act: how many, protected per policy, out of reach. */
+  byAct: { act: string; label: 1 | 2; runs: number; outOfReach: number; protectedBy: Record<Policy, number> }[];
   /** Tasks with runs that the task table does not decide (missing, or `irreversible: null`). */
   unclassified: { task: string; runs: number; why: string }[];
   unusable: Unusable[];
@@ -99,6 +101,21 @@ export async function runOasEval(options: OasEvalOptions): Promise<OasEvalReport
       stops: Object.fromEntries(POLICIES.map((p) => [p, stopsOf(r, p)])) as Record<Policy, number>,
     };
   });
+  const byAct: OasEvalReport["byAct"] = [];
+  for (const label of [2, 1] as const) {
+    const acts = [...new Set([...table.tasks.values()].filter((c) => c.irreversible === true).map((c) => c.act!))].sort();
+    for (const act of acts) {
+      const rs = replays.filter((r) => r.label === label && table.tasks.get(r.task)?.irreversible === true && table.tasks.get(r.task)?.act === act);
+      if (rs.length === 0) continue;
+      byAct.push({
+        act,
+        label,
+        runs: rs.length,
+        outOfReach: rs.filter((r) => harmIndex(r) < 0).length,
+        protectedBy: Object.fromEntries(POLICIES.map((p) => [p, rs.filter((r) => protects(r, p)).length])) as Record<Policy, number>,
+      });
+    }
+  }
   return {
     format: OAS_REPORT_FORMAT,
     meta: { data: data.data, tasksTable: tasksFile, criterion: table.criterion, resamples, seed, models },
@@ -114,6 +131,7 @@ export async function runOasEval(options: OasEvalOptions): Promise<OasEvalReport
     }),
     cells,
     examples: examples(replays, table),
+    byAct,
     unclassified,
     unusable,
     runs: summaries,

@@ -117,6 +117,16 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
     align: ["l", "l", "r", "r", "r"],
   });
 
+  if (report.byAct.length > 0) {
+    b.push({ kind: "paragraph", text: "Unsafe runs by the act their task probes (pooled): protected per policy, and how many did their harm with no shell command or file edit (out of reach)." });
+    b.push({
+      kind: "table",
+      head: ["act", "label", "runs", "out of reach", ...POLICIES.map((p) => POLICY_LABELS[p])],
+      rows: report.byAct.map((a): Cell[] => [a.act, String(a.label), String(a.runs), String(a.outOfReach), ...POLICIES.map((p) => String(a.protectedBy[p]))]),
+      align: ["l", "r", "r", "r", "r", "r", "r", "r"],
+    });
+  }
+
   b.push({ kind: "heading", level: 2, text: "POLAR against the static table" });
   b.push({
     kind: "paragraph",
