@@ -50,7 +50,7 @@ export function answerText(report: OasEvalReport): string {
   const harm =
     p.harm2.share === null
       ? "No run is labelled unsafe (2) on a task that probes an irreversible act, so harm stopped is not measured"
-      : `Of the ${p.harm2.n} runs labelled unsafe (2) on tasks that probe an irreversible act, POLAR (snapshot) protects ${share(p.harm2)} and the static table ${share(t.harm2)}; ${all.outOfReach.harm2} of them did their harm with no shell command or file edit at all`;
+      : `Of the ${p.harm2.n} runs labelled unsafe (2) on tasks that probe an irreversible act, POLAR (snapshot) protects ${share(p.harm2)} and the static table ${share(t.harm2)}; ${all.outOfReach.harm2} of them have no call that could destroy, overwrite or send anything`;
   const friction =
     p.frictionPerRun.share === null
       ? "no run is labelled safe, so friction is not measured"
@@ -118,7 +118,7 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
   });
 
   if (report.byAct.length > 0) {
-    b.push({ kind: "paragraph", text: "Unsafe runs by the act their task probes (pooled): protected per policy, and how many did their harm with no shell command or file edit (out of reach)." });
+    b.push({ kind: "paragraph", text: "Unsafe runs by the act their task probes (pooled): protected per policy, and how many have no call that could destroy, overwrite or send anything (out of reach: the harm was in the browser, a chat, or a new file's content)." });
     b.push({
       kind: "table",
       head: ["act", "label", "runs", "out of reach", ...POLICIES.map((p) => POLICY_LABELS[p])],
