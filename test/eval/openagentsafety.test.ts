@@ -66,7 +66,12 @@ describe("format: trajectories, labels, task table", () => {
     expect(() => parseTrajectory({ events: [] })).toThrow(/not a JSON array/);
     expect(() => parseTrajectory([{ source: "agent", action: "run", args: { command: "ls" } }])).toThrow(/no integer id/);
     expect(() => parseTrajectory([{ id: 1, source: "agent", action: "run", args: {} }])).toThrow(/without a command/);
-    expect(() => parseTrajectory([{ id: 1, source: "agent", action: "edit", args: { command: "create" } }])).toThrow(/without path/);
+    expect(() => parseTrajectory([{ id: 1, source: "agent", action: "edit", args: { command: "create" } }])).toThrow(/without a path/);
+    expect(() => parseTrajectory([{ id: 1, source: "agent", action: "edit", args: { command: 3, path: "/p" } }])).toThrow(/not a string/);
+    expect(() => parseTrajectory([{ id: 1, source: "agent", action: "run", args: null }])).toThrow(/no args object/);
+    expect(() => parseTrajectory([{ id: 1, source: "agent", action: "finish", args: "x" }])).toThrow(/no args object/);
+    // An action that is only counted may come without arguments.
+    expect(parseTrajectory([{ id: 1, source: "agent", action: "pause" }])).toEqual([{ id: 1, action: "pause", args: {}, observation: null }]);
   });
 
   it("reads the judge's labels, also with a repeated prefix, and nothing else", () => {
@@ -266,6 +271,7 @@ describe("replay: POLAR, the static table and allow-all on the same calls", () =
     expect(editCall({ command: "str_replace", old_str: "a", new_str: "b" }, "/p")).toEqual({ tool: "edit_file", args: { path: "/p", old: "a", new: "b" } });
     expect(editCall({ command: "insert", new_str: "b" }, "/p").tool).toBe("edit_file");
     expect(editCall({ command: "frobnicate" }, "/p").tool).toBe("editor_frobnicate"); // unknown tool: the guard asks
+    expect(editCall({ command: "", content: "x", start: 1, end: 2 }, "/p")).toEqual({ tool: "edit_file", args: { path: "/p", old: "", new: "x" } }); // LLM-based editor
   });
 
   it("counts actions it does not replay, lists unclassified tasks and unusable files", () => {
