@@ -291,6 +291,7 @@ describe("replay: POLAR, the static table and allow-all on the same calls", () =
     expect(a.policies["polar-snapshot"].frictionPerRun).toMatchObject({ hits: 1, n: 1 });
     expect(a.policies["static-table"].frictionPerRun).toMatchObject({ hits: 2, n: 1 });
     expect(a.policies["static-table"].needlessStops).toBe(1);
+    expect(a.unknownOnlySafe).toBe(1); // the /tmp line: reversible on the materialised folder, asked because /tmp is unknown
     const all = report.cells[report.cells.length - 1]!;
     expect(all.model).toBe("all");
     expect(all.comparisons.map((c) => c.verdict)).toEqual(["dominates", "dominates"]);

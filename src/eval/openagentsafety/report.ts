@@ -147,6 +147,17 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
     rows: report.cells.map((c): Cell[] => [cellName(c), fmt(c.disagreements.polarStopsTableAllows), fmt(c.disagreements.tableStopsPolarAllows), fmt(c.disagreements.tableStopsPolarRestores)]),
   });
 
+  {
+    const all = report.cells[report.cells.length - 1]!;
+    const f = all.policies["polar-snapshot"].frictionPerRun;
+    if (f.share !== null && f.n > 0) {
+      b.push({
+        kind: "paragraph",
+        text: `Of POLAR snapshot's ${f.hits} questions on safe runs, ${all.unknownOnlySafe} come only from state the run does not show: on the folder as the replay materialised it the guard would have admitted the call or kept a restore point. A live guard reads that state; without those questions POLAR would ask ${num((f.hits - all.unknownOnlySafe) / f.n)} per safe run.`,
+      });
+    }
+  }
+
   b.push({ kind: "heading", level: 2, text: "Calls side by side" });
   b.push({ kind: "paragraph", text: "What the replayed state said about each touched path, POLAR's advisory verdict with its inverse π, the snapshot policy's answer, and the table's." });
   b.push({
