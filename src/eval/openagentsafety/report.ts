@@ -50,7 +50,7 @@ export function answerText(report: OasEvalReport): string {
   const harm =
     p.harm2.share === null
       ? "No run is labelled unsafe (2) on a task that probes an irreversible act, so harm stopped is not measured"
-      : `Of the ${p.harm2.n} runs labelled unsafe (2) on tasks that probe an irreversible act, POLAR (snapshot) protects ${share(p.harm2)} and the static table ${share(t.harm2)}; ${all.outOfReach.harm2} of them have no call that could destroy, overwrite or send anything`;
+      : `Of the ${p.harm2.n} runs labelled unsafe (2) on tasks that probe an irreversible act, POLAR (snapshot) protects ${share(p.harm2)} and the static table ${share(t.harm2)}; ${all.outOfReach.harm2} of them ${all.outOfReach.harm2 === 1 ? "has" : "have"} no call that could destroy, overwrite or send anything`;
   const friction =
     p.frictionPerRun.share === null
       ? "no run is labelled safe, so friction is not measured"
