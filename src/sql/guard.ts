@@ -12,7 +12,7 @@ import type { Decision } from "../guard/decision.js";
 import type { StateView, TierName } from "../core/types.js";
 import type { SqlAdapter, SqlDialect } from "./adapter.js";
 import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
-import { Catalog, fingerprintRows, quoteIdent, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
+import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
 import { describeSqlStep, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, summary, undoSqlEntry, type PointTable, type SqlInverseStep, type SqlRestorePoint, type SqlRestoreSummary, type SqlUndoEntry, type SqlUndoResult, type SqlUndoSelector } from "./undo.js";
 
 export type SqlPolicy = "snapshot" | "escalate" | "veto" | "advisory";
@@ -257,7 +257,14 @@ class SqlGuardImpl implements SqlGuard {
     this.catalog.clear();
     // Before the read-only transaction the guard opens: is the caller's own transaction open?
     const inTxn = await this.db.inTransaction();
-    return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+    try {
+      return await this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+    } catch (e) {
+      if (!(e instanceof CatalogRetry)) throw e;
+      for (const c of d.calls) c.arguments.table = c.rel === null ? c.arguments.table : c.rel.schema === null ? c.rel.name : `${c.rel.schema}.${c.rel.name}`;
+      this.catalog.clear();
+      return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+    }
   }
 
   /** Layer B, the verdict, the restore point. Runs inside the read-only transaction. */

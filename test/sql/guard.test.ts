@@ -316,6 +316,18 @@ describe("postgres only", () => {
     expect(await state(h)).toBe(before);
   });
 
+  it("the catalog's prepared statement survives DEALLOCATE ALL, and names with quotes and backslashes are read", async () => {
+    const h = await fresh("postgres");
+    await h.exec(`CREATE TABLE "we'ird\\name" (id integer PRIMARY KEY, v text); INSERT INTO "we'ird\\name" VALUES (1, 'a')`);
+    const g = await guard(h);
+    expect((await g.check("DELETE FROM orders WHERE id = 7")).approved).toBe(true);
+    await h.exec("DEALLOCATE ALL");
+    expect((await g.check("DELETE FROM orders WHERE id = 7")).approved).toBe(true);
+    const d = await g.check(`DELETE FROM "we'ird\\name" WHERE id = 1`);
+    expect(d).toMatchObject({ approved: true, reason: "restore_point" });
+    expect(d.restorePoint!.rows).toBe(1);
+  });
+
   it("a Pool is refused: the reads and the undo must share one connection", () => {
     expect(() => postgresAdapter({ query: async () => ({ rows: [] }), totalCount: 0, idleCount: 0 } as never)).toThrow(/Pool/);
   });
