@@ -18,12 +18,13 @@ export class SqlDispatchError extends Error {
   }
 }
 
-/** `TOOL=sql:ARG` (repeatable `--dispatch`): the tool whose argument ARG is an SQL statement. */
-export function parseDispatch(spec: string): { tool: string; kind: "sql"; argument: string } {
+/** `TOOL=sql:ARG` or `TOOL=shell:ARG` (repeatable `--dispatch`): the tool whose argument ARG is an SQL
+ * statement (judged by polar-guard/sql) or a shell command (polar-guard/shell). */
+export function parseDispatch(spec: string): { tool: string; kind: "sql" | "shell"; argument: string } {
   const m = /^([A-Za-z_][A-Za-z0-9_]*)=([a-z]+):([A-Za-z_][A-Za-z0-9_-]*)$/.exec(spec);
-  if (m === null) throw new SqlDispatchError("bad-option", `\`--dispatch\` takes TOOL=sql:ARGUMENT (e.g. query=sql:sql), got \`${spec}\``);
-  if (m[2] !== "sql") throw new SqlDispatchError("bad-option", `\`--dispatch ${spec}\`: the gateway judges \`sql\` strings; \`${m[2]}\` is not a dispatcher it has`);
-  return { tool: m[1], kind: "sql", argument: m[3] };
+  if (m === null) throw new SqlDispatchError("bad-option", `\`--dispatch\` takes TOOL=sql:ARGUMENT or TOOL=shell:ARGUMENT (e.g. query=sql:sql), got \`${spec}\``);
+  if (m[2] !== "sql" && m[2] !== "shell") throw new SqlDispatchError("bad-option", `\`--dispatch ${spec}\`: the gateway judges \`sql\` and \`shell\` strings; \`${m[2]}\` is not a dispatcher it has`);
+  return { tool: m[1], kind: m[2], argument: m[3] };
 }
 
 /** The database the server serves: `sqlite:PATH` (or a path ending .db/.sqlite/.sqlite3) or a PostgreSQL URL. */

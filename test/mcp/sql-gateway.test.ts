@@ -152,10 +152,13 @@ describe("polar mcp --dispatch (the CLI, a real stdio gateway process)", () => {
     const cli = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "mcp", "--ontology", ontology, "--rules", rules, ...args, "--", process.execPath, SQLITE_SERVER, file], { encoding: "utf8", cwd: ROOT, input: "" });
     const noDb = cli(["--dispatch", "query=sql:sql"]);
     expect(noDb.status).toBe(2);
-    expect(noDb.stderr).toContain("`--dispatch` needs `--database");
-    const shell = cli(["--dispatch", "query=shell:sql", "--database", `sqlite:${file}`]);
-    expect(shell.status).toBe(2);
-    expect(shell.stderr).toContain("`shell` is not a dispatcher it has");
+    expect(noDb.stderr).toContain("`--dispatch TOOL=sql:ARG` needs `--database");
+    const bogus = cli(["--dispatch", "query=bogus:sql", "--database", `sqlite:${file}`]);
+    expect(bogus.status).toBe(2);
+    expect(bogus.stderr).toContain("`bogus` is not a dispatcher it has");
+    const noWs = cli(["--dispatch", "run=shell:command"]);
+    expect(noWs.status).toBe(2);
+    expect(noWs.stderr).toContain("needs `--workspace DIR`");
     const missing = cli(["--dispatch", "query=sql:sql", "--database", `sqlite:${join(tmp.dir, "nope.db")}`]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain("does not exist");
