@@ -66,4 +66,26 @@ describe("polar init", () => {
       expect(existsSync(`${file}.polar-backup`)).toBe(false);
     }
   });
+  test("--http (Claude Code): pre/post-tool hooks of type http with the token and onFailure block, session start stays a command; the token goes to settings.local.json; a second init or --remove replaces it", () => {
+    expect(configFile("claude-code", "project", "/p", "/h", true)).toBe("/p/.claude/settings.local.json");
+    expect(configFile("claude-code", "user", "/p", "/h", true)).toBe("/h/.claude/settings.json");
+    const dir = mkdtempSync(join(tmpdir(), "polar-init-http-"));
+    const file = configFile("claude-code", "project", dir, undefined, true);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "http", url: "http://127.0.0.1:9/mine" }] }] } }));
+    const token = "ab".repeat(32);
+    installHooks("claude-code", file, SCRIPT, [], { port: 4321, token });
+    installHooks("claude-code", file, SCRIPT, [], { port: 4322, token });
+    const cfg = JSON.parse(readFileSync(file, "utf8"));
+    expect(cfg.hooks.PreToolUse).toHaveLength(2);
+    expect(cfg.hooks.PreToolUse[0].hooks[0].url).toBe("http://127.0.0.1:9/mine");
+    const mine = { type: "http", url: "http://127.0.0.1:4322/http/claude-code", headers: { Authorization: `Bearer ${token}` }, timeout: 60, onFailure: "block" };
+    expect(cfg.hooks.PreToolUse[1].hooks).toEqual([mine]);
+    expect(cfg.hooks.PostToolUse[0].hooks).toEqual([mine]);
+    expect(cfg.hooks.SessionStart[0].hooks[0]).toMatchObject({ type: "command" });
+    expect(installed(file)).toBe(true);
+    expect(removeHooks(file).removed).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8")).hooks).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "http", url: "http://127.0.0.1:9/mine" }] }] });
+    expect(() => installHooks("codex", file, SCRIPT, [], { port: 1, token })).toThrow(/--http/u);
+  });
 });
