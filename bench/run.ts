@@ -19,6 +19,7 @@ import { median } from "./lib/stats.js";
 import { summarizeResults, type Results } from "./lib/summary.js";
 import { writePlots } from "./lib/plots.js";
 import { updateReadme } from "./lib/readme.js";
+import { measureHooks } from "./hooks.js";
 
 interface Args {
   quick: boolean;
@@ -214,7 +215,8 @@ async function main(): Promise<void> {
   if (colds.some((id) => id.startsWith("cold-node-entry")) && !existsSync(join(ROOT, "dist", "node.js"))) throw new Error("dist/node.js is missing: run `npm run build` first");
   const doWorkerd = selected("cold-workerd", a.only);
   const doExample = selected("cold-worker-example", a.only);
-  const total = list.length + colds.length + (doWorkerd ? 1 : 0) + (doExample ? 1 : 0);
+  const doHooks = selected("hooks", a.only);
+  const total = list.length + colds.length + (doWorkerd ? 1 : 0) + (doExample ? 1 : 0) + (doHooks ? 1 : 0);
   const bar = new cliProgress.SingleBar({ format: "bench [{bar}] {value}/{total} {job} {step}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
   bar.start(total, 0, { job: "", step: "" });
   const results: Record<string, unknown>[] = [];
@@ -255,6 +257,18 @@ async function main(): Promise<void> {
       const w = await measureWorkerExample({ root: ROOT, dir: join(OUT, "worker-example"), samples: workerdSamples });
       results.push({ id: "cold-worker-example", variant: "cold-worker-example", ...w });
       if (!w.ok) failures.push(`cold-worker-example: ${w.error}`);
+    }
+    bar.increment();
+  }
+  if (doHooks) {
+    // Coding-agent hooks end to end (bench/hooks.ts): the daemon, its bash client, the http hook, a fresh
+    // process per call, cold start. Needs dist/ (bin/polar.js).
+    bar.update({ job: "hooks", step: "" });
+    try {
+      const h = a.quick ? { calls: 10, fresh: 2, cold: 1 } : { calls: 200, fresh: 10, cold: 5 };
+      results.push({ id: "hooks", variant: "hooks", ...(await measureHooks({ ...h, onProgress: (label) => bar.update({ step: label }) })) });
+    } catch (e) {
+      failures.push(`hooks: ${e instanceof Error ? e.message : String(e)}`);
     }
     bar.increment();
   }

@@ -114,6 +114,10 @@ export function summarizeResults(r: Results): Summary {
   const observe = layerb?.figures?.observe as Figure | undefined;
   const project = layerb?.figures?.project as Figure | undefined;
   const parse = layerb?.figures?.parse as Figure | undefined;
+  // Coding-agent hooks (issue 24): the worst allow-path case of each client, end to end per call.
+  const hookCases = (byId(r, "hooks")?.cases as Array<{ allow: boolean; command: { p50: number; p95: number }; http: { p50: number; p95: number } }> | undefined)?.filter((c) => c.allow);
+  const worst = (k: "command" | "http", q: "p50" | "p95"): number | undefined => (hookCases === undefined || hookCases.length === 0 ? undefined : Math.max(...hookCases.map((c) => c[k][q])));
+  const ms = (v: number | undefined) => (v === undefined ? "–" : `${v.toFixed(1)} ms`);
   const targets: Target[] = [
     t("core verdict, one call: p50 ≤ 0.5 µs", ns(core1?.p50), le(core1?.p50, 500)),
     t("guard.check end to end: p50 ≤ 2 µs", ns(guard1?.p50), le(guard1?.p50, 2000)),
@@ -132,6 +136,10 @@ export function summarizeResults(r: Results): Summary {
     t("cold start to first verdict in Node ≤ 2 ms (median)", cold ? `${Number(cold.median.toFirstVerdict).toFixed(2)} ms` : "–", le(cold?.median?.toFirstVerdict, 2)),
     t("airline projection ≤ 150 ms (projection p50; JSON.parse apart)", project ? `${ns(project.p50)} (parse ${ns(parse?.p50)})` : "–", le(project?.p50, 150e6)),
     t("observe of one tool result ≤ 20 µs (p50)", ns(observe?.p50), le(observe?.p50, 20_000)),
+    t("coding-agent hook, command hook (bin/polar-hook), allow path: p50 ≤ 10 ms", ms(worst("command", "p50")), le(worst("command", "p50"), 10)),
+    t("coding-agent hook, command hook (bin/polar-hook), allow path: p95 ≤ 50 ms", ms(worst("command", "p95")), le(worst("command", "p95"), 50)),
+    t("coding-agent hook, Claude Code http hook, allow path: p50 ≤ 10 ms", ms(worst("http", "p50")), le(worst("http", "p50"), 10)),
+    t("coding-agent hook, Claude Code http hook, allow path: p95 ≤ 50 ms", ms(worst("http", "p95")), le(worst("http", "p95"), 50)),
     t("memory flat after 1M verdicts (no wasm page growth, heap growth < 1 MB)", memory ? `${memory.pagesGrowth} pages, ${Number(memory.heapGrowthMB).toFixed(2)} MB over ${memory.verdicts} verdicts` : "–", memory ? memory.pagesGrowth === 0 && memory.heapGrowthMB < 1 : null),
   ];
   return { single, sequences, targets, ratios };

@@ -18,6 +18,7 @@ const QUICK_JOBS = [
   "core-wasm", "core-reference", "verifier-wasm", "verifier-reference", "guard-wasm", "guard-reference", "cedar",
   "scale-tools-10", "scale-tools-100", "scale-tools-1000", "scale-tools-10000", "scale-slots-1000", "scale-slots-100000",
   "layerb", "memory", "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
+  "hooks",
 ];
 
 describe("bench harness", () => {
@@ -65,6 +66,16 @@ describe("bench harness", () => {
       expect({ k, agree: a.agree, disagreements: a.disagreements }).toEqual({ k, agree: a.total, disagreements: [] });
     }
     expect(r.summary.targets.find((t: { target: string }) => t.target.startsWith("core verdict, one call")).measured).toMatch(/ns|µs/);
+    // Coding-agent hooks: every case answered the same by the command hook, the http hook and a fresh
+    // process, allow where it should; cold start measured.
+    const hooks = r.results.find((x: { id: string }) => x.id === "hooks");
+    expect(hooks.cases.map((c: { id: string }) => c.id)).toEqual(["mcp-read", "shell-git-status", "shell-reset-hard-clean", "mcp-delete"]);
+    for (const c of hooks.cases) {
+      expect(c.sameAnswer).toBe(true);
+      for (const k of ["command", "http", "fresh"]) expect(c[k].p50).toBeGreaterThan(0);
+    }
+    expect(hooks.coldStart.n).toBe(1);
+    expect(r.summary.targets.find((t: { target: string }) => t.target.startsWith("coding-agent hook, command hook")).measured).toMatch(/ms/u);
     expect(existsSync(join(out, "sequence-length.svg"))).toBe(true);
   }, 600_000);
 });
