@@ -433,7 +433,7 @@ class ShellGuardImpl implements ShellGuard {
     this.journal.add({
       id, execution: key, call: JSON.parse(JSON.stringify(call ?? null)), calls: p.calls, tier: p.decision.tier ?? "T5",
       phi: p.decision.core?.verdict?.phi ?? 0, inverse: p.decision.inverse, restorePoint: p.decision.restorePoint,
-      paths: p.paths, kinds: p.kinds, repo: p.repo, after,
+      paths: p.paths, kinds: p.kinds, repo: p.repo, after, cwd: this.cwd,
     });
     return { journaled: id };
   }
