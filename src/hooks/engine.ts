@@ -31,6 +31,9 @@ export interface HookRecord {
   approval: string | null;
   /** The core decisions behind the answer, each replayed by `polar audit verify`. */
   decisions: Decision[];
+  /** A read-only shell approval's evidence (no core decision): `polar audit verify` dispatches the line
+   * again with the same catalogue and requires it to be read-only. */
+  readOnly?: { command: string; cwd: string; catalogue: string };
 }
 
 export interface ShellGuardFactory {
@@ -414,6 +417,7 @@ export class HookEngine {
       code: answer.code,
       approval,
       decisions: answer.decisions,
+      ...(answer.readOnly ? { readOnly: answer.readOnly } : {}),
     };
     const before = s.chain.head();
     const { line } = s.chain.link(rec as unknown as Decision);

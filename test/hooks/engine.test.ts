@@ -1,7 +1,7 @@
 // The hook engine and the agents' contracts, in process: every agent's refusal is a block in that
 // agent's terms, every failure refuses, every decision is in the session's chained audit log and
 // `verifyAuditLog` re-derives it.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -214,6 +214,36 @@ describe("HookEngine", () => {
     for (const [sid, n] of [["a", 2], ["b", 2], ["c", 1], ["d", 1]] as const) {
       expect(verifyAuditLog(readFileSync(auditLogPath(home, "gemini", sid), "utf8"), { ontologies: [] })).toMatchObject({ ok: true, total: n });
     }
+  });
+
+  test("a read-only shell approval is auditable: its record keeps the line, directory and catalogue, and verify dispatches it again (tampered, or without the dispatcher: a mismatch)", async () => {
+    const { readOnlyChecker } = await import("../../src/shell/index.js");
+    const { shellGuardFactory } = await import("../../src/hooks/shell.js");
+    const home = mkdtempSync(join(tmpdir(), "polar-readonly-"));
+    const ws = mkdtempSync(join(tmpdir(), "polar-readonly-ws-"));
+    const engine = new HookEngine({ home, shellGuard: await shellGuardFactory() });
+    const p = JSON.stringify({ session_id: "ro", cwd: ws, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls -la && cat a.txt | grep x" } });
+    expect(await engine.handle("claude-code", p)).toMatchObject({ stdout: "{}\n", exitCode: 0 });
+    const log = readFileSync(auditLogPath(home, "claude-code", "ro"), "utf8");
+    const rec = JSON.parse(log.trim());
+    expect(rec).toMatchObject({ action: "allow", code: "read_only", decisions: [], readOnly: { command: "ls -la && cat a.txt | grep x", cwd: realpathSync(ws) } });
+    const checker = await readOnlyChecker();
+    expect(rec.readOnly.catalogue).toBe(checker.catalogue);
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: checker })).toMatchObject({ ok: true, total: 1 });
+    // Without the dispatcher: not taken on trust.
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: undefined }).ok).toBe(false);
+    // A line that is not read-only, with its chain re-linked (a forger who controls the whole file):
+    // the dispatch finds the write.
+    const { createChain } = await import("../../src/audit/index.js");
+    const forged = { ...rec, input: { command: "rm -rf src" }, readOnly: { ...rec.readOnly, command: "rm -rf src" } };
+    delete forged.chain;
+    const chain = createChain({});
+    const line = chain.link(forged).line;
+    const r = verifyAuditLog(`${line}\n`, { ontologies: [], shellReadOnly: checker });
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r.mismatches)).toMatch(/not read-only/u);
+    // Another catalogue than the one the record names: a mismatch.
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: { ...checker, catalogue: "0".repeat(64) } }).ok).toBe(false);
   });
 
   test("calls in one workspace are judged one at a time, in arrival order", async () => {
