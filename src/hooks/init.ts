@@ -2,7 +2,7 @@
 // other hooks and settings stay as they are; polar's own entries (recognised by `polar-hook` in the
 // command) are replaced, so running init twice gives one set; the old file is kept beside it as
 // `<file>.polar-backup`. A file that is not a JSON object is refused, never overwritten.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { AGENTS } from "./agents.js";
@@ -102,7 +102,7 @@ export function hookCommand(hookScript: string, agent: Agent): string {
   return `'${hookScript.replace(/'/gu, `'\\''`)}' ${agent}`;
 }
 
-function write(file: string, config: Json): string | null {
+function write(file: string, config: Json, secret = false): string | null {
   mkdirSync(dirname(file), { recursive: true });
   let backup: string | null = null;
   if (existsSync(file)) {
@@ -111,7 +111,9 @@ function write(file: string, config: Json): string | null {
     if (!existsSync(backup)) copyFileSync(file, backup);
   }
   const tmp = `${file}.polar-tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`);
+  // A file that carries the daemon's token (an http hook) is the user's alone.
+  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, secret ? { mode: 0o600 } : {});
+  if (secret) chmodSync(tmp, 0o600);
   renameSync(tmp, file);
   return backup;
 }
@@ -152,7 +154,7 @@ export function installHooks(agent: Agent, file: string, hookScript: string, mcp
   add(names.post, { matcher, hooks: [toolEntry] });
   // The daemon is started when a session starts, so the first tool call finds it warm.
   add(names.start, { hooks: [entry] });
-  return { file, backup: write(file, { ...config, hooks }) };
+  return { file, backup: write(file, { ...config, hooks }, http !== null) };
 }
 
 /** Removes polar's hooks from `file`, keeping everything else. False when there were none. */

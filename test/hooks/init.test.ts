@@ -1,7 +1,7 @@
 // `polar init`: merges polar's hooks into each agent's configuration without touching the user's own
 // hooks or settings, keeps the original file, is idempotent, refuses a file it cannot read, and
 // `--remove` gives back what was there.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -83,6 +83,8 @@ describe("polar init", () => {
     expect(cfg.hooks.PreToolUse[1].hooks).toEqual([mine]);
     expect(cfg.hooks.PostToolUse[0].hooks).toEqual([mine]);
     expect(cfg.hooks.SessionStart[0].hooks[0]).toMatchObject({ type: "command" });
+    // It carries the daemon's token: the user's alone.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(installed(file)).toBe(true);
     expect(removeHooks(file).removed).toBe(true);
     expect(JSON.parse(readFileSync(file, "utf8")).hooks).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "http", url: "http://127.0.0.1:9/mine" }] }] });
