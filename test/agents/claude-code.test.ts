@@ -232,7 +232,7 @@ function claudeVersion(): [number, number, number] | null {
 
 const version = claudeVersion();
 const hasOnFailure = version !== null && (version[0] > 2 || (version[0] === 2 && (version[1] > 1 || (version[1] === 1 && version[2] >= 295))));
-const httpWhy = `needs Claude Code 2.1.295 or later for the http hook's onFailure (installed: ${version?.join(".") ?? "none"}; POLAR_CLAUDE_HTTP_AGENTS_DIR or POLAR_AGENTS_DIR)`;
+const httpWhy = `needs Claude Code 2.1.295 or later for the http hook's onFailure (installed: ${version?.join(".") ?? "none"} in POLAR_AGENTS_DIR; .ci/run installs 2.1.332)`;
 
 describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's http hook (`polar init claude-code --http`)", () => {
   if (!hasOnFailure) {
