@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import type { SqlAdapter } from "./adapter.js";
-import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
+import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
 
 export const SQL_RESTORE_FORMAT = "polar-sql-restore-point/1";
 
@@ -18,7 +18,9 @@ export interface PointTable {
   q: string;
   /** keys: the rows with the keys of `rows`; table: every row; dropped: the relation and its rows;
    * created: a relation the statement creates (nothing kept; undo drops it). */
-  scope: "keys" | "table" | "dropped" | "created";
+  scope: "keys" | "table" | "range" | "dropped" | "created";
+  /** scope "range": the rows whose single integer key is above this (an INSERT's new keys). */
+  above?: string;
   kind: "table" | "index" | "view";
   columns: string[];
   insertable: string[];
@@ -245,6 +247,10 @@ export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows
     return readTable(db, infoOf(t));
   }
   if (t.scope === "keys") return readKeys(db, infoOf(t), t.rows);
+  if (t.scope === "range") {
+    if (typeof t.above !== "string" || !/^-?\d+$/.test(t.above)) throw new StateError(`restore point scope of ${t.table} is corrupted`);
+    return readRange(db, infoOf(t), t.above);
+  }
   return readTable(db, infoOf(t));
 }
 
