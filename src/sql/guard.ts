@@ -608,7 +608,7 @@ class SqlGuardImpl implements SqlGuard {
     const after: Record<string, string> = {};
     try {
       await this.db.readTransaction(async () => {
-        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
+        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t, this.bounds.maxRows);
       });
     } catch (e) {
       // What the statement left cannot be read: the entry is journaled, and its undo will be refused.
@@ -618,7 +618,7 @@ class SqlGuardImpl implements SqlGuard {
     const sum = p.decision.restorePoint;
     this.journal.add({
       id, execution, statement: p.statement, database: this.db.describe(), dialect: this.dialect, calls: p.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
-      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after,
+      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after, maxRows: this.bounds.maxRows,
     });
     return { journaled: id };
   }

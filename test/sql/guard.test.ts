@@ -152,6 +152,21 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
     expect((await g.check("INSERT INTO orders (id, customer) VALUES (50, 'x')")).reason).toBe("over_bound");
   });
 
+  it("an INSERT … SELECT that adds more rows than the bound is observed by a count, and its undo refused", async () => {
+    const h = await fresh(dialect);
+    if (dialect === "postgres") await h.exec("CREATE SEQUENCE orders_id_seq OWNED BY orders.id; ALTER TABLE orders ALTER COLUMN id SET DEFAULT nextval('orders_id_seq'); SELECT setval('orders_id_seq', 7)");
+    const g = await guard(h, 3);
+    const q = "INSERT INTO orders (customer, total) SELECT customer, total FROM orders";
+    const d = await g.check(q);
+    expect(d.approved).toBe(true);
+    await h.exec(q);
+    await h.exec(q);
+    await g.observe(d.execution!);
+    const u = await g.undo();
+    expect(u).toMatchObject({ ok: false, reason: "unknown_state" });
+    expect(u.message).toMatch(/more rows than the restore bound/);
+  });
+
   it("a DELETE of duplicate rows in a table without a key is undone as a multiset", async () => {
     const h = await fresh(dialect);
     const g = await guard(h);
