@@ -12,7 +12,7 @@ import type { Decision } from "../guard/decision.js";
 import type { StateView, TierName } from "../core/types.js";
 import type { SqlAdapter, SqlDialect } from "./adapter.js";
 import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
-import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
+import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readRange, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
 import { describeSqlStep, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, summary, undoSqlEntry, type PointTable, type SqlInverseStep, type SqlRestorePoint, type SqlRestoreSummary, type SqlUndoEntry, type SqlUndoResult, type SqlUndoSelector } from "./undo.js";
 
 export type SqlPolicy = "snapshot" | "escalate" | "veto" | "advisory";
@@ -131,7 +131,9 @@ interface Touched {
   event: string;
   /** Rows the statement changes (bounded: maxRows + 1 means "more"). */
   rows: number;
-  scope: "keys" | "table" | "dropped" | "created" | "none";
+  scope: "keys" | "table" | "range" | "dropped" | "created" | "none";
+  /** scope "range": the rows whose key is above this (an INSERT's new keys). */
+  above?: string;
   triggers: string[];
   /** Children whose rows foreign-key actions would change. */
   cascade: TableInfo[];
@@ -311,9 +313,15 @@ class SqlGuardImpl implements SqlGuard {
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
         const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !(plan.columns ?? []).some((x) => t.info.pk!.includes(x))));
+        const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1) {
           t.scope = "keys";
           t.rows = await this.count(`SELECT 1 FROM (${targetSelect(plan!, this.dialect, null)}) AS s LIMIT ${max + 1}`);
+        } else if (range !== null) {
+          // New keys come above `range` (below): the scope is the rows above it, normally none.
+          t.scope = "range";
+          t.above = range;
+          t.rows = await this.count(`SELECT 1 FROM ${t.info.q} WHERE ${quoteIdent(t.info.pk![0]!)} > ${this.dialect === "sqlite" ? "?" : "$1"} LIMIT ${max + 1}`, [this.dialect === "sqlite" ? BigInt(range) : range]);
         } else {
           t.scope = "table";
           const all = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
@@ -413,9 +421,42 @@ class SqlGuardImpl implements SqlGuard {
     return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message, tier: tierOf(d), restorePoint: null, execution: null, inverse, core: d }, null);
   }
 
-  private async count(sql: string): Promise<number> {
-    const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`);
+  private async count(sql: string, params?: unknown[]): Promise<number> {
+    const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
     return Number(r[0]?.n);
+  }
+
+  /** An INSERT that leaves a single integer key to the database (SQLite's rowid alias, PostgreSQL's
+   * serial or identity) and does not touch existing rows (no ON CONFLICT): every new key is above the
+   * returned bound. SQLite (autoinc.html): a new rowid is one more than the largest (AUTOINCREMENT: the
+   * largest ever), unless the largest is the maximum integer. PostgreSQL (functions-sequence): nextval
+   * of an ascending sequence returns more than its last value, so the bound is the smaller of the
+   * largest key and the sequence's last value. Null: not such an INSERT. */
+  private async insertRange(info: TableInfo, plan: NonNullable<SqlCall["plan"]>): Promise<string | null> {
+    if (info.pk === null || info.pk.length !== 1 || plan.conflict !== null || plan.columns === null) return null;
+    const pk = info.pk[0]!;
+    if (plan.columns.includes(pk)) return null;
+    if (this.dialect === "sqlite") {
+      // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
+      const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
+      if (String(col[0]?.type ?? "").toUpperCase() !== "INTEGER") return null;
+      const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
+      const m = r[0]?.m;
+      if (m === null || m === undefined) return "0";
+      if (BigInt(m as bigint) >= 9223372036854775807n) return null;
+      return String(m);
+    }
+    const r = await this.db.read(
+      `SELECT s.last_value::text AS last, s.start_value::text AS start, s.increment_by::text AS inc, s.cycle, (SELECT max(t.${quoteIdent(pk)})::text FROM ${info.q} AS t) AS mx,
+              (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS type
+       FROM pg_sequences s WHERE to_regclass(format('%I.%I', s.schemaname, s.sequencename)) = to_regclass(pg_get_serial_sequence($1, $2))`,
+      [info.q, pk],
+    );
+    const x = r[0];
+    if (x === undefined || x.cycle === true || !["integer", "bigint", "smallint"].includes(String(x.type)) || BigInt(String(x.inc)) <= 0n) return null;
+    const seq = x.last === null ? BigInt(String(x.start)) - 1n : BigInt(String(x.last));
+    const bound = x.mx === null ? seq : BigInt(String(x.mx)) < seq ? BigInt(String(x.mx)) : seq;
+    return bound.toString();
   }
 
   /** The only losses are rows a restore point can keep (no trigger, no schema change). */
@@ -456,7 +497,12 @@ class SqlGuardImpl implements SqlGuard {
       if (t.scope === "dropped" && t.info.kind === "absent") continue;
       seen.add(t.info.name);
       const depth = 1;
-      if (t.scope === "keys") {
+      if (t.scope === "range") {
+        const got = await readRange(this.db, t.info, t.above!);
+        total += got.rows.length;
+        if (total > max) return `not approved: ${verb(t)} ${t.info.name}, above whose largest key are more than ${max} rows`;
+        tables.push({ ...this.pointTable(t.info, "range", got.rows, got.keys, depth), above: t.above! });
+      } else if (t.scope === "keys") {
         const c = t.calls[0]!;
         const sel = targetSelect(c.plan!, this.dialect, "rid");
         const got = await this.preImage(t.info, sel);
@@ -562,7 +608,7 @@ class SqlGuardImpl implements SqlGuard {
     const after: Record<string, string> = {};
     try {
       await this.db.readTransaction(async () => {
-        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
+        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t, this.bounds.maxRows);
       });
     } catch (e) {
       // What the statement left cannot be read: the entry is journaled, and its undo will be refused.
@@ -572,7 +618,7 @@ class SqlGuardImpl implements SqlGuard {
     const sum = p.decision.restorePoint;
     this.journal.add({
       id, execution, statement: p.statement, database: this.db.describe(), dialect: this.dialect, calls: p.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
-      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after,
+      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after, maxRows: this.bounds.maxRows,
     });
     return { journaled: id };
   }

@@ -308,6 +308,18 @@ async function hasRowid(db: SqlAdapter, t: TableInfo): Promise<boolean> {
   }
 }
 
+/** The rows of a table whose (single, integer) key is above `above`. */
+export async function readRange(db: SqlAdapter, t: TableInfo, above: string): Promise<ScopeRows> {
+  const pk = quoteIdent(t.pk![0]!);
+  if (db.dialect === "postgres") {
+    const r = await db.read(`SELECT t.ctid::text AS rid, to_jsonb(t)::text AS r, ${pgKeySel(t, "t")} AS k FROM ${t.q} AS t WHERE t.${pk} > $1::bigint`, [above]);
+    return { rows: r.map((x) => String(x.r)), rids: r.map((x) => String(x.rid)), keys: r.map((x) => String(x.k)) };
+  }
+  const r = await db.read(`SELECT * FROM ${t.q} WHERE ${pk} > ?`, [BigInt(above)]);
+  const rows = r.map((x) => sqliteRowText(x, t.columns));
+  return { rows, rids: rows.map(() => ""), keys: sqliteKeys(t, rows) };
+}
+
 /** The rows of a table whose primary key is one of the keys of `like` (canonical rows). */
 export async function readKeys(db: SqlAdapter, t: TableInfo, like: readonly string[]): Promise<ScopeRows> {
   const pk = t.pk!;

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import type { SqlAdapter } from "./adapter.js";
-import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
+import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
 
 export const SQL_RESTORE_FORMAT = "polar-sql-restore-point/1";
 
@@ -18,7 +18,9 @@ export interface PointTable {
   q: string;
   /** keys: the rows with the keys of `rows`; table: every row; dropped: the relation and its rows;
    * created: a relation the statement creates (nothing kept; undo drops it). */
-  scope: "keys" | "table" | "dropped" | "created";
+  scope: "keys" | "table" | "range" | "dropped" | "created";
+  /** scope "range": the rows whose single integer key is above this (an INSERT's new keys). */
+  above?: string;
   kind: "table" | "index" | "view";
   columns: string[];
   insertable: string[];
@@ -72,6 +74,8 @@ export interface SqlJournalEntry {
   point: string;
   /** Fingerprint of each scope as the statement left it. */
   after: Record<string, string>;
+  /** The restore bound the fingerprints were read under (a scope over it is counted, not read). */
+  maxRows?: number;
 }
 
 export interface SqlUndoEntry extends SqlJournalEntry {
@@ -245,11 +249,23 @@ export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows
     return readTable(db, infoOf(t));
   }
   if (t.scope === "keys") return readKeys(db, infoOf(t), t.rows);
+  if (t.scope === "range") {
+    if (typeof t.above !== "string" || !/^-?\d+$/.test(t.above)) throw new StateError(`restore point scope of ${t.table} is corrupted`);
+    return readRange(db, infoOf(t), t.above);
+  }
   return readTable(db, infoOf(t));
 }
 
 /** Fingerprint of one scope now ("absent" for a relation that does not exist). */
-export async function scopeFingerprint(db: SqlAdapter, t: PointTable): Promise<string> {
+/** Fingerprint of one scope now ("absent": the relation does not exist; "over_bound": the scope holds
+ * more than `max` rows — counted, not read — and cannot be undone). */
+export async function scopeFingerprint(db: SqlAdapter, t: PointTable, max?: number): Promise<string> {
+  if (max !== undefined && (t.scope === "table" || t.scope === "range" || ((t.scope === "dropped" || t.scope === "created") && t.kind === "table")) && (t.scope === "table" || t.scope === "range" || (await exists(db, t)))) {
+    const where = t.scope === "range" ? ` WHERE ${quoteIdent(t.pk![0]!)} > ${db.dialect === "sqlite" ? "?" : "$1::bigint"}` : "";
+    const params = t.scope === "range" ? [db.dialect === "sqlite" ? BigInt(t.above!) : t.above!] : [];
+    const n = await db.read(`SELECT count(*) AS n FROM (SELECT 1 FROM ${t.q}${where} LIMIT ${max + 1}) AS c`, params);
+    if (Number(n[0]?.n) > max) return "over_bound";
+  }
   const now = await scopeNow(db, t);
   return now === null ? "absent" : `${t.scope}:${fingerprintRows(now.rows)}`;
 }
@@ -421,10 +437,12 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
   } catch (err) {
     return { ok: false, id: e.id, reason: "unknown_state", message: (err as Error).message, steps };
   }
+  const unreadable = Object.entries(e.after ?? {}).find(([, v]) => v === "over_bound" || v.startsWith("unreadable"));
+  if (unreadable !== undefined) return { ok: false, id: e.id, reason: "unknown_state", message: `refused: what ${e.id} left in ${unreadable[0]} was ${unreadable[1] === "over_bound" ? "more rows than the restore bound" : "not readable"} when it was observed`, steps };
   const rollback = e.inverse.some((s) => s.tool === "sql_rollback");
   const check = async (): Promise<string | null> => {
     for (const t of point.tables) {
-      const now = await scopeFingerprint(db, t);
+      const now = await scopeFingerprint(db, t, e.maxRows ?? 10_000);
       if (now !== e.after[t.table]) return t.table;
     }
     return null;

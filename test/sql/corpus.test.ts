@@ -1,7 +1,7 @@
 // Proof by execution (issue 25): the generated corpus of test/sql/corpus.ts on SQLite (better-sqlite3)
 // and PostgreSQL (PGlite): every approved statement runs, is undone, and the database equals the one
 // before (rows as multisets, schema, sequence names; sequence values are the declared residue); every
-// refusal names what would be lost. Fixed seeds; 400 + 200 cases (about 10 s of CPU here).
+// refusal names what would be lost. Fixed seeds; 400 SQLite + 150 PGlite cases (about 3 s + 10 s of CPU here).
 // A real PostgreSQL server runs the same cases through runSqlCorpus with its own makeDb.
 import Database from "better-sqlite3";
 import { PGlite } from "@electric-sql/pglite";
@@ -42,12 +42,12 @@ describe("the SQL corpus: 0 wrong", () => {
     await pg?.close();
   });
 
-  it("PostgreSQL (PGlite), seed 21, 200 cases", async () => {
+  it("PostgreSQL (PGlite), seed 21, 150 cases", async () => {
     pg = await PGlite.create();
     const r = await runSqlCorpus({
       dialect: "postgres",
       seed: 21,
-      cases: 200,
+      cases: 150,
       makeDb: async () => {
         await pg!.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
         return { db: postgresAdapter(pg!, { name: "corpus" }), exec: async (s) => { await pg!.exec(s); }, close: async () => {} };
@@ -55,8 +55,8 @@ describe("the SQL corpus: 0 wrong", () => {
     });
     console.log(`pglite seed 21: ${summary(r)}`);
     expect(r.wrong, explain(r)).toBe(0);
-    expect(r.approved).toBeGreaterThan(60);
-    expect(r.refused).toBeGreaterThan(40);
-    expect(r.reasons.restore_point).toBeGreaterThan(30);
-  }, 300_000);
+    expect(r.approved).toBeGreaterThan(45);
+    expect(r.refused).toBeGreaterThan(30);
+    expect(r.reasons.restore_point).toBeGreaterThan(25);
+  }, 600_000);
 });

@@ -135,6 +135,38 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
     expect(await state(h)).toBe(before);
   });
 
+  it("an INSERT that leaves the key to the database is kept by the range above the largest key, whatever the table's size", async () => {
+    const h = await fresh(dialect);
+    if (dialect === "postgres") await h.exec("CREATE SEQUENCE orders_id_seq OWNED BY orders.id; ALTER TABLE orders ALTER COLUMN id SET DEFAULT nextval('orders_id_seq'); SELECT setval('orders_id_seq', 7)");
+    const g = await guard(h, 2); // the table (4 rows) is over the bound: a whole-table copy would be refused
+    const before = await state(h);
+    const q = "INSERT INTO orders (customer, total) VALUES ('new', 1), ('newer', 2)";
+    const d = await g.check(q);
+    expect(d).toMatchObject({ approved: true, reason: "restore_point" });
+    expect(d.restorePoint!.rows).toBe(0);
+    await h.exec(q);
+    await g.observe(d.execution!);
+    expect((await g.undo()).ok).toBe(true);
+    expect(await state(h)).toBe(before);
+    // With the key given, the whole table would be kept: over the bound, asked.
+    expect((await g.check("INSERT INTO orders (id, customer) VALUES (50, 'x')")).reason).toBe("over_bound");
+  });
+
+  it("an INSERT … SELECT that adds more rows than the bound is observed by a count, and its undo refused", async () => {
+    const h = await fresh(dialect);
+    if (dialect === "postgres") await h.exec("CREATE SEQUENCE orders_id_seq OWNED BY orders.id; ALTER TABLE orders ALTER COLUMN id SET DEFAULT nextval('orders_id_seq'); SELECT setval('orders_id_seq', 7)");
+    const g = await guard(h, 3);
+    const q = "INSERT INTO orders (customer, total) SELECT customer, total FROM orders";
+    const d = await g.check(q);
+    expect(d.approved).toBe(true);
+    await h.exec(q);
+    await h.exec(q);
+    await g.observe(d.execution!);
+    const u = await g.undo();
+    expect(u).toMatchObject({ ok: false, reason: "unknown_state" });
+    expect(u.message).toMatch(/more rows than the restore bound/);
+  });
+
   it("a DELETE of duplicate rows in a table without a key is undone as a multiset", async () => {
     const h = await fresh(dialect);
     const g = await guard(h);
