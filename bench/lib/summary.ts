@@ -186,6 +186,7 @@ export function summarizeResults(r: Results): Summary {
   const observe = layerb?.figures?.observe as Figure | undefined;
   const project = layerb?.figures?.project as Figure | undefined;
   const parse = layerb?.figures?.parse as Figure | undefined;
+  const projectCpu = layerb?.figures?.projectCpu as Figure | undefined;
   const targets: Target[] = [
     t("core verdict, one call: p50 ≤ 0.5 µs", ns(core1?.p50), le(core1?.p50, 500)),
     t("guard.check end to end: p50 ≤ 2 µs", ns(guard1?.p50), le(guard1?.p50, 2000)),
@@ -202,7 +203,7 @@ export function summarizeResults(r: Results): Summary {
     t("at most linear in sequence length (core p50 64 calls / 1 call ≤ 64, mixed history)", x(ratios.seq64OverSeq1CoreMixed), le(ratios.seq64OverSeq1CoreMixed, 64)),
     t("at most linear in sequence length (core p50 64 calls / 1 call ≤ 64, single-edge history)", x(ratios.seq64OverSeq1CoreSingleEdge), le(ratios.seq64OverSeq1CoreSingleEdge, 64)),
     t("cold start to first verdict in Node ≤ 2 ms (median)", cold ? `${Number(cold.median.toFirstVerdict).toFixed(2)} ms` : "–", le(cold?.median?.toFirstVerdict, 2)),
-    t("airline projection ≤ 150 ms (projection p50; JSON.parse apart)", project ? `${ns(project.p50)} (parse ${ns(parse?.p50)})` : "–", le(project?.p50, 150e6)),
+    t("airline projection ≤ 150 ms (projection p50; JSON.parse apart)", project ? `${ns(project.p50)} (parse ${ns(parse?.p50)})${projectCpu ? `; CPU ${ns(projectCpu.p50)}` : ""}` : "–", le(project?.p50, 150e6)),
     t("observe of one tool result ≤ 20 µs (p50)", ns(observe?.p50), le(observe?.p50, 20_000)),
     t("memory flat after 1M verdicts (no wasm page growth, heap growth < 1 MB)", memory ? `${memory.pagesGrowth} pages, ${Number(memory.heapGrowthMB).toFixed(2)} MB over ${memory.verdicts} verdicts` : "–", memory ? memory.pagesGrowth === 0 && memory.heapGrowthMB < 1 : null),
   ];
