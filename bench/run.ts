@@ -1,4 +1,5 @@
-// The benchmark harness: `npm run bench` (full, ~10 min) or `npm run bench -- --quick` (~1 min).
+// The benchmark harness: `npm run bench` (full, ~8 min on the 2-core dev machine), `--standard` (~4.5 min)
+// or `--quick`.
 // Bundles each variant from source with esbuild (so children run plain Node on fresh code, no loader
 // in the way), runs every variant in its own process, measures cold start in fresh Node and workerd
 // processes, then writes bench/results/latest.json (+ a dated copy), the SVG plots, and the results
