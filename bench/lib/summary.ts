@@ -129,7 +129,14 @@ export function newPaths(r: Results): PathRow[] {
   }
   const sql = byId(r, "sql-delete");
   const sqlFig = sql?.figures?.pointDelete as Figure | undefined;
-  if (sqlFig) row(`SQL: point DELETE's verdict on a ${Number(sql?.rows ?? 1_000_000).toLocaleString("en-US")}-row indexed table (parse + pre-image read + verdict)`, sqlFig, "p50 ≤ 5 ms (issue 25)", 5 * MS);
+  const cpu = (d: string, k: string): string | undefined => (typeof sql?.dialects?.[d]?.[k] === "number" ? `CPU ${sql.dialects[d][k]} ms per check` : undefined);
+  const rowsOf = (d: string, dflt: unknown): string => Number(sql?.dialects?.[d]?.rows ?? dflt).toLocaleString("en-US");
+  if (sqlFig) {
+    row(`SQL: point DELETE's verdict on a ${rowsOf("sqlite", sql?.rows ?? 1_000_000)}-row indexed table, SQLite (parse + pre-image read + verdict + restore point)`, sqlFig, "p50 ≤ 5 ms (issue 25)", 5 * MS, cpu("sqlite", "pointDeleteCpuMs"));
+    row(`SQL: the same on PostgreSQL (PGlite), ${rowsOf("postgres", "?")} rows`, sql?.figures?.pglitePointDelete as Figure | undefined, "p50 ≤ 5 ms (issue 25)", 5 * MS, cpu("postgres", "pointDeleteCpuMs"));
+    row("SQL: an unbounded DELETE, SQLite: asked after a bounded count", sql?.figures?.unboundedDelete as Figure | undefined, "reported (issue 25: never reads the table)", null, cpu("sqlite", "unboundedDeleteCpuMs"));
+    row("SQL: an unbounded DELETE, PGlite", sql?.figures?.pgliteUnboundedDelete as Figure | undefined, "reported (issue 25: never reads the table)", null, cpu("postgres", "unboundedDeleteCpuMs"));
+  }
   else if (sql) rows.push({ path: "SQL: point DELETE's verdict on a 1,000,000-row indexed table", p50: null, tail: null, n: null, target: "p50 ≤ 5 ms (issue 25)", met: null, note: String(sql.skipped ?? "not measured") });
   return rows;
 }
