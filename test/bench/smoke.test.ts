@@ -1,6 +1,8 @@
 // The benchmark harness end to end with a tiny budget: every variant (`--quick`, 5 ms warm-up and 10 ms
-// per figure), results written to a temporary folder, the README left alone, so a variant cannot break
-// unseen. Checks the shape of the JSON and the Cedar agreement, never the speed.
+// per figure; the shell variant on a 1,000-file repository, the hooks with 5 daemon calls and one fresh
+// process per case), results written to a temporary folder, the README left alone, so a variant cannot
+// break unseen. Checks the shape of the JSON and the Cedar agreement, never the speed. Needs dist/ (the
+// package entry and the hook daemon run from it), git and curl.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,11 +15,13 @@ const out = mkdtempSync(join(tmpdir(), "polar-bench-"));
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** Every job of `bench/run.ts --quick`. */
+/** Every job of `bench/run.ts --quick`, in order. A new variant adds its job ids here (bench/README.md,
+ * "Adding a variant"); `sql-delete` is a slot until bench/variants/sql.ts exists (reported skipped). */
 const QUICK_JOBS = [
   "core-wasm", "core-reference", "verifier-wasm", "verifier-reference", "guard-wasm", "guard-reference", "cedar",
   "scale-tools-10", "scale-tools-100", "scale-tools-1000", "scale-tools-10000", "scale-slots-1000", "scale-slots-100000",
-  "layerb", "memory", "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
+  "layerb", "memory", "shell", "hooks", "sql-delete",
+  "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
 ];
 
 describe("bench harness", () => {
@@ -66,5 +70,21 @@ describe("bench harness", () => {
     }
     expect(r.summary.targets.find((t: { target: string }) => t.target.startsWith("core verdict, one call")).measured).toMatch(/ns|µs/);
     expect(existsSync(join(out, "sequence-length.svg"))).toBe(true);
+    // The new paths (issue 27 §4), side by side in the same run: the shell guard's verdicts and restore
+    // points, the hook through the daemon and in a fresh process, the SQL slot.
+    const shell = r.results.find((x: { id: string }) => x.id === "shell");
+    for (const k of ["parse", "warm:repo", "warm:plain", "cold:repo", "restorePointFirst", "restorePointAgain"]) expect(Number.isFinite(shell.figures[k].p50), k).toBe(true);
+    expect(shell.restorePoint.files).toBeGreaterThan(shell.files);
+    const hooks = r.results.find((x: { id: string }) => x.id === "hooks");
+    const allow = hooks["mcp-read (core guard, allow)"];
+    for (const how of ["daemon", "fresh"]) expect(Number.isFinite(allow[how].p50), how).toBe(true);
+    expect(allow.sameAnswer).toBe(true);
+    expect(Number.isFinite(hooks.coldStart.p50)).toBe(true);
+    const sql = r.results.find((x: { id: string }) => x.id === "sql-delete");
+    if (sql.skipped === undefined) expect(Number.isFinite(sql.figures.pointDelete.p50)).toBe(true);
+    else expect(sql.skipped).toMatch(/issue 25/u);
+    const paths = r.summary.paths.map((p: { path: string }) => p.path).join("\n");
+    for (const p of ["shell: verdict warm", "shell: restore point", "hook mcp-read (core guard, allow): through the daemon", "hook mcp-read (core guard, allow): a fresh process", "SQL: point DELETE"]) expect(paths).toContain(p);
+    expect(r.summary.targets.map((t: { target: string }) => t.target)).toEqual(expect.arrayContaining(["shell: verdict warm: p50 ≤ 2 ms (issue 23)", "hook mcp-read: p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)", "SQL: p50 ≤ 5 ms (issue 25)"]));
   }, 600_000);
 });
