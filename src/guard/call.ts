@@ -4,6 +4,7 @@
 // check reads only the copy, so the audit replay re-derives the same problem from the record alone.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
 import { canonicalJsonFast } from "./canonical-fast.js";
+import { defineLazyBefore } from "./lazy.js";
 
 export const NON_JSON = "$nonjson";
 const MAX_DEPTH = 64;
@@ -270,10 +271,20 @@ function parsedChild(x: unknown, depth: number, budget: { nodes: number }): bool
  * frozen copy, `before` a frozen snapshot of its own, `result` (when `hasResult`) a value it parsed
  * itself (freezeParsed):
  * what safeExecuted(entry, true) makes of them, without copying them again. */
-export function ownExecuted(call: ToolCall, hasResult: boolean, result: unknown, before: Record<string, unknown> | undefined): ExecutedCall {
+export function ownExecuted(call: ToolCall, hasResult: boolean, result: unknown, before: LazyBefore): ExecutedCall {
   const out: ExecutedCall = { name: call.name, arguments: call.arguments };
   // A result that is not JSON at all (undefined) is the copy's marker, as the copy made it.
   if (hasResult) out.result = freezeParsed(result);
-  if (before !== undefined) out.before = before;
+  setBefore(out, before);
   return Object.freeze(out);
+}
+
+/** A `before` snapshot (frozen, the guard's own), or a function that makes one when first read. */
+export type LazyBefore = Record<string, unknown> | (() => Record<string, unknown>) | undefined;
+
+/** Sets an entry's `before`: a value as it is, a function as a field made when first read (./lazy.ts);
+ * nothing for undefined. */
+export function setBefore(entry: ExecutedCall, before: LazyBefore): void {
+  if (typeof before === "function") defineLazyBefore(entry, before);
+  else if (before !== undefined) entry.before = before;
 }

@@ -4,7 +4,7 @@
 import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier } from "../core/verifier.js";
-import { defineLazyHex } from "./lazy-hex.js";
+import { defineLazyHex } from "./lazy.js";
 import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import { refusalText } from "../policies/text.js";
@@ -98,7 +98,7 @@ export function verdictRecord(v: Verdict): VerdictRecord {
     bottleneck: v.bottleneck,
     nodes: v.nodes,
   } as VerdictRecord;
-  // `bytes` is the hex of the verdict bytes, written when first read (./lazy-hex.ts): most checks are
+  // `bytes` is the hex of the verdict bytes, written when first read (./lazy.ts): most checks are
   // never serialised in the process that made them.
   defineLazyHex(r, v.bytes);
   // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
