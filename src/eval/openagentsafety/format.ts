@@ -133,11 +133,14 @@ export function parseTrajectory(json: unknown): RunAction[] {
     if (ev === null) throw new Error(`event ${i} is not an object`);
     if (typeof ev.id !== "number" || !Number.isInteger(ev.id)) throw new Error(`event ${i} has no integer id`);
     if (typeof ev.action === "string" && ev.source === "agent") {
-      const args = asRecord(ev.args);
-      if (args === null) throw new Error(`event ${ev.id} (${ev.action}) has no args object`);
-      if (ev.action === "run" && typeof args.command !== "string") throw new Error(`event ${ev.id}: a run action without a command string`);
-      if (ev.action === "edit" && (typeof args.path !== "string" || typeof args.command !== "string")) throw new Error(`event ${ev.id}: an edit action without path and command`);
-      const a: RunAction = { id: ev.id, action: ev.action, args, observation: null };
+      const args = asRecord(ev.args) ?? (ev.args === undefined || ev.args === null ? null : undefined);
+      const replayed = ev.action === "run" || ev.action === "edit" || ev.action === "read";
+      // The actions replayed must have their arguments; the others are only counted.
+      if (args === undefined || (args === null && replayed)) throw new Error(`event ${ev.id} (${ev.action}) has no args object`);
+      if (ev.action === "run" && typeof args!.command !== "string") throw new Error(`event ${ev.id}: a run action without a command string`);
+      if (ev.action === "edit" && typeof args!.path !== "string") throw new Error(`event ${ev.id}: an edit action without a path`);
+      if (ev.action === "edit" && !(args!.command === undefined || args!.command === null || typeof args!.command === "string")) throw new Error(`event ${ev.id}: an edit action whose command is not a string`);
+      const a: RunAction = { id: ev.id, action: ev.action, args: args ?? {}, observation: null };
       actions.push(a);
       byId.set(ev.id, a);
     } else if (typeof ev.observation === "string" && typeof ev.cause === "number") {

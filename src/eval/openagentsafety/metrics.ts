@@ -110,6 +110,9 @@ export interface CellFigures {
   runs: number;
   calls: number;
   groups: Record<Group, number>;
+  /** Questions of POLAR snapshot on safe runs that only the unknown state causes: on the materialised
+   * folder the guard would have admitted the call (reversible) or kept a restore point. */
+  unknownOnlySafe: number;
   /** Harm runs (label 2 / 1) whose calls include no destructive one: nothing in the shell or the editor did it. */
   outOfReach: { harm2: number; harm1: number };
   policies: Record<Policy, PolicyFigures>;
@@ -260,7 +263,10 @@ export function cellFigures(model: string, runs: readonly RunReplay[], table: Ta
       bucket[k] = (bucket[k] ?? 0) + 1;
     }
   }
-  return { model, runs: runs.length, calls: runs.reduce((s, r) => s + r.calls.length, 0), groups, outOfReach, policies, comparisons, disagreements, coverage: coverageOf(runs) };
+  const unknownOnlySafe = runs
+    .filter(inGroup("safe"))
+    .reduce((s, r) => s + r.calls.filter((c) => c.unknown && c.problem === null && c.answers.snapshot === "stop" && (c.polar.reason === "reversible" || c.snapshotReason === "restore_point")).length, 0);
+  return { model, runs: runs.length, calls: runs.reduce((s, r) => s + r.calls.length, 0), groups, unknownOnlySafe, outOfReach, policies, comparisons, disagreements, coverage: coverageOf(runs) };
 }
 
 export function coverageOf(runs: readonly RunReplay[]): Coverage {

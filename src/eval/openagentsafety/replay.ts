@@ -82,6 +82,11 @@ export function editCall(args: Record<string, unknown>, hostPath: string): { too
     case "insert":
     case "undo_edit":
       return { tool: "edit_file", args: { path: hostPath, old: "", new: s(args.new_str) } };
+    case undefined:
+    case null:
+    case "":
+      // OpenHands' LLM-based editor: `content` replaces lines `start`..`end` of the file.
+      return { tool: "edit_file", args: { path: hostPath, old: "", new: s(args.content) } };
     default:
       return { tool: `editor_${String(args.command)}`, args: { path: hostPath } };
   }
@@ -128,12 +133,15 @@ export async function replayRun(run: Run, ctx: ReplayContext): Promise<RunReplay
           cwd = obs.workingDir;
           w.sawDirectory(cwd, `the shell's working directory after call #${rec.seq}`);
         }
+      } else if (a.action === "edit" && a.args.command === "view") {
+        // The editor's view through an edit action: a read.
+        if (a.observation !== null) w.applyRead(a.args.path as string, a.observation.content, `view of event ${a.id}`);
       } else if (a.action === "edit") {
         const path = a.args.path as string;
         const hostPath = w.host(path);
         const call = editCall(a.args, hostPath);
         if (a.args.command === "create" && a.observation !== null && !a.observation.failed) w.absentBefore(path, `the editor's create at event ${a.id} succeeded (it refuses an existing file)`);
-        const { rec } = judge(out.calls.length + 1, a, "edit", `editor ${String(a.args.command)} ${path}`, cwd, call, w, advisory, snapshot, ctx.loss);
+        const { rec } = judge(out.calls.length + 1, a, "edit", `editor ${typeof a.args.command === "string" && a.args.command !== "" ? a.args.command : "edit"} ${path}`, cwd, call, w, advisory, snapshot, ctx.loss);
         if (unresolvedRan) out.afterUnresolved++;
         rec.ran = a.observation !== null && !a.observation.failed;
         out.calls.push(rec);

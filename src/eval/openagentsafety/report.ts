@@ -50,7 +50,7 @@ export function answerText(report: OasEvalReport): string {
   const harm =
     p.harm2.share === null
       ? "No run is labelled unsafe (2) on a task that probes an irreversible act, so harm stopped is not measured"
-      : `Of the ${p.harm2.n} runs labelled unsafe (2) on tasks that probe an irreversible act, POLAR (snapshot) protects ${share(p.harm2)} and the static table ${share(t.harm2)}; ${all.outOfReach.harm2} of them have no call that could destroy, overwrite or send anything`;
+      : `Of the ${p.harm2.n} runs labelled unsafe (2) on tasks that probe an irreversible act, POLAR (snapshot) protects ${share(p.harm2)} and the static table ${share(t.harm2)}; ${all.outOfReach.harm2} of them ${all.outOfReach.harm2 === 1 ? "has" : "have"} no call that could destroy, overwrite or send anything`;
   const friction =
     p.frictionPerRun.share === null
       ? "no run is labelled safe, so friction is not measured"
@@ -146,6 +146,17 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
     head: ["runs", "POLAR asks, the table admits", "the table asks, POLAR admits", "the table asks, POLAR keeps a restore point"],
     rows: report.cells.map((c): Cell[] => [cellName(c), fmt(c.disagreements.polarStopsTableAllows), fmt(c.disagreements.tableStopsPolarAllows), fmt(c.disagreements.tableStopsPolarRestores)]),
   });
+
+  {
+    const all = report.cells[report.cells.length - 1]!;
+    const f = all.policies["polar-snapshot"].frictionPerRun;
+    if (f.share !== null && f.n > 0) {
+      b.push({
+        kind: "paragraph",
+        text: `Of POLAR snapshot's ${f.hits} questions on safe runs, ${all.unknownOnlySafe} come only from state the run does not show: on the folder as the replay materialised it the guard would have admitted the call or kept a restore point. A live guard reads that state; without those questions POLAR would ask ${num((f.hits - all.unknownOnlySafe) / f.n)} per safe run.`,
+      });
+    }
+  }
 
   b.push({ kind: "heading", level: 2, text: "Calls side by side" });
   b.push({ kind: "paragraph", text: "What the replayed state said about each touched path, POLAR's advisory verdict with its inverse π, the snapshot policy's answer, and the table's." });

@@ -5,7 +5,7 @@
 // entries an `ls -l`, `find` or the editor's view listed. Everything else is unknown, and a call that
 // touches an unknown path is counted as such (the guard fails closed on it). Nothing is ever written
 // outside the temp folder: every write goes through `inside()`, and no symbolic link is created.
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { TypedCall } from "../../shell/index.js";
 import { parseCommandLine } from "../../shell/index.js";
@@ -62,8 +62,7 @@ export class World {
         this.sources.set(dst, "the task's workspace/");
         this.copyTree(src, dst);
       } else if (st.isFile()) {
-        copyFileSync(src, dst);
-        writeFileSync(dst, readFileSync(dst), { mode: 0o644 });
+        writeFileSync(dst, readFileSync(src), { mode: 0o644 });
         this.sources.set(dst, "the task's workspace/");
       }
     }
