@@ -256,13 +256,20 @@ function jsonValueOf(result: unknown): unknown {
 }
 
 function hasNonFinite(root: unknown): boolean {
-  const stack: unknown[] = [root];
+  // Iterative (a parsed value may nest deeper than the call stack); containers only on the stack, their
+  // numbers tested in place, no spread copies.
+  if (typeof root === "number") return !Number.isFinite(root);
+  if (typeof root !== "object" || root === null) return false;
+  const stack: object[] = [root];
   while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === "number") {
-      if (!Number.isFinite(v)) return true;
-    } else if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === "object") stack.push(...Object.values(v));
+    const v = stack.pop()!;
+    const values: unknown[] = Array.isArray(v) ? v : Object.values(v);
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i];
+      if (typeof x === "number") {
+        if (!Number.isFinite(x)) return true;
+      } else if (typeof x === "object" && x !== null) stack.push(x);
+    }
   }
   return false;
 }
