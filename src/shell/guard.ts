@@ -17,6 +17,7 @@ import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RepoScope, type Restor
 import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
 export { undoEntry };
 import { Workspace, WorkspaceReadError } from "./workspace.js";
+import { creationOnly } from "./creation.js";
 
 export type ShellPolicy = "snapshot" | "escalate" | "veto" | "advisory";
 export type ShellAction = "allow" | "ask" | "deny";
@@ -313,6 +314,11 @@ class ShellGuardImpl implements ShellGuard {
       d = this.coreCheck(typed.calls);
     } catch (e) {
       const reason = e instanceof WorkspaceReadError ? "unknown_state" : "internal_error";
+      // Creation-only (mkdir): nothing existing is lost in any state, so the verdict needs no state;
+      // which directories it creates (its undo) does, so no undo is journaled (src/shell/creation.ts).
+      if (reason === "unknown_state" && creationOnly(typed.calls)) {
+        return this.finish({ ...base, approved: true, action: "allow", reason: "creation_only", message: `approved: it only creates directories, and in any state loses nothing (mkdir fails on an existing path); the state could not be read (${(e as Error).message}), so which directories it creates is not known and no undo is journaled`, tier: "T1", restorePoint: null, execution: null, inverse: [], core: null }, null);
+      }
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message: `the workspace could not be read: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }
     let point: RestorePoint | null = null;
@@ -411,7 +417,7 @@ class ShellGuardImpl implements ShellGuard {
   }
 
   private finish(partial: Omit<ShellDecision, "route">, pending: Pending | null): ShellDecision {
-    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" ? "AdvisoryPassthrough" : "Approved";
+    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" && partial.reason !== "creation_only" ? "AdvisoryPassthrough" : "Approved";
     const d: ShellDecision = { ...partial, route };
     if (pending !== null && d.execution !== null) this.pending.set(d.execution, { ...pending, decision: d });
     return deepFreeze(d);
