@@ -4,7 +4,7 @@
 // for real, nothing that was there changes, and a journaled undo puts the manifest back exactly. Calls
 // that can lose data are still asked when the state cannot be read.
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/compiler/index.js";
 import { createShellGuard, CREATION_ONLY_TOOLS, creationOnly, type ShellPolicy } from "../../src/shell/index.js";
 import { diffManifests, manifest, runBash, tempDir } from "./helpers.js";
@@ -115,4 +115,60 @@ describe("state that cannot be read", () => {
       });
     }
   }
+});
+
+describe("git add/commit in a repository the same line creates", () => {
+  const saved: Record<string, string | undefined> = {};
+  const ids = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+  beforeAll(() => {
+    for (const [k, v] of Object.entries(ids)) {
+      saved[k] = process.env[k];
+      process.env[k] = v;
+    }
+  });
+  afterAll(() => {
+    for (const k of Object.keys(ids)) if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  });
+
+  for (const command of ["git init && git add file.txt && git commit -m first", "git init -q -b main fresh && cd fresh && git add . && git commit -qm first && git branch dev && git tag v1"]) {
+    it(`is approved with the init's undo (remove the new .git), exact by execution: \`${command}\``, async () => {
+      const { g, ws } = await workspace("veto");
+      if (command.includes("fresh")) {
+        mkdirSync(`${ws}/fresh`);
+        writeFileSync(`${ws}/fresh/x.txt`, "x\n");
+      }
+      const before = manifest(ws);
+      const d = g.check(sh(command));
+      expect(d.approved, `${d.reason}: ${d.message}`).toBe(true);
+      expect(d.reason).toBe("reversible");
+      expect(d.tier).toBe("T1");
+      expect(d.inverse.map((s) => `${s.tool} ${String(s.arguments.path).slice(ws.length)}`)).toContain(command.includes("fresh") ? "fs_remove /fresh/.git" : "fs_remove /.git");
+      expect(runBash(ws, command)).toBe(0);
+      const repo = command.includes("fresh") ? `${ws}/fresh` : ws;
+      expect(runBash(repo, "git rev-parse --verify HEAD")).toBe(0); // it really committed
+      g.observe(sh(command), { exitCode: 0 }, { execution: d.execution! });
+      const u = g.undo();
+      expect(u.ok, u.message).toBe(true);
+      expect(diffManifests(before, manifest(ws))).toEqual([]);
+    });
+  }
+
+  for (const command of ["git init && git add . && git reset --hard", "git init --template=/tmp && git add .", "git init && git add . && git stash", "git add . && git init"]) {
+    it(`anything else there is judged as before (no repository yet: not approved): \`${command}\``, async () => {
+      const { g } = await workspace("veto");
+      const d = g.check(sh(command));
+      expect(d.approved, d.message).toBe(false);
+    });
+  }
+
+  it("where a repository exists already, it is judged on that repository (never undone by removing its .git)", async () => {
+    const { g, ws } = await workspace("snapshot");
+    expect(runBash(ws, "git init -q && git add file.txt && git commit -qm first")).toBe(0);
+    writeFileSync(`${ws}/file.txt`, "changed\n");
+    const d = g.check(sh("git init && git add file.txt && git commit -m second"));
+    expect(d.reason).toBe("restore_point");
+    expect(d.restorePoint).not.toBeNull();
+    expect(d.inverse.map((s) => s.tool)).not.toContain("fs_remove");
+  });
 });
