@@ -2,7 +2,7 @@ import type { CAC } from "cac";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { RestoreStore, DEFAULT_BOUNDS } from "../../shell/restore.js";
-import { Journal, latestSession, undoEntry, type UndoSelector } from "../../shell/undo.js";
+import { Journal, latestSession, undoEntry, workspaceOf, type UndoSelector } from "../../shell/undo.js";
 import { polarHome, shellStorePath } from "../../hooks/server.js";
 import { action, CliError, usageError } from "../errors.js";
 
@@ -25,8 +25,8 @@ export function register(cli: CAC): void {
   cli
     .command("undo [n]", "Undo an approved shell call of a session (polar-guard/shell): --list, N, --id X, --dry-run")
     .option("--store <dir>", "the shell guard's restore-point store (default $POLAR_SHELL_STORE, else the hooks' store ~/.polar/store, $POLAR_HOME/store)")
-    .option("--session <id>", "the session (default: the most recent one in the store)")
-    .option("--cwd <dir>", "the workspace, for paths in the preview (default the current directory)")
+    .option("--session <id>", "the session (default: the most recent one in the store that acted in this workspace)")
+    .option("--cwd <dir>", "the workspace: picks the session and shows paths in the preview (default the current directory)")
     .option("--list", "list the session's approved executions with a preview of their undo")
     .option("--id <id>", "undo this execution (an id from --list)")
     .option("--dry-run", "judge and preview the undo, change nothing")
@@ -41,12 +41,19 @@ export function register(cli: CAC): void {
         if (!existsSync(`${store}/sessions`)) {
           throw new CliError("no-store", given !== undefined ? `${store} is not a shell guard store (no sessions/)` : `no restore points in the hooks' store ${store} yet (no sessions/); pass \`--store DIR\` for another store`);
         }
-        const session = flags.session ?? latestSession(store);
+        const cwd = resolve(flags.cwd ?? process.cwd());
+        // Without --session: the latest session that acted in this workspace (the git work tree of the
+        // directory, else the directory), never another project's.
+        const workspace = workspaceOf(cwd);
+        const session = flags.session ?? latestSession(store, workspace);
         if (session === null || !/^[A-Za-z0-9._-]{1,128}$/.test(session) || !existsSync(`${store}/sessions/${session}.jsonl`)) {
-          throw new CliError("no-session", session === null ? `no session in ${store}` : `no session \`${session}\` in ${store}`);
+          throw new CliError(
+            "no-session",
+            session === null ? `no session in ${store} acted in ${workspace}` : `no session \`${session}\` in ${store}`,
+            session === null ? "run it in the agent's workspace, or pass `--cwd DIR` or `--session ID`" : undefined,
+          );
         }
         const journal = new Journal(`${store}/sessions/${session}.jsonl`);
-        const cwd = resolve(flags.cwd ?? process.cwd());
         if (flags.list) {
           const list = journal.list(cwd);
           if (flags.json) process.stdout.write(JSON.stringify({ session, executions: list }, null, 2) + "\n");
