@@ -415,7 +415,7 @@ class ShellGuardImpl implements ShellGuard {
   }
 
   /** Indexes of the line's git calls that act in a repository an earlier `git init` of the line
-   * creates (its `.git` absent now, nothing else in between): git_stage, git_commit and git_ref_add
+   * creates (its `.git` absent now, no repository above it, nothing else in between): git_stage, git_commit and git_ref_add
    * there change only that new .git. Any other git call in it, an init with other options than -q and
    * -b, or a nested repository in between: none (the calls are judged as they are). Throws
    * WorkspaceReadError when a path cannot be read. */
@@ -425,7 +425,9 @@ class ShellGuardImpl implements ShellGuard {
     for (let i = 0; i < calls.length; i++) {
       const c = calls[i]!;
       const p = c.arguments.path;
-      if (c.name === "fs_mkdir" && typeof p === "string" && p.endsWith("/.git") && FRESH_INIT.test(c.source) && kindOf(p) === "absent") {
+      // Not under another repository either: were the init to fail (`git init; git add .`), its git
+      // calls would act on that one.
+      if (c.name === "fs_mkdir" && typeof p === "string" && p.endsWith("/.git") && FRESH_INIT.test(c.source) && kindOf(p) === "absent" && this.workspace.repoOf(dirname(dirname(p))) === null) {
         fresh.add(dirname(p));
         continue;
       }

@@ -162,6 +162,15 @@ describe("git add/commit in a repository the same line creates", () => {
     });
   }
 
+  it("inside another repository the rule does not apply (a failed init would leave git add to that one)", async () => {
+    const { g, ws } = await workspace("veto");
+    expect(runBash(ws, "git init -q && git add file.txt && git commit -qm first")).toBe(0);
+    mkdirSync(`${ws}/inner`);
+    writeFileSync(`${ws}/inner/y.txt`, "y\n");
+    const d = g.check(sh("git init inner; cd inner && git add y.txt"));
+    expect(d.approved && !d.inverse.some((s) => s.forwardTool === "git_stage")).toBe(false);
+  });
+
   it("where a repository exists already, it is judged on that repository (never undone by removing its .git)", async () => {
     const { g, ws } = await workspace("snapshot");
     expect(runBash(ws, "git init -q && git add file.txt && git commit -qm first")).toBe(0);
