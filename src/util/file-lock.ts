@@ -8,7 +8,7 @@
 //     processes that both saw the dead pid cannot both end up holding the lock.
 // A live process that reused a dead writer's pid makes its lock look held: the refusal names the pid
 // and the lock file, which the user removes once no polar process has that pid.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 
 export class LockBusyError extends Error {
   override readonly name = "LockBusyError";
@@ -88,6 +88,14 @@ function createExclusive(path: string): boolean {
   }
 }
 
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 function removeQuietly(path: string): void {
   try {
     unlinkSync(path);
@@ -96,34 +104,39 @@ function removeQuietly(path: string): void {
   }
 }
 
+function holding(lock: string): FileLock {
+  held.add(lock);
+  let released = false;
+  return {
+    path: lock,
+    release() {
+      if (released) return;
+      released = true;
+      held.delete(lock);
+      if (readHolder(lock) === process.pid) removeQuietly(lock);
+    },
+  };
+}
+
 /** Takes the lock file `lock` for this process, or throws LockBusyError (a live holder) or LockError. */
 export function takeFileLock(lock: string): FileLock {
   if (held.has(lock)) throw new LockBusyError(lock, process.pid);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (createExclusive(lock)) {
-      held.add(lock);
-      let released = false;
-      return {
-        path: lock,
-        release() {
-          if (released) return;
-          released = true;
-          held.delete(lock);
-          if (readHolder(lock) === process.pid) removeQuietly(lock);
-        },
-      };
-    }
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (createExclusive(lock)) return holding(lock);
     const holder = readHolder(lock);
     if (!isStale(holder, lock)) throw new LockBusyError(lock, holder);
-    // Stale: taken over under `<lock>.takeover`, after checking again that it is the same stale lock.
+    // Stale: taken over under `<lock>.takeover`, after checking again that it is the same stale lock;
+    // the new lock is created before the marker goes.
     const takeover = `${lock}.takeover`;
     if (!createExclusive(takeover)) {
       const t = readHolder(takeover);
-      if (t !== null && t !== process.pid && !pidAlive(t)) removeQuietly(takeover); // a taker that died mid-way
+      // A taker that died mid-way (or before it wrote its pid, seconds ago): the marker is cleared.
+      if (t !== null ? t !== process.pid && !pidAlive(t) : ageMs(takeover) > 10_000) removeQuietly(takeover);
       continue;
     }
     try {
       if (readHolder(lock) === holder) removeQuietly(lock);
+      if (createExclusive(lock)) return holding(lock);
     } finally {
       removeQuietly(takeover);
     }

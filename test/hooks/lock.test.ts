@@ -3,7 +3,7 @@
 // polar home has one daemon. A second writer is refused with what to do (never judged unlogged), a lock
 // whose pid is gone is taken over. On real temporary polar homes; the process cases run dist's CLI.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,6 +72,64 @@ describe("the lock helper (src/util/file-lock.ts)", () => {
     writeFileSync(`${dead}.takeover`, `${deadPid()}\n`);
     takeFileLock(dead).release();
     expect(existsSync(`${dead}.takeover`)).toBe(false);
+    // One that died before writing its pid: cleared once it is old (seconds), never while it may be live.
+    writeFileSync(dead, `${deadPid()}\n`);
+    writeFileSync(`${dead}.takeover`, "");
+    expect(() => takeFileLock(dead)).toThrow(LockBusyError);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${dead}.takeover`, old, old);
+    takeFileLock(dead).release();
+    expect(existsSync(`${dead}.takeover`)).toBe(false);
+  });
+});
+
+/** A process that prints `ready`, waits for `go` to exist, tries to take `lock` once, prints `won` or
+ * `busy`, and (when it won) holds the lock until `release` exists. */
+function taker(lock: string, go: string, release: string): { ready: Promise<void>; result: Promise<string> } {
+  const file = fileURLToPath(new URL("../../src/util/file-lock.ts", import.meta.url));
+  const code = `
+    const { takeFileLock } = await import(${JSON.stringify(file)});
+    const { existsSync } = await import("node:fs");
+    process.stdout.write("ready\\n");
+    while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1));
+    let l = null;
+    try { l = takeFileLock(${JSON.stringify(lock)}); } catch {}
+    process.stdout.write(l ? "won\\n" : "busy\\n");
+    if (l) { while (!existsSync(${JSON.stringify(release)})) await new Promise((r) => setTimeout(r, 20)); l.release(); }
+  `;
+  const c = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: ROOT });
+  children.push(c);
+  let out = "";
+  let onReady = (): void => {};
+  let onResult = (_: string): void => {};
+  const ready = new Promise<void>((r) => (onReady = r));
+  const result = new Promise<string>((r) => (onResult = r));
+  c.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    const lines = out.split("\n").filter((l) => l !== "");
+    if (lines.includes("ready")) onReady();
+    const last = lines.find((l) => l === "won" || l === "busy");
+    if (last !== undefined) onResult(last);
+  });
+  c.on("exit", (code) => {
+    onReady();
+    onResult(`exited ${code}`);
+  });
+  return { ready, result };
+}
+
+describe("processes at once", () => {
+  test("six processes taking over one stale lock at the same moment: exactly one holds it", async () => {
+    const h = home();
+    const lock = join(h, "log.jsonl.lock");
+    const [go, release] = [join(h, "go"), join(h, "release")];
+    writeFileSync(lock, `${deadPid()}\n`);
+    const takers = Array.from({ length: 6 }, () => taker(lock, go, release));
+    await Promise.all(takers.map((t) => t.ready));
+    writeFileSync(go, "");
+    const results = await Promise.all(takers.map((t) => t.result));
+    writeFileSync(release, "");
+    expect(results.sort()).toEqual(["busy", "busy", "busy", "busy", "busy", "won"]);
   });
 });
 
