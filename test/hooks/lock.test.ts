@@ -229,7 +229,7 @@ describe("one daemon per polar home", () => {
     await next!.close();
   });
 
-  test("a second `polar serve` process refuses (exit 1, names the running one); the first keeps answering", async () => {
+  test("a second `polar serve` process refuses (exit 1, names the running one); the first keeps answering; --stop waits for it to let go", async () => {
     const h = home();
     const first = spawn(process.execPath, [POLAR, "serve"], { env: { ...process.env, POLAR_HOME: h }, stdio: "ignore" });
     children.push(first);
@@ -243,9 +243,9 @@ describe("one daemon per polar home", () => {
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(new RegExp(`already runs .*pid ${first.pid}`, "u"));
     expect(await ping(socketPath(h), 5000)).toMatchObject({ pid: first.pid });
-    const exited = new Promise((r) => first.on("exit", r));
-    first.kill("SIGTERM");
-    await exited;
+    // `polar serve --stop` returns once the daemon let go of serve.lock: a new one can start at once.
+    const stop = spawnSync(process.execPath, [POLAR, "serve", "--stop"], { env: { ...process.env, POLAR_HOME: h }, encoding: "utf8", timeout: 60_000 });
+    expect(stop.stdout).toBe("polar daemon stopped\n");
     expect(existsSync(serveLockPath(h))).toBe(false);
   });
 });

@@ -101,6 +101,8 @@ async function runServe(flags: { status?: boolean; stop?: boolean }): Promise<vo
   }
   if (flags.stop === true) {
     const r = await post("/shutdown");
+    // Stopped means gone: a `polar serve` right after this finds serve.lock free (up to 10 s).
+    for (let i = 0; r !== null && i < 200 && readLockHolder(serveLockPath(home)) !== null; i++) await new Promise((w) => setTimeout(w, 50));
     process.stdout.write(r === null ? "no polar daemon was running\n" : "polar daemon stopped\n");
     return;
   }
