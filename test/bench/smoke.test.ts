@@ -85,9 +85,12 @@ describe("bench harness", () => {
     for (const k of ["parse", "warm:repo", "warm:plain", "cold:repo", "restorePointFirst", "restorePointAgain"]) expect(Number.isFinite(shell.figures[k].p50), k).toBe(true);
     expect(shell.restorePoint.files).toBeGreaterThan(shell.files);
     expect(Number.isFinite(hooks.coldStart.p50)).toBe(true);
+    // polar-guard/sql: the point DELETE approved with its one row kept, the unbounded one asked over the
+    // bound, on SQLite and PGlite.
     const sql = r.results.find((x: { id: string }) => x.id === "sql-delete");
-    if (sql.skipped === undefined) expect(Number.isFinite(sql.figures.pointDelete.p50)).toBe(true);
-    else expect(sql.skipped).toMatch(/issue 25/u);
+    expect(sql.skipped).toBeUndefined();
+    for (const k of ["pointDelete", "unboundedDelete", "pglitePointDelete", "pgliteUnboundedDelete"]) expect(Number.isFinite(sql.figures[k].p50), k).toBe(true);
+    for (const d of ["sqlite", "postgres"]) expect(sql.dialects[d].verdicts).toMatchObject({ point: "restore_point", unbounded: "over_bound" });
     const paths = r.summary.paths.map((p: { path: string }) => p.path).join("\n");
     for (const p of ["shell: verdict warm", "shell: restore point", "hook mcp-read: command hook", "hook mcp-read: http hook", "hook mcp-read: a fresh process", "SQL: point DELETE"]) expect(paths).toContain(p);
     expect(r.summary.targets.map((t: { target: string }) => t.target)).toEqual(expect.arrayContaining(["shell: verdict warm: p50 ≤ 2 ms (issue 23)", "hook mcp-read: command hook: p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)", "hook shell-git-status: http hook: p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)", "SQL: p50 ≤ 5 ms (issue 25)"]));
