@@ -57,7 +57,7 @@ export interface VerifyOptions {
   allowEmpty?: boolean;
   /** Re-derives a coding-agent hook's read-only shell approval (polar-guard/shell's `readOnlyChecker`):
    * without it such an approval is a mismatch, never taken on trust. */
-  shellReadOnly?: { catalogue: string; check(command: string, cwd: string): string | null };
+  shellReadOnly?: { catalogue: string; check(command: string, cwd: string): string | null; creationOnly?(command: string, cwd: string): string | null };
 }
 
 export interface VerifyReport {
@@ -277,7 +277,8 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       const all = decisions.length > 0 && decisions.every((d) => isRecord(d) && d.approved === true);
       // A read-only shell command is approved by the shell dispatcher without asking the core: its
       // evidence (the line, its directory, the catalogue) is dispatched again (docs/hooks.md, "Audit").
-      const readOnly = decisions.length === 0 && rec.code === "read_only" && readOnlyHolds(rec, miss);
+      // A creation-only line (mkdir) approved on state it could not read is re-derived the same way.
+      const readOnly = decisions.length === 0 && (rec.code === "read_only" || rec.code === "creation_only") && readOnlyHolds(rec, miss);
       const approved = typeof rec.approval === "string" && decisions.length > 0 && decisions.every((d) => isRecord(d) && (d.approved === true || d.route === "ConsentEscalated"));
       if (!all && !approved && !readOnly) miss("action", "deny (no decision approves the call)", rec.action);
     }
@@ -303,9 +304,14 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       miss("readOnly.catalogue", checker.catalogue, ev.catalogue);
       return false;
     }
-    const why = checker.check(ev.command, ev.cwd);
+    const creation = rec.code === "creation_only";
+    if (creation && checker.creationOnly === undefined) {
+      miss("readOnly", "a shell dispatcher that re-derives creation-only lines (shellReadOnly.creationOnly)", ev);
+      return false;
+    }
+    const why = creation ? checker.creationOnly!(ev.command, ev.cwd) : checker.check(ev.command, ev.cwd);
     if (why !== null) {
-      miss("readOnly", why, "read-only");
+      miss("readOnly", why, creation ? "creation-only" : "read-only");
       return false;
     }
     return true;

@@ -77,7 +77,7 @@ export interface ShellDecision {
   inverse: InverseStep[];
   /** The core guard's decision (the last one, after a restore point); null when the core was not asked. */
   core: Decision | null;
-  /** A read-only approval (the core not asked): what re-derives it (`readOnlyChecker`). */
+  /** A read-only or creation-only approval (the core not asked): what re-derives it (`readOnlyChecker`). */
   readOnly?: ReadOnlyEvidence | null;
   session: string;
 }
@@ -109,6 +109,9 @@ export interface ReadOnlyChecker {
   catalogue: string;
   /** null when the line is read-only under this catalogue; else why not. */
   check(command: string, cwd: string): string | null;
+  /** null when every call the line makes only creates (src/shell/creation.ts), so it loses nothing in
+   * any state (a `creation_only` approval, made without the core); else why not. */
+  creationOnly(command: string, cwd: string): string | null;
 }
 
 /** The default catalogue's digest and a checker over it (loads the bash parser). */
@@ -123,6 +126,12 @@ export async function readOnlyChecker(): Promise<ReadOnlyChecker> {
       const d = dispatchCommand(command, cwd, catalogue, home);
       if (d.problems.length > 0) return `not read-only: ${d.problems[0]!.reason} (${d.problems[0]!.detail})`;
       if (d.calls.length > 0) return `not read-only: it makes ${d.calls.map((c) => c.name).join(", ")}`;
+      return null;
+    },
+    creationOnly(command, cwd) {
+      const d = dispatchCommand(command, cwd, catalogue, home);
+      if (d.problems.length > 0) return `not creation-only: ${d.problems[0]!.reason} (${d.problems[0]!.detail})`;
+      if (d.calls.length === 0 || !creationOnly(d.calls)) return `not creation-only: it makes ${d.calls.map((c) => c.name).join(", ") || "no call"}`;
       return null;
     },
   };
@@ -376,7 +385,11 @@ class ShellGuardImpl implements ShellGuard {
       // Creation-only (mkdir): nothing existing is lost in any state, so the verdict needs no state;
       // which directories it creates (its undo) does, so no undo is journaled (src/shell/creation.ts).
       if (reason === "unknown_state" && creationOnly(typed.calls)) {
-        return this.finish({ ...base, approved: true, action: "allow", reason: "creation_only", message: `approved: it only creates directories, and in any state loses nothing (mkdir fails on an existing path); the state could not be read (${(e as Error).message}), so which directories it creates is not known and no undo is journaled`, tier: "T1", restorePoint: null, execution: null, inverse: [], core: null }, null);
+        // The core is not asked: the evidence (line, directory, catalogue) lets `polar audit verify`
+        // dispatch the line again and see that it still only creates (ReadOnlyChecker.creationOnly).
+        const line = this.line as { command: string; cwd: string } | null;
+        const readOnly = line === null ? null : { ...line, catalogue: this.catalogueDigest };
+        return this.finish({ ...base, approved: true, action: "allow", reason: "creation_only", message: `approved: it only creates directories, and in any state loses nothing (mkdir fails on an existing path); the state could not be read (${(e as Error).message}), so which directories it creates is not known and no undo is journaled`, tier: "T1", restorePoint: null, execution: null, inverse: [], core: null, readOnly }, null);
       }
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message: `the workspace could not be read: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }

@@ -1,7 +1,7 @@
 // The hook engine and the agents' contracts, in process: every agent's refusal is a block in that
 // agent's terms, every failure refuses, every decision is in the session's chained audit log and
 // `verifyAuditLog` re-derives it.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -250,6 +250,32 @@ describe("HookEngine", () => {
     expect(JSON.stringify(r.mismatches)).toMatch(/not read-only/u);
     // Another catalogue than the one the record names: a mismatch.
     expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: { ...checker, catalogue: "0".repeat(64) } }).ok).toBe(false);
+  });
+
+  test("a creation-only approval (mkdir on state that cannot be read) is auditable the same way: verify dispatches the line again and a line that can lose data is a mismatch", async () => {
+    const { readOnlyChecker } = await import("../../src/shell/index.js");
+    const { shellGuardFactory } = await import("../../src/hooks/shell.js");
+    const home = mkdtempSync(join(tmpdir(), "polar-creation-"));
+    const ws = mkdtempSync(join(tmpdir(), "polar-creation-ws-"));
+    symlinkSync("loop", join(ws, "loop")); // a symlink loop: the state under it cannot be read
+    const engine = new HookEngine({ home, shellGuard: await shellGuardFactory() });
+    const p = JSON.stringify({ session_id: "co", cwd: ws, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "mkdir -p loop/x" } });
+    expect(await engine.handle("claude-code", p)).toMatchObject({ exitCode: 0 });
+    const log = readFileSync(auditLogPath(home, "claude-code", "co"), "utf8");
+    const rec = JSON.parse(log.trim());
+    expect(rec).toMatchObject({ action: "allow", code: "creation_only", decisions: [], readOnly: { command: "mkdir -p loop/x", cwd: realpathSync(ws) } });
+    const checker = await readOnlyChecker();
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: checker })).toMatchObject({ ok: true, total: 1 });
+    // A checker that cannot re-derive creation-only lines: not taken on trust.
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: { catalogue: checker.catalogue, check: checker.check } }).ok).toBe(false);
+    // The same record claiming a line that can lose data (chain re-linked): the dispatch finds it.
+    const { createChain } = await import("../../src/audit/index.js");
+    const forged = { ...rec, input: { command: "touch loop/x" }, readOnly: { ...rec.readOnly, command: "touch loop/x" } };
+    delete forged.chain;
+    const r = verifyAuditLog(`${createChain({}).link(forged).line}\n`, { ontologies: [], shellReadOnly: checker });
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r.mismatches)).toMatch(/not creation-only/u);
+    engine.close();
   });
 
   test("calls in one workspace are judged one at a time, in arrival order", async () => {
