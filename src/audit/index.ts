@@ -6,3 +6,4 @@ export { verifyAuditLog, type VerifyOptions, type VerifyReport, type Mismatch } 
 export { summarizeLog, formatSummary, type LogSummary } from "./summary.js";
 export { OUTCOME_FORMAT, CALL_OUTCOMES, outcomeRecord, isOutcomeSink, type OutcomeRecord, type OutcomeSink, type CallOutcome } from "./outcome.js";
 export { HOOK_RECORD_FORMAT } from "./hook-record.js";
+export { DISPATCH_RECORD_FORMAT, type DispatchRecord } from "./dispatch-record.js";

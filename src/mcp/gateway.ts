@@ -38,6 +38,7 @@ import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
 import { outcomeRecord, type CallOutcome, type OutcomeRecord } from "../audit/outcome.js";
 import { dispatchArgument, parseToolList } from "./draft.js";
+import { DISPATCH_RECORD_FORMAT, type DispatchRecord } from "../audit/dispatch-record.js";
 
 /** Where each tool result carries the guard's decision (route, reason, score, inverse sequence). */
 export const DECISION_META_KEY = "polar-guard/decision";
@@ -66,6 +67,9 @@ export interface GatewayOptions {
   recordOutcome?: (guard: Guard, record: OutcomeRecord) => void;
   /** Dispatcher tools by name: their calls are judged on their string argument (see DispatcherTool). */
   dispatchers?: ReadonlyMap<string, DispatcherTool>;
+  /** Each dispatcher tool call's verdict, the core decisions behind it and its outcome, for the audit
+   * log's chain (src/audit/dispatch-record.ts); `guard` is the session's. A throw is said in the result. */
+  recordDispatch?: (guard: Guard, record: DispatchRecord) => void;
 }
 
 /**
@@ -99,6 +103,8 @@ export interface DispatchVerdict {
   message: string;
   /** Shown in the result's `_meta` (tier, restore point, execution, typed calls). */
   meta?: Record<string, unknown>;
+  /** For the audit log: the core decisions behind the verdict, and a read-only approval's evidence. */
+  audit?: { decisions: unknown[]; readOnly?: Record<string, unknown> };
 }
 
 /** The `_meta` of a dispatcher tool's result. */
@@ -432,14 +438,40 @@ export function createGateway(options: GatewayOptions): Gateway {
     function withDispatchMeta(result: CallToolResult, m: DispatchMeta): CallToolResult {
       return { ...result, _meta: { ...(result._meta ?? {}), [DECISION_META_KEY]: m } };
     }
-    function refuseDispatched(name: string, tool: DispatcherTool, reason: string, message: string, v: DispatchVerdict | null = null): CallToolResult {
+    /** The audit record of a dispatched call (never silently lost: a failed write is said in `_meta`). */
+    function audited(result: CallToolResult, name: string, tool: DispatcherTool, sent: ToolCall, v: DispatchVerdict | null, fallback: { reason: string }, outcome: DispatchRecord["outcome"], detail: string | null, consented = false): CallToolResult {
+      if (options.recordDispatch === undefined) return result;
+      const text = sent.arguments[tool.argument];
+      const rec: DispatchRecord = {
+        format: DISPATCH_RECORD_FORMAT,
+        tool: name,
+        dispatcher: tool.kind,
+        text: typeof text === "string" ? text : "",
+        action: v?.action ?? "deny",
+        reason: v?.reason ?? fallback.reason,
+        decisions: v?.audit?.decisions ?? [],
+        ...(v?.audit?.readOnly ? { readOnly: v.audit.readOnly } : {}),
+        ...(consented ? { consented: true } : {}),
+        outcome,
+        detail,
+      };
+      try {
+        options.recordDispatch(guard, rec);
+      } catch (e) {
+        const m = result._meta?.[DECISION_META_KEY];
+        if (isPlainObject(m)) (m as Record<string, unknown>).audit = `not recorded: ${e instanceof Error ? e.message : String(e)}`;
+      }
+      return result;
+    }
+    function refuseDispatched(name: string, tool: DispatcherTool, reason: string, message: string, v: DispatchVerdict | null = null, sent?: ToolCall): CallToolResult {
       const m = dmeta(tool, v, { reason, message });
-      return withDispatchMeta({ content: [{ type: "text", text: `Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: ${message}` }], isError: true }, m);
+      const result = withDispatchMeta({ content: [{ type: "text", text: `Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: ${message}` }], isError: true }, m);
+      return sent === undefined ? result : audited(result, name, tool, sent, v, { reason }, "refused", message);
     }
     /** The judge's verdict, checked: a throw or a wrong shape is a refusal (fail closed). */
     async function judgeString(name: string, tool: DispatcherTool, call: ToolCall): Promise<{ ok: true; v: DispatchVerdict; judge: DispatchJudge } | { ok: false; result: CallToolResult }> {
       const text = call.arguments[tool.argument];
-      if (typeof text !== "string") return { ok: false, result: refuseDispatched(name, tool, "malformed_call", `the ${tool.kind} string argument \`${tool.argument}\` is ${text === undefined ? "missing" : "not a string"}`) };
+      if (typeof text !== "string") return { ok: false, result: refuseDispatched(name, tool, "malformed_call", `the ${tool.kind} string argument \`${tool.argument}\` is ${text === undefined ? "missing" : "not a string"}`, null, call) };
       let judge = judges.get(name);
       try {
         if (judge === undefined) {
@@ -447,16 +479,16 @@ export function createGateway(options: GatewayOptions): Gateway {
           judges.set(name, judge);
         }
       } catch (e) {
-        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard is not available (${e instanceof Error ? e.message : String(e)})`) };
+        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard is not available (${e instanceof Error ? e.message : String(e)})`, null, call) };
       }
       let v: DispatchVerdict;
       try {
         v = await judge.judge(call, text);
       } catch (e) {
-        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard failed (${e instanceof Error ? e.message : String(e)})`) };
+        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard failed (${e instanceof Error ? e.message : String(e)})`, null, call) };
       }
       if (!isPlainObject(v) || !["allow", "ask", "deny"].includes(v.action as string) || typeof v.message !== "string" || typeof v.reason !== "string") {
-        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard answered in a wrong shape`) };
+        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard answered in a wrong shape`, null, call) };
       }
       return { ok: true, v, judge };
     }
@@ -467,7 +499,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         result = await forward(() => upstream.request({ method: "tools/call", params: { name: sent.name, arguments: sent.arguments } }, CallToolResultSchema, { signal, timeout })) as CallToolResult;
       } catch (e) {
         // Sent and not answered: it may have run; the judge journals it as unknown (undo checks the state).
-        if (!answeredError(e, signal)) await Promise.resolve(judge.observe?.(v, "unknown")).catch(() => {});
+        const answered = answeredError(e, signal);
+        if (!answered) await Promise.resolve(judge.observe?.(v, "unknown")).catch(() => {});
+        audited({ content: [], _meta: {} }, name, tool, sent, v, v, answered ? "failed" : "unknown", e instanceof Error ? e.message : String(e), consented);
         throw e;
       }
       if (result.isError !== true && judge.observe !== undefined) {
@@ -478,7 +512,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           m.journal = `not journalled: ${e instanceof Error ? e.message : String(e)} (polar undo will not list it)`;
         }
       }
-      return withDispatchMeta(result, m);
+      return audited(withDispatchMeta(result, m), name, tool, sent, v, v, result.isError === true ? "failed" : "ran", null, consented);
     }
     async function dispatched(tool: DispatcherTool, sent: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
       const name = sent.name;
@@ -486,7 +520,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const j = await judgeString(name, tool, sent);
         if (!j.ok) return { done: j.result };
         if (j.v.action === "allow") return { done: await runDispatched(name, tool, j.judge, sent, j.v, signal, false) };
-        if (j.v.action === "deny") return { done: refuseDispatched(name, tool, j.v.reason, j.v.message, j.v) };
+        if (j.v.action === "deny") return { done: refuseDispatched(name, tool, j.v.reason, j.v.message, j.v, sent) };
         return { asked: j.v };
       });
       if ("done" in judged) return judged.done;
@@ -494,7 +528,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Asked: put to the user (elicitation) when the gateway's policy asks; else refused with the question.
       const m = dmeta(tool, first);
       const text = (outcome: Parameters<typeof consentRefusalText>[2], detail?: string): CallToolResult =>
-        withDispatchMeta({ content: [{ type: "text", text: consentRefusalText(name, first.message, outcome, detail) }], isError: true }, m);
+        audited(withDispatchMeta({ content: [{ type: "text", text: consentRefusalText(name, first.message, outcome, detail) }], isError: true }, m), name, tool, sent, first, first, "refused", `${outcome}${detail ? `: ${detail}` : ""}`);
       const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
       const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
       if (guard.policy !== "escalate" || !form) return text("unsupported");

@@ -18,7 +18,7 @@ import { Transform, type Readable, type Writable } from "node:stream";
 import { createGuard, type BackendFactory, type Guard } from "../guard/guard.js";
 import type { Scope } from "../guard/config.js";
 import { createJsonlSink } from "../audit/jsonl.js";
-import { OUTCOME_FORMAT, type OutcomeSink } from "../audit/outcome.js";
+import { OUTCOME_FORMAT, type OutcomeRecord, type OutcomeSink } from "../audit/outcome.js";
 import { EMPTY_HEAD, recordHash } from "../audit/chain.js";
 import { splitJsonl } from "../audit/jsonl.js";
 import { DECISION_FORMAT } from "../guard/decision.js";
@@ -191,6 +191,8 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
       return guard;
     },
     dispatchers: options.dispatchers,
+    // A dispatcher call's record goes into the session's chain; a failed write is said in the result.
+    recordDispatch: (guard, record) => sinks.get(guard)?.outcome(record as unknown as OutcomeRecord),
     recordOutcome: (guard, record) => {
       try {
         sinks.get(guard)?.outcome(record);

@@ -9,7 +9,7 @@ import type { ShellDecision, ShellGuard, ShellPolicy } from "../shell/index.js";
 export type ShellModule = Pick<typeof import("../shell/index.js"), "createShellGuard">;
 
 export function shellVerdictOf(d: ShellDecision): DispatchVerdict {
-  return { action: d.action, reason: d.reason, message: d.message, meta: { tier: d.tier, restorePoint: d.restorePoint, execution: d.execution, session: d.session, calls: d.calls } };
+  return { action: d.action, reason: d.reason, message: d.message, meta: { tier: d.tier, restorePoint: d.restorePoint, execution: d.execution, session: d.session, calls: d.calls }, audit: { decisions: d.core ? [d.core] : [], ...(d.readOnly ? { readOnly: { ...d.readOnly } } : {}) } };
 }
 
 /** Dispatcher tools judged by the shell guard on `workspace` (one guard per client session). */

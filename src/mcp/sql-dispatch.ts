@@ -43,6 +43,9 @@ export function verdictOf(d: SqlDecision): DispatchVerdict {
     reason: d.reason,
     message: d.message,
     meta: { tier: d.tier ?? null, restorePoint: d.restorePoint ?? null, execution: d.execution ?? null, session: d.session ?? null, dialect: d.dialect ?? null, calls: d.calls ?? [] },
+    // The audit log's record wraps the core decision; a read-only approval (no core decision) keeps
+    // what it was judged on (the statement's dialect).
+    audit: { decisions: d.core ? [d.core] : [], ...(d.approved && d.core === null ? { readOnly: { dialect: d.dialect ?? null } } : {}) },
   };
 }
 
