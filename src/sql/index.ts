@@ -16,7 +16,7 @@ export {
   type SqlBounds,
 } from "./guard.js";
 export { sqliteAdapter, postgresAdapter, SqlAdapterError, type SqlAdapter, type SqlDialect, type Row } from "./adapter.js";
-export { dispatchSql, loadSqlParser, targetSelect, type SqlCall, type Problem, type ProblemReason, type Dispatch, type DmlPlan } from "./parse.js";
+export { dispatchSql, loadSqlParser, sqlReadOnlyChecker, targetSelect, type SqlCall, type Problem, type ProblemReason, type Dispatch, type DmlPlan } from "./parse.js";
 export {
   SqlStore,
   SqlJournal,

@@ -337,3 +337,18 @@ export function targetSelect(plan: DmlPlan, dialect: SqlDialect, rid: string | n
   if (plan.with !== undefined) sel.SelectStmt.withClause = plan.with;
   return deparse(sel);
 }
+
+/** Re-derives a read-only approval the gateway's SQL dispatcher recorded without a core decision
+ * (`polar audit verify`, a `polar-dispatch/1` record): the parser's reading of the statement must have
+ * no mutating call and no problem. Null when it is read-only, else why not. (SQLite's bytecode check,
+ * made on the live database when the statement was judged, is not repeated.) */
+export async function sqlReadOnlyChecker(): Promise<(statement: string, dialect: string) => string | null> {
+  await loadSqlParser();
+  return (statement, dialect) => {
+    if (dialect !== "sqlite" && dialect !== "postgres") return `an SQL dialect (sqlite, postgres), not \`${dialect}\``;
+    const d = dispatchSql(statement, dialect);
+    if (d.problems.length > 0) return `not read-only: ${d.problems[0]!.reason} (${d.problems[0]!.detail})`;
+    if (d.calls.length > 0 || d.statements.length === 0 || !d.statements.every((s) => s.readOnly)) return `not read-only: ${d.calls.map((c) => c.name).join(", ") || "a statement that changes something"}`;
+    return null;
+  };
+}

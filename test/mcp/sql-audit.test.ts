@@ -6,7 +6,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { verifyAuditLog } from "../../src/audit/index.js";
+import { recordHash, verifyAuditLog } from "../../src/audit/index.js";
+import { sqlReadOnlyChecker } from "../../src/sql/index.js";
 import { DECISION_META_KEY } from "../../src/mcp/gateway.js";
 import { gateway, ROOT, tempDir } from "./helpers.js";
 import { dump, seed, SQLITE_SERVER, textOf } from "./sqlite-fixture.js";
@@ -36,36 +37,49 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
       expect(dump(file).orders).toHaveLength(2);
       const bad = await g.call("query", { sql: "DELETE FROM" });
       expect(bad.isError).toBe(true);
+      const sel = await g.call("query", { sql: "SELECT item FROM orders" });
+      expect(sel.isError, textOf(sel)).toBeFalsy();
     } finally {
       await g.close();
     }
     const recs = lines(log);
-    expect(recs).toHaveLength(2);
+    expect(recs).toHaveLength(3);
     expect(recs[0]).toMatchObject({ format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: "DELETE FROM orders WHERE id = 7", action: "allow", outcome: "ran" });
     const core = (recs[0].decisions as Array<Record<string, unknown>>);
     expect(core).toHaveLength(1);
     expect(core[0]).toMatchObject({ format: "polar-decision/1", approved: true });
     expect(recs[1]).toMatchObject({ format: "polar-dispatch/1", text: "DELETE FROM", outcome: "refused" });
     expect(recs[1].action).not.toBe("allow");
+    expect(recs[2]).toMatchObject({ format: "polar-dispatch/1", text: "SELECT item FROM orders", action: "allow", reason: "read_only", decisions: [], readOnly: { dialect: "sqlite" }, outcome: "ran" });
+    const sqlReadOnly = await sqlReadOnlyChecker();
 
     const text = readFileSync(log, "utf8");
-    const ok = verifyAuditLog(text, { ontologies: [SQL_BLOB] });
+    const ok = verifyAuditLog(text, { ontologies: [SQL_BLOB], sqlReadOnly });
     expect(ok.mismatches).toEqual([]);
-    expect(ok).toMatchObject({ ok: true, total: 2, verified: 2 });
+    expect(ok).toMatchObject({ ok: true, total: 3, verified: 3 });
+    // The read-only approval is never taken on trust: without the SQL parser to re-derive it, a mismatch.
+    expect(verifyAuditLog(text, { ontologies: [SQL_BLOB] }).mismatches).toEqual([expect.objectContaining({ line: 3, field: "readOnly" }), expect.objectContaining({ line: 3, field: "action" })]);
 
     // Tampered: the approval's core decision says it was vetoed; the allow then follows from nothing.
     const vetoed = JSON.parse(JSON.stringify(recs[0])) as Record<string, unknown>;
     (vetoed.decisions as Array<Record<string, unknown>>)[0].approved = false;
-    const relinked = [JSON.stringify(vetoed), JSON.stringify(recs[1])].join("\n") + "\n";
-    const bad = verifyAuditLog(relinked, { ontologies: [SQL_BLOB] });
+    const relinked = [JSON.stringify(vetoed), JSON.stringify(recs[1]), JSON.stringify(recs[2])].join("\n") + "\n";
+    const bad = verifyAuditLog(relinked, { ontologies: [SQL_BLOB], sqlReadOnly });
     expect(bad.ok).toBe(false);
     expect(bad.mismatches.map((m) => m.field)).toEqual(expect.arrayContaining(["decisions[0].approved", "action"]));
+    // Tampered: the read-only approval's statement is swapped for a DELETE (chain re-linked, so only
+    // the re-derivation can catch it).
+    const swapped = { ...recs[2], text: "DELETE FROM orders" };
+    const prevHash = recordHash(recs[1]);
+    expect((recs[2].chain as { prev: string }).prev).toBe(prevHash);
+    const forged = verifyAuditLog([JSON.stringify(recs[0]), JSON.stringify(recs[1]), JSON.stringify(swapped)].join("\n") + "\n", { ontologies: [SQL_BLOB], sqlReadOnly });
+    expect(forged.mismatches).toEqual([expect.objectContaining({ line: 3, field: "readOnly", actual: "read-only" }), expect.objectContaining({ line: 3, field: "action" })]);
     // Tampered: the refused statement's record is dropped from the file (the chain breaks).
-    const dropped = verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB] });
+    const dropped = verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], sqlReadOnly });
     expect(dropped.ok).toBe(true); // a prefix is a valid log on its own…
     const head = ok.head.hash;
-    expect(verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], head }).ok).toBe(false); // …but not against the anchored head
+    expect(verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], sqlReadOnly, head }).ok).toBe(false); // …but not against the anchored head
     // Without the SQL ontology the core decision cannot be replayed.
-    expect(verifyAuditLog(text, { ontologies: [] }).ok).toBe(false);
+    expect(verifyAuditLog(text, { ontologies: [], sqlReadOnly }).mismatches).toEqual([expect.objectContaining({ line: 1, field: "decisions[0].ontologyHash" })]);
   });
 });

@@ -82,7 +82,7 @@ export function formatReport(report: VerifyReport, log: string): string {
   return out.join("\n");
 }
 
-export function runAuditVerify(log: string, flags: Flags, shellReadOnly?: VerifyOptions["shellReadOnly"]): { report: VerifyReport; text: string } {
+export function runAuditVerify(log: string, flags: Flags, shellReadOnly?: VerifyOptions["shellReadOnly"], sqlReadOnly?: VerifyOptions["sqlReadOnly"]): { report: VerifyReport; text: string } {
   const files = flags.ontology === undefined ? [] : Array.isArray(flags.ontology) ? flags.ontology : [flags.ontology];
   if (files.length === 0) throw usageError("missing-option", "`--ontology FILE` is required (repeat it for several ontologies)");
   const head = flags.head === undefined ? undefined : String(flags.head).trim().toLowerCase();
@@ -102,6 +102,7 @@ export function runAuditVerify(log: string, flags: Flags, shellReadOnly?: Verify
     // The τ²-bench replay's records name the scoped detector (src/policies/consent-scoped.ts).
     consentDetectors: { [scopedConsentDetector.id]: scopedConsentDetector },
     ...(shellReadOnly === undefined ? {} : { shellReadOnly }),
+    ...(sqlReadOnly === undefined ? {} : { sqlReadOnly }),
   });
   return { report, text: flags.json ? JSON.stringify(report, null, 2) : formatReport(report, log) };
 }
@@ -147,7 +148,9 @@ export function register(cli: CAC): void {
         // A coding-agent hook log with read-only shell approvals: the shell dispatcher re-derives them.
         const raw = new TextDecoder().decode(readBytes(log, "decision log", MAX_LOG_BYTES));
         const shell = raw.includes('"readOnly"') ? await (await import("../../shell/index.js")).readOnlyChecker() : undefined;
-        const { report, text } = runAuditVerify(log, flags, shell);
+        // An MCP gateway log with read-only SQL approvals: the SQL parser re-derives them.
+        const sql = raw.includes('"polar-dispatch/1"') && raw.includes('"dispatcher":"sql"') && raw.includes('"readOnly"') ? await (await import("../../sql/index.js")).sqlReadOnlyChecker() : undefined;
+        const { report, text } = runAuditVerify(log, flags, shell, sql);
         process.stdout.write(text + "\n");
         process.exitCode = report.ok ? 0 : 1;
       }),
