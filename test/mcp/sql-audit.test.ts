@@ -3,6 +3,7 @@
 // FILE` in front of the SQLite MCP server fixture writes one `polar-dispatch/1` record per statement,
 // wrapping the SQL guard's core decision and its outcome; `polar audit verify` replays it with the SQL
 // ontology, and a tampered record fails. Before the fix an approved DELETE left no record at all.
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -67,6 +68,9 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
     const bad = verifyAuditLog(relinked, { ontologies: [SQL_BLOB], sqlReadOnly });
     expect(bad.ok).toBe(false);
     expect(bad.mismatches.map((m) => m.field)).toEqual(expect.arrayContaining(["decisions[0].approved", "action"]));
+    // Tampered: the refused statement claims it ran.
+    const ran = verifyAuditLog([JSON.stringify(recs[0]), JSON.stringify({ ...recs[1], outcome: "ran" })].join("\n") + "\n", { ontologies: [SQL_BLOB], sqlReadOnly });
+    expect(ran.mismatches).toEqual([expect.objectContaining({ line: 2, field: "outcome", expected: "refused (the call was not allowed)" })]);
     // Tampered: the read-only approval's statement is swapped for a DELETE (chain re-linked, so only
     // the re-derivation can catch it).
     const swapped = { ...recs[2], text: "DELETE FROM orders" };
@@ -79,6 +83,14 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
     expect(dropped.ok).toBe(true); // a prefix is a valid log on its own…
     const head = ok.head.hash;
     expect(verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], sqlReadOnly, head }).ok).toBe(false); // …but not against the anchored head
+    // The CLI: `polar audit verify LOG --ontology ontologies/sql/sql.blob` loads the SQL parser for the SELECT.
+    const cli = (f: string) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "audit", "verify", f, "--ontology", join(ROOT, "ontologies/sql/sql.blob"), "--json"], { cwd: ROOT, encoding: "utf8" });
+    const good = cli(log);
+    expect(good.status, good.stderr + good.stdout).toBe(0);
+    expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, total: 3, verified: 3 });
+    const forgedFile = join(tmp.dir, "forged.jsonl");
+    writeFileSync(forgedFile, relinked);
+    expect(cli(forgedFile).status).toBe(1);
     // Without the SQL ontology the core decision cannot be replayed.
     expect(verifyAuditLog(text, { ontologies: [], sqlReadOnly }).mismatches).toEqual([expect.objectContaining({ line: 1, field: "decisions[0].ontologyHash" })]);
   });
