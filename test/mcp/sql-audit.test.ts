@@ -4,7 +4,7 @@
 // wrapping the SQL guard's core decision and its outcome; `polar audit verify` replays it with the SQL
 // ontology, and a tampered record fails. Before the fix an approved DELETE left no record at all.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { recordHash, verifyAuditLog } from "../../src/audit/index.js";
@@ -93,5 +93,44 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
     expect(cli(forgedFile).status).toBe(1);
     // Without the SQL ontology the core decision cannot be replayed.
     expect(verifyAuditLog(text, { ontologies: [], sqlReadOnly }).mismatches).toEqual([expect.objectContaining({ line: 1, field: "decisions[0].ontologyHash" })]);
+  });
+});
+
+describe("polar mcp --dispatch TOOL=shell:ARG --audit-log FILE", () => {
+  it("ls (read-only, its evidence re-derived) and rm (a core decision under a restore point) are in the chain; polar audit verify accepts the log and refuses a forged one", async () => {
+    const ws = join(tmp.dir, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "notes.txt"), "keep me\n");
+    const ontology = join(tmp.dir, "s.polar");
+    writeFileSync(ontology, "tool(other).\n");
+    const rules = join(tmp.dir, "srules.json");
+    writeFileSync(rules, JSON.stringify({ format: "polar-projection/1", domain: "shell", entities: {} }));
+    const log = join(tmp.dir, "shell.jsonl");
+    const g = await gateway({ ontology, rules, server: [process.execPath, join(ROOT, "test/fixtures/mcp-shell-server/server.mjs"), ws], auditLog: log, extraArgs: ["--dispatch", "run_command=shell:command", "--workspace", ws, "--store", join(tmp.dir, "sstore")] });
+    try {
+      expect((await g.call("run_command", { command: "ls" })).isError).toBeFalsy();
+      expect((await g.call("run_command", { command: "rm notes.txt" })).isError).toBeFalsy();
+      expect((await g.call("run_command", { command: "frobnicate --all" })).isError).toBe(true);
+    } finally {
+      await g.close();
+    }
+    const recs = lines(log);
+    expect(recs.map((r) => [r.format, r.dispatcher, r.action, r.outcome])).toEqual([
+      ["polar-dispatch/1", "shell", "allow", "ran"],
+      ["polar-dispatch/1", "shell", "allow", "ran"],
+      ["polar-dispatch/1", "shell", expect.stringMatching(/^(ask|deny)$/), "refused"],
+    ]);
+    expect(recs[0]).toMatchObject({ decisions: [], readOnly: { command: "ls", cwd: ws } });
+    expect((recs[1].decisions as unknown[]).length).toBe(1);
+    const cli = (f: string) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "audit", "verify", f, "--ontology", join(ROOT, "ontologies/shell/shell.blob"), "--json"], { cwd: ROOT, encoding: "utf8" });
+    const good = cli(log);
+    expect(good.status, good.stderr + good.stdout).toBe(0);
+    expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, total: 3, verified: 3 });
+    // Forged: the read-only evidence claims `rm notes.txt` (the last record, so the chain still links).
+    const forged = join(tmp.dir, "shell-forged.jsonl");
+    writeFileSync(forged, [JSON.stringify(recs[0]), JSON.stringify(recs[1]), JSON.stringify({ ...recs[2], text: "rm notes.txt", action: "allow", outcome: "ran", readOnly: { ...(recs[0].readOnly as object), command: "rm notes.txt" } })].join("\n") + "\n");
+    const bad = cli(forged);
+    expect(bad.status).toBe(1);
+    expect((JSON.parse(bad.stdout) as { mismatches: Array<{ line: number; field: string }> }).mismatches).toEqual(expect.arrayContaining([expect.objectContaining({ line: 3, field: "readOnly" }), expect.objectContaining({ line: 3, field: "action" })]));
   });
 });
