@@ -4,6 +4,7 @@
 // refused; under Escalate the same calls are put to the user, except those the guard could not judge
 // (unknown tool, malformed call, missing entity, internal error), which are refused outright. So both
 // follow from the recorded `admissible` and `reason`, whatever policy wrote the log.
+import { DISPATCH_RECORD_FORMAT } from "./dispatch-record.js";
 import { HARD_FAIL_REASONS, type GuardReason } from "../policies/types.js";
 import { splitJsonl } from "./jsonl.js";
 import { OUTCOME_FORMAT, outcomeProblems } from "./outcome.js";
@@ -25,6 +26,9 @@ export interface LogSummary {
   outcomes: Record<string, number>;
   /** Lines that are neither decision nor outcome records (line numbers, 1-based). */
   unreadable: number[];
+  /** An MCP gateway's dispatcher tool calls (`polar-dispatch/1`), `dispatcher action outcome` → count
+   * (present only when the log holds any). */
+  dispatched?: Record<string, number>;
 }
 
 function bump(map: Record<string, number>, key: string): void {
@@ -53,6 +57,11 @@ export function summarizeLog(text: string): LogSummary {
       r = JSON.parse(t) as Record<string, unknown>;
     } catch {
       s.unreadable.push(line);
+      continue;
+    }
+    if (typeof r === "object" && r !== null && r.format === DISPATCH_RECORD_FORMAT) {
+      s.dispatched ??= {};
+      bump(s.dispatched, `${String(r.dispatcher)} ${String(r.action)} ${String(r.outcome)}`);
       continue;
     }
     if (typeof r === "object" && r !== null && r.format === OUTCOME_FORMAT) {
@@ -105,6 +114,7 @@ export function formatSummary(s: LogSummary, log: string): string {
   out.push(`  of which asked instead (policy escalate): ${s.wouldAsk.total}`);
   if (Object.keys(s.outcomes).length > 0) out.push(`  outcomes of approved calls (what finally happened):`, ...table(s.outcomes));
   if (s.wouldAsk.total > 0) out.push(...table(s.wouldAsk.byTool));
+  if (s.dispatched !== undefined) out.push(`  dispatcher tool calls (dispatcher, verdict, outcome):`, ...table(s.dispatched));
   if (s.unreadable.length > 0) out.push(`  ${s.unreadable.length} line(s) are not decision or outcome records: ${s.unreadable.slice(0, 20).join(", ")}${s.unreadable.length > 20 ? ", …" : ""}`);
   return out.join("\n");
 }

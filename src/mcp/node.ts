@@ -192,7 +192,14 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     },
     dispatchers: options.dispatchers,
     // A dispatcher call's record goes into the session's chain; a failed write is said in the result.
-    recordDispatch: (guard, record) => sinks.get(guard)?.outcome(record as unknown as OutcomeRecord),
+    recordDispatch: (guard, record) => {
+      try {
+        sinks.get(guard)?.outcome(record as unknown as OutcomeRecord);
+      } catch (e) {
+        log(`polar mcp: error[audit-write]: the ${record.dispatcher} call \`${record.tool}\` (${record.action}, ${record.outcome}) could not be written: ${e instanceof Error ? e.message : String(e)}`);
+        throw e;
+      }
+    },
     recordOutcome: (guard, record) => {
       try {
         sinks.get(guard)?.outcome(record);

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { recordHash, verifyAuditLog } from "../../src/audit/index.js";
+import { recordHash, summarizeLog, verifyAuditLog } from "../../src/audit/index.js";
 import { sqlReadOnlyChecker } from "../../src/sql/index.js";
 import { DECISION_META_KEY } from "../../src/mcp/gateway.js";
 import { gateway, ROOT, tempDir } from "./helpers.js";
@@ -55,6 +55,10 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
     const sqlReadOnly = await sqlReadOnlyChecker();
 
     const text = readFileSync(log, "utf8");
+    // `polar audit summary` counts them (before, they were unreadable lines).
+    const summary = summarizeLog(text);
+    expect(summary.unreadable).toEqual([]);
+    expect(summary.dispatched).toEqual({ "sql allow ran": 2, [`sql ${String(recs[1].action)} refused`]: 1 });
     const ok = verifyAuditLog(text, { ontologies: [SQL_BLOB], sqlReadOnly });
     expect(ok.mismatches).toEqual([]);
     expect(ok).toMatchObject({ ok: true, total: 3, verified: 3 });
