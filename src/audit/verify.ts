@@ -63,7 +63,19 @@ export interface VerifyOptions {
    * SQL guard approved without asking the core, e.g. a SELECT): null when `statement` is read-only, else
    * why not. Without it such an approval is a mismatch, never taken on trust. */
   sqlReadOnly?: (statement: string, dialect: string) => string | null;
+  /** Checks an MCP gateway's `polar-dispatch/1` record (`verifyDispatchRecord`, src/audit/dispatch-verify.ts;
+   * kept out of the default bundle): without it such a record is a mismatch. */
+  dispatchRecords?: DispatchRecordCheck;
 }
+
+export type DispatchRecordCheck = (rec: Record<string, unknown>, ctx: {
+  miss(field: string, expected: unknown, actual: unknown): void;
+  /** Replays one core decision (a record of this log's format); mismatches are named under `field`. */
+  replay(decision: unknown, field: string): void;
+  /** Re-derives a shell read-only (or creation-only) approval's evidence for `command`. */
+  shellReadOnly(code: "read_only" | "creation_only", evidence: unknown, command: string): boolean;
+  sqlReadOnly?: (statement: string, dialect: string) => string | null;
+}) => void;
 
 export interface VerifyReport {
   ok: boolean;
@@ -218,7 +230,15 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       head = { index: position + 1, hash };
       if (hash === options.head) anchored = true;
       try {
-        replayDispatch(rec, miss, transient, line);
+        if (options.dispatchRecords === undefined) miss("format", "a verifier of gateway dispatcher records (dispatchRecords: verifyDispatchRecord)", rec.format);
+        else {
+          options.dispatchRecords(rec, {
+            miss,
+            replay: (d, f) => replay(d as Decision, (x, e, a) => miss(`${f}.${x}`, e, a), transient, line),
+            shellReadOnly: (code, ev, command) => readOnlyHolds({ code, readOnly: ev, input: { command } }, miss),
+            sqlReadOnly: options.sqlReadOnly,
+          });
+        }
       } catch (e) {
         miss("record", "a replayable dispatch record", describeError(e));
       }
@@ -302,70 +322,6 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
       const approved = typeof rec.approval === "string" && decisions.length > 0 && decisions.every((d) => isRecord(d) && (d.approved === true || d.route === "ConsentEscalated"));
       if (!all && !approved && !readOnly) miss("action", "deny (no decision approves the call)", rec.action);
     }
-  }
-
-  /** An MCP gateway dispatcher tool's record (src/mcp/gateway.ts): each core decision inside it is
-   * replayed; it ran only if allowed (or asked and consented to), and `allow` follows from the decisions
-   * (all approve, at least one) or from a read-only approval's evidence, re-derived. */
-  function replayDispatch(rec: Record<string, unknown>, miss: (f: string, e: unknown, a: unknown) => void, transientLines: number[], line: number): void {
-    if (typeof rec.tool !== "string" || typeof rec.text !== "string" || typeof rec.reason !== "string") miss("tool", "a tool, its judged text and a reason", { tool: rec.tool, text: rec.text, reason: rec.reason });
-    if (rec.dispatcher !== "sql" && rec.dispatcher !== "shell") miss("dispatcher", "sql or shell", rec.dispatcher);
-    const decisions = rec.decisions;
-    if (!Array.isArray(decisions)) {
-      miss("decisions", "a list of decision records", decisions);
-      return;
-    }
-    decisions.forEach((d: unknown, i) => {
-      if (!isRecord(d) || d.format !== DECISION_FORMAT) {
-        miss(`decisions[${i}]`, "a decision record", d);
-        return;
-      }
-      replay(d as unknown as Decision, (f, e, a) => miss(`decisions[${i}].${f}`, e, a), transientLines, line);
-    });
-    if (!["allow", "ask", "deny"].includes(rec.action as string)) miss("action", "allow, ask or deny", rec.action);
-    if (!["ran", "failed", "unknown", "refused"].includes(rec.outcome as string)) miss("outcome", "ran, failed, unknown or refused", rec.outcome);
-    const consented = rec.consented === true;
-    if (rec.consented !== undefined && rec.consented !== true) miss("consented", "true or absent", rec.consented);
-    const sent = rec.outcome !== "refused";
-    if (sent && rec.action !== "allow" && !(rec.action === "ask" && consented)) miss("outcome", "refused (the call was not allowed)", rec.outcome);
-    if (consented && rec.action !== "ask") miss("consented", "only on an asked call", rec.action);
-    if (rec.action === "allow") {
-      const all = decisions.length > 0 && decisions.every((d) => isRecord(d) && d.approved === true);
-      const readOnly = !all && decisions.length === 0 && dispatchReadOnlyHolds(rec, miss);
-      if (!all && !readOnly) miss("action", "deny (no decision approves the call)", rec.action);
-    }
-    if (rec.action === "ask" && consented && sent) {
-      const asked = decisions.length > 0 && decisions.every((d) => isRecord(d) && (d.approved === true || d.route === "ConsentEscalated"));
-      if (!asked) miss("action", "deny (no decision asks for this call)", rec.action);
-    }
-  }
-
-  function dispatchReadOnlyHolds(rec: Record<string, unknown>, miss: (f: string, e: unknown, a: unknown) => void): boolean {
-    const ev = rec.readOnly;
-    if (!isRecord(ev)) {
-      miss("readOnly", "the evidence of a read-only approval", ev);
-      return false;
-    }
-    if (rec.dispatcher === "shell") {
-      // The shell guard's evidence, re-derived as the hooks' is (its command must be the judged text).
-      const code = ev.creationOnly === true || rec.reason === "creation_only" ? "creation_only" : "read_only";
-      return readOnlyHolds({ code, readOnly: ev, input: { command: rec.text } }, miss);
-    }
-    const dialect = ev.dialect;
-    if (typeof dialect !== "string") {
-      miss("readOnly.dialect", "the statement's dialect", dialect);
-      return false;
-    }
-    if (options.sqlReadOnly === undefined) {
-      miss("readOnly", "an SQL checker to re-derive it (sqlReadOnly)", ev);
-      return false;
-    }
-    const why = options.sqlReadOnly(rec.text as string, dialect);
-    if (why !== null) {
-      miss("readOnly", why, "read-only");
-      return false;
-    }
-    return true;
   }
 
   function readOnlyHolds(rec: Record<string, unknown>, miss: (f: string, e: unknown, a: unknown) => void): boolean {

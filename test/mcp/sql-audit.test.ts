@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { recordHash, summarizeLog, verifyAuditLog } from "../../src/audit/index.js";
 import { sqlReadOnlyChecker } from "../../src/sql/index.js";
+import { verifyDispatchRecord as dispatchRecords } from "../../src/audit/dispatch-verify.js";
 import { DECISION_META_KEY } from "../../src/mcp/gateway.js";
 import { gateway, ROOT, tempDir } from "./helpers.js";
 import { dump, seed, SQLITE_SERVER, textOf } from "./sqlite-fixture.js";
@@ -59,34 +60,36 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
     const summary = summarizeLog(text);
     expect(summary.unreadable).toEqual([]);
     expect(summary.dispatched).toEqual({ "sql allow ran": 2, [`sql ${String(recs[1].action)} refused`]: 1 });
-    const ok = verifyAuditLog(text, { ontologies: [SQL_BLOB], sqlReadOnly });
+    const ok = verifyAuditLog(text, { ontologies: [SQL_BLOB], dispatchRecords, sqlReadOnly });
     expect(ok.mismatches).toEqual([]);
     expect(ok).toMatchObject({ ok: true, total: 3, verified: 3 });
+    // A verifier without the dispatcher-record check (kept out of the default bundle) does not pass them.
+    expect(verifyAuditLog(text, { ontologies: [SQL_BLOB], sqlReadOnly }).mismatches.map((m) => [m.line, m.field])).toEqual([[1, "format"], [2, "format"], [3, "format"]]);
     // The read-only approval is never taken on trust: without the SQL parser to re-derive it, a mismatch.
-    expect(verifyAuditLog(text, { ontologies: [SQL_BLOB] }).mismatches).toEqual([expect.objectContaining({ line: 3, field: "readOnly" }), expect.objectContaining({ line: 3, field: "action" })]);
+    expect(verifyAuditLog(text, { ontologies: [SQL_BLOB], dispatchRecords }).mismatches).toEqual([expect.objectContaining({ line: 3, field: "readOnly" }), expect.objectContaining({ line: 3, field: "action" })]);
 
     // Tampered: the approval's core decision says it was vetoed; the allow then follows from nothing.
     const vetoed = JSON.parse(JSON.stringify(recs[0])) as Record<string, unknown>;
     (vetoed.decisions as Array<Record<string, unknown>>)[0].approved = false;
     const relinked = [JSON.stringify(vetoed), JSON.stringify(recs[1]), JSON.stringify(recs[2])].join("\n") + "\n";
-    const bad = verifyAuditLog(relinked, { ontologies: [SQL_BLOB], sqlReadOnly });
+    const bad = verifyAuditLog(relinked, { ontologies: [SQL_BLOB], dispatchRecords, sqlReadOnly });
     expect(bad.ok).toBe(false);
     expect(bad.mismatches.map((m) => m.field)).toEqual(expect.arrayContaining(["decisions[0].approved", "action"]));
     // Tampered: the refused statement claims it ran.
-    const ran = verifyAuditLog([JSON.stringify(recs[0]), JSON.stringify({ ...recs[1], outcome: "ran" })].join("\n") + "\n", { ontologies: [SQL_BLOB], sqlReadOnly });
+    const ran = verifyAuditLog([JSON.stringify(recs[0]), JSON.stringify({ ...recs[1], outcome: "ran" })].join("\n") + "\n", { ontologies: [SQL_BLOB], dispatchRecords, sqlReadOnly });
     expect(ran.mismatches).toEqual([expect.objectContaining({ line: 2, field: "outcome", expected: "refused (the call was not allowed)" })]);
     // Tampered: the read-only approval's statement is swapped for a DELETE (chain re-linked, so only
     // the re-derivation can catch it).
     const swapped = { ...recs[2], text: "DELETE FROM orders" };
     const prevHash = recordHash(recs[1]);
     expect((recs[2].chain as { prev: string }).prev).toBe(prevHash);
-    const forged = verifyAuditLog([JSON.stringify(recs[0]), JSON.stringify(recs[1]), JSON.stringify(swapped)].join("\n") + "\n", { ontologies: [SQL_BLOB], sqlReadOnly });
+    const forged = verifyAuditLog([JSON.stringify(recs[0]), JSON.stringify(recs[1]), JSON.stringify(swapped)].join("\n") + "\n", { ontologies: [SQL_BLOB], dispatchRecords, sqlReadOnly });
     expect(forged.mismatches).toEqual([expect.objectContaining({ line: 3, field: "readOnly", actual: "read-only" }), expect.objectContaining({ line: 3, field: "action" })]);
     // Tampered: the refused statement's record is dropped from the file (the chain breaks).
-    const dropped = verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], sqlReadOnly });
+    const dropped = verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], dispatchRecords, sqlReadOnly });
     expect(dropped.ok).toBe(true); // a prefix is a valid log on its own…
     const head = ok.head.hash;
-    expect(verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], sqlReadOnly, head }).ok).toBe(false); // …but not against the anchored head
+    expect(verifyAuditLog(text.split("\n")[0] + "\n", { ontologies: [SQL_BLOB], dispatchRecords, sqlReadOnly, head }).ok).toBe(false); // …but not against the anchored head
     // The CLI: `polar audit verify LOG --ontology ontologies/sql/sql.blob` loads the SQL parser for the SELECT.
     const cli = (f: string) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/index.ts"), "audit", "verify", f, "--ontology", join(ROOT, "ontologies/sql/sql.blob"), "--json"], { cwd: ROOT, encoding: "utf8" });
     const good = cli(log);
@@ -96,7 +99,7 @@ describe("polar mcp --dispatch TOOL=sql:ARG --audit-log FILE", () => {
     writeFileSync(forgedFile, relinked);
     expect(cli(forgedFile).status).toBe(1);
     // Without the SQL ontology the core decision cannot be replayed.
-    expect(verifyAuditLog(text, { ontologies: [], sqlReadOnly }).mismatches).toEqual([expect.objectContaining({ line: 1, field: "decisions[0].ontologyHash" })]);
+    expect(verifyAuditLog(text, { ontologies: [], dispatchRecords, sqlReadOnly }).mismatches).toEqual([expect.objectContaining({ line: 1, field: "decisions[0].ontologyHash" })]);
   });
 });
 

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
+import { verifyDispatchRecord } from "../../audit/dispatch-verify.js";
 import { chainHead, formatSummary, summarizeLog, verifyAuditLog, type VerifyOptions, type VerifyReport } from "../../audit/index.js";
 import { blobDigestHex, decodeBlob } from "../../blob/index.js";
 import { compile } from "../../compiler/index.js";
@@ -103,6 +104,7 @@ export function runAuditVerify(log: string, flags: Flags, shellReadOnly?: Verify
     consentDetectors: { [scopedConsentDetector.id]: scopedConsentDetector },
     ...(shellReadOnly === undefined ? {} : { shellReadOnly }),
     ...(sqlReadOnly === undefined ? {} : { sqlReadOnly }),
+    dispatchRecords: verifyDispatchRecord,
   });
   return { report, text: flags.json ? JSON.stringify(report, null, 2) : formatReport(report, log) };
 }
