@@ -35,6 +35,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 90 },
   { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
   { name: "verify", file: "src/audit/verify.ts", threshold: 95 },
+  { name: "gateway", file: "src/mcp/gateway.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {
