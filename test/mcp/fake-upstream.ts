@@ -90,7 +90,7 @@ export interface Fake {
   /** The server side (to send notifications from). */
   server: Server;
   upstream: Client;
-  session(opts?: { elicit?: (message: string) => ElicitResult | Promise<ElicitResult>; capabilities?: Record<string, unknown> }): Promise<FakeSession>;
+  session(opts?: { elicit?: (message: string, params: Record<string, unknown>) => ElicitResult | Promise<ElicitResult>; capabilities?: Record<string, unknown> }): Promise<FakeSession>;
   close(): Promise<void>;
 }
 
@@ -191,7 +191,7 @@ export async function fake(opts: FakeOptions = {}): Promise<Fake> {
   });
   const clients: Client[] = [];
 
-  async function session(sopts: { elicit?: (message: string) => ElicitResult | Promise<ElicitResult>; capabilities?: Record<string, unknown> } = {}): Promise<FakeSession> {
+  async function session(sopts: { elicit?: (message: string, params: Record<string, unknown>) => ElicitResult | Promise<ElicitResult>; capabilities?: Record<string, unknown> } = {}): Promise<FakeSession> {
     const before = new Set(sinks.keys());
     const server = gateway.session();
     const guard = [...sinks.keys()].find((g) => !before.has(g))!;
@@ -201,7 +201,7 @@ export async function fake(opts: FakeOptions = {}): Promise<Fake> {
     const client = new Client({ name: "polar-test-client", version: "1.0.0" }, { capabilities: caps });
     if (sopts.elicit) {
       const elicit = sopts.elicit;
-      client.setRequestHandler(ElicitRequestSchema, (req) => elicit((req.params as { message: string }).message));
+      client.setRequestHandler(ElicitRequestSchema, (req) => elicit((req.params as { message: string }).message, req.params as Record<string, unknown>));
     }
     await client.connect(a);
     clients.push(client);

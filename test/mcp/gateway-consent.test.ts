@@ -30,9 +30,19 @@ describe("consent asked through elicitation (form mode)", () => {
   it("a yes runs exactly the call, once, re-read and re-judged, under an approval bound to the call and the state", async () => {
     const x = await start();
     const asked: string[] = [];
-    const s = await x.session({ elicit: (m) => (asked.push(m), { action: "accept", content: { approve: true } }) });
+    const params: Record<string, unknown>[] = [];
+    const s = await x.session({ elicit: (m, p) => (asked.push(m), params.push(p), { action: "accept", content: { approve: true } }) });
     const r = await s.call("delete_entities", { entityNames: ["alice"] });
     expect(r.isError, textOf(r)).not.toBe(true);
+    // A form with one required yes/no field, saying what yes does.
+    expect(params[0]).toMatchObject({
+      mode: "form",
+      requestedSchema: {
+        type: "object",
+        properties: { approve: { type: "boolean", title: "Run delete_entities", description: "Yes runs exactly this call, once." } },
+        required: ["approve"],
+      },
+    });
     expect(x.graph.entities).toEqual([]);
     expect(asked).toHaveLength(1);
     const d = s.decisions();

@@ -124,16 +124,37 @@ describe("an admitted call", () => {
   it("turn scope: after a lost answer, the next call's fresh read is all it depends on (the unknown mark is lifted)", async () => {
     f = await fake({ scope: "turn", gateway: { timeoutMs: 200 } });
     const s = await f.session();
-    f.overrides.set("create_entities", { kind: "hang", after: true });
+    f.overrides.set("create_entities", { kind: "hang" });
     await rejection(s.call("create_entities", create("a")));
+    expect(s.outcomes()).toMatchObject([{ seq: 1, outcome: "unknown" }]);
     f.overrides.delete("create_entities");
-    // a exists now (the server ran it): creating it again is refused on the fresh read, not for an unknown state.
+    // The server did not run it (a is free, read just now): creating it is admitted on that read.
     const again = await s.call("create_entities", create("a"));
-    expect(decisionOf(again).reason).toBe("missing_entity");
-    // Deleting it is judged on the read (and admitted).
-    const del = await s.call("delete_entities", { entityNames: ["a"] });
-    expect(decisionOf(del).route).toBe("Approved");
-    expect(f.graph.entities).toEqual([]);
+    expect(decisionOf(again).route).toBe("Approved");
+    expect(f.graph.entities.map((e) => e.name)).toEqual(["a"]);
+    // And once it exists, creating it again is refused on the fresh read.
+    expect(decisionOf(await s.call("create_entities", create("a"))).reason).toBe("missing_entity");
+  });
+
+  it("the connection to the server closes while a call is in flight: outcome unknown, the client gets the error", async () => {
+    f = await fake({ scope: "session" });
+    const s = await f.session();
+    f.overrides.set("create_entities", { kind: "answer", after: true, fn: () => { setTimeout(() => void f!.upstream.close(), 0); return new Promise(() => {}); } });
+    const e = await rejection(s.call("create_entities", create("a")));
+    expect(e.code).toBe(ErrorCode.ConnectionClosed);
+    expect(s.outcomes()).toMatchObject([{ seq: 1, execution: "x1", outcome: "unknown" }]);
+    expect(s.guard.sequence().map((c) => c.name)).toEqual(["create_entities"]);
+  });
+
+  it("the server goes away while a call is in flight (the wiring says so): outcome unknown, the error says it is gone", async () => {
+    f = await fake();
+    const s = await f.session();
+    f.overrides.set("create_entities", { kind: "answer", after: true, fn: () => { f!.gateway.upstreamClosed("the server exited"); throw new McpError(ErrorCode.InternalError, "pipe closed"); } });
+    const e = await rejection(s.call("create_entities", create("a")));
+    expect(e.code).toBe(ErrorCode.InternalError);
+    expect(e.message).toContain("the upstream MCP server is not available: the server exited");
+    // The server answered with an error, so it did not run it: failed, not unknown.
+    expect(s.outcomes()).toMatchObject([{ seq: 1, outcome: "failed" }]);
   });
 
   it("a call the client cancels after it was sent: outcome unknown (never 'nothing happened')", async () => {
@@ -264,7 +285,40 @@ describe("a refused call never reaches the server", () => {
   });
 });
 
+describe("tools without read rules", () => {
+  it("a mutating tool the read table does not cover is judged on what Layer B holds (nothing read): refused", async () => {
+    f = await fake({ gateway: { reads: new Map() } as never });
+    const s = await f.session();
+    // Nothing derives the key argument either: the call names it itself.
+    const r = await s.call("create_entities", { ...create("a"), entity_name: "a" });
+    expect(decisionOf(r).reason).toBe("missing_entity");
+    expect(textOf(r)).toContain("What would make it safe: Check that the arguments name something that exists on the server");
+    expect(f.requests).toEqual([]);
+  });
+
+  it("a read rule with no steps reads nothing either", async () => {
+    f = await fake({ gateway: { reads: new Map([["create_entities", { steps: [], finally: [], derive: [] }]]) } as never });
+    const s = await f.session();
+    expect(decisionOf(await s.call("create_entities", { ...create("a"), entity_name: "a" })).reason).toBe("missing_entity");
+    expect(f.requests).toEqual([]);
+  });
+});
+
 describe("defence in depth: π must be runnable on this server", () => {
+  it("advisory: a call passed through without being admissible runs as it is (its π is no promise, so it is not checked)", async () => {
+    f = await fake({ policy: "advisory", tau: 0.995, tools: [
+      { name: "read_graph", inputSchema: { type: "object", properties: {} } },
+      { name: "delete_entities", inputSchema: { type: "object", properties: {}, required: ["entityNames"] } },
+    ] as never });
+    f.graph.entities.push({ ...alice });
+    const s = await f.session();
+    const r = await s.call("delete_entities", { entityNames: ["alice"] });
+    expect(r.isError, textOf(r)).not.toBe(true);
+    expect(decisionOf(r).route).toBe("AdvisoryPassthrough");
+    expect(f.requests).not.toContain("tools/list");
+    expect(f.graph.entities).toEqual([]);
+  });
+
   it("a server that lacks π's tool: the admitted call is not run; Vetoed, the log says refused", async () => {
     f = await fake({ tools: [
       { name: "read_graph", inputSchema: { type: "object", properties: {} } },

@@ -100,6 +100,8 @@ describe("a server that is gone", () => {
       s.client.listPrompts(),
       s.call("read_graph", {}),
       s.call("create_entities", { entities: [{ name: "a", entityType: "t", observations: [] }] }),
+      s.call("drop_database", {}),
+      s.call("delete_entities", { entityNames: ["a"], entity_name: "b" }),
     ]) {
       const e = await rejection(p);
       expect(e.code).toBe(ErrorCode.InternalError);
