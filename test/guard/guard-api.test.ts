@@ -371,6 +371,92 @@ describe("observe: options and matching", () => {
   });
 });
 
+describe("what a decision holds", () => {
+  it("a context error in session scope: no forward sequence is searched or recorded", () => {
+    const { g } = guard({ policy: "veto", scope: "session" });
+    g.check(flights);
+    g.observe(flights, "{}");
+    expect(g.check(cabin, {}).forward).toHaveLength(1);
+    const d = g.check(cabin, { userMessages: 5 } as never);
+    expect(d.reason).toBe("internal_error");
+    expect(d.forward).toEqual([]);
+  });
+
+  it("the built-in advisory policy passes a malformed call through without a pending execution", () => {
+    const { g } = guard({ policy: "advisory" });
+    const d = g.check({ name: "update_reservation_flights", arguments: 5 });
+    expect(d).toMatchObject({ route: "AdvisoryPassthrough", approved: true, reason: "malformed_call", execution: null });
+    expect(g.pending()).toEqual([]);
+  });
+
+  it("an open question does not turn a malformed call into an internal error", () => {
+    const { g } = guard();
+    g.check(certificate, { userMessages: [] });
+    expect(g.check({ name: "send_certificate", arguments: 5 }, { userMessages: ["yes"] }).reason).toBe("malformed_call");
+  });
+
+  it("question mode records no consentContext; recent-messages records what the answer answered", () => {
+    const { g } = guard();
+    expect("consentContext" in g.check(certificate, { userMessages: ["yes"] })).toBe(false);
+    const { g: r } = guard({ config: { consent: "recent-messages" } });
+    const d = r.check(certificate, { messages: [{ role: "assistant", content: "Shall I send the certificate to mia?" }, { role: "user", content: "yes" }] });
+    expect(d.consentContext).toEqual({ question: "Shall I send the certificate to mia?", names: expect.arrayContaining(["send_certificate", "mia"]) });
+    expect(Object.isFrozen(d.consentContext)).toBe(true);
+  });
+
+  it("a decision is frozen all the way down: its call, verdict, steps and their arguments, messages", () => {
+    const { g } = guard({ policy: "veto" });
+    const d = g.check(flights, { userMessages: ["change my flight"] });
+    expect(Object.isFrozen(d)).toBe(true);
+    expect(Object.isFrozen(d.call)).toBe(true);
+    expect(Object.isFrozen(d.verdict)).toBe(true);
+    expect(Object.isFrozen(d.verdict!.steps)).toBe(true);
+    expect(Object.isFrozen(d.verdict!.steps[0])).toBe(true);
+    expect(Object.isFrozen(d.verdict!.steps[0].arguments)).toBe(true);
+    expect(Object.isFrozen((d.verdict!.steps[0].arguments as { flights: unknown[] }).flights)).toBe(true);
+    expect(Object.isFrozen((d.verdict!.steps[0].arguments as { flights: object[] }).flights[0])).toBe(true);
+    expect(Object.isFrozen(d.verdict!.bottleneck)).toBe(true);
+    expect(Object.isFrozen(d.forward)).toBe(true);
+    expect(Object.isFrozen(d.userMessages)).toBe(true);
+    expect(Object.isFrozen(d.reads)).toBe(true);
+  });
+});
+
+describe("the engine", () => {
+  it("a backend given as an object is kept after a failure (nothing to rebuild from)", () => {
+    const real = referenceFactory(airline.tables, airline.blob);
+    let fail = true;
+    const backend = { kind: "reference", inputView: () => real.inputView(), run: (...a: unknown[]) => { if (fail) throw new Error("boom"); return (real.run as (...x: unknown[]) => unknown)(...a); } };
+    const { g } = guard({ policy: "veto", backend: backend as never });
+    expect(g.check(flights).reason).toBe("internal_error");
+    fail = false;
+    expect(g.check(flights).reason).toBe("ok");
+  });
+
+  it("a rebuild that fails keeps the backend it had (and the next failure tries again)", () => {
+    let built = 0;
+    let failRun = true;
+    const { g } = guard({
+      policy: "veto",
+      backend: (t, b) => {
+        built++;
+        if (built === 2) throw new Error("no memory");
+        const real = referenceFactory(t, b);
+        return { kind: "reference", inputView: () => real.inputView(), run: (...a: unknown[]) => { if (failRun) throw new Error("trap"); return (real.run as (...x: unknown[]) => unknown)(...a); } } as never;
+      },
+    });
+    expect(g.check(flights).reason).toBe("internal_error");
+    expect(built).toBe(2);
+    failRun = false;
+    // The first backend is still the one in use, and it answers now.
+    expect(g.check(flights).reason).toBe("ok");
+    expect(built).toBe(2);
+    failRun = true;
+    expect(g.check(flights).reason).toBe("internal_error");
+    expect(built).toBe(3);
+  });
+});
+
 describe("release and pending", () => {
   it("pending lists approved calls not yet observed nor released, in check order, with their seq", () => {
     const { g } = guard({ policy: "veto" });
