@@ -8,7 +8,6 @@ import { mutationVitestConfig } from "./base.js";
 // answers, racing sessions, stale consent). test/mcp/listen.test.ts (startGateway, in-process too)
 // is left out: it tests the HTTP front and the audit logs of src/mcp/node.ts, and its child processes
 // and HTTP sessions cost seconds per mutant for code the suites above reach first.
-export default mutationVitestConfig([
-  "test/mcp/failclosed.test.ts",
-  "test/mcp/gateway-*.test.ts",
-]);
+// A mutant that breaks the upstream lock or a request's timeout makes a call wait forever: 8 s per test
+// (the slowest takes 2 s on the loaded machine) kills it without a Stryker timeout.
+export default mutationVitestConfig(["test/mcp/failclosed.test.ts", "test/mcp/gateway-*.test.ts"], { timeoutMs: 8_000 });
