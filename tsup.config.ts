@@ -27,6 +27,9 @@ export default defineConfig([
       "adapters/langchain": "src/adapters/langchain.ts",
       // polar-guard/shell: Node only (the bash grammar, git, the filesystem); never in the runtime bundles.
       shell: "src/shell/index.ts",
+      // polar-guard/sql: Node only; the parser (libpg-query, wasm) and pgsql-deparser are optional peer
+      // dependencies, imported at run time, never bundled; never in the runtime bundles.
+      sql: "src/sql/index.ts",
       // OpenCode's plugin (polar-guard/opencode): Node/Bun only, asks the local polar daemon.
       opencode: "src/hooks/opencode.ts",
     },

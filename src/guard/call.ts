@@ -3,6 +3,7 @@
 // then checked. Values that are not JSON become `{ "$nonjson": kind }` markers in the copy, and the
 // check reads only the copy, so the audit replay re-derives the same problem from the record alone.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
+import { canonicalJsonFast } from "./canonical-fast.js";
 
 export const NON_JSON = "$nonjson";
 const MAX_DEPTH = 64;
@@ -220,4 +221,10 @@ export function checkExecuted(safe: unknown, i: number): { ok: true; call: Execu
     call.before = s.before;
   }
   return { ok: true, call };
+}
+
+/** The canonical text of a call, which identifies it across copies and key orders (an observe finds
+ * its execution by it; a consent question is bound to its SHA-256). */
+export function callKey(call: ToolCall): string {
+  return canonicalJsonFast({ name: call.name, arguments: call.arguments });
 }

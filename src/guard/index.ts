@@ -15,7 +15,7 @@ export {
 } from "./guard.js";
 export { wrapTools, isGuardRefusal, NothingChangedError, changedNothing, type ToolFunction, type GuardRefusal, type WrapOptions, type WrappedTools } from "./wrap.js";
 export { GuardError, isGuardError, type GuardErrorCode } from "./errors.js";
-export { SNAPSHOT_FORMAT, type GuardSnapshot, type SnapshotExecution, type SnapshotSequenceEntry, type SnapshotObserved } from "./snapshot.js";
+export { SNAPSHOT_FORMAT, type GuardSnapshot, type SnapshotExecution, type SnapshotSequenceEntry, type SnapshotObserved } from "./types.js";
 export { DECISION_FORMAT, type Decision, type TargetEvaluation } from "./decision.js";
 export {
   DEFAULT_TAU,

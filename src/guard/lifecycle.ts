@@ -10,9 +10,8 @@
 // sequence up to it leaves the forward sequence. Barriers are executions, never call texts: an
 // admitted re-run of the same call is another execution and commits nothing.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
-import { MAX_CALLS } from "../abi.js";
 import { freezeOwn } from "./call.js";
-import type { SnapshotExecution, SnapshotObserved, SnapshotSequenceEntry } from "./snapshot.js";
+import { MAX_HISTORY, MAX_TRACKED, type LifecycleState, type SnapshotExecution, type SnapshotObserved } from "./types.js";
 
 export type ExecutionState = "pending" | "observed" | "released";
 
@@ -75,19 +74,6 @@ interface Observed {
   readonly admitted: boolean;
   /** Its entity as it was before it ran (turn scope judges an earlier call on it). */
   readonly before: Record<string, unknown> | undefined;
-}
-
-/** Executions kept for an observe that names them; past it the oldest committed ones are forgotten
- * (an observe then re-reads `before` from Layer B, which for a committed call changes no verdict). */
-export const MAX_TRACKED = 512;
-/** Observed executions remembered for turn scope's barriers (a message has far fewer calls). */
-export const MAX_HISTORY = MAX_CALLS;
-
-/** The lifecycle's state as data (src/guard/snapshot.ts): values by reference, the caller copies. */
-export interface LifecycleState {
-  executions: SnapshotExecution[];
-  sequence: SnapshotSequenceEntry[];
-  history: SnapshotObserved[];
 }
 
 export class Lifecycle {

@@ -8,7 +8,7 @@
 import { canonicalJson } from "../projection/canonical.js";
 import { hmacSha256Hex, sameHex } from "../util/hmac.js";
 import { GuardError } from "./errors.js";
-import type { GuardSnapshot } from "./snapshot.js";
+import type { GuardSnapshot } from "./types.js";
 
 export const SEALED_SNAPSHOT_FORMAT = "polar-guard-sealed-snapshot/1";
 

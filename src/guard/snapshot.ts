@@ -4,72 +4,23 @@
 // scope); reading one back checks every field and copies it, so a snapshot and a guard never share an
 // object. A wrong snapshot is a typed error (`bad-snapshot`), never a guard that runs on it.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
-import type { Scope } from "./config.js";
 import { checkCallShape, define } from "./call.js";
 import { GuardError, describeError } from "./errors.js";
-import { MAX_HISTORY, MAX_TRACKED } from "./lifecycle.js";
 import { MAX_MARKS, type UnknownMark } from "./unknown.js";
+import {
+  MAX_HISTORY,
+  MAX_QUESTIONS,
+  MAX_TRACKED,
+  SNAPSHOT_FORMAT,
+  type GuardSnapshot,
+  type LifecycleState,
+  type SnapshotBinding,
+  type SnapshotExecution,
+  type SnapshotObserved,
+  type SnapshotSequenceEntry,
+} from "./types.js";
 
-export const SNAPSHOT_FORMAT = "polar-guard-snapshot/1";
-
-/** Open consent questions kept at most (the oldest is forgotten past it). */
-export const MAX_QUESTIONS = 256;
-
-/** An approved execution not yet observed nor released (its id is `x<seq>`). */
-export interface SnapshotExecution {
-  seq: number;
-  call: ToolCall;
-  /** The acts_on entity's slots when it was checked (absent: the call acts on none). */
-  before?: Record<string, unknown>;
-  /** The search admitted it (observed unadmitted, it is a barrier). */
-  admitted: boolean;
-  /** A barrier or checkpoint came while it was pending: observed, it does not join the sequence. */
-  committed: boolean;
-}
-
-/** One call of the session's forward sequence, and the seq of the check behind it (0: observed
- * without a check). */
-export interface SnapshotSequenceEntry {
-  seq: number;
-  call: ExecutedCall;
-}
-
-/** An observed call, as turn scope's barrier search and `before` lookup remember it. */
-export interface SnapshotObserved {
-  call: ToolCall;
-  admitted: boolean;
-  before?: Record<string, unknown>;
-}
-
-export interface GuardSnapshot {
-  format: typeof SNAPSHOT_FORMAT;
-  ontologyHash: string;
-  configHash: string;
-  policy: string;
-  scope: Scope;
-  /** The last decision's seq (the next check is seq + 1). */
-  seq: number;
-  /** Pending executions in check order, committed ones included. */
-  executions: SnapshotExecution[];
-  /** Session scope's observed, uncommitted calls, oldest first (at most `maxDepth`). */
-  sequence: SnapshotSequenceEntry[];
-  /** Observed calls since the last checkpoint, oldest first. */
-  history: SnapshotObserved[];
-  /** Open consent questions, oldest first: the call's hash and how many user messages there were when
-   * the guard asked. */
-  questions: { hash: string; asked: number }[];
-  /** Unknown marks, in the order they were made (one with `id: null` stands for everything). */
-  unknown: UnknownMark[];
-}
-
-/** What a snapshot must match: the guard being built. */
-export interface SnapshotBinding {
-  ontologyHash: string;
-  configHash: string;
-  policy: string;
-  scope: Scope;
-  maxDepth: number;
-}
+export { MAX_QUESTIONS, SNAPSHOT_FORMAT, type GuardSnapshot, type SnapshotBinding, type SnapshotExecution, type SnapshotObserved, type SnapshotSequenceEntry };
 
 const KEYS = ["format", "ontologyHash", "configHash", "policy", "scope", "seq", "executions", "sequence", "history", "questions", "unknown"];
 /** Deeper than any value a guard holds (calls and results are copied at most 64 deep). */
@@ -186,6 +137,32 @@ export function plainCopy(v: unknown): unknown {
     if (x !== undefined) define(out, k, plainCopy(x));
   }
   return out;
+}
+
+/** The guard's own state as a snapshot: its binding, the last seq, the lifecycle's exported state,
+ * the open consent questions and the unknown marks, as plain JSON of its own (plainCopy): nothing of
+ * it is shared with the guard (or with Layer B). */
+export function writeSnapshot(
+  binding: Omit<SnapshotBinding, "maxDepth">,
+  seq: number,
+  lifecycle: LifecycleState,
+  questions: GuardSnapshot["questions"],
+  unknown: readonly UnknownMark[],
+): GuardSnapshot {
+  const data: GuardSnapshot = {
+    format: SNAPSHOT_FORMAT,
+    ontologyHash: binding.ontologyHash,
+    configHash: binding.configHash,
+    policy: binding.policy,
+    scope: binding.scope,
+    seq,
+    executions: lifecycle.executions,
+    sequence: lifecycle.sequence,
+    history: lifecycle.history,
+    questions: questions as GuardSnapshot["questions"],
+    unknown: unknown as UnknownMark[],
+  };
+  return plainCopy(data) as GuardSnapshot;
 }
 
 /** Checks a snapshot against the guard being built and answers an own, frozen copy of it. */

@@ -6,7 +6,7 @@
 // A tool that throws is observed with an unknown outcome unless its error says it changed nothing.
 import type { Route } from "../policies/types.js";
 import type { Decision } from "./decision.js";
-import type { CheckContext, Guard, ObserveReport } from "./guard.js";
+import type { CheckContext, Guard, ObserveReport } from "./types.js";
 
 export type ToolFunction = (args: Record<string, unknown>) => Promise<unknown> | unknown;
 

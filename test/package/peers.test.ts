@@ -28,6 +28,13 @@ export const TESTED: Record<string, Record<string, string>> = {
   langchain: {
     "1.5.12": "devDependency: every npm test",
   },
+  // polar-guard/sql's parser and deparser (issue 25): optional peers of the ./sql subpath.
+  "libpg-query": {
+    "18.1.5": "devDependency: every npm test (test/sql)",
+  },
+  "pgsql-deparser": {
+    "18.3.8": "devDependency: every npm test (test/sql)",
+  },
 };
 
 type V = [number, number, number];

@@ -1,0 +1,619 @@
+// createSqlGuard: SQL statements judged by the ordinary guard (src/guard) over the SQL ontology
+// (ontologies/sql/sql.polar) on the database they meet. check(): parse (libpg-query) → for SQLite,
+// SQLite's own bytecode of the statement must equal that of the parser's reading → Layer B for exactly
+// the tables the calls touch (read-only, bounded) → the core's verdict → when only rows are lost and
+// they fit the bound, a restore point of them and a second verdict. observe(): the statement ran: the
+// journal gets the fingerprint of what it left. undo(): judged on the current rows, then run.
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
+import type { Decision } from "../guard/decision.js";
+import type { StateView, TierName } from "../core/types.js";
+import type { SqlAdapter, SqlDialect } from "./adapter.js";
+import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
+import { Catalog, fingerprintRows, quoteIdent, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
+import { describeSqlStep, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, summary, undoSqlEntry, type PointTable, type SqlInverseStep, type SqlRestorePoint, type SqlRestoreSummary, type SqlUndoEntry, type SqlUndoResult, type SqlUndoSelector } from "./undo.js";
+
+export type SqlPolicy = "snapshot" | "escalate" | "veto" | "advisory";
+export type SqlAction = "allow" | "ask" | "deny";
+export const SQL_DECISION_FORMAT = "polar-sql-decision/1";
+export type SqlGuardErrorCode = "bad-option" | "bad-store" | "bad-db" | "bad-ontology" | "no-parser";
+
+export class SqlGuardError extends Error {
+  readonly code: SqlGuardErrorCode;
+  constructor(code: SqlGuardErrorCode, message: string) {
+    super(message);
+    this.name = "SqlGuardError";
+    this.code = code;
+  }
+}
+
+export interface SqlBounds {
+  /** Rows a restore point may hold (all tables together); over it the statement is asked. */
+  maxRows: number;
+}
+export const DEFAULT_SQL_BOUNDS: SqlBounds = { maxRows: 10_000 };
+
+export interface SqlGuardOptions {
+  db: SqlAdapter;
+  store: string;
+  session?: string;
+  policy?: SqlPolicy;
+  bounds?: Partial<SqlBounds>;
+  log?: AuditSink;
+}
+
+export interface SqlTypedCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  source: string;
+}
+
+export interface SqlDecision {
+  format: typeof SQL_DECISION_FORMAT;
+  seq: number;
+  approved: boolean;
+  action: SqlAction;
+  route: "Approved" | "Vetoed" | "ConsentEscalated" | "AdvisoryPassthrough";
+  reason: string;
+  message: string;
+  tier: "T0" | TierName | null;
+  restorePoint: SqlRestoreSummary | null;
+  execution: string | null;
+  calls: SqlTypedCall[];
+  problems: Problem[];
+  inverse: SqlInverseStep[];
+  core: Decision | null;
+  session: string;
+  dialect: SqlDialect;
+}
+
+export interface SqlGuard {
+  readonly session: string;
+  readonly policy: SqlPolicy;
+  readonly dialect: SqlDialect;
+  /** Never rejects: any failure is a refusal with a reason. */
+  check(statement: unknown): Promise<SqlDecision>;
+  /** The approved statement ran: journal its undo. */
+  observe(execution: string): Promise<{ journaled: string | null }>;
+  list(): SqlUndoEntry[];
+  undo(sel?: SqlUndoSelector, options?: { dryRun?: boolean }): Promise<SqlUndoResult>;
+}
+
+const HERE = new URL(".", import.meta.url);
+function asset(rel: string): string {
+  for (const base of ["../../ontologies/sql/", "../ontologies/sql/", "./ontologies/sql/"]) {
+    const p = new URL(base + rel, HERE).pathname;
+    if (existsSync(p)) return p;
+  }
+  throw new SqlGuardError("bad-ontology", `ontologies/sql/${rel} is not beside the module`);
+}
+
+let blob: Uint8Array | null = null;
+const POLICIES: readonly SqlPolicy[] = ["snapshot", "escalate", "veto", "advisory"];
+const OPTION_KEYS = ["db", "store", "session", "policy", "bounds", "log"];
+const ADAPTER_KEYS = ["dialect", "read", "readTransaction", "run", "writeTransaction", "inTransaction", "describe"];
+
+export async function createSqlGuard(options: SqlGuardOptions): Promise<SqlGuard> {
+  if (options === null || typeof options !== "object") throw new SqlGuardError("bad-option", "createSqlGuard needs { db, store }");
+  for (const k of Object.keys(options)) if (!OPTION_KEYS.includes(k)) throw new SqlGuardError("bad-option", `unknown option \`${k}\` (the options are ${OPTION_KEYS.join(", ")})`);
+  const db = options.db;
+  if (db === null || typeof db !== "object" || ADAPTER_KEYS.some((k) => !(k in db))) throw new SqlGuardError("bad-db", "`db` is not a SqlAdapter (use sqliteAdapter(database) or postgresAdapter(client))");
+  if (db.dialect !== "sqlite" && db.dialect !== "postgres") throw new SqlGuardError("bad-db", `unknown dialect \`${String(db.dialect)}\``);
+  if (db.dialect === "sqlite" && typeof db.bytecode !== "function") throw new SqlGuardError("bad-db", "a SQLite adapter needs bytecode() (EXPLAIN), to check that SQLite reads a statement as the parser did");
+  if (typeof options.store !== "string" || options.store === "") throw new SqlGuardError("bad-store", "`store` is not a path");
+  const policy = options.policy ?? "snapshot";
+  if (!POLICIES.includes(policy)) throw new SqlGuardError("bad-option", `unknown policy \`${String(policy)}\` (${POLICIES.join(", ")})`);
+  const session = options.session ?? randomBytes(6).toString("hex");
+  if (typeof session !== "string" || !/^[A-Za-z0-9._-]{1,128}$/.test(session)) throw new SqlGuardError("bad-option", "`session` must be 1–128 characters of [A-Za-z0-9._-]");
+  const bounds: SqlBounds = { ...DEFAULT_SQL_BOUNDS, ...(options.bounds ?? {}) };
+  if (!(Number.isInteger(bounds.maxRows) && bounds.maxRows >= 0)) throw new SqlGuardError("bad-option", "bounds.maxRows must be a non-negative integer");
+  const store = new SqlStore(resolve(options.store));
+  try {
+    store.open();
+  } catch (e) {
+    throw new SqlGuardError("bad-store", (e as Error).message);
+  }
+  try {
+    await loadSqlParser();
+  } catch (e) {
+    throw new SqlGuardError("no-parser", (e as Error).message);
+  }
+  if (blob === null) blob = new Uint8Array(readFileSync(asset("sql.blob")));
+  return new SqlGuardImpl(db, store, session, policy, bounds, blob, options.log);
+}
+
+/** One table the statement changes, with what the guard read of it. */
+interface Touched {
+  info: TableInfo;
+  calls: SqlCall[];
+  event: string;
+  /** Rows the statement changes (bounded: maxRows + 1 means "more"). */
+  rows: number;
+  scope: "keys" | "table" | "dropped" | "created" | "none";
+  triggers: string[];
+  /** Children whose rows foreign-key actions would change. */
+  cascade: TableInfo[];
+}
+
+interface Pending {
+  statement: string;
+  calls: SqlTypedCall[];
+  decision: SqlDecision;
+  point: SqlRestorePoint;
+}
+
+const EVENT: Record<string, string> = { sql_insert: "insert", sql_update: "update", sql_delete: "delete", sql_truncate: "truncate", sql_drop: "drop", sql_create: "create", sql_alter: "alter" };
+const ROW_LOSSES = new Set(["row_data", "table_data", "cascaded_rows"]);
+
+function tierRank(t: string): number {
+  return t === "T0" ? 0 : Number(t.slice(1));
+}
+
+class SqlGuardImpl implements SqlGuard {
+  private readonly core: Guard;
+  private readonly entities = new Map<string, Record<string, unknown>>();
+  private readonly catalog: Catalog;
+  private readonly journal: SqlJournal;
+  private readonly pending = new Map<string, Pending>();
+  private seq = 0;
+  readonly dialect: SqlDialect;
+
+  constructor(
+    private readonly db: SqlAdapter,
+    private readonly store: SqlStore,
+    readonly session: string,
+    readonly policy: SqlPolicy,
+    private readonly bounds: SqlBounds,
+    ontology: Uint8Array,
+    log: AuditSink | undefined,
+  ) {
+    this.dialect = db.dialect;
+    this.catalog = new Catalog(db);
+    const view: StateView = {
+      hasEntity: (e, id) => this.entities.has(`${e}\u0000${id}`),
+      slot: (e, id, s) => this.entities.get(`${e}\u0000${id}`)?.[s],
+    };
+    this.core = createGuard({ ontology, state: view, policy: "veto", scope: "turn", config: log === undefined ? {} : { log } });
+    this.journal = new SqlJournal(store.journalFile(session));
+  }
+
+  private statementOf(input: unknown): string | { error: string } {
+    if (typeof input === "string") return input;
+    const c = input as { tool?: unknown; args?: unknown; name?: unknown; arguments?: unknown } | null;
+    if (c === null || typeof c !== "object") return { error: "a statement is a string or a tool call { tool, args: { sql } }" };
+    const args = c.args ?? c.arguments;
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return { error: "a tool call's args must be an object" };
+    const a = args as Record<string, unknown>;
+    const keys = ["sql", "query", "statement"].filter((k) => a[k] !== undefined);
+    if (keys.length !== 1) return { error: "the tool call must carry exactly one of `sql`, `query`, `statement`" };
+    const s = a[keys[0]!];
+    if (typeof s !== "string") return { error: `\`${keys[0]!}\` is not a string` };
+    if ("params" in a || "parameters" in a || "bindings" in a) return { error: "bound parameters are not judged (the statement's rows depend on them)" };
+    return s;
+  }
+
+  private refusal(base: Base, reason: string, message: string, extra: Partial<SqlDecision> = {}): SqlDecision {
+    const action: SqlAction = this.policy === "veto" || reason === "malformed_call" ? "deny" : "ask";
+    return this.finish({ ...base, approved: false, action, reason, message, tier: null, restorePoint: null, execution: null, inverse: [], core: null, ...extra }, null);
+  }
+
+  async check(input: unknown): Promise<SqlDecision> {
+    this.seq++;
+    const base: Base = { format: SQL_DECISION_FORMAT, seq: this.seq, calls: [], problems: [], session: this.session, dialect: this.dialect };
+    try {
+      return await this.checkInner(input, base);
+    } catch (e) {
+      const reason = e instanceof StateError ? "unknown_state" : e instanceof SqlParserMissing ? "unparsed" : "internal_error";
+      return this.refusal(base, reason, `not judged (${reason}): ${(e as Error).message}`);
+    }
+  }
+
+  private async checkInner(input: unknown, base: Base): Promise<SqlDecision> {
+    const statement = this.statementOf(input);
+    if (typeof statement !== "string") return this.refusal(base, "malformed_call", `not judged (malformed_call): ${statement.error}`);
+    const d = dispatchSql(statement, this.dialect);
+    base.problems = d.problems;
+    base.calls = d.calls.map((c) => ({ name: c.name, arguments: c.arguments, source: c.source }));
+    if (d.problems.length > 0) {
+      const p = d.problems[0]!;
+      return this.refusal(base, p.reason, `not judged (${p.reason}): ${p.detail}`);
+    }
+    if (this.dialect === "sqlite") {
+      // SQLite's own reading: the bytecode of the statement as written and as the parser read it.
+      for (const s of d.statements) {
+        // CREATE: only the new relation's name matters to the verdict and the undo (SQLite keeps the
+        // text of the definition, so the bytecode of a reprinted CREATE always differs): SQLite must
+        // accept it as written.
+        const create = d.calls.some((c) => c.statement === s.index && c.name === "sql_create");
+        if (create) {
+          try {
+            await this.db.bytecode!(s.text);
+          } catch (e) {
+            return this.refusal(base, "unparsed", `not judged (unparsed): SQLite rejects statement ${s.index + 1}: ${(e as Error).message}`);
+          }
+          continue;
+        }
+        if (s.printed === null) return this.refusal(base, "unparsed", `not judged (unparsed): the parser's reading of statement ${s.index + 1} cannot be printed`);
+        let a: string;
+        let b: string;
+        try {
+          a = await this.db.bytecode!(s.text);
+        } catch (e) {
+          return this.refusal(base, "unparsed", `not judged (unparsed): SQLite rejects statement ${s.index + 1}: ${(e as Error).message}`);
+        }
+        try {
+          b = await this.db.bytecode!(s.printed);
+        } catch (e) {
+          return this.refusal(base, "unparsed", `not judged (unparsed): SQLite reads statement ${s.index + 1} differently from PostgreSQL's parser (${(e as Error).message})`);
+        }
+        if (a !== b) return this.refusal(base, "unparsed", `not judged (unparsed): SQLite reads statement ${s.index + 1} differently from PostgreSQL's parser`);
+      }
+    }
+    if (d.calls.length === 0) {
+      return this.finish({ ...base, approved: true, action: "allow", reason: "read_only", message: "read-only: nothing to undo", tier: "T0", restorePoint: null, execution: null, inverse: [], core: null }, null);
+    }
+    this.catalog.clear();
+    // Before the read-only transaction the guard opens: is the caller's own transaction open?
+    const inTxn = await this.db.inTransaction();
+    return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+  }
+
+  /** Layer B, the verdict, the restore point. Runs inside the read-only transaction. */
+  private async judge(statement: string, calls: SqlCall[], base: Base, inTxn: boolean): Promise<SqlDecision> {
+    const touched = new Map<string, Touched>();
+    const max = this.bounds.maxRows;
+    for (const c of calls) {
+      const info = await this.catalog.table(c.rel!);
+      c.arguments.table = info.name;
+      const t = touched.get(info.name);
+      if (t !== undefined) {
+        t.calls.push(c);
+        t.scope = "table"; // two calls on one table: their undo depends on their order; keep the whole table
+        continue;
+      }
+      touched.set(info.name, { info, calls: [c], event: EVENT[c.name]!, rows: 0, scope: "none", triggers: [], cascade: [] });
+    }
+    base.calls = calls.map((c) => ({ name: c.name, arguments: c.arguments, source: c.source }));
+    this.entities.clear();
+    const fkOn = await this.catalog.foreignKeysOn();
+    for (const t of touched.values()) {
+      const c = t.calls[0]!;
+      const slots: Record<string, unknown> = { exists: t.info.kind !== "absent", in_txn: inTxn };
+      const dml = c.name === "sql_insert" || c.name === "sql_update" || c.name === "sql_delete" || c.name === "sql_truncate";
+      if (dml || c.name === "sql_drop" || c.name === "sql_alter") {
+        if (t.info.kind === "absent" && !(c.name === "sql_drop" && c.arguments.ifExists === true)) {
+          return this.refusal(base, "unknown_state", `not judged (unknown_state): ${t.info.name} does not exist (the statement would fail)`);
+        }
+      }
+      if (dml) {
+        if (t.info.kind !== "table") return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} is a ${t.info.kind}; what writing through it does is not read`);
+        if (t.info.inherited) return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} has inheritance children or partitions; the statement reaches tables the guard does not read`);
+        if (t.info.columns.includes("__polar_rid")) return this.refusal(base, "unknown_state", `not judged: ${t.info.name} has a column named __polar_rid`);
+        t.triggers = t.info.triggers.filter((x) => x.events.includes(t.event) || x.events.includes("any")).map((x) => x.name);
+        slots.triggers = t.triggers.length > 0;
+        // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
+        const plan = c.plan;
+        const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !(plan.columns ?? []).some((x) => t.info.pk!.includes(x))));
+        if (keyed && t.calls.length === 1) {
+          t.scope = "keys";
+          t.rows = await this.count(`SELECT 1 FROM (${targetSelect(plan!, this.dialect, null)}) AS s LIMIT ${max + 1}`);
+        } else {
+          t.scope = "table";
+          const all = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
+          t.rows = c.name === "sql_insert" ? all : plan !== undefined && plan.readable && c.name !== "sql_truncate" && t.calls.length === 1 ? await this.count(`SELECT 1 FROM (${targetSelect(plan, this.dialect, null)}) AS s LIMIT ${max + 1}`) : all;
+          if (c.name !== "sql_insert" && t.rows <= max) t.rows = Math.max(t.rows, 0);
+          // The restore point of a whole table holds all of it: over the bound, it is not taken.
+          if (all > max) t.rows = Math.max(t.rows, max + 1);
+        }
+        slots.rows = t.rows;
+        slots.sequence = c.name === "sql_insert" && t.info.sequence;
+        // Foreign-key actions on the children (SQLite: only with PRAGMA foreign_keys on).
+        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && t.rows > 0) {
+          for (const ch of t.info.children) {
+            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && ch.parentColumns.some((x) => (c.plan?.columns ?? []).includes(x));
+            if (!acts) continue;
+            // Children that reference the matched rows (by the statement's own SELECT when it has one).
+            const hit = t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
+              ? `SELECT 1 FROM ${ch.q} AS c WHERE (${ch.columns.map((x) => `c.${quoteIdent(x)}`).join(", ")}) IN (SELECT ${ch.parentColumns.map((x) => `s.${quoteIdent(x)}`).join(", ")} FROM (${targetSelect(c.plan, this.dialect, null)}) AS s) LIMIT 1`
+              : `SELECT 1 FROM ${ch.q} LIMIT 1`;
+            if ((await this.count(hit)) === 0) continue;
+            t.cascade.push(await this.catalog.table(splitName(ch.table)));
+          }
+        }
+        slots.cascades = t.cascade.length > 0;
+      } else if (c.name === "sql_drop") {
+        if (t.info.kind !== "absent" && t.info.kind !== c.arguments.kind) return this.refusal(base, "unknown_state", `not judged: ${t.info.name} is a ${t.info.kind}, not a ${String(c.arguments.kind)}`);
+        t.scope = "dropped";
+        if (t.info.kind === "table") {
+          t.rows = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
+          const children = t.info.children.filter((ch) => ch.table !== t.info.name);
+          if (this.dialect === "postgres" ? c.arguments.cascade === true && t.info.children.length > 0 : fkOn && children.length > 0) {
+            for (const ch of children) if ((await this.count(`SELECT 1 FROM ${ch.q} LIMIT 1`)) > 0) t.cascade.push(await this.catalog.table(splitName(ch.table)));
+          }
+          t.triggers = [];
+        }
+        slots.rows = t.rows;
+        slots.cascades = t.cascade.length > 0 || (this.dialect === "postgres" && c.arguments.cascade === true);
+      } else if (c.name === "sql_create") {
+        t.scope = "created";
+      }
+      this.entities.set(`sql_table\u0000${t.info.name}`, slots);
+    }
+    let d = this.coreCheck(calls);
+    let point: SqlRestorePoint | null = null;
+    if (!d.admissible && this.restorable(d)) {
+      const over = [...touched.values()].filter((t) => t.rows > max);
+      const total = [...touched.values()].reduce((n, t) => n + (t.scope === "created" ? 0 : t.rows), 0);
+      if (over.length > 0 || total > max) {
+        const t = over[0] ?? [...touched.values()][0]!;
+        return this.refusal(base, "over_bound", `not approved: ${verb(t)} ${t.rows > max ? `more than ${max}` : t.rows} rows of ${t.info.name}; that is over the restore bound (${max} rows), so they were counted, not read, and no undo is possible`, { core: d, tier: tierOf(d) });
+      }
+      const wholeCopy = [...touched.values()].some((t) => t.scope === "dropped" || t.calls[0]!.name === "sql_truncate");
+      if (!wholeCopy || this.policy === "snapshot") {
+        const taken = await this.takePoint([...touched.values()]);
+        if (typeof taken === "string") return this.refusal(base, "over_bound", taken, { core: d, tier: tierOf(d) });
+        if (taken !== null) {
+          point = taken;
+          for (const t of touched.values()) {
+            if (t.scope === "created") continue;
+            const slots = this.entities.get(`sql_table\u0000${t.info.name}`)!;
+            slots.restore_point = point.id;
+          }
+          d = this.coreCheck(calls);
+        }
+      }
+    } else if (d.admissible) {
+      point = this.emptyPoint([...touched.values()]);
+    }
+    const inverse = inverseOf(d);
+    if (d.admissible) {
+      if (point === null) point = this.emptyPoint([...touched.values()]);
+      const rowsKept = point.tables.some((t) => t.scope !== "created");
+      const saved = this.store.save(point);
+      const execution = `${this.session}:${base.seq}`;
+      const decision = this.finish(
+        {
+          ...base, approved: true, action: "allow", reason: rowsKept ? "restore_point" : "reversible",
+          message: rowsKept ? `approved: restore point ${point.id} keeps ${saved.rows} rows of ${saved.tables.join(", ")}; undo: ${inverse.map(describeSqlStep).join("; ")}` : `approved: undo is ${inverse.map(describeSqlStep).join("; ")}`,
+          tier: tierOf(d), restorePoint: rowsKept ? saved : null, execution, inverse, core: d,
+        },
+        null,
+      );
+      this.pending.set(execution, { statement, calls: base.calls, decision, point });
+      return decision;
+    }
+    const reason = coreReason(d);
+    const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error";
+    const message = this.refusalText(reason, d, [...touched.values()]);
+    if (advisory) {
+      const p = this.emptyPoint([...touched.values()]);
+      this.store.save(p);
+      const execution = `${this.session}:${base.seq}`;
+      const decision = this.finish({ ...base, approved: true, action: "allow", reason, message, tier: tierOf(d), restorePoint: null, execution, inverse: [], core: d }, null);
+      this.pending.set(execution, { statement, calls: base.calls, decision, point: p });
+      return decision;
+    }
+    return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message, tier: tierOf(d), restorePoint: null, execution: null, inverse, core: d }, null);
+  }
+
+  private async count(sql: string): Promise<number> {
+    const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`);
+    return Number(r[0]?.n);
+  }
+
+  /** The only losses are rows a restore point can keep (no trigger, no schema change). */
+  private restorable(d: Decision): boolean {
+    const v = d.verdict;
+    if (v === null || d.reason === "missing_entity") return false;
+    const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
+    if (failing.length === 0) return v.reason === "no_candidate" || v.reason === "irreversibly_consumes" || v.reason === "bound_violated";
+    return failing.every((s) => s.tier === "T4" && ROW_LOSSES.has(String(s.lossClass)));
+  }
+
+  private emptyPoint(ts: Touched[]): SqlRestorePoint {
+    const tables: PointTable[] = ts.filter((t) => t.scope === "created").map((t) => this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
+    return { format: SQL_RESTORE_FORMAT, id: newPointId(), database: this.db.describe(), created: new Date().toISOString(), tables };
+  }
+
+  private pointTable(info: TableInfo, scope: PointTable["scope"], rows: string[], keys: string[], depth: number, kind?: string): PointTable {
+    const k = (kind ?? info.kind) as PointTable["kind"];
+    return { table: info.name, q: info.q, scope, kind: k === "table" || k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth };
+  }
+
+  /** Reads the rows of every scope (and the cascaded children, whole); a string: over the bound. */
+  private async takePoint(ts: Touched[]): Promise<SqlRestorePoint | string | null> {
+    const max = this.bounds.maxRows;
+    const tables: PointTable[] = [];
+    let total = 0;
+    const seen = new Set<string>();
+    for (const t of ts) {
+      if (t.scope === "created") {
+        tables.push(this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
+        continue;
+      }
+      if (t.scope === "dropped" && this.dialect === "postgres") return null; // no definition is read: T4 stays
+      if (t.scope === "dropped" && t.info.kind === "absent") continue;
+      seen.add(t.info.name);
+      const depth = 1;
+      if (t.scope === "keys") {
+        const c = t.calls[0]!;
+        const sel = targetSelect(c.plan!, this.dialect, "rid");
+        const got = await this.preImage(t.info, sel);
+        total += got.rows.length;
+        if (total > max) return `not approved: ${verb(t)} more than ${max} rows (the restore bound)`;
+        tables.push(this.pointTable(t.info, "keys", got.rows, got.keys, depth));
+      } else {
+        const got = t.info.kind === "table" ? await readTable(this.db, t.info) : { rows: [], keys: [] };
+        total += got.rows.length;
+        if (total > max) return `not approved: ${verb(t)} a table of more than ${max} rows (the restore bound); it was counted, not read`;
+        tables.push(this.pointTable(t.info, t.scope === "dropped" ? "dropped" : "table", got.rows, got.keys, depth));
+      }
+      for (const ch of t.cascade) {
+        if (seen.has(ch.name)) continue;
+        seen.add(ch.name);
+        // Grandchildren reached by cascades are not read: unknown.
+        if (ch.children.some((g) => g.onDelete !== "no_action" && g.onDelete !== "restrict")) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
+        if (ch.triggers.length > 0) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, whose trigger ${ch.triggers[0]!.name} the guard does not read`;
+        const n = await this.count(`SELECT 1 FROM ${ch.q} LIMIT ${max + 1}`);
+        total += n;
+        if (total > max) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, a table over the restore bound (${max} rows)`;
+        const got = await readTable(this.db, ch);
+        tables.push(this.pointTable(ch, "table", got.rows, got.keys, 2));
+      }
+    }
+    return { format: SQL_RESTORE_FORMAT, id: newPointId(), database: this.db.describe(), created: new Date().toISOString(), tables };
+  }
+
+  /** The rows an UPDATE/DELETE matches, each once (joins may match a row twice). */
+  private async preImage(info: TableInfo, sel: string): Promise<{ rows: string[]; keys: string[] }> {
+    const rows: string[] = [];
+    const keys: string[] = [];
+    const seen = new Set<string>();
+    if (this.dialect === "postgres") {
+      const k = info.pk === null ? "NULL::text" : `jsonb_build_array(${info.pk.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
+      const r = await this.db.read(`SELECT s.__polar_rid::text AS rid, (to_jsonb(s) - '__polar_rid')::text AS r, ${k} AS k FROM (${sel}) AS s`);
+      for (const x of r) {
+        if (seen.has(String(x.rid))) continue;
+        seen.add(String(x.rid));
+        rows.push(String(x.r));
+        keys.push(String(x.k));
+      }
+    } else {
+      const r = await this.db.read(`SELECT * FROM (${sel})`);
+      for (const x of r) {
+        const rid = String(x.__polar_rid);
+        if (seen.has(rid)) continue;
+        seen.add(rid);
+        const row = sqliteRowText(x, info.columns);
+        rows.push(row);
+        keys.push(info.pk === null ? "" : JSON.stringify(info.pk.map((c) => JSON.parse(row)[info.columns.indexOf(c)])));
+      }
+    }
+    return { rows, keys };
+  }
+
+  private refusalText(reason: string, d: Decision, ts: Touched[]): string {
+    const trig = ts.find((t) => t.triggers.length > 0);
+    if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} run code the guard does not read; what ${verb(trig)} ${trig.rows} rows would also change is unknown`;
+    const casc = ts.find((t) => t.cascade.length > 0);
+    if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name} would also change rows of ${casc.cascade.map((c) => c.name).join(", ")} through foreign-key actions, and no restore point holds them`;
+    const b = d.verdict?.bottleneck;
+    const at = b?.annotation ? ` (${b.annotation})` : "";
+    const t = ts.find((x) => x.info.name === String((b as { arguments?: Record<string, unknown> } | undefined)?.arguments?.table ?? "")) ?? ts.find((x) => x.scope !== "created") ?? ts[0]!;
+    switch (reason) {
+      case "irreversible":
+        if (t.scope === "dropped") return `not approved: DROP would destroy ${t.info.name}${t.info.kind === "table" ? ` and its ${t.rows > this.bounds.maxRows ? `more than ${this.bounds.maxRows}` : t.rows} rows` : ""}, and no restore point holds ${t.info.kind === "table" ? "them" : "its definition"}${at}`;
+        if (t.calls[0]!.name === "sql_alter") return `not approved: ALTER TABLE ${t.info.name} changes its definition, and nothing keeps the old one${at}`;
+        return `not approved: ${verb(t)} ${t.rows} rows of ${t.info.name} that nothing could give back${at}`;
+      case "unknown_state":
+        return "not approved: the database state it needs is not known";
+      default:
+        return `not approved: ${reason}${at}`;
+    }
+  }
+
+  private coreCheck(calls: SqlCall[]): Decision {
+    const typed = calls.map((c) => ({ name: c.name, arguments: c.arguments }));
+    const last = typed[typed.length - 1]!;
+    const d = this.core.check(last, { turnCalls: typed.slice(0, -1) });
+    if (d.execution !== null) this.core.release(d.execution);
+    return d;
+  }
+
+  private finish(partial: Omit<SqlDecision, "route">, _p: null): SqlDecision {
+    const route: SqlDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && partial.core !== null && !partial.core.admissible ? "AdvisoryPassthrough" : "Approved";
+    return deepFreeze({ ...partial, route } as SqlDecision);
+  }
+
+  async observe(execution: string): Promise<{ journaled: string | null }> {
+    const p = this.pending.get(execution);
+    if (p === undefined) return { journaled: null };
+    this.pending.delete(execution);
+    const after: Record<string, string> = {};
+    await this.db.readTransaction(async () => {
+      for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
+    });
+    const id = `q-${p.decision.seq}-${randomBytes(3).toString("hex")}`;
+    const sum = p.decision.restorePoint;
+    this.journal.add({
+      id, execution, statement: p.statement, database: this.db.describe(), dialect: this.dialect, calls: p.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after,
+    });
+    return { journaled: id };
+  }
+
+  list(): SqlUndoEntry[] {
+    return this.journal.list();
+  }
+
+  async undo(sel?: SqlUndoSelector, options?: { dryRun?: boolean }): Promise<SqlUndoResult> {
+    try {
+      return await undoSqlEntry(this.journal, this.store, this.db, sel, options?.dryRun === true);
+    } catch (e) {
+      return { ok: false, id: null, reason: "unknown_state", message: `the undo could not be judged: ${(e as Error).message}`, steps: [] };
+    }
+  }
+}
+
+type Base = Pick<SqlDecision, "format" | "seq" | "calls" | "problems" | "session" | "dialect">;
+
+function splitName(name: string): { schema: string; name: string } {
+  const i = name.indexOf(".");
+  return { schema: name.slice(0, i), name: name.slice(i + 1) };
+}
+
+function verb(t: Touched): string {
+  switch (t.calls[0]!.name) {
+    case "sql_delete":
+      return "DELETE would remove";
+    case "sql_update":
+      return "UPDATE would change";
+    case "sql_insert":
+      return "INSERT would add to";
+    case "sql_truncate":
+      return "TRUNCATE would remove";
+    case "sql_drop":
+      return "DROP would remove";
+    default:
+      return "it would change";
+  }
+}
+
+function inverseOf(d: Decision): SqlInverseStep[] {
+  const v = d.verdict;
+  if (v === null) return [];
+  return v.steps.map((s) => ({ tool: s.tool ?? "", arguments: (s.arguments ?? {}) as Record<string, unknown>, forwardTool: s.forwardTool, tier: s.tier, annotation: s.annotation }));
+}
+
+function tierOf(d: Decision): TierName | null {
+  const v = d.verdict;
+  if (v === null || v.steps.length === 0) return null;
+  let worst: TierName = "T1";
+  for (const s of v.steps) if (tierRank(s.tier) > tierRank(worst)) worst = s.tier;
+  return worst;
+}
+
+function coreReason(d: Decision): string {
+  switch (d.reason) {
+    case "irreversibly_consumes":
+      return "irreversible";
+    case "external_side_effect":
+      return "external_effect";
+    case "missing_entity":
+      return "unknown_state";
+    default:
+      return d.reason;
+  }
+}
+
+function deepFreeze<T>(x: T): T {
+  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
+    Object.freeze(x);
+    for (const v of Object.values(x)) deepFreeze(v);
+  }
+  return x;
+}
+
+export { fingerprintRows };

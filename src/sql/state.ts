@@ -1,0 +1,314 @@
+// Layer B for SQL: the catalog facts of exactly the relations a statement names (kind, columns, primary
+// key, the foreign keys that point at it with their ON DELETE / ON UPDATE actions, triggers and rules,
+// sequences) and the rows of a scope (the rows a WHERE matches, or a whole table), read through the
+// adapter's read-only path. Rows are kept as canonical strings: PostgreSQL's `to_jsonb(row)::text`
+// (typed and exact on the server), SQLite's values tagged by storage class (integer, real, text, blob).
+import { createHash } from "node:crypto";
+import type { Row, SqlAdapter } from "./adapter.js";
+import type { RelName } from "./parse.js";
+
+export class StateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StateError";
+  }
+}
+
+export type FkAction = "no_action" | "restrict" | "cascade" | "set_null" | "set_default";
+
+export interface ChildFk {
+  /** Resolved name of the referencing table. */
+  table: string;
+  q: string;
+  columns: string[];
+  parentColumns: string[];
+  onDelete: FkAction;
+  onUpdate: FkAction;
+}
+
+export interface TableInfo {
+  /** "main.t" / "public.t" */
+  name: string;
+  /** Quoted for SQL: "main"."t" */
+  q: string;
+  kind: "table" | "view" | "index" | "other" | "absent";
+  /** All columns, in order, and those an INSERT may name (not generated). */
+  columns: string[];
+  insertable: string[];
+  /** PostgreSQL GENERATED ALWAYS AS IDENTITY: inserts need OVERRIDING SYSTEM VALUE. */
+  identityAlways: boolean;
+  pk: string[] | null;
+  children: ChildFk[];
+  /** Triggers and rules: name and the events they fire on ("any" when the event is not known). */
+  triggers: { name: string; events: string[] }[];
+  sequence: boolean;
+  /** PostgreSQL: inheritance children or a partitioned table (a statement reaches other tables). */
+  inherited: boolean;
+  /** SQLite: the CREATE statements of the table, its indexes and triggers (in order). */
+  definition: string[] | null;
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+const PG_ACTION: Record<string, FkAction> = { a: "no_action", r: "restrict", c: "cascade", n: "set_null", d: "set_default" };
+const SQLITE_ACTION: Record<string, FkAction> = { "NO ACTION": "no_action", RESTRICT: "restrict", CASCADE: "cascade", "SET NULL": "set_null", "SET DEFAULT": "set_default" };
+
+/** Catalog reads, cached per check (the caller clears the cache). */
+export class Catalog {
+  private readonly cache = new Map<string, TableInfo>();
+  private fkOn: boolean | null = null;
+
+  constructor(readonly db: SqlAdapter) {}
+
+  clear(): void {
+    this.cache.clear();
+    this.fkOn = null;
+  }
+
+  /** SQLite: PRAGMA foreign_keys (off: no action runs, no key is checked). PostgreSQL: always on. */
+  async foreignKeysOn(): Promise<boolean> {
+    if (this.fkOn !== null) return this.fkOn;
+    if (this.db.dialect === "postgres") this.fkOn = true;
+    else {
+      const r = await this.db.read("SELECT foreign_keys AS on_ FROM pragma_foreign_keys");
+      this.fkOn = BigInt(r[0]?.on_ as bigint | number) === 1n;
+    }
+    return this.fkOn;
+  }
+
+  async table(rel: RelName): Promise<TableInfo> {
+    const key = `${rel.schema ?? ""}\u0000${rel.name}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const info = this.db.dialect === "sqlite" ? await this.sqliteTable(rel) : await this.pgTable(rel);
+    this.cache.set(key, info);
+    return info;
+  }
+
+  private async sqliteTable(rel: RelName): Promise<TableInfo> {
+    const schema = rel.schema ?? "main";
+    if (rel.schema === null) {
+      const temp = await this.db.read("SELECT 1 FROM temp.sqlite_schema WHERE name = ? COLLATE NOCASE", [rel.name]);
+      if (temp.length > 0) throw new StateError(`${rel.name} is also a temporary relation: which one the statement means is not judged`);
+    }
+    const schemas = await this.db.read("SELECT name FROM pragma_database_list WHERE name = ? COLLATE NOCASE", [schema]);
+    if (schemas.length === 0) throw new StateError(`no attached database \`${schema}\``);
+    const sname = String(schemas[0]!.name);
+    const qs = quoteIdent(sname);
+    const found = await this.db.read(`SELECT type, name, tbl_name FROM ${qs}.sqlite_schema WHERE name = ? COLLATE NOCASE`, [rel.name]);
+    const base: TableInfo = { name: `${sname}.${rel.name}`, q: `${qs}.${quoteIdent(rel.name)}`, kind: "absent", columns: [], insertable: [], identityAlways: false, pk: null, children: [], triggers: [], sequence: false, inherited: false, definition: null };
+    if (found.length === 0) return base;
+    const name = String(found[0]!.name);
+    const type = String(found[0]!.type);
+    const info: TableInfo = { ...base, name: `${sname}.${name}`, q: `${qs}.${quoteIdent(name)}`, kind: type === "table" ? "table" : type === "view" ? "view" : type === "index" ? "index" : "other" };
+    if (type === "index") {
+      const d = await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE name = ? AND sql IS NOT NULL`, [name]);
+      info.definition = d.map((r) => String(r.sql));
+      return info;
+    }
+    if (type === "view") {
+      info.definition = [String((await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE name = ?`, [name]))[0]?.sql)];
+      info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ?`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
+      return info;
+    }
+    if (type !== "table") return info;
+    const cols = await this.db.read("SELECT name, pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", [name, sname]);
+    info.columns = cols.filter((c) => Number(c.hidden) !== 1).map((c) => String(c.name));
+    info.insertable = cols.filter((c) => Number(c.hidden) === 0).map((c) => String(c.name));
+    const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => String(c.name));
+    info.pk = pk.length > 0 ? pk : null;
+    const fks = await this.db.read(
+      `SELECT m.name AS child, f.id AS id, f."from" AS col, f."to" AS pcol, f.on_update AS upd, f.on_delete AS del
+       FROM ${qs}.sqlite_schema m, pragma_foreign_key_list(m.name, ?) f WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE ORDER BY m.name, f.id, f.seq`,
+      [sname, name],
+    );
+    const byId = new Map<string, ChildFk>();
+    for (const f of fks) {
+      const k = `${String(f.child)}\u0000${String(f.id)}`;
+      let c = byId.get(k);
+      if (c === undefined) {
+        c = { table: `${sname}.${String(f.child)}`, q: `${qs}.${quoteIdent(String(f.child))}`, columns: [], parentColumns: [], onDelete: SQLITE_ACTION[String(f.del)] ?? "cascade", onUpdate: SQLITE_ACTION[String(f.upd)] ?? "cascade" };
+        byId.set(k, c);
+      }
+      c.columns.push(String(f.col));
+      // `to` is NULL when the foreign key names the parent's primary key implicitly.
+      c.parentColumns.push(f.pcol === null ? (info.pk?.[c.columns.length - 1] ?? "") : String(f.pcol));
+    }
+    info.children = [...byId.values()];
+    info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
+    const seq = await this.db.read(`SELECT 1 FROM ${qs}.sqlite_schema WHERE name = 'sqlite_sequence'`);
+    if (seq.length > 0) info.sequence = (await this.db.read(`SELECT 1 FROM ${qs}.sqlite_sequence WHERE name = ?`, [name])).length > 0;
+    info.definition = (await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY (type = 'table') DESC, (type = 'trigger'), rowid`, [name])).map((r) => String(r.sql));
+    return info;
+  }
+
+  private async pgTable(rel: RelName): Promise<TableInfo> {
+    const qname = rel.schema === null ? quoteIdent(rel.name) : `${quoteIdent(rel.schema)}.${quoteIdent(rel.name)}`;
+    const found = await this.db.read(
+      "SELECT c.oid::int8::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",
+      [qname],
+    );
+    const absentSchema = rel.schema ?? String((await this.db.read("SELECT current_schema() AS s"))[0]?.s ?? "public");
+    const base: TableInfo = { name: `${absentSchema}.${rel.name}`, q: qname, kind: "absent", columns: [], insertable: [], identityAlways: false, pk: null, children: [], triggers: [], sequence: false, inherited: false, definition: null };
+    if (found.length === 0) return base;
+    const f = found[0]!;
+    const oid = String(f.oid);
+    const kind = String(f.kind);
+    const info: TableInfo = {
+      ...base, name: `${String(f.schema)}.${String(f.name)}`, q: `${quoteIdent(String(f.schema))}.${quoteIdent(String(f.name))}`,
+      kind: kind === "r" || kind === "p" ? "table" : kind === "v" ? "view" : kind === "i" ? "index" : "other",
+      inherited: kind === "p",
+    };
+    if (info.kind !== "table" && info.kind !== "view") return info;
+    const cols = await this.db.read("SELECT attname, attgenerated::text AS gen, attidentity::text AS ident FROM pg_attribute WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum", [oid]);
+    info.columns = cols.map((c) => String(c.attname));
+    info.insertable = cols.filter((c) => String(c.gen ?? "") === "").map((c) => String(c.attname));
+    info.identityAlways = cols.some((c) => String(c.ident) === "a");
+    const pk = await this.db.read(
+      "SELECT a.attname FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY k.ord",
+      [oid],
+    );
+    info.pk = pk.length > 0 ? pk.map((r) => String(r.attname)) : null;
+    const fks = await this.db.read(
+      `SELECT n.nspname AS schema, r.relname AS child, c.confdeltype::text AS del, c.confupdtype::text AS upd,
+              (SELECT array_agg(a.attname::text ORDER BY k.ord) FROM unnest(c.conkey) WITH ORDINALITY k(n, ord) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n) AS cols,
+              (SELECT array_agg(a.attname::text ORDER BY k.ord) FROM unnest(c.confkey) WITH ORDINALITY k(n, ord) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n) AS pcols
+       FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+       WHERE c.contype = 'f' AND c.confrelid = $1::oid ORDER BY c.conname`,
+      [oid],
+    );
+    info.children = fks.map((r) => ({
+      table: `${String(r.schema)}.${String(r.child)}`, q: `${quoteIdent(String(r.schema))}.${quoteIdent(String(r.child))}`,
+      columns: pgArray(r.cols), parentColumns: pgArray(r.pcols), onDelete: PG_ACTION[String(r.del)] ?? "cascade", onUpdate: PG_ACTION[String(r.upd)] ?? "cascade",
+    }));
+    const trig = await this.db.read("SELECT tgname, tgtype::int AS t FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal", [oid]);
+    for (const t of trig) {
+      const bits = Number(t.t);
+      const events = [bits & 4 ? "insert" : "", bits & 8 ? "delete" : "", bits & 16 ? "update" : "", bits & 32 ? "truncate" : ""].filter((e) => e !== "");
+      info.triggers.push({ name: String(t.tgname), events });
+    }
+    const rules = await this.db.read("SELECT rulename, ev_type::text AS ev FROM pg_rewrite WHERE ev_class = $1::oid AND rulename <> '_RETURN'", [oid]);
+    for (const r of rules) info.triggers.push({ name: `rule ${String(r.rulename)}`, events: [({ "2": "update", "3": "insert", "4": "delete" } as Record<string, string>)[String(r.ev)] ?? "any"] });
+    const seq = await this.db.read(
+      "SELECT (EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = $1::oid AND attidentity <> '') OR EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S' WHERE d.refobjid = $1::oid)) AS s",
+      [oid],
+    );
+    info.sequence = seq[0]?.s === true;
+    const inh = await this.db.read("SELECT EXISTS (SELECT 1 FROM pg_inherits WHERE inhparent = $1::oid) AS i", [oid]);
+    info.inherited = info.inherited || inh[0]?.i === true;
+    return info;
+  }
+}
+
+function pgArray(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(String);
+  if (typeof v === "string") return v.replace(/^\{|\}$/g, "").split(",").filter((x) => x !== "").map((x) => x.replace(/^"|"$/g, ""));
+  return [];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Rows.
+
+/** SQLite values tagged by storage class, so a row goes back exactly (integers stay integers). */
+export function encodeSqliteValue(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "bigint") return { i: v.toString() };
+  if (typeof v === "number") return Number.isFinite(v) ? { r: v } : { r: String(v) };
+  if (typeof v === "string") return v;
+  if (v instanceof Uint8Array) return { b: Buffer.from(v).toString("hex") };
+  throw new StateError(`a SQLite value of an unknown kind (${typeof v})`);
+}
+
+export function decodeSqliteValue(v: unknown): unknown {
+  if (v === null || typeof v === "string") return v;
+  const o = v as { i?: string; r?: number | string; b?: string };
+  if (o.i !== undefined) return BigInt(o.i);
+  if (o.r !== undefined) return typeof o.r === "number" ? o.r : Number(o.r);
+  if (o.b !== undefined) return Buffer.from(o.b, "hex");
+  throw new StateError("a corrupted SQLite value in a restore point");
+}
+
+/** A row of a SQLite table as a canonical string (columns in table order). */
+export function sqliteRowText(row: Row, columns: readonly string[]): string {
+  return JSON.stringify(columns.map((c) => encodeSqliteValue(row[c])));
+}
+
+export interface ScopeRows {
+  /** Canonical row strings. */
+  rows: string[];
+  /** Physical row ids (SQLite rowid, PostgreSQL ctid), parallel to rows. */
+  rids: string[];
+  /** Primary keys as canonical strings, parallel to rows (tables with a key). */
+  keys: string[];
+}
+
+/** PostgreSQL: the key as the server prints it (exact for every type). */
+function pgKeySel(t: TableInfo, alias: string): string {
+  return t.pk === null ? "NULL::text" : `jsonb_build_array(${t.pk.map((c) => `${alias}.${quoteIdent(c)}`).join(", ")})::text`;
+}
+
+function sqliteKeys(t: TableInfo, rows: string[]): string[] {
+  return t.pk === null ? rows.map(() => "") : rows.map((r) => keyOf("sqlite", t, r));
+}
+
+/** Every row of a table (the caller has bounded it). */
+export async function readTable(db: SqlAdapter, t: TableInfo): Promise<ScopeRows> {
+  if (db.dialect === "postgres") {
+    const r = await db.read(`SELECT t.ctid::text AS rid, to_jsonb(t)::text AS r, ${pgKeySel(t, "t")} AS k FROM ${t.q} AS t`);
+    return { rows: r.map((x) => String(x.r)), rids: r.map((x) => String(x.rid)), keys: r.map((x) => String(x.k)) };
+  }
+  const ridSel = t.pk === null || (await hasRowid(db, t)) ? "rowid AS __polar_rid, " : "NULL AS __polar_rid, ";
+  const r = await db.read(`SELECT ${ridSel}* FROM ${t.q}`);
+  const rows = r.map((x) => sqliteRowText(x, t.columns));
+  return { rows, rids: r.map((x) => String(x.__polar_rid)), keys: sqliteKeys(t, rows) };
+}
+
+async function hasRowid(db: SqlAdapter, t: TableInfo): Promise<boolean> {
+  try {
+    await db.read(`SELECT rowid FROM ${t.q} LIMIT 0`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The rows of a table whose primary key is one of the keys of `like` (canonical rows). */
+export async function readKeys(db: SqlAdapter, t: TableInfo, like: readonly string[]): Promise<ScopeRows> {
+  const pk = t.pk!;
+  if (like.length === 0) return { rows: [], rids: [], keys: [] };
+  if (db.dialect === "postgres") {
+    const cols = pk.map((c) => `t.${quoteIdent(c)}`).join(", ");
+    const rcols = pk.map((c) => `r.${quoteIdent(c)}`).join(", ");
+    const r = await db.read(`SELECT t.ctid::text AS rid, to_jsonb(t)::text AS r, ${pgKeySel(t, "t")} AS k FROM ${t.q} AS t WHERE (${cols}) IN (SELECT ${rcols} FROM jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r)`, [`[${like.join(",")}]`]);
+    return { rows: r.map((x) => String(x.r)), rids: r.map((x) => String(x.rid)), keys: r.map((x) => String(x.k)) };
+  }
+  const idx = pk.map((c) => t.columns.indexOf(c));
+  const where = pk.map((c) => `${quoteIdent(c)} IS ?`).join(" AND ");
+  const out: ScopeRows = { rows: [], rids: [], keys: [] };
+  for (const text of like) {
+    const vals = JSON.parse(text) as unknown[];
+    const r = await db.read(`SELECT * FROM ${t.q} WHERE ${where}`, idx.map((i) => decodeSqliteValue(vals[i])));
+    for (const x of r) {
+      const row = sqliteRowText(x, t.columns);
+      out.rows.push(row);
+      out.rids.push("");
+      out.keys.push(keyOf("sqlite", t, row));
+    }
+  }
+  return out;
+}
+
+export function fingerprintRows(rows: readonly string[]): string {
+  const h = createHash("sha256");
+  for (const r of [...rows].sort()) h.update(r).update("\n");
+  return h.digest("hex");
+}
+
+/** SQLite: the primary key of a canonical row, as a string (for diffing). */
+export function keyOf(_dialect: "sqlite", t: TableInfo, row: string): string {
+  const pk = t.pk!;
+  const vals = JSON.parse(row) as unknown[];
+  return JSON.stringify(pk.map((c) => vals[t.columns.indexOf(c)]));
+}

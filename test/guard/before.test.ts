@@ -1,0 +1,54 @@
+// src/guard/before.ts on its own: a call's `before` snapshot — the acts_on entity's declared slots, frozen,
+// each value the guard's own. With a LayerB it is made later from the record Layer B keeps for it.
+import { describe, expect, it } from "vitest";
+import { BeforeReader } from "../../src/guard/before.js";
+import { Engine } from "../../src/guard/engine.js";
+import type { StateView } from "../../src/core/types.js";
+import { airline, airlineState } from "./helpers.js";
+
+const engine = new Engine(airline.tables, airline.blob, undefined);
+const cancel = (id = "R1") => ({ name: "cancel_reservation", arguments: { reservation_id: id } });
+
+describe("BeforeReader", () => {
+  it("a LayerB: a function that makes the snapshot as the entity was when kept", () => {
+    const state = airlineState();
+    const r = new BeforeReader(airline.tables, state, engine);
+    const kept = r.keep(cancel());
+    expect(typeof kept).toBe("function");
+    state.set("reservation", "R1", "status", "cancelled");
+    const b = (kept as () => Record<string, unknown>)();
+    expect(b.status).toBe("confirmed");
+    expect(Object.keys(b)).toEqual(["status", "flights", "cabin", "first_departure", "user_id"]);
+    expect(Object.isFrozen(b)).toBe(true);
+    expect(r.now(cancel())).toMatchObject({ status: "cancelled" });
+  });
+
+  it("read-only, unknown, keyless calls and calls on no entity have none; a missing entity an empty one", () => {
+    const r = new BeforeReader(airline.tables, airlineState(), engine);
+    expect(r.now({ name: "get_reservation_details", arguments: { reservation_id: "R1" } })).toBeUndefined();
+    expect(r.now({ name: "nope", arguments: {} })).toBeUndefined();
+    expect(r.now({ name: "cancel_reservation", arguments: {} })).toBeUndefined();
+    expect(r.now(cancel("R9"))).toEqual({});
+  });
+
+  it("any other StateView: read now, each object value copied and frozen, the caller's object never held", () => {
+    const flights = [{ flight_number: "HAT001" }];
+    const view: StateView = {
+      hasEntity: () => true,
+      slot: (_e, _id, slot) => (slot === "flights" ? flights : slot === "status" ? "confirmed" : undefined),
+    };
+    const r = new BeforeReader(airline.tables, view, engine);
+    const b = r.keep(cancel()) as Record<string, unknown>;
+    expect(b).toEqual({ status: "confirmed", flights: [{ flight_number: "HAT001" }] });
+    expect(b.flights).not.toBe(flights);
+    expect(Object.isFrozen(b.flights)).toBe(true);
+    expect(Object.isFrozen(flights)).toBe(false);
+  });
+
+  it("a value that is not JSON is kept as a frozen JSON-safe copy with a marker", () => {
+    const view: StateView = { hasEntity: () => true, slot: (_e, _id, slot) => (slot === "flights" ? [new Date(0)] : undefined) };
+    const b = new BeforeReader(airline.tables, view, engine).now(cancel())!;
+    expect(b.flights).toEqual([{ $nonjson: "object of class Date" }]);
+    expect(Object.isFrozen(b.flights)).toBe(true);
+  });
+});
