@@ -569,6 +569,8 @@ describe("the guard's identity", () => {
       [{ ...base, backend: { run: () => null } }, "invalid-backend", "`backend` is neither a SearchBackend nor a factory"],
       [{ ...base, backend: { inputView: () => null } }, "invalid-backend", "`backend` is neither a SearchBackend nor a factory"],
       [{ ...base, backend: () => ({ run: () => null }) }, "invalid-backend", "the backend factory did not return a SearchBackend"],
+      [{ ...base, backend: () => null }, "invalid-backend", "the backend factory did not return a SearchBackend"],
+      [{ ...base, backend: () => 42 }, "invalid-backend", "the backend factory did not return a SearchBackend"],
       [{ ...base, backend: () => { throw new Error("no wasm"); } }, "invalid-backend", "the backend could not be built: Error: no wasm"],
       // Two problems: the first in the fixed order is the error.
       [{ ...base, policy: "lenient", scope: "forever" }, "invalid-config", "unknown policy `lenient`"],
@@ -578,6 +580,9 @@ describe("the guard's identity", () => {
       const e = errorOf(() => createGuard(options as never));
       expect([e.code, e.message]).toEqual([code, message]);
     }
+    // A factory that throws: its error is the cause.
+    const thrown = new Error("no wasm");
+    expect(errorOf(() => createGuard({ ...base, backend: () => { throw thrown; } })).cause).toBe(thrown);
     // A custom policy is accepted; unknown options name every known key.
     const e = errorOf(() => createGuard({ ...base, polcy: "x" } as never));
     expect(e.help).toBe("the options are ontology, backend, state, policy, scope, config, resume");
