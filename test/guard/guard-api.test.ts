@@ -580,6 +580,32 @@ describe("the guard's identity", () => {
       const e = errorOf(() => createGuard(options as never));
       expect([e.code, e.message]).toEqual([code, message]);
     }
+    // Shapes that only a type test tells apart: a function carrying the right methods is not the object asked for.
+    const fn = <T extends object>(props: T) => Object.assign(() => {}, props);
+    for (const [options, message] of [
+      [{ ...base, state: fn({ hasEntity: () => false, slot: () => undefined }) }, "`state` is not a StateView (hasEntity, slot)"],
+      [{ ...base, config: { log: fn({ append: () => {} }) } }, "`config.log` is not an AuditSink (an object with `append(decision)`)"],
+      [{ ...base, config: { requestClassifier: fn({ id: "c", classify: () => null }) } }, "`config.requestClassifier` needs an `id` and a `classify` function"],
+      [{ ...base, ontology: { tables: 5, hash: "abc" } }, "`ontology` is neither a blob (Uint8Array) nor `{ tables, hash }`"],
+    ] as const) {
+      expect(errorOf(() => createGuard(options as never)).message).toBe(message);
+    }
+    // Each refusal says what would fix it.
+    const help = (options: unknown) => errorOf(() => createGuard(options as never)).help;
+    expect(help({ ...base, config: { projection: airlineRules }, state: { hasEntity: () => false, slot: () => undefined } })).toBe("observe() applies tool results to a LayerB");
+    expect(help({ ...base, policy: "lenient" })).toBe("use veto, escalate, advisory or a DecisionPolicy");
+    expect(help({ ...base, policy: { name: "veto", decide: () => ({ route: "Approved", message: null, consent: null }) } })).toBe("the built-in policies' names are veto, escalate and advisory; the audit replay looks policies up by name");
+    expect(help({ ...base, scope: "forever" })).toBe("use turn or session");
+    expect(help({ ...base, config: { log: 5 } })).toBe("use `createJsonlSink(write)` or `createMemorySink()`");
+    expect(help({ ...base, config: { projection: {} } })).toBe("pass `parseProjectionRules(json)`, not the JSON itself");
+    const corrupt = airline.blob.slice();
+    corrupt[corrupt.length - 3] ^= 0xff;
+    const blobError = errorOf(() => createGuard({ ...base, ontology: corrupt }));
+    expect(blobError.help).toBe("compile the ontology again with `polar compile`");
+    expect(blobError.cause).toBeInstanceOf(Error);
+    expect(blobError.message).toBe("the ontology blob is refused: digest-mismatch: blob digest does not match its contents");
+    // The injected SHA-256 checks the blob's own digest too: a wrong one refuses the blob.
+    expect(errorOf(() => createGuard({ ...base, config: { sha256: () => new Uint8Array(32) } })).code).toBe("invalid-ontology");
     // A factory that throws: its error is the cause.
     const thrown = new Error("no wasm");
     expect(errorOf(() => createGuard({ ...base, backend: () => { throw thrown; } })).cause).toBe(thrown);
