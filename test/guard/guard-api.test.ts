@@ -457,6 +457,76 @@ describe("the engine", () => {
   });
 });
 
+describe("observe: what is recorded and marked", () => {
+  it("the refusals say what would fix them, with their code", () => {
+    const { g } = guard({ policy: "veto" });
+    const d = g.check(flights);
+    expect(errorOf(() => g.observe(flights, {}, { failed: true, outcome: "unknown" })).help).toBe("a call whose outcome is unknown may have changed something: pass only `outcome`");
+    expect(errorOf(() => g.observe(flights, {}, { execution: "x9" })).help).toBe("pass the `execution` of an approved decision, once");
+    expect(errorOf(() => g.observe(cabin, {}, { execution: d.execution! })).code).toBe("invalid-call");
+  });
+
+  it("an unknown outcome marks the instance named by the key argument (a number as text), or every instance when the call names none", () => {
+    const { g } = guard({ policy: "veto" });
+    expect(g.observe({ name: "update_reservation_flights", arguments: { reservation_id: 5, flights: [] } }, undefined, { outcome: "unknown" }).unknown)
+      .toEqual([{ entity: "reservation", id: "5", tool: "update_reservation_flights", execution: null }]);
+    expect(g.observe({ name: "update_reservation_flights", arguments: { flights: [] } }, undefined, { outcome: "unknown" }).unknown)
+      .toEqual([{ entity: "reservation", id: null, tool: "update_reservation_flights", execution: null }]);
+    expect(g.observe({ name: "update_reservation_flights", arguments: { reservation_id: { id: "R1" }, flights: [] } }, undefined, { outcome: "unknown" }).unknown)
+      .toEqual([{ entity: "reservation", id: null, tool: "update_reservation_flights", execution: null }]);
+  });
+
+  for (const outcome of [undefined, "unknown"] as const) {
+    it(`session scope${outcome ? ", unknown outcome" : ""}: the sequence keeps the call's \`before\` (none for a call on no entity), frozen`, () => {
+      const { g } = guard({ policy: "veto", scope: "session" });
+      g.check(flights);
+      g.observe(flights, "{\"ok\":true}", outcome ? { outcome } : {});
+      g.observe({ name: "nuke", arguments: { x: 1 } }, "{\"ok\":true}", outcome ? { outcome } : {});
+      const [a, b] = g.sequence();
+      expect((a.before as Record<string, unknown>).flights).toEqual([{ flight_number: "HAT001", date: "2024-05-20" }]);
+      expect("before" in b).toBe(false);
+      if (outcome === undefined) {
+        expect(a.result).toEqual({ ok: true });
+        expect(Object.isFrozen(a.result)).toBe(true);
+      } else expect("result" in a).toBe(false);
+      const snap = g.snapshot();
+      expect(snap.sequence).toHaveLength(2);
+    });
+  }
+
+  it("a projection that fails: the report says so and what the call acts on is unknown", () => {
+    class Broken extends LayerB {
+      override replaceEntity(): void {
+        throw new Error("disk full");
+      }
+    }
+    const state = new Broken();
+    const base = airlineState();
+    for (const id of ["R1"]) state.set("reservation", id, "status", base.slot("reservation", id, "status"));
+    const { g } = guard({ policy: "advisory", state, config: { projection: airlineRules } });
+    const r = g.observe(flights, JSON.stringify({ status: "confirmed" }));
+    expect(r.applied).toEqual({ tool: "update_reservation_flights", matched: true, changes: [], skipped: ["the projection failed: Error: disk full"] });
+    expect(r.unknown).toEqual([{ entity: "reservation", id: "R1", tool: "update_reservation_flights", execution: null }]);
+  });
+
+  it("a read-only call whose result the rules cannot project marks nothing (it changed nothing)", async () => {
+    const { parseProjectionRules } = await import("../../src/projection/rules.js");
+    const rules = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "airline-test",
+      entities: { reservation: { fields: "*" } },
+      documents: {},
+      tools: { get_reservation_details: [{ entity: "reservation", id: "$result.reservation_id", record: "$result" }] },
+    });
+    const { g } = guard({ policy: "veto", state: airlineState(), config: { projection: rules } });
+    const r = g.observe({ name: "get_reservation_details", arguments: { reservation_id: "R1" } }, "{\"status\":1}");
+    expect(r.applied?.matched).toBe(true);
+    expect(r.applied?.skipped.length).toBeGreaterThan(0);
+    expect(r.unknown).toBeNull();
+    expect(g.check(flights).reason).toBe("ok");
+  });
+});
+
 describe("release and pending", () => {
   it("pending lists approved calls not yet observed nor released, in check order, with their seq", () => {
     const { g } = guard({ policy: "veto" });
