@@ -4,7 +4,7 @@
 // pending, and a check that fails inside. Each states behaviour a caller relies on; they hold whether
 // createGuard is one closure or a composition of parts (issue 27 §3).
 import { describe, expect, it } from "vitest";
-import { createGuard, GuardError, type Guard, type GuardOptions } from "../../src/guard/index.js";
+import { createGuard, GuardError, safeCreateGuard, type Guard, type GuardOptions } from "../../src/guard/index.js";
 import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
 import { LayerB } from "../../src/projection/layer-b.js";
 import { airline, airlineRules, airlineState, NOW, referenceFactory } from "./helpers.js";
@@ -685,6 +685,24 @@ describe("the guard's identity", () => {
     const c = errorOf(() => createGuard({ ...base, config: { threshold: 1 } } as never));
     expect(c.message).toBe("unknown option `config.threshold`");
     expect(c.help).toContain("tau, tiers, failClosed, now, maxDepth, maxNodes, maxAmount, consent, consentDetector, projection, requestClassifier, intentParser, log, sha256, env");
+  });
+
+  it("safeCreateGuard: the guard, or the typed error; anything else thrown becomes invalid-config with its cause", () => {
+    const ok = safeCreateGuard({ ontology: airline.blob, state: airlineState() });
+    expect(ok.ok).toBe(true);
+    expect(ok.ok && typeof ok.guard.check).toBe("function");
+    const bad = safeCreateGuard({ ontology: airline.blob, state: null } as never);
+    expect(bad).toMatchObject({ ok: false, error: { code: "invalid-state" } });
+    const trap = new Error("trap");
+    const hostile = new Proxy({}, { ownKeys: () => { throw trap; } });
+    const r = safeCreateGuard(hostile as never);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toBeInstanceOf(GuardError);
+      expect(r.error.code).toBe("invalid-config");
+      expect(r.error.message).toBe("Error: trap");
+      expect(r.error.cause).toBe(trap);
+    }
   });
 
   it("every documented config key is accepted", () => {
