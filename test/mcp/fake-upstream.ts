@@ -70,6 +70,8 @@ export interface FakeOptions {
   gateway?: Partial<Pick<GatewayOptions, "timeoutMs" | "approvalKey" | "serverInfo">>;
   /** No recordOutcome callback. */
   noOutcomes?: boolean;
+  /** A server that offers no tools at all (no `tools` capability). */
+  noTools?: boolean;
 }
 
 export interface FakeSession {
@@ -101,8 +103,8 @@ export async function fake(opts: FakeOptions = {}): Promise<Fake> {
   const requests: string[] = [];
   const overrides = new Map<string, Override>();
   const tools = (opts.tools ?? TOOLS).map((t) => (opts.required?.[t.name] ? { ...t, inputSchema: { ...t.inputSchema, required: opts.required[t.name] } } : t));
-  const server = new Server({ name: "fake-memory", version: "1.0.0" }, { capabilities: { tools: {}, ...(opts.capabilities ?? {}) } });
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+  const server = new Server({ name: "fake-memory", version: "1.0.0" }, { capabilities: opts.noTools ? { ...(opts.capabilities ?? {}) } : { tools: {}, ...(opts.capabilities ?? {}) } });
+  if (!opts.noTools) server.setRequestHandler(ListToolsRequestSchema, () => {
     requests.push("tools/list");
     return { tools };
   });
@@ -133,7 +135,7 @@ export async function fake(opts: FakeOptions = {}): Promise<Fake> {
         return { content: [{ type: "text", text: `no tool ${name}` }], isError: true };
     }
   };
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  if (!opts.noTools) server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const name = req.params.name;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     requests.push(`tools/call:${name}`);

@@ -73,6 +73,14 @@ describe("consent asked through elicitation (form mode)", () => {
     expect(checkApproval(token, s.decisions()[1]).ok).toBe(false);
   });
 
+  it("a user who takes a moment to answer is waited for", async () => {
+    const x = await start();
+    const s = await x.session({ elicit: async () => { await new Promise((r) => setTimeout(r, 50)); return { action: "accept", content: { approve: true } }; } });
+    const r = await s.call("delete_entities", { entityNames: ["alice"] });
+    expect(r.isError, textOf(r)).not.toBe(true);
+    expect(x.graph.entities).toEqual([]);
+  });
+
   it("an empty elicitation capability means form mode: the user is asked", async () => {
     const x = await start();
     let asked = 0;

@@ -51,6 +51,8 @@ describe("an admitted call", () => {
       },
     });
     expect(d.stateDigest).toMatch(/^[0-9a-f]{64}$/);
+    // No approval: the key is absent, not present as undefined.
+    expect(Object.keys(r._meta![DECISION_META_KEY] as object)).not.toContain("approval");
     expect(d.route).toBe("Approved");
     expect(s.outcomes()).toEqual([{ format: "polar-outcome/1", seq: 1, execution: "x1", outcome: "ran", detail: null }]);
     expect(s.guard.pending()).toEqual([]);
@@ -76,8 +78,19 @@ describe("an admitted call", () => {
     expect(f.requests.filter((r) => r === "tools/list")).toHaveLength(1);
   });
 
+  it("session scope: a call that ran is in the forward sequence; one the tool answers with an error is not", async () => {
+    f = await fake({ scope: "session" });
+    const s = await f.session();
+    expect(decisionOf(await s.call("create_entities", create("a"))).route).toBe("Approved");
+    expect(s.guard.sequence().map((c) => c.name)).toEqual(["create_entities"]);
+    f.overrides.set("create_entities", { kind: "answer", fn: () => ({ content: [{ type: "text", text: "disk full" }], isError: true }) });
+    await s.call("create_entities", create("b"));
+    expect(s.guard.sequence().map((c) => c.name)).toEqual(["create_entities"]);
+    expect(s.guard.pending()).toEqual([]);
+  });
+
   it("a call the tool answers with an error result: observed as failed (nothing changed), released, the log says failed", async () => {
-    f = await fake();
+    f = await fake({ scope: "session" });
     const s = await f.session();
     f.overrides.set("create_entities", { kind: "answer", fn: () => ({ content: [{ type: "text", text: "disk full" }], isError: true }) });
     const r = await s.call("create_entities", create("a"));
@@ -268,6 +281,52 @@ describe("a refused call never reaches the server", () => {
     expect(textOf(r)).toContain("The server's state could not be read (");
   });
 
+  it("a state read that finds the server gone: an error saying so, not a refusal that says try again", async () => {
+    f = await fake();
+    const s = await f.session();
+    f.overrides.set("read_graph", { kind: "answer", fn: () => { f!.gateway.upstreamClosed("the server exited"); throw new McpError(ErrorCode.InternalError, "pipe closed"); } });
+    const e = await rejection(s.call("create_entities", create("a")));
+    expect(e.message).toContain("the upstream MCP server is not available: the server exited");
+    expect(s.decisions()).toEqual([]);
+  });
+
+  it("a numeric key: a failed read forgets what an earlier read grounded for it", async () => {
+    f = await fake();
+    f.graph.entities.push({ name: 5 as never, entityType: "t", observations: [] });
+    const s = await f.session();
+    // The first delete is read and admitted, but the tool fails (nothing deleted): 5 stays grounded in Layer B.
+    f.overrides.set("delete_entities", { kind: "answer", fn: () => ({ content: [{ type: "text", text: "busy" }], isError: true }) });
+    expect(decisionOf(await s.call("delete_entities", { entityNames: [5] })).route).toBe("Approved");
+    f.overrides.set("read_graph", { kind: "answer", fn: () => { throw new Error("graph locked"); } });
+    const r = await s.call("delete_entities", { entityNames: [5] });
+    expect(decisionOf(r).route).toBe("Vetoed");
+    expect(f.requests.filter((q) => q === "tools/call:delete_entities")).toHaveLength(1);
+  });
+
+  it("turn scope, a numeric key: the fresh read lifts the unknown mark of a lost answer", async () => {
+    f = await fake({ scope: "turn", gateway: { timeoutMs: 200 } });
+    const s = await f.session();
+    const five = { entities: [{ name: 5, entityType: "t", observations: [] }] };
+    f.overrides.set("create_entities", { kind: "hang" });
+    await rejection(s.call("create_entities", five));
+    f.overrides.delete("create_entities");
+    expect(decisionOf(await s.call("create_entities", five)).route).toBe("Approved");
+  });
+
+  it("a read step naming a tool the ontology does not know is refused as not read-only", async () => {
+    const { parseReadRules } = await import("../../src/projection/reads.js");
+    const { parseProjectionRules } = await import("../../src/projection/rules.js");
+    const { readFileSync } = await import("node:fs");
+    const { MEMORY_RULES } = await import("./helpers.js");
+    const json = JSON.parse(readFileSync(MEMORY_RULES, "utf8"));
+    json.reads.create_entities.steps.unshift({ tool: "peek", arguments: {}, effects: [] });
+    f = await fake({ gateway: { reads: parseReadRules(parseProjectionRules(json)) } as never });
+    const s = await f.session();
+    const r = await s.call("create_entities", create("a"));
+    expect(textOf(r)).toContain("The server's state could not be read (the read step's tool `peek` is not read-only in the ontology)");
+    expect(f.requests).toEqual([]);
+  });
+
   it("a read step whose tool is not read-only in the ontology is never called: the call is refused", async () => {
     const { parseReadRules } = await import("../../src/projection/reads.js");
     const { parseProjectionRules } = await import("../../src/projection/rules.js");
@@ -348,6 +407,20 @@ describe("defence in depth: π must be runnable on this server", () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain("(`delete_entities` would lack `confirm`, `force`)");
     expect(f.graph.entities).toEqual([]);
+  });
+});
+
+describe("π's tools without required parameters", () => {
+  it("a π tool whose schema lists no required parameters: π is runnable", async () => {
+    f = await fake({ tools: [
+      { name: "read_graph", inputSchema: { type: "object", properties: {} } },
+      { name: "create_entities", inputSchema: { type: "object", properties: {} } },
+      { name: "delete_entities", inputSchema: { type: "object", properties: {} } },
+    ] as never });
+    const s = await f.session();
+    const r = await s.call("create_entities", create("a"));
+    expect(r.isError, textOf(r)).not.toBe(true);
+    expect(f.graph.entities.map((e) => e.name)).toEqual(["a"]);
   });
 });
 

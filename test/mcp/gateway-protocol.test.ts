@@ -39,6 +39,34 @@ describe("what the gateway offers a client", () => {
     expect(f.requests).toEqual([]);
   });
 
+  it("a server without tools: the gateway still offers tools (the server answers tools/list itself)", async () => {
+    f = await fake({ noTools: true, capabilities: { prompts: {} } });
+    const s = await f.session();
+    expect(s.client.getServerCapabilities()).toEqual({ tools: {}, prompts: {} });
+    await expect(rejection(s.client.listTools())).resolves.toMatchObject({ code: ErrorCode.MethodNotFound });
+  });
+
+  it("every forwarded request carries the client's cancel signal and the gateway's timeout", async () => {
+    f = await fake({ capabilities: { resources: {}, prompts: {} }, gateway: { timeoutMs: 4321 } });
+    const s = await f.session();
+    const seen: Array<[string, unknown, boolean]> = [];
+    const real = f.upstream.request.bind(f.upstream);
+    f.upstream.request = ((req: { method: string }, schema: unknown, options?: { signal?: AbortSignal; timeout?: number }) => {
+      seen.push([req.method, options?.timeout, options?.signal instanceof AbortSignal]);
+      return (real as (...a: unknown[]) => unknown)(req, schema, options);
+    }) as never;
+    await s.client.listTools();
+    await s.client.listResources();
+    await s.client.listResourceTemplates();
+    await s.client.readResource({ uri: "mem://graph" });
+    await s.client.listPrompts();
+    await s.client.getPrompt({ name: "summarise" });
+    await s.call("read_graph", {});
+    await s.call("create_entities", { entities: [{ name: "a", entityType: "t", observations: [] }] });
+    expect(seen.map(([m]) => m)).toEqual(["tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "tools/call", "tools/call", "tools/list", "tools/call"]);
+    for (const [, timeout, signal] of seen) expect([timeout, signal]).toEqual([4321, true]);
+  });
+
   it("a given serverInfo is the one a client sees", async () => {
     f = await fake({ gateway: { serverInfo: { name: "my-gateway", version: "9.9.9" } } });
     const s = await f.session();
@@ -123,7 +151,7 @@ describe("a server that is gone", () => {
     });
     const e = await rejection(s.call("read_graph", {}));
     expect(e.message).toContain("the upstream MCP server is not available: the server crashed");
-    // A mutating call whose state read hits the closed server is an error too (not a refusal that says "try again").
+    // A mutating call whose state read finds the server gone is an error too (not a refusal that says "try again").
     const e2 = await rejection(s.call("create_entities", { entities: [{ name: "a", entityType: "t", observations: [] }] }));
     expect(e2.message).toContain("not available: the server crashed");
     expect(f.graph.entities).toEqual([]);
@@ -234,6 +262,25 @@ describe("read-only calls", () => {
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe("oops");
     expect(s.guard.state.hasEntity("kg_entity", "alice")).toBe(false);
+  });
+
+  it("a mutating call cancelled while it waits for the upstream lock is neither read for nor judged", async () => {
+    f = await fake();
+    const s = await f.session();
+    f.overrides.set("read_graph", { kind: "hang" });
+    const ac = new AbortController();
+    const first = s.call("read_graph", {}, ac.signal).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    const ac2 = new AbortController();
+    const second = s.call("create_entities", { entities: [{ name: "a", entityType: "t", observations: [] }] }, ac2.signal).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    ac2.abort("changed my mind");
+    ac.abort("stop");
+    await first;
+    await second;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(f.requests).toEqual(["tools/call:read_graph"]);
+    expect(s.decisions()).toEqual([]);
   });
 
   it("a call cancelled while it waits for the upstream lock is never sent", async () => {
