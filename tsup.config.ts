@@ -60,6 +60,9 @@ export default defineConfig([
     // (child_process for the stdio child): give the ESM bundle a `require`.
     banner: { js: "import { createRequire as __polarCreateRequire } from 'node:module'; const require = __polarCreateRequire(import.meta.url);" },
     splitting: false,
+    // Database drivers are the user's (`polar mcp --dispatch --database`, `polar undo --sql`): loaded
+    // from their node_modules when used, never bundled (better-sqlite3 finds its native addon itself).
+    external: ["better-sqlite3", "pg"],
     dts: false,
     clean: true,
     sourcemap: false,

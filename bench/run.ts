@@ -4,10 +4,18 @@
 // processes, then writes bench/results/latest.json (+ a dated copy), the SVG plots, and the results
 // section of bench/README.md.
 //
-// Options: --quick; --only a,b (job ids or prefixes); --out DIR (results folder); --no-readme;
+// Options: --quick; --standard (stable p50/p99 in about 5 minutes: fewer sequence lengths and sizes,
+// full timing per figure); --only a,b (job ids or prefixes); --out DIR (results folder); --no-readme;
 // --warmup-ms N / --measure-ms N (override the timing of every variant).
+//
+// Adding a variant (see bench/README.md, "Adding a variant"): a script bench/variants/<name>.ts speaking
+// the child protocol (bench/lib/child.ts: params in, progress and one result out), listed in SCRIPTS,
+// one or more jobs in jobs() (an id, the script, its parameters), its figure and target in
+// bench/lib/summary.ts (and a row in bench/lib/readme.ts), and its job ids in QUICK_JOBS of
+// test/bench/smoke.test.ts. A job whose script is not there yet (a SLOT) is reported as skipped, by name
+// and with its reason, never as a failure.
 import { execFileSync, fork, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
@@ -22,6 +30,7 @@ import { updateReadme } from "./lib/readme.js";
 
 interface Args {
   quick: boolean;
+  standard: boolean;
   only: string[] | null;
   out: string;
   readme: boolean;
@@ -29,7 +38,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { quick: false, only: null, out: join(ROOT, "bench", "results"), readme: true, timing: null };
+  const a: Args = { quick: false, standard: false, only: null, out: join(ROOT, "bench", "results"), readme: true, timing: null };
   let warmup: number | null = null;
   let measureMs: number | null = null;
   for (let i = 0; i < argv.length; i++) {
@@ -40,6 +49,7 @@ function parseArgs(argv: string[]): Args {
       return v;
     };
     if (x === "--quick") a.quick = true;
+    else if (x === "--standard") a.standard = true;
     else if (x === "--only") a.only = value().split(",").filter(Boolean);
     else if (x === "--out") a.out = value();
     else if (x === "--no-readme") a.readme = false;
@@ -48,28 +58,36 @@ function parseArgs(argv: string[]): Args {
     else throw new Error(`unknown option \`${x}\``);
   }
   if (warmup !== null || measureMs !== null) a.timing = { warmupMs: warmup ?? 50, measureMs: measureMs ?? 100 };
+  if (a.quick && a.standard) throw new Error("`--quick` and `--standard` are two presets: give one");
   return a;
 }
 
 interface Job {
   id: string;
+  /** A script of bench/variants/ (bundled, run in its own Node process), or `hooks`: bench/hooks.ts
+   * (the hook processes and the daemon, run from the built package, dist/). */
   script: string;
   params: Record<string, unknown>;
   execArgv?: string[];
 }
 
 const OUT = join(ROOT, "bench", "out");
-const SCRIPTS = ["latency", "cedar", "scale", "layerb", "memory"];
+/** Variants that run now. */
+const SCRIPTS = ["latency", "cedar", "scale", "layerb", "memory", "shell", "sql"];
+/** Slots: variants another issue adds (the job is listed; without its script it is reported skipped). */
+const SLOTS: Record<string, string> = {};
+const present = (script: string): boolean => existsSync(join(ROOT, "bench", "variants", `${script}.ts`));
 
 async function bundle(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const common = { bundle: true, platform: "node" as const, format: "esm" as const, target: "node20", logLevel: "warning" as const, sourcemap: true };
   await build({
     ...common,
-    entryPoints: Object.fromEntries(SCRIPTS.map((s) => [s, join(ROOT, "bench", "variants", `${s}.ts`)])),
+    entryPoints: Object.fromEntries([...SCRIPTS, ...Object.keys(SLOTS).filter(present)].map((s) => [s, join(ROOT, "bench", "variants", `${s}.ts`)])),
     outdir: OUT,
     outExtension: { ".js": ".mjs" },
-    external: ["@cedar-policy/cedar-wasm", "@cedar-policy/cedar-wasm/*"],
+    // Packages that find their own .wasm beside their files stay in node_modules.
+    external: ["@cedar-policy/cedar-wasm", "@cedar-policy/cedar-wasm/*", "web-tree-sitter", "tree-sitter-bash", "better-sqlite3", "@electric-sql/pglite", "libpg-query"],
     // Bundled CommonJS helpers need require in an ES module.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
@@ -95,8 +113,8 @@ async function bundle(): Promise<void> {
 }
 
 function jobs(a: Args): Job[] {
-  const lengths = a.quick ? [1, 4, 16, 64] : [1, 2, 4, 8, 16, 32, 64];
-  const histories = a.quick ? ["mixed"] : ["mixed", "single-edge"];
+  const lengths = a.quick || a.standard ? [1, 4, 16, 64] : [1, 2, 4, 8, 16, 32, 64];
+  const histories = a.quick || a.standard ? ["mixed"] : ["mixed", "single-edge"];
   const list: Job[] = [];
   for (const engine of ["core", "verifier", "guard"]) {
     for (const backend of ["wasm", "reference"]) {
@@ -109,7 +127,13 @@ function jobs(a: Args): Job[] {
   for (const t of tools) list.push({ id: `scale-tools-${t}`, script: "scale", params: { tools: t, slots: 8000 } });
   for (const s of slots) list.push({ id: `scale-slots-${s}`, script: "scale", params: { tools: 100, slots: s }, execArgv: ["--max-old-space-size=4096"] });
   list.push({ id: "layerb", script: "layerb", params: {} });
-  list.push({ id: "memory", script: "memory", params: {}, execArgv: ["--expose-gc"] });
+  list.push({ id: "memory", script: "memory", params: a.standard ? { verdicts: 300_000 } : {}, execArgv: ["--expose-gc"] });
+  // The new paths, side by side (issue 27 §4): the shell guard, the hook daemon, the SQL guard.
+  const tiny = a.timing !== null && a.timing.measureMs < 50; // the smoke run: a handful of samples
+  list.push({ id: "shell", script: "shell", params: tiny ? { files: 1000, cold: 2, restorePoints: 1 } : {} });
+  list.push({ id: "hooks", script: "hooks", params: tiny ? { calls: 5, fresh: 1, cold: 1 } : a.quick ? { calls: 40, fresh: 5, cold: 2 } : a.standard ? { calls: 150, fresh: 12, cold: 4 } : { calls: 200, fresh: 20, cold: 8 } });
+  // SQL (issue 25): a point DELETE's verdict on a 1,000,000-row indexed table; result `figures.pointDelete`.
+  list.push({ id: "sql-delete", script: "sql", params: { rows: tiny ? 10_000 : 1_000_000 } });
   return list;
 }
 
@@ -117,7 +141,32 @@ function selected(id: string, only: string[] | null): boolean {
   return only === null || only.some((o) => id === o || id.startsWith(o));
 }
 
+/** bench/hooks.ts in its own process (the built package: bin/polar.js, bin/polar-hook, dist/), its JSON
+ * read back: each case's wall-clock figures through the daemon and with a fresh process per call, the
+ * CPU per call, the daemon's cold start. */
+function runHooks(job: Job, onProgress: (label: string) => void): Promise<Record<string, unknown>> {
+  const p = job.params as { calls: number; fresh: number; cold: number };
+  const file = join(OUT, "hooks.json");
+  rmSync(file, { force: true });
+  if (!existsSync(join(ROOT, "dist", "node.js"))) return Promise.reject(new Error("hooks: dist/ is not built (run `npm run build`)"));
+  const argv = ["--import", "tsx", join(ROOT, "bench", "hooks.ts"), "--calls", String(p.calls), "--fresh", String(p.fresh), "--cold", String(p.cold), "--json", file];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, POLAR_BENCH_ROOT: ROOT }, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => {
+      const line = d.toString().trim().split("\n").pop() ?? "";
+      if (line) onProgress(line.slice(0, 60));
+    });
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("exit", (code) => {
+      if (code !== 0 || !existsSync(file)) return reject(new Error(`hooks failed (exit ${code}): ${err.trim().slice(-800)}`));
+      resolve({ variant: "hooks", ...(JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>), id: job.id });
+    });
+  });
+}
+
 function runJob(job: Job, a: Args, onProgress: (label: string) => void): Promise<Record<string, unknown>> {
+  if (job.script === "hooks") return runHooks(job, onProgress);
   return new Promise((resolve, reject) => {
     const params = { ...job.params, quick: a.quick, ...(a.timing ? { timing: a.timing } : {}) };
     const child = fork(join(OUT, `${job.script}.mjs`), [JSON.stringify(params)], {
@@ -208,8 +257,8 @@ async function main(): Promise<void> {
   if (!existsSync(join(ROOT, "build", "polar-core.wasm"))) throw new Error("build/polar-core.wasm is missing: run `npm run build:wasm` first");
   await bundle();
   const list = jobs(a).filter((j) => selected(j.id, a.only));
-  const coldSamples = a.quick ? 5 : 21;
-  const workerdSamples = a.quick ? 2 : 5;
+  const coldSamples = a.quick ? 5 : a.standard ? 11 : 21;
+  const workerdSamples = a.quick ? 2 : a.standard ? 3 : 5;
   const colds = COLD_IDS.filter((id) => selected(id, a.only));
   if (colds.some((id) => id.startsWith("cold-node-entry")) && !existsSync(join(ROOT, "dist", "node.js"))) throw new Error("dist/node.js is missing: run `npm run build` first");
   const doWorkerd = selected("cold-workerd", a.only);
@@ -222,6 +271,11 @@ async function main(): Promise<void> {
   const load = { start: os.loadavg(), end: [] as number[] };
   for (const job of list) {
     bar.update({ job: job.id, step: "" });
+    if (SLOTS[job.script] !== undefined && !present(job.script)) {
+      results.push({ id: job.id, variant: job.script, skipped: SLOTS[job.script] });
+      bar.increment();
+      continue;
+    }
     try {
       results.push(await runJob(job, a, (label) => bar.update({ step: label })));
     } catch (e) {
@@ -267,6 +321,8 @@ async function main(): Promise<void> {
     date: started.toISOString(),
     command,
     quick: a.quick,
+    preset: a.quick ? "quick" : a.standard ? "standard" : "full",
+    durationS: Math.round((Date.now() - started.getTime()) / 1000),
     commit: gitCommit(),
     machine: { cpu: cpus[0]?.model ?? "unknown", cores: cpus.length, node: process.version, platform: `${os.platform()} ${os.release()}`, memoryGB: Math.round(os.totalmem() / 2 ** 30), loadavg: load },
     data: { airlineDb: db.source, path: db.source === "tau2" ? "POLAR_TAU2_DIR/domains/airline/db.json" : relative(ROOT, db.path) },

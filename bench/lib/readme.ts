@@ -20,7 +20,8 @@ export function resultsSection(r: Results, plots: string[]): string {
   const s = r.summary as Summary;
   const m = r.machine as { cpu: string; cores: number; node: string; platform: string; memoryGB: number; loadavg: { start: number[]; end: number[] } };
   const lines: string[] = [START, ""];
-  lines.push(`Run of ${r.date} (${r.quick ? "quick" : "full"}), commit \`${(r.commit ?? "unknown").slice(0, 12)}\`: \`${r.command}\``);
+  const took = r.durationS === undefined ? "" : `, ${(r.durationS / 60).toFixed(1)} min`;
+  lines.push(`Run of ${r.date} (${r.preset ?? (r.quick ? "quick" : "full")}${took}), commit \`${(r.commit ?? "unknown").slice(0, 12)}\`: \`${r.command}\``);
   lines.push("");
   lines.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGB} GB, Node ${m.node}, ${m.platform}. Load average at start/end: ${m.loadavg.start.map((x) => x.toFixed(1)).join(" ")} / ${m.loadavg.end.map((x) => x.toFixed(1)).join(" ")} (the machine was shared with other work; tails are noisy). Airline state: ${String(r.data.airlineDb)}.`);
   lines.push("");
@@ -33,6 +34,18 @@ export function resultsSection(r: Results, plots: string[]): string {
     lines.push(`| ${row.name} | ${formatNs(f.p50)} | ${formatNs(f.p99)} | ${formatNs(f.p999)} | ${thr(f)} | ${f.samples} × ${f.batch} |`);
   }
   lines.push("");
+  if (s.paths?.length) {
+    lines.push("### The new paths, side by side (issue 27 §4)");
+    lines.push("");
+    lines.push("The shell guard and the SQL guard in-process (as `guard.check` above); a hook call as the agent runs it: one hook process per call, wall clock from spawn to exit (`bench/hooks.ts`), with the CPU per call beside it.");
+    lines.push("");
+    lines.push("| path | p50 | tail | samples | target | met | note |");
+    lines.push("|---|---:|---:|---:|---|:-:|---|");
+    for (const p of s.paths) {
+      lines.push(`| ${p.path} | ${p.p50 === null ? "–" : formatNs(p.p50)} | ${p.tail ? `${p.tail.q} ${formatNs(p.tail.ns)}` : "–"} | ${p.n ?? "–"} | ${p.target} | ${p.met === null ? "" : p.met ? "yes" : "**no**"} | ${p.note ?? ""} |`);
+    }
+    lines.push("");
+  }
   lines.push("### The core: wasm vs the TypeScript reference, one call and 16 calls");
   lines.push("");
   lines.push("| backend | 1 call p50 | 1 call p99 | 16 calls p50 | 16 calls p99 |");

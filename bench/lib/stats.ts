@@ -105,6 +105,30 @@ export function measure(fn: (i: number) => void, options: MeasureOptions): Figur
   return summarize(samples.subarray(0, n), batch, n * batch, Number(t0 - start));
 }
 
+/**
+ * `measure` for an asynchronous call (the SQL guard's `check`): warm-up, then every call timed on its
+ * own (B = 1: an awaited call costs microseconds at least) until the measured phase is spent.
+ */
+export async function measureAsync(fn: (i: number) => Promise<unknown>, options: MeasureOptions): Promise<Figure> {
+  const maxSamples = options.maxSamples ?? 200_000;
+  let i = 0;
+  const warmEnd = process.hrtime.bigint() + BigInt(Math.round(options.warmupMs * 1e6));
+  do await fn(i++);
+  while (process.hrtime.bigint() < warmEnd);
+  const samples: number[] = [];
+  const start = process.hrtime.bigint();
+  const end = start + BigInt(Math.round(options.measureMs * 1e6));
+  let t0 = start;
+  while (samples.length < maxSamples) {
+    await fn(i++);
+    const t1 = process.hrtime.bigint();
+    samples.push(Number(t1 - t0));
+    t0 = t1;
+    if (t1 >= end && samples.length >= 16) break;
+  }
+  return summarize(Float64Array.from(samples), 1, samples.length, Number(t0 - start));
+}
+
 /** Times one run of `fn` in nanoseconds. */
 export function timeOnce(fn: () => void): number {
   const t0 = process.hrtime.bigint();

@@ -6,6 +6,10 @@ export interface Results {
   date: string;
   command: string;
   quick: boolean;
+  /** quick, standard or full (runs before issue 27 have only `quick`). */
+  preset?: string;
+  /** Wall time of the whole run, seconds. */
+  durationS?: number;
   commit: string | null;
   machine: Record<string, unknown>;
   data: Record<string, unknown>;
@@ -26,8 +30,23 @@ export interface Target {
   met: boolean | null; // null: not measured in this run
 }
 
+/** One row of the new paths' table (issue 27 §4): figures in nanoseconds, whatever the source's unit. */
+export interface PathRow {
+  path: string;
+  p50: number | null;
+  /** The tail the source measures: p99 for the in-process variants, p95 for the hook processes. */
+  tail: { q: "p95" | "p99"; ns: number } | null;
+  /** Samples behind the figure. */
+  n: number | null;
+  /** The target from its issue, or what the row is beside (e.g. "comparison"). */
+  target: string;
+  met: boolean | null;
+  note?: string;
+}
+
 export interface Summary {
   single: Row[];
+  paths: PathRow[];
   sequences: Array<{ name: string; byLength: Record<string, number> }>;
   targets: Target[];
   ratios: Record<string, number | null>;
@@ -60,6 +79,52 @@ function spread(values: Array<number | undefined>): number | null {
   const v = values.filter((x): x is number => x !== undefined && Number.isFinite(x));
   if (v.length < 2) return null;
   return Math.max(...v) / Math.min(...v);
+}
+
+const MS = 1e6;
+
+/** The new paths side by side (issue 27 §4): the shell verdict and restore point (issue 23), a hook call
+ * through the daemon and with a fresh process (issue 24), the SQL point DELETE (issue 25). */
+export function newPaths(r: Results): PathRow[] {
+  const rows: PathRow[] = [];
+  const row = (path: string, f: Figure | undefined, target: string, limit: number | null, note?: string) => {
+    if (f === undefined) return;
+    rows.push({ path, p50: f.p50, tail: { q: "p99", ns: f.p99 }, n: f.samples, target, met: limit === null ? null : f.p50 <= limit, ...(note ? { note } : {}) });
+  };
+  const shell = byId(r, "shell");
+  if (shell?.figures) {
+    const f = shell.figures as Record<string, Figure>;
+    const c = shell.checks as Record<string, { command: string; reason: string }>;
+    const files = Number(shell.files).toLocaleString("en-US");
+    row(`shell: verdict warm, \`${c.repo.command}\` in a ${files}-file git repository (parse + reads + verdict)`, f["warm:repo"], "p50 ≤ 2 ms (issue 23)", 2 * MS, c.repo.reason);
+    row(`shell: verdict warm, \`${c.plain.command}\` outside git`, f["warm:plain"], "p50 ≤ 2 ms (issue 23)", 2 * MS, c.plain.reason);
+    row(`shell: verdict warm, \`${c["repo-dir"].command}\` (100 files) in the repository`, f["warm:repo-dir"], "p50 ≤ 2 ms (issue 23)", 2 * MS, c["repo-dir"].reason);
+    row(`shell: verdict warm, \`${c["repo-reset"].command}\` in the repository`, f["warm:repo-reset"], "p50 ≤ 2 ms (issue 23)", 2 * MS, c["repo-reset"].reason);
+    row(`shell: the same cold (git facts dropped, as after observe), \`${c.repo.command}\``, f["cold:repo"], "beside the warm figure", null);
+    row(`shell: restore point of the ${files}-file repository into a new store (${Number(shell.restorePoint?.files).toLocaleString("en-US")} entries)`, f.restorePointFirst, "reported (issue 23)", null);
+    row("shell: the same again (its objects already in the store)", f.restorePointAgain, "reported (issue 23)", null);
+  } else if (shell?.skipped) rows.push({ path: "shell guard", p50: null, tail: null, n: null, target: "p50 ≤ 2 ms (issue 23)", met: null, note: String(shell.skipped) });
+  const hooks = byId(r, "hooks");
+  if (hooks) {
+    type H = { n: number; p50: number; p95: number; min: number };
+    type Case = { id: string; allow: boolean; command: H; http: H; fresh: H; sameAnswer: boolean; cpuMsPerCall: { commandHook: number; daemonForCommand: number; daemonForHttp: number } };
+    const target = "p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)";
+    for (const c of (hooks.cases as Case[] | undefined) ?? []) {
+      const cpu = c.cpuMsPerCall;
+      const add = (how: string, h: H, note: string) =>
+        rows.push({ path: `hook ${c.id}: ${how}`, p50: h.p50 * MS, tail: { q: "p95", ns: h.p95 * MS }, n: h.n, target: c.allow ? target : "beside the allow path", met: c.allow ? h.p50 <= 10 && h.p95 <= 50 : null, note });
+      add("command hook (bin/polar-hook, bash → polar serve)", c.command, `CPU ${cpu.commandHook} ms hook process + ${cpu.daemonForCommand} ms daemon per call`);
+      add("http hook (Claude Code → polar serve, no process)", c.http, `CPU ${cpu.daemonForHttp} ms daemon per call`);
+      rows.push({ path: `hook ${c.id}: a fresh process per call (polar hook --in-process)`, p50: c.fresh.p50 * MS, tail: { q: "p95", ns: c.fresh.p95 * MS }, n: c.fresh.n, target: "comparison", met: null, note: `same answer as the daemon: ${c.sameAnswer ? "yes" : "no"}` });
+    }
+    const cold = hooks.coldStart as H | undefined;
+    if (cold) rows.push({ path: "hook daemon cold start (polar serve spawned → answers)", p50: cold.p50 * MS, tail: { q: "p95", ns: cold.p95 * MS }, n: cold.n, target: "reported (issue 24)", met: null });
+  }
+  const sql = byId(r, "sql-delete");
+  const sqlFig = sql?.figures?.pointDelete as Figure | undefined;
+  if (sqlFig) row(`SQL: point DELETE's verdict on a ${Number(sql?.rows ?? 1_000_000).toLocaleString("en-US")}-row indexed table (parse + pre-image read + verdict)`, sqlFig, "p50 ≤ 5 ms (issue 25)", 5 * MS);
+  else if (sql) rows.push({ path: "SQL: point DELETE's verdict on a 1,000,000-row indexed table", p50: null, tail: null, n: null, target: "p50 ≤ 5 ms (issue 25)", met: null, note: String(sql.skipped ?? "not measured") });
+  return rows;
 }
 
 export function summarizeResults(r: Results): Summary {
@@ -134,5 +199,15 @@ export function summarizeResults(r: Results): Summary {
     t("observe of one tool result ≤ 20 µs (p50)", ns(observe?.p50), le(observe?.p50, 20_000)),
     t("memory flat after 1M verdicts (no wasm page growth, heap growth < 1 MB)", memory ? `${memory.pagesGrowth} pages, ${Number(memory.heapGrowthMB).toFixed(2)} MB over ${memory.verdicts} verdicts` : "–", memory ? memory.pagesGrowth === 0 && memory.heapGrowthMB < 1 : null),
   ];
-  return { single, sequences, targets, ratios };
+  const paths = newPaths(r);
+  const pathTarget = (prefix: string, target: string) => {
+    const p = paths.find((x) => x.path.startsWith(prefix) && x.target === target);
+    return t(`${prefix.replace(/:$/u, "")}: ${target}`, p?.p50 == null ? p?.note ?? "–" : `${ns(p.p50)}${p.tail ? ` (${p.tail.q} ${ns(p.tail.ns)})` : ""}`, p?.met ?? null);
+  };
+  targets.push(pathTarget("shell: verdict warm", "p50 ≤ 2 ms (issue 23)"));
+  for (const c of ["mcp-read", "shell-git-status"]) {
+    for (const how of ["command hook", "http hook"]) targets.push(pathTarget(`hook ${c}: ${how}`, "p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)"));
+  }
+  targets.push(pathTarget("SQL:", "p50 ≤ 5 ms (issue 25)"));
+  return { single, paths, sequences, targets, ratios };
 }

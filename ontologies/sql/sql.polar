@@ -14,7 +14,7 @@
 % Layer B: one entity per relation a call names, keyed by its resolved name ("main.t", "public.t").
 slot_definition(sql_table, exists, bool).        % the relation (table, index or view) exists
 slot_definition(sql_table, rows, number).        % rows the statement would change (absent: over the bound)
-slot_definition(sql_table, triggers, bool).      % a trigger or rule fires on this statement's event
+slot_definition(sql_table, triggers, bool).      % the table has a trigger or rule (the undo's statements would fire it too)
 slot_definition(sql_table, cascades, bool).      % rows of other tables would change through foreign-key actions
 slot_definition(sql_table, sequence, bool).      % an INSERT draws values from a sequence / AUTOINCREMENT
 slot_definition(sql_table, in_txn, bool).        % PostgreSQL: the caller's transaction is open
@@ -118,16 +118,21 @@ irreversibly_consumes(sql_truncate, sql_table.data, trigger_effects, 1.0, id = "
 % DROP TABLE / INDEX / VIEW (SQLite lang_droptable.html: "completely removed from the database
 % schema and the disk file … The dropped table is completely removed"; PostgreSQL sql-droptable).
 % PostgreSQL DDL is transactional (PostgreSQL wiki/docs sql-begin, "Transactional DDL"): inside the
-% caller's open transaction a ROLLBACK takes it back (with the transaction's other work: T2).
+% caller's open transaction a ROLLBACK takes it back, with the transaction's other work (a compensation).
 tool(sql_drop, acts_on = sql_table, key = table, params = [table, kind]).
 inverse_of(sql_recreate, sql_drop, sql_table.exists, 1.0, id = "sql.drop.copy",
-    when = present(sql_table.restore_point) and sql_table.exists == true, args = { point: sql_table.restore_point }).
+    when = present(sql_table.restore_point) and sql_table.exists == true and sql_table.triggers != true,
+    args = { point: sql_table.restore_point }).
 inverse_of(nothing, sql_drop, sql_table.exists, 1.0, id = "sql.drop.absent",
     when = sql_table.exists == false).
 compensates(sql_rollback, sql_drop, sql_table.exists, schema_change, 0.05, id = "sql.drop.rollback",
     when = sql_table.in_txn == true and sql_table.exists == true and not present(sql_table.restore_point)).
 irreversibly_consumes(sql_drop, sql_table.data, table_data, 1.0, id = "sql.drop.lost",
     when = sql_table.exists == true and not present(sql_table.restore_point) and sql_table.in_txn != true).
+% The table's triggers come back with its definition and would fire on the rows put back (SQLite
+% lang_createtrigger.html; PostgreSQL sql-createtrigger): not restorable by the guard.
+irreversibly_consumes(sql_drop, sql_table.data, trigger_effects, 1.0, id = "sql.drop.trigger",
+    when = sql_table.triggers == true and sql_table.in_txn != true).
 % SQLite foreignkeys.html 5: "an implicit DELETE FROM … is run before the table is dropped", firing
 % ON DELETE actions; PostgreSQL DROP … CASCADE drops dependent views and foreign-key constraints.
 irreversibly_consumes(sql_drop, sql_table.data, cascaded_rows, 1.0, id = "sql.drop.cascade",

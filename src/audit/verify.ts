@@ -55,6 +55,9 @@ export interface VerifyOptions {
   acceptTransient?: boolean;
   /** An empty log verifies (default false: an empty log is reported, it proves nothing). */
   allowEmpty?: boolean;
+  /** Re-derives a coding-agent hook's read-only shell approval (polar-guard/shell's `readOnlyChecker`):
+   * without it such an approval is a mismatch, never taken on trust. */
+  shellReadOnly?: { catalogue: string; check(command: string, cwd: string): string | null };
 }
 
 export interface VerifyReport {
@@ -272,12 +275,40 @@ export function verifyAuditLog(input: string | Iterable<string>, options: Verify
     if (!["allow", "ask", "deny"].includes(rec.action as string)) miss("action", "allow, ask or deny", rec.action);
     if (rec.action === "allow") {
       const all = decisions.length > 0 && decisions.every((d) => isRecord(d) && d.approved === true);
-      // A read-only shell command is approved by the shell dispatcher without asking the core (no
-      // decision to replay): allowed with code `read_only` only (docs/hooks.md, "Audit").
-      const readOnly = decisions.length === 0 && rec.code === "read_only";
+      // A read-only shell command is approved by the shell dispatcher without asking the core: its
+      // evidence (the line, its directory, the catalogue) is dispatched again (docs/hooks.md, "Audit").
+      const readOnly = decisions.length === 0 && rec.code === "read_only" && readOnlyHolds(rec, miss);
       const approved = typeof rec.approval === "string" && decisions.length > 0 && decisions.every((d) => isRecord(d) && (d.approved === true || d.route === "ConsentEscalated"));
       if (!all && !approved && !readOnly) miss("action", "deny (no decision approves the call)", rec.action);
     }
+  }
+
+  function readOnlyHolds(rec: Record<string, unknown>, miss: (f: string, e: unknown, a: unknown) => void): boolean {
+    const ev = rec.readOnly as { command?: unknown; cwd?: unknown; catalogue?: unknown } | undefined;
+    if (!isRecord(ev) || typeof ev.command !== "string" || typeof ev.cwd !== "string" || typeof ev.catalogue !== "string") {
+      miss("readOnly", "the evidence of a read-only approval { command, cwd, catalogue }", ev);
+      return false;
+    }
+    const input = rec.input as { command?: unknown } | undefined;
+    if (!isRecord(input) || input.command !== ev.command) {
+      miss("readOnly.command", isRecord(input) ? input.command : undefined, ev.command);
+      return false;
+    }
+    const checker = options.shellReadOnly;
+    if (checker === undefined) {
+      miss("readOnly", "a shell dispatcher to re-derive it (shellReadOnly)", ev);
+      return false;
+    }
+    if (checker.catalogue !== ev.catalogue) {
+      miss("readOnly.catalogue", checker.catalogue, ev.catalogue);
+      return false;
+    }
+    const why = checker.check(ev.command, ev.cwd);
+    if (why !== null) {
+      miss("readOnly", why, "read-only");
+      return false;
+    }
+    return true;
   }
 
   function replay(rec: Decision, miss: (f: string, e: unknown, a: unknown) => void, transientLines: number[], line: number): void {

@@ -3,7 +3,7 @@
 // order they arrive. `polar serve` keeps one engine warm; `polar hook --in-process` builds one per call.
 // handle() never throws: whatever goes wrong, the answer is the agent's refusal (./agents.ts).
 import { createHash, randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chainHead, createChain, HOOK_RECORD_FORMAT, type Chain } from "../audit/index.js";
 export { HOOK_RECORD_FORMAT };
@@ -31,6 +31,9 @@ export interface HookRecord {
   approval: string | null;
   /** The core decisions behind the answer, each replayed by `polar audit verify`. */
   decisions: Decision[];
+  /** A read-only shell approval's evidence (no core decision): `polar audit verify` dispatches the line
+   * again with the same catalogue and requires it to be read-only. */
+  readOnly?: { command: string; cwd: string; catalogue: string };
 }
 
 export interface ShellGuardFactory {
@@ -45,7 +48,21 @@ export interface EngineOptions {
   shellGuard: ShellGuardFactory | null;
   /** MCP servers with an ontology: server name → guard factory (one guard per session). */
   mcp?: Record<string, () => HookGuard>;
+  /** Sessions kept warm at most (least recently used first out; default 256). */
+  maxSessions?: number;
+  /** A session unused this long is let go (default 6 h). Its log, store and approvals stay on disk: its
+   * next call opens it again. */
+  sessionIdleMs?: number;
+  /** How long a Codex approval id lasts: from the refusal that names it, and again from `polar approve`
+   * (default 1 h). */
+  approvalTtlMs?: number;
+  /** The clock (ms), for tests. */
+  now?: () => number;
 }
+
+export const DEFAULT_MAX_SESSIONS = 256;
+export const DEFAULT_SESSION_IDLE_MS = 6 * 3600_000;
+export const DEFAULT_APPROVAL_TTL_MS = 3600_000;
 
 interface Pending {
   guard: HookGuard;
@@ -65,12 +82,60 @@ interface Session {
   seq: number;
   /** Approved calls not yet observed, by tool_use_id or by the call's text. */
   pending: Map<string, Pending[]>;
+  lastUsed: number;
+  /** Calls of this session being judged (a busy session is never let go). */
+  busy: number;
 }
 
-interface Approval {
+/** A Codex approval as stored in `<home>/approvals/<id>.json`: it outlives the daemon, is used once,
+ * and expires (docs/hooks.md, "Codex CLI"). */
+export interface StoredApproval {
+  format: "polar-approval/1";
+  id: string;
+  /** The engine's session key (agent and the agent's session id). */
   session: string;
+  /** sha256 of the call (tool name and arguments). */
   callKey: string;
   approved: boolean;
+  /** ms since the epoch. */
+  expires: number;
+}
+
+export function approvalsDir(home: string): string {
+  return join(home, "approvals");
+}
+
+function approvalFile(home: string, id: string): string {
+  return join(approvalsDir(home), `${id}.json`);
+}
+
+function readApproval(home: string, id: string): StoredApproval | null {
+  let a: StoredApproval;
+  try {
+    a = JSON.parse(readFileSync(approvalFile(home, id), "utf8")) as StoredApproval;
+  } catch {
+    return null;
+  }
+  const ok = a?.format === "polar-approval/1" && a.id === id && typeof a.session === "string" && typeof a.callKey === "string" && typeof a.approved === "boolean" && Number.isFinite(a.expires);
+  return ok ? a : null;
+}
+
+function writeApproval(home: string, a: StoredApproval): void {
+  mkdirSync(approvalsDir(home), { recursive: true, mode: 0o700 });
+  const file = approvalFile(home, a.id);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(a)}\n`, { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/** `polar approve ID` on the stored approvals (with or without a running daemon): the identical retry
+ * passes once within the approval's lifetime. False for an unknown, malformed or expired id. */
+export function approveStored(home: string, id: string, now: number = Date.now(), ttlMs: number = DEFAULT_APPROVAL_TTL_MS): boolean {
+  if (!/^[0-9a-f]{8}$/u.test(id)) return false;
+  const a = readApproval(home, id);
+  if (a === null || a.expires <= now) return false;
+  writeApproval(home, { ...a, approved: true, expires: now + ttlMs });
+  return true;
 }
 
 function sha(text: string): string {
@@ -90,11 +155,14 @@ export function auditLogPath(home: string, agent: Agent, sessionId: string): str
 }
 
 export class HookEngine {
+  /** Least recently used first (a used session moves to the end). */
   private readonly sessions = new Map<string, Session>();
-  private readonly approvals = new Map<string, Approval>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly now: () => number;
 
-  constructor(private readonly options: EngineOptions) {}
+  constructor(private readonly options: EngineOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   /** Answers one hook call of `agent` given its stdin text. Never throws. */
   async handle(agent: Agent, text: string): Promise<AgentOutput> {
@@ -106,20 +174,22 @@ export class HookEngine {
     }
     // Calls in one workspace are judged in the order they arrive (two agents in one worktree).
     return this.serialized(ev.cwd, async () => {
+      let s: Session | null = null;
       try {
-        return await this.handleEvent(ev);
+        s = this.session(ev);
+        s.busy++;
+        return await this.handleEvent(s, ev);
       } catch (e) {
         return failClosed(`refused: polar failed inside (${e instanceof Error ? e.message : String(e)})`);
+      } finally {
+        if (s !== null) s.busy--;
       }
     });
   }
 
-  /** `polar approve ID`: the identical retry of that call passes once. False for an unknown id. */
+  /** `polar approve ID`: the identical retry of that call passes once. False for an unknown or expired id. */
   approve(id: string): boolean {
-    const a = this.approvals.get(id);
-    if (a === undefined) return false;
-    a.approved = true;
-    return true;
+    return approveStored(this.options.home, id, this.now(), this.options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS);
   }
 
   sessionCount(): number {
@@ -138,10 +208,30 @@ export class HookEngine {
     }
   }
 
+  /** Lets go of sessions over the bound (least recently used first) and of idle ones; never a busy one. */
+  private evict(): void {
+    const max = Math.max(1, this.options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    const idle = this.options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    const now = this.now();
+    let over = this.sessions.size - max;
+    for (const [key, s] of this.sessions) {
+      if (over <= 0 && now - s.lastUsed < idle) break;
+      if (s.busy > 0) continue;
+      this.sessions.delete(key);
+      over--;
+    }
+  }
+
   private session(ev: HookEvent): Session {
     const key = `${ev.agent}\u0000${ev.sessionId}`;
     let s = this.sessions.get(key);
-    if (s !== undefined) return s;
+    if (s !== undefined) {
+      s.lastUsed = this.now();
+      this.sessions.delete(key);
+      this.sessions.set(key, s);
+      this.evict();
+      return s;
+    }
     const logPath = auditLogPath(this.options.home, ev.agent, ev.sessionId);
     mkdirSync(join(this.options.home, "audit"), { recursive: true, mode: 0o700 });
     // A session seen before (the daemon restarted): its log goes on from its last record.
@@ -163,8 +253,11 @@ export class HookEngine {
       chain: createChain({ sha256: nodeSha256, from }),
       seq,
       pending: new Map(),
+      lastUsed: this.now(),
+      busy: 0,
     };
     this.sessions.set(key, s);
+    this.evict();
     return s;
   }
 
@@ -202,8 +295,7 @@ export class HookEngine {
     return null;
   }
 
-  private async handleEvent(ev: HookEvent): Promise<AgentOutput> {
-    const s = this.session(ev);
+  private async handleEvent(s: Session, ev: HookEvent): Promise<AgentOutput> {
     if (ev.phase === "start") return formatAnswer(ev.agent, "start", { action: "allow", reason: "" });
     const route = routeTool(ev.agent, ev.tool, ev.input);
     if (ev.phase === "post") {
@@ -234,16 +326,19 @@ export class HookEngine {
     if (answer.action === "ask" && ev.agent === "codex" && route.kind !== "unknown") {
       // Codex cannot ask: a denial naming the approval; the identical retry passes once after it.
       const callKey = sha(JSON.stringify([route.call.name, jsonSafe(route.call.arguments)]));
-      const id = this.findApproval(s.key, callKey);
-      if (id !== null && this.approvals.get(id)!.approved) {
-        this.approvals.delete(id);
-        approval = id;
+      const found = this.findApproval(s.key, callKey);
+      if (found !== null && found.approved && this.consumeApproval(found.id)) {
+        approval = found.id;
         answer = { ...answer, action: "allow" };
-        reason = `approved once by \`polar approve ${id}\`: ${answer.reason}`;
+        reason = `approved once by \`polar approve ${found.id}\`: ${answer.reason}`;
       } else {
-        const newId = id ?? randomBytes(4).toString("hex");
-        this.approvals.set(newId, { session: s.key, callKey, approved: false });
-        reason = `${answer.reason} — to run this exact call once, the user runs \`polar approve ${newId}\` and asks for a retry`;
+        let id = found?.id;
+        if (id === undefined || found?.approved === true) {
+          // A new id (an approved one that another call used first is gone).
+          id = randomBytes(4).toString("hex");
+          writeApproval(this.options.home, { format: "polar-approval/1", id, session: s.key, callKey, approved: false, expires: this.now() + (this.options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS) });
+        }
+        reason = `${answer.reason} — to run this exact call once, the user runs \`polar approve ${id}\` and asks for a retry`;
       }
     }
     this.record(s, ev, { ...answer, reason }, approval);
@@ -256,9 +351,45 @@ export class HookEngine {
     return formatAnswer(ev.agent, "pre", { action: answer.action, reason });
   }
 
-  private findApproval(session: string, callKey: string): string | null {
-    for (const [id, a] of this.approvals) if (a.session === session && a.callKey === callKey) return id;
-    return null;
+  /** The live stored approval of this call in this session; expired ones are deleted on the way. */
+  private findApproval(session: string, callKey: string): StoredApproval | null {
+    const dir = approvalsDir(this.options.home);
+    if (!existsSync(dir)) return null;
+    const now = this.now();
+    let best: StoredApproval | null = null;
+    for (const f of readdirSync(dir)) {
+      const m = /^([0-9a-f]{8})\.json$/u.exec(f);
+      if (m === null) continue;
+      const a = readApproval(this.options.home, m[1]);
+      if (a === null) continue;
+      if (a.expires <= now) {
+        try {
+          unlinkSync(approvalFile(this.options.home, a.id));
+        } catch {
+          // gone already
+        }
+        continue;
+      }
+      if (a.session === session && a.callKey === callKey && (best === null || (a.approved && !best.approved))) best = a;
+    }
+    return best;
+  }
+
+  /** Uses an approval: the rename succeeds for one caller only (one retry passes, even across daemons). */
+  private consumeApproval(id: string): boolean {
+    const file = approvalFile(this.options.home, id);
+    const used = `${file}.used-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      renameSync(file, used);
+    } catch {
+      return false;
+    }
+    try {
+      unlinkSync(used);
+    } catch {
+      // the approval is used either way
+    }
+    return true;
   }
 
   private async observe(s: Session, ev: HookEvent, route: Route): Promise<void> {
@@ -286,6 +417,7 @@ export class HookEngine {
       code: answer.code,
       approval,
       decisions: answer.decisions,
+      ...(answer.readOnly ? { readOnly: answer.readOnly } : {}),
     };
     const before = s.chain.head();
     const { line } = s.chain.link(rec as unknown as Decision);

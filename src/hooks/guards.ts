@@ -23,6 +23,9 @@ export interface GuardAnswer {
   execution: string | null;
   /** The core Decision records behind the answer (replayed by `polar audit verify`). */
   decisions: Decision[];
+  /** A read-only shell approval (no core decision): the command line, its directory and the catalogue's
+   * digest, which `polar audit verify` dispatches again. */
+  readOnly?: { command: string; cwd: string; catalogue: string } | null;
 }
 
 export interface HookGuard {

@@ -2,7 +2,7 @@
 // other hooks and settings stay as they are; polar's own entries (recognised by `polar-hook` in the
 // command) are replaced, so running init twice gives one set; the old file is kept beside it as
 // `<file>.polar-backup`. A file that is not a JSON object is refused, never overwritten.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { AGENTS } from "./agents.js";
@@ -30,11 +30,13 @@ export class InitError extends Error {
   }
 }
 
-export function configFile(agent: Agent, scope: Scope, project: string, home: string = homedir()): string {
+/** `local`: Claude Code's `.claude/settings.local.json` (a project's own, not committed: where an http
+ * hook's token goes for `--project`). */
+export function configFile(agent: Agent, scope: Scope, project: string, home: string = homedir(), local = false): string {
   const base = scope === "user" ? home : project;
   switch (agent) {
     case "claude-code":
-      return join(base, ".claude", "settings.json");
+      return join(base, ".claude", local && scope === "project" ? "settings.local.json" : "settings.json");
     case "codex":
       return join(base, ".codex", "hooks.json");
     case "gemini":
@@ -46,15 +48,19 @@ type Json = Record<string, unknown>;
 
 interface HookGroup {
   matcher?: string;
-  hooks: Array<{ type: string; command: string; timeout?: number }>;
+  hooks: Array<Record<string, unknown>>;
 }
 
 function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** polar's entries: the command hook (`…/polar-hook <agent>`) and the http hook (the daemon's
+ * loopback `/http/<agent>` route). */
 function isPolar(h: unknown): boolean {
-  return isObject(h) && typeof h.command === "string" && /polar-hook/u.test(h.command);
+  if (!isObject(h)) return false;
+  if (typeof h.command === "string" && /polar-hook/u.test(h.command)) return true;
+  return h.type === "http" && typeof h.url === "string" && /^http:\/\/127\.0\.0\.1:\d+\/http\/[a-z-]+$/u.test(h.url);
 }
 
 function readConfig(file: string): Json {
@@ -96,7 +102,7 @@ export function hookCommand(hookScript: string, agent: Agent): string {
   return `'${hookScript.replace(/'/gu, `'\\''`)}' ${agent}`;
 }
 
-function write(file: string, config: Json): string | null {
+function write(file: string, config: Json, secret = false): string | null {
   mkdirSync(dirname(file), { recursive: true });
   let backup: string | null = null;
   if (existsSync(file)) {
@@ -105,7 +111,9 @@ function write(file: string, config: Json): string | null {
     if (!existsSync(backup)) copyFileSync(file, backup);
   }
   const tmp = `${file}.polar-tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`);
+  // A file that carries the daemon's token (an http hook) is the user's alone.
+  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, secret ? { mode: 0o600 } : {});
+  if (secret) chmodSync(tmp, 0o600);
   renameSync(tmp, file);
   return backup;
 }
@@ -115,23 +123,38 @@ export interface InitResult {
   backup: string | null;
 }
 
+/** Claude Code's `http` hook straight to the daemon (no process per call): the loopback port and the
+ * token of `<home>/polar.tcp`. */
+export interface HttpHookTarget {
+  port: number;
+  token: string;
+}
+
 /** Installs polar's hooks for `agent` in `file` (merging). `mcpServers`: servers with an ontology, whose
- * tools (`mcp__<server>__…`) the pre-tool hook also takes. */
-export function installHooks(agent: Agent, file: string, hookScript: string, mcpServers: readonly string[] = []): InitResult {
+ * tools (`mcp__<server>__…`) the pre-tool hook also takes. `http` (Claude Code only): the pre- and
+ * post-tool hooks are `http` hooks to the daemon with `onFailure: "block"` (Claude Code 2.1.295 or
+ * later: a daemon that is down, too slow or answering garbage blocks the call); the session-start hook
+ * stays the command hook, which starts the daemon. */
+export function installHooks(agent: Agent, file: string, hookScript: string, mcpServers: readonly string[] = [], http: HttpHookTarget | null = null): InitResult {
+  if (http !== null && agent !== "claude-code") throw new InitError("bad-option", `\`--http\` is for Claude Code (its \`http\` hook type); ${agent} runs command hooks`);
   const config = readConfig(file);
   const hooks = withoutPolar(isObject(config.hooks) ? config.hooks : {}, file);
   const command = hookCommand(hookScript, agent);
   const entry = { type: "command", command, timeout: TIMEOUT[agent] };
+  const toolEntry =
+    http === null
+      ? entry
+      : { type: "http", url: `http://127.0.0.1:${http.port}/http/${agent}`, headers: { Authorization: `Bearer ${http.token}` }, timeout: TIMEOUT[agent], onFailure: "block" };
   const matcher = [MATCHERS[agent], ...mcpServers.map((s) => `mcp__${s.replace(/[^A-Za-z0-9_-]/gu, "")}__.*`)].join("|");
   const names = eventNames(agent);
   const add = (event: string, group: HookGroup): void => {
     hooks[event] = [...((hooks[event] as unknown[] | undefined) ?? []), group];
   };
-  add(names.pre, { matcher, hooks: [entry] });
-  add(names.post, { matcher, hooks: [entry] });
+  add(names.pre, { matcher, hooks: [toolEntry] });
+  add(names.post, { matcher, hooks: [toolEntry] });
   // The daemon is started when a session starts, so the first tool call finds it warm.
   add(names.start, { hooks: [entry] });
-  return { file, backup: write(file, { ...config, hooks }) };
+  return { file, backup: write(file, { ...config, hooks }, http !== null) };
 }
 
 /** Removes polar's hooks from `file`, keeping everything else. False when there were none. */

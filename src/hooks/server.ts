@@ -6,12 +6,21 @@
 //   POST /approve/<id>   `polar approve ID` → 200, or 404 for an unknown id
 //   GET  /status         { pid, sessions, version }
 //   POST /shutdown       stops the daemon
-import { chmodSync, existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
-import { createServer, request, type IncomingMessage, type Server } from "node:http";
+// And on loopback TCP (127.0.0.1 only), for clients without Unix sockets: bin/polar-hook (bash's
+// /dev/tcp, no process besides bash) and Claude Code's `http` hook type. Every request there carries
+// `Authorization: Bearer <token>`, the token in `<home>/polar.tcp` (0600, beside the port); without it:
+// refused. Only the hook routes are served there:
+//   POST /hook/<agent>   as above
+//   POST /http/<agent>   the same for an `http` hook: every refusal is a 200 with the agent's deny JSON
+//                        (an http hook reads a non-2xx status as a non-blocking error, i.e. "run it")
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { createServer, request, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { homedir } from "node:os";
 import { VERSION } from "../version.js";
-import { isAgent } from "./agents.js";
+import { eventNames, formatAnswer, isAgent, type Agent } from "./agents.js";
 import type { HookEngine } from "./engine.js";
 
 /** Largest request body (a Write's content rides in it). Over it: refused. */
@@ -77,8 +86,85 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens on `<home>/polar.sock`. A live daemon already there: null (one per user). A stale socket
- * file (no one answers) is replaced. */
+/** Where the daemon's loopback TCP port and token are: `<home>/polar.tcp`, two lines (port, token),
+ * 0600. Kept when the daemon stops: the next daemon listens on the same port with the same token, so
+ * an `http` hook written by `polar init claude-code --http` stays valid. */
+export function tcpFile(home: string): string {
+  return join(home, "polar.tcp");
+}
+
+export interface TcpEndpoint {
+  port: number;
+  token: string;
+}
+
+/** The recorded port and token, or null when there is none or it is not well formed. */
+export function readTcpEndpoint(home: string): TcpEndpoint | null {
+  try {
+    const [port, token] = readFileSync(tcpFile(home), "utf8").split("\n");
+    const n = Number(port);
+    if (!Number.isInteger(n) || n < 1 || n > 65535 || !/^[0-9a-f]{64}$/u.test(token ?? "")) return null;
+    return { port: n, token };
+  } catch {
+    return null;
+  }
+}
+
+export function writeTcpEndpoint(home: string, ep: TcpEndpoint): void {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const tmp = `${tcpFile(home)}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${ep.port}\n${ep.token}\n`, { mode: 0o600 });
+  renameSync(tmp, tcpFile(home));
+}
+
+/** The recorded endpoint, or a new token and a free loopback port, recorded (`polar init --http`
+ * writes the port into the agent's settings before any daemon ran). */
+export async function ensureTcpEndpoint(home: string): Promise<TcpEndpoint> {
+  const have = readTcpEndpoint(home);
+  if (have !== null) return have;
+  const probe = createServer();
+  const port = await new Promise<number>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => resolve((probe.address() as AddressInfo).port));
+  });
+  await new Promise<void>((r) => probe.close(() => r()));
+  const ep = { port, token: randomBytes(32).toString("hex") };
+  writeTcpEndpoint(home, ep);
+  return ep;
+}
+
+/** Every answer with its length: a client reading to the end of the connection (bin/polar-hook) tells a
+ * whole answer from a cut one. */
+function send(res: ServerResponse, status: number, type: "json" | "text", body: string): void {
+  res.writeHead(status, { "content-type": type === "json" ? "application/json" : "text/plain; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+}
+
+function tokenMatches(header: string | undefined, token: Buffer): boolean {
+  if (header === undefined || !header.startsWith("Bearer ")) return false;
+  const given = Buffer.from(header.slice(7), "utf8");
+  return given.length === token.length && timingSafeEqual(given, token);
+}
+
+function phaseOf(agent: Agent, text: string): "pre" | "other" {
+  try {
+    const name = (JSON.parse(text) as { hook_event_name?: unknown }).hook_event_name;
+    return name === eventNames(agent).post || name === eventNames(agent).start ? "other" : "pre";
+  } catch {
+    return "pre";
+  }
+}
+
+export interface RunningServer {
+  socket: string;
+  server: Server;
+  /** The loopback TCP listener (null when it could not listen: the Unix socket still serves). */
+  tcp: { server: Server; port: number } | null;
+  close(): Promise<void>;
+}
+
+/** Listens on `<home>/polar.sock` and on 127.0.0.1 (the port recorded in `<home>/polar.tcp`, or a free
+ * one when that is taken). A live daemon already there: null (one per user). A stale socket file (no
+ * one answers) is replaced. */
 export async function startServer(engine: HookEngine, home: string): Promise<RunningServer | null> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chmodSync(home, 0o700);
@@ -88,50 +174,94 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
     unlinkSync(socket);
   }
   let closing: Promise<void> | null = null;
-  const server = createServer((req, res) => {
-    void (async () => {
-      try {
+  const servers: Server[] = [];
+  const hookRoute = async (req: IncomingMessage, res: ServerResponse, agent: Agent, http: boolean): Promise<void> => {
+    const body = await readBody(req);
+    const refuse = (reason: string): void => {
+      if (!http) {
+        send(res, 422, "text", `polar: ${reason}\n`);
+        return;
+      }
+      // An http hook: a non-2xx is a non-blocking error (the call would run). The refusal as JSON.
+      const phase = body === null ? "pre" : phaseOf(agent, body);
+      const out = phase === "pre" ? formatAnswer(agent, "pre", { action: "deny", reason }).stdout : `${JSON.stringify({ decision: "block", reason })}\n`;
+      send(res, 200, "json", out);
+    };
+    if (body === null) return refuse(`refused: the hook payload is over ${MAX_BODY} bytes`);
+    const out = await engine.handle(agent, body);
+    if (out.exitCode === 0) send(res, 200, "json", out.stdout);
+    else refuse(out.stderr.replace(/^polar: /u, "").trimEnd());
+  };
+  const handler =
+    (transport: "unix" | "tcp", token: Buffer | null): RequestListener =>
+    (req, res) => {
+      void (async () => {
         const url = req.url ?? "";
-        if (req.method === "GET" && url === "/status") {
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ pid: process.pid, sessions: engine.sessionCount(), version: VERSION }));
-          return;
-        }
-        if (req.method === "POST" && url === "/shutdown") {
-          res.writeHead(200).end("stopping\n");
-          void close();
-          return;
-        }
-        const approve = /^\/approve\/([0-9a-f]{8})$/u.exec(url);
-        if (req.method === "POST" && approve !== null) {
-          const ok = engine.approve(approve[1]);
-          res.writeHead(ok ? 200 : 404).end(ok ? "approved\n" : "unknown approval id\n");
-          return;
-        }
-        const hook = /^\/hook\/([a-z-]+)$/u.exec(url);
-        if (req.method === "POST" && hook !== null && isAgent(hook[1])) {
-          const body = await readBody(req);
-          if (body === null) {
-            res.writeHead(422).end(`polar: refused: the hook payload is over ${MAX_BODY} bytes\n`);
+        const http = url.startsWith("/http/");
+        try {
+          if (transport === "tcp") {
+            const hook = /^\/(hook|http)\/([a-z-]+)$/u.exec(url);
+            if (req.method !== "POST" || hook === null || !isAgent(hook[2])) {
+              send(res, 404, "text", "polar: unknown route\n");
+              return;
+            }
+            if (token === null || !tokenMatches(req.headers.authorization, token)) {
+              // Drained first, so the client reads the refusal rather than a reset connection.
+              req.resume();
+              if (http) send(res, 200, "json", formatAnswer(hook[2], "pre", { action: "deny", reason: "refused: the hook's token does not match the polar daemon's (run `polar init` again)" }).stdout);
+              else send(res, 401, "text", "polar: refused: the hook's token does not match the polar daemon's\n");
+              return;
+            }
+            await hookRoute(req, res, hook[2], hook[1] === "http");
             return;
           }
-          const out = await engine.handle(hook[1], body);
-          if (out.exitCode === 0) res.writeHead(200, { "content-type": "application/json" }).end(out.stdout);
-          else res.writeHead(422).end(out.stderr);
-          return;
+          if (req.method === "GET" && url === "/status") {
+            send(res, 200, "json", JSON.stringify({ pid: process.pid, sessions: engine.sessionCount(), version: VERSION }));
+            return;
+          }
+          if (req.method === "POST" && url === "/shutdown") {
+            send(res, 200, "text", "stopping\n");
+            void close();
+            return;
+          }
+          const approve = /^\/approve\/([0-9a-f]{8})$/u.exec(url);
+          if (req.method === "POST" && approve !== null) {
+            const ok = engine.approve(approve[1]);
+            send(res, ok ? 200 : 404, "text", ok ? "approved\n" : "unknown approval id\n");
+            return;
+          }
+          const hook = /^\/(hook|http)\/([a-z-]+)$/u.exec(url);
+          if (req.method === "POST" && hook !== null && isAgent(hook[2])) {
+            await hookRoute(req, res, hook[2], hook[1] === "http");
+            return;
+          }
+          send(res, 404, "text", "polar: unknown route\n");
+        } catch (e) {
+          // Never a 200 allow here: the client refuses on anything else.
+          const reason = `refused: the daemon failed (${e instanceof Error ? e.message : String(e)})`;
+          if (!res.headersSent) {
+            if (http) {
+              send(res, 200, "json", formatAnswer("claude-code", "pre", { action: "deny", reason }).stdout);
+              return;
+            }
+            res.writeHead(500);
+          }
+          res.end(`polar: ${reason}\n`);
         }
-        res.writeHead(404).end("polar: unknown route\n");
-      } catch (e) {
-        // Never a 200 here: the client refuses on anything else.
-        if (!res.headersSent) res.writeHead(500);
-        res.end(`polar: refused: the daemon failed (${e instanceof Error ? e.message : String(e)})\n`);
-      }
-    })();
-  });
+      })();
+    };
+  const server = createServer(handler("unix", null));
+  servers.push(server);
   const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections?.();
-    });
+    closing ??= Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections?.();
+          }),
+      ),
+    ).then(() => {});
     return closing;
   };
   const old = process.umask(0o177);
@@ -147,5 +277,26 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
     process.umask(old);
   }
   writeFileSync(join(home, "polar.pid"), `${process.pid}\n`, { mode: 0o600 });
-  return { socket, server, close };
+  const tcp = await listenTcp(home, handler);
+  if (tcp !== null) servers.push(tcp.server);
+  return { socket, server, tcp: tcp === null ? null : { server: tcp.server, port: tcp.port }, close };
+}
+
+/** The loopback listener: the recorded port (and token) when it is free, else a free port, recorded. */
+async function listenTcp(home: string, handler: (t: "tcp", token: Buffer) => RequestListener): Promise<{ server: Server; port: number } | null> {
+  const have = readTcpEndpoint(home);
+  const token = have?.token ?? randomBytes(32).toString("hex");
+  const tryPort = (port: number): Promise<Server | null> =>
+    new Promise((resolve) => {
+      const s = createServer(handler("tcp", Buffer.from(token, "utf8")));
+      s.keepAliveTimeout = 5000;
+      s.once("error", () => resolve(null));
+      s.listen(port, "127.0.0.1", () => resolve(s));
+    });
+  let s = have === null ? null : await tryPort(have.port);
+  s ??= await tryPort(0);
+  if (s === null) return null;
+  const port = (s.address() as AddressInfo).port;
+  writeTcpEndpoint(home, { port, token });
+  return { server: s, port };
 }

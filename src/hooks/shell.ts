@@ -14,6 +14,7 @@ export interface ShellDecisionLike {
   message: string;
   execution: string | null;
   core: Decision | null;
+  readOnly?: { command: string; cwd: string; catalogue: string } | null;
 }
 
 export interface ShellGuardLike {
@@ -29,7 +30,7 @@ export function adaptShellGuard(sg: ShellGuardLike): HookGuard {
       const d = sg.check({ tool: call.name, args: call.arguments });
       const action: HookAction = d.action === "allow" && d.approved ? "allow" : d.action === "ask" ? "ask" : "deny";
       const reason = typeof d.message === "string" && d.message !== "" ? d.message : `${action === "allow" ? "approved" : "refused"}: ${d.reason}`;
-      return { action, reason, code: d.reason, execution: d.execution, decisions: d.core === null ? [] : [d.core] };
+      return { action, reason, code: d.reason, execution: d.execution, decisions: d.core === null ? [] : [d.core], ...(d.readOnly ? { readOnly: d.readOnly } : {}) };
     },
     observe(call, result, execution) {
       const r = { exitCode: result.exitCode, ...(result.stdout === undefined ? {} : { stdout: result.stdout }), ...(result.stderr === undefined ? {} : { stderr: result.stderr }) };

@@ -12,6 +12,8 @@ export interface ToolInfo {
   /** Parameter names, required ones first, from the JSON Schema. */
   params: string[];
   required: string[];
+  /** Each parameter's schema description and type, where the schema gives them. */
+  paramInfo?: Record<string, { type?: string; description?: string }>;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
 
@@ -43,6 +45,12 @@ export function parseToolList(json: unknown): ToolInfo[] {
     seen.add(name);
     const schema = isObj(fn.inputSchema) ? fn.inputSchema : isObj(fn.parameters) ? fn.parameters : {};
     const props = isObj(schema.properties) ? Object.keys(schema.properties) : [];
+    const paramInfo: Record<string, { type?: string; description?: string }> = {};
+    for (const p of props) {
+      const ps = (schema.properties as Record<string, unknown>)[p];
+      if (!isObj(ps)) continue;
+      paramInfo[p] = { type: typeof ps.type === "string" ? ps.type : undefined, description: typeof ps.description === "string" ? ps.description : undefined };
+    }
     const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [];
     const ann = isObj(t.annotations) ? t.annotations : {};
     const bool = (k: string): boolean | undefined => (typeof ann[k] === "boolean" ? (ann[k] as boolean) : undefined);
@@ -51,6 +59,7 @@ export function parseToolList(json: unknown): ToolInfo[] {
       description: typeof fn.description === "string" ? fn.description : "",
       params: [...required.filter((r) => props.includes(r)), ...props.filter((p) => !required.includes(p))],
       required,
+      paramInfo,
       annotations: { readOnlyHint: bool("readOnlyHint"), destructiveHint: bool("destructiveHint"), idempotentHint: bool("idempotentHint"), openWorldHint: bool("openWorldHint") },
     };
   });
@@ -62,6 +71,36 @@ const PAIRS: Array<[RegExp, string]> = [
   [/^book_(.+)$/, "cancel_$1"], [/^place_(.+)$/, "cancel_$1"], [/^enable_(.+)$/, "disable_$1"], [/^open_(.+)$/, "close_$1"],
   [/^lock_(.+)$/, "unlock_$1"], [/^attach_(.+)$/, "detach_$1"], [/^link_(.+)$/, "unlink_$1"], [/^start_(.+)$/, "stop_$1"],
 ];
+/** A tool that takes an SQL statement or a shell command as a string argument does whatever that
+ * string says: its name (`read_query`, `query`), its description and its hints (a server's
+ * `readOnlyHint` is not a check of the statement) say nothing about one call. Such a tool is never
+ * guessed read-only: it is a dispatcher (each call's string judged, docs/sql.md) or unknown. */
+export interface StringDispatch {
+  kind: "sql" | "shell";
+  /** The argument holding the string. */
+  argument: string;
+}
+
+const SQL_PARAM = /^(sql|sql_?query|query_?sql|sql_?statement|sql_?text|statements?|stmts?|query|queries|raw_?query)$/i;
+const SQL_CONTEXT = /\bsql\b|sql_|_sql|\bselect\b|\binsert\b|\bupdate\b|\bdelete\b|\bddl\b|\bdml\b|\bdatabase\b|\bstatements?\b|\btables?\b|sqlite|postgres|mysql/i;
+const SHELL_PARAM = /^(command|commands|cmd|cmdline|command_?line|script|shell|shell_?command|bash|bash_?command|sh)$/i;
+const SHELL_CONTEXT = /\bshell\b|\bbash\b|\bzsh\b|\bterminal\b|\bcommand\b|\bexec(ute)?\b|\brun\b|\bprocess\b|^(run|exec|execute|shell|bash|cmd|terminal)(_|$)/i;
+
+/** The SQL or shell string argument of a tool, when it takes one (see StringDispatch). */
+export function dispatchArgument(t: ToolInfo): StringDispatch | null {
+  const info = t.paramInfo ?? {};
+  const context = `${t.name.replace(/_/g, " ")} ${t.name} ${t.description}`;
+  for (const p of t.params) {
+    const { type, description = "" } = info[p] ?? {};
+    if (type !== undefined && type !== "string") continue;
+    if (/\bsql\b/i.test(description) || /(^|_)sql($|_)/i.test(p)) return { kind: "sql", argument: p };
+    if (SQL_PARAM.test(p) && SQL_CONTEXT.test(`${context} ${description}`)) return { kind: "sql", argument: p };
+    if (/\b(shell|bash) command\b|\bcommand line\b/i.test(description)) return { kind: "shell", argument: p };
+    if (SHELL_PARAM.test(p) && SHELL_CONTEXT.test(`${context} ${description}`)) return { kind: "shell", argument: p };
+  }
+  return null;
+}
+
 const SELF_UNDO = /^(update|set|edit|modify|change|rename|move|toggle)_/;
 
 function entityOf(t: ToolInfo): { entity: string; key: string } | null {
@@ -103,6 +142,20 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
   const annots: string[] = [];
   const pairedInverse = new Set<string>();
   for (const t of tools) {
+    const dispatch = dispatchArgument(t);
+    if (dispatch !== null) {
+      // Never read-only, never an annotation guessed from the name: every call is refused until the
+      // tool is configured as a dispatcher (the string judged) or annotated by hand.
+      const what = dispatch.kind === "sql" ? "an SQL statement" : "a shell command";
+      decls.push(
+        `% \`${t.name}\`: "${oneLine(t.description)}" (${hints(t)})`,
+        `% takes ${what} in \`${dispatch.argument}\`: it does whatever that string says, so neither its name nor its hints make it read-only.`,
+        `% A dispatcher tool: judge each call's string (\`polar mcp --dispatch ${t.name}=${dispatch.kind}:${dispatch.argument}\`, docs/sql.md); until then every call is refused (unknown).`,
+        `tool(${t.name}).`,
+        "",
+      );
+      continue;
+    }
     const readOnly = t.annotations.readOnlyHint === true || (t.annotations.readOnlyHint === undefined && t.annotations.destructiveHint !== true && READ_VERBS.test(t.name));
     const what = `\`${t.name}\`: "${oneLine(t.description)}" (${hints(t)})`;
     if (readOnly) {

@@ -37,6 +37,7 @@ import { applyReadResult, applyReadsFinally, judgedCall, parseReadRules, readArg
 import type { ToolCall } from "../core/types.js";
 import { consentMessage, consentRefusalText, refusalText } from "./messages.js";
 import { outcomeRecord, type CallOutcome, type OutcomeRecord } from "../audit/outcome.js";
+import { dispatchArgument, parseToolList } from "./draft.js";
 
 /** Where each tool result carries the guard's decision (route, reason, score, inverse sequence). */
 export const DECISION_META_KEY = "polar-guard/decision";
@@ -63,6 +64,51 @@ export interface GatewayOptions {
   /** What finally happened to each approved call (ran, failed, unknown, refused), for the audit log's
    * outcome records (src/audit/outcome.ts); `guard` is the session's. */
   recordOutcome?: (guard: Guard, record: OutcomeRecord) => void;
+  /** Dispatcher tools by name: their calls are judged on their string argument (see DispatcherTool). */
+  dispatchers?: ReadonlyMap<string, DispatcherTool>;
+}
+
+/**
+ * A dispatcher tool (docs/sql.md, "Through the MCP gateway"): a tool whose one string argument (an SQL
+ * statement, a shell command) says what it does. Each call's string is judged by the tool's judge (the
+ * SQL guard), never by the tool's name or the ontology; a judge that cannot be made, throws, or answers
+ * in a wrong shape refuses the call.
+ */
+export interface DispatcherTool {
+  /** What the string is (`sql`, `shell`): said in refusals and in the result's `_meta`. */
+  kind: string;
+  /** The argument holding the string. */
+  argument: string;
+  /** The judge for one client session, made on its first call to the tool (a failure refuses the call,
+   * and the next call tries again). `guard` is the session's. */
+  create(session: { guard: Guard }): DispatchJudge | Promise<DispatchJudge>;
+  /** Called once when the gateway shuts down (closes what `create` shares, e.g. a database connection). */
+  close?(): void | Promise<void>;
+}
+
+export interface DispatchJudge {
+  judge(call: ToolCall, text: string): DispatchVerdict | Promise<DispatchVerdict>;
+  /** An allowed call ran (`ran`), or was sent and its outcome is not known (`unknown`): journal it. */
+  observe?(verdict: DispatchVerdict, outcome: "ran" | "unknown"): void | Promise<void>;
+}
+
+export interface DispatchVerdict {
+  action: "allow" | "ask" | "deny";
+  reason: string;
+  /** One line for the agent and the user; a refusal names what would be lost. */
+  message: string;
+  /** Shown in the result's `_meta` (tier, restore point, execution, typed calls). */
+  meta?: Record<string, unknown>;
+}
+
+/** The `_meta` of a dispatcher tool's result. */
+export interface DispatchMeta {
+  dispatcher: string;
+  action: DispatchVerdict["action"];
+  reason: string;
+  message: string;
+  consented?: boolean;
+  [k: string]: unknown;
 }
 
 export interface DecisionMeta {
@@ -303,8 +349,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       const args = req.params.arguments ?? {};
       if (!isPlainObject(args)) throw new McpError(ErrorCode.InvalidParams, "`arguments` must be an object");
       const sent: ToolCall = { name, arguments: args };
+      const dispatcher = options.dispatchers?.get(name);
+      if (dispatcher !== undefined) return dispatched(dispatcher, sent, extra.signal);
       const info = tools.get(name);
       if (info?.readOnly) {
+        // A tool that takes an SQL statement or a shell command does what its string says: declared
+        // read-only or not, it is not forwarded unjudged (configure it as a dispatcher tool).
+        const takes = (await upstreamTools(extra.signal)).get(name) ?? null;
+        if (takes !== null) {
+          return refusal(`Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: it takes ${takes.kind === "sql" ? "an SQL statement" : "a shell command"} in \`${takes.argument}\`, so what it does depends on that string, not on its name; the ontology's \`read_only(${name})\` cannot be trusted for it. What would make it safe: the operator configures \`${name}\` as a dispatcher tool (\`polar mcp --dispatch ${name}=${takes.kind}:${takes.argument}\`), so each statement is judged.`, null);
+        }
         return serially(extra.signal, async () => {
           const result = await callUpstream(sent, extra.signal);
           // A read's answer is state the server gave: it updates Layer B like any tool result.
@@ -346,6 +400,128 @@ export function createGateway(options: GatewayOptions): Gateway {
       });
       if (!isDecision(first)) return first;
       return escalate(judged, sent, first, rule, signal);
+    }
+
+    /** The upstream tools that take an SQL or shell string (src/mcp/draft.ts, dispatchArgument), from
+     * one tools/list per session. */
+    let stringTools: Map<string, { kind: string; argument: string }> | null = null;
+    async function upstreamTools(signal: AbortSignal): Promise<Map<string, { kind: string; argument: string }>> {
+      if (stringTools !== null) return stringTools;
+      const list = await forward(() => upstream.request({ method: "tools/list", params: {} }, ListToolsResultSchema, { signal, timeout }));
+      const out = new Map<string, { kind: string; argument: string }>();
+      // Each tool alone: one malformed entry must not hide another's SQL argument.
+      for (const t of list.tools) {
+        let info: ReturnType<typeof parseToolList>[number];
+        try {
+          [info] = parseToolList([t]);
+        } catch {
+          continue; // a name the ontology cannot declare: never read-only there either
+        }
+        const d = dispatchArgument(info);
+        if (d !== null) out.set(t.name, d);
+      }
+      stringTools = out;
+      return out;
+    }
+
+    // ---- dispatcher tools: the string argument is judged (DispatcherTool)
+    const judges = new Map<string, DispatchJudge>();
+    function dmeta(tool: DispatcherTool, v: DispatchVerdict | null, fallback?: { reason: string; message: string }): DispatchMeta {
+      return { ...(v?.meta ?? {}), dispatcher: tool.kind, action: v?.action ?? "deny", reason: v?.reason ?? fallback!.reason, message: v?.message ?? fallback!.message };
+    }
+    function withDispatchMeta(result: CallToolResult, m: DispatchMeta): CallToolResult {
+      return { ...result, _meta: { ...(result._meta ?? {}), [DECISION_META_KEY]: m } };
+    }
+    function refuseDispatched(name: string, tool: DispatcherTool, reason: string, message: string, v: DispatchVerdict | null = null): CallToolResult {
+      const m = dmeta(tool, v, { reason, message });
+      return withDispatchMeta({ content: [{ type: "text", text: `Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: ${message}` }], isError: true }, m);
+    }
+    /** The judge's verdict, checked: a throw or a wrong shape is a refusal (fail closed). */
+    async function judgeString(name: string, tool: DispatcherTool, call: ToolCall): Promise<{ ok: true; v: DispatchVerdict; judge: DispatchJudge } | { ok: false; result: CallToolResult }> {
+      const text = call.arguments[tool.argument];
+      if (typeof text !== "string") return { ok: false, result: refuseDispatched(name, tool, "malformed_call", `the ${tool.kind} string argument \`${tool.argument}\` is ${text === undefined ? "missing" : "not a string"}`) };
+      let judge = judges.get(name);
+      try {
+        if (judge === undefined) {
+          judge = await tool.create({ guard });
+          judges.set(name, judge);
+        }
+      } catch (e) {
+        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard is not available (${e instanceof Error ? e.message : String(e)})`) };
+      }
+      let v: DispatchVerdict;
+      try {
+        v = await judge.judge(call, text);
+      } catch (e) {
+        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard failed (${e instanceof Error ? e.message : String(e)})`) };
+      }
+      if (!isPlainObject(v) || !["allow", "ask", "deny"].includes(v.action as string) || typeof v.message !== "string" || typeof v.reason !== "string") {
+        return { ok: false, result: refuseDispatched(name, tool, "internal_error", `the ${tool.kind} guard answered in a wrong shape`) };
+      }
+      return { ok: true, v, judge };
+    }
+    async function runDispatched(name: string, tool: DispatcherTool, judge: DispatchJudge, sent: ToolCall, v: DispatchVerdict, signal: AbortSignal, consented: boolean): Promise<CallToolResult> {
+      const m: DispatchMeta = { ...dmeta(tool, v), ...(consented ? { consented: true } : {}) };
+      let result: CallToolResult;
+      try {
+        result = await forward(() => upstream.request({ method: "tools/call", params: { name: sent.name, arguments: sent.arguments } }, CallToolResultSchema, { signal, timeout })) as CallToolResult;
+      } catch (e) {
+        // Sent and not answered: it may have run; the judge journals it as unknown (undo checks the state).
+        if (!answeredError(e, signal)) await Promise.resolve(judge.observe?.(v, "unknown")).catch(() => {});
+        throw e;
+      }
+      if (result.isError !== true && judge.observe !== undefined) {
+        try {
+          await judge.observe(v, "ran");
+        } catch (e) {
+          // It ran; only its undo journal entry is missing: said in the result, never silently.
+          m.journal = `not journalled: ${e instanceof Error ? e.message : String(e)} (polar undo will not list it)`;
+        }
+      }
+      return withDispatchMeta(result, m);
+    }
+    async function dispatched(tool: DispatcherTool, sent: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
+      const name = sent.name;
+      const judged = await serially(signal, async (): Promise<{ done: CallToolResult } | { asked: DispatchVerdict }> => {
+        const j = await judgeString(name, tool, sent);
+        if (!j.ok) return { done: j.result };
+        if (j.v.action === "allow") return { done: await runDispatched(name, tool, j.judge, sent, j.v, signal, false) };
+        if (j.v.action === "deny") return { done: refuseDispatched(name, tool, j.v.reason, j.v.message, j.v) };
+        return { asked: j.v };
+      });
+      if ("done" in judged) return judged.done;
+      const first = judged.asked;
+      // Asked: put to the user (elicitation) when the gateway's policy asks; else refused with the question.
+      const m = dmeta(tool, first);
+      const text = (outcome: Parameters<typeof consentRefusalText>[2], detail?: string): CallToolResult =>
+        withDispatchMeta({ content: [{ type: "text", text: consentRefusalText(name, first.message, outcome, detail) }], isError: true }, m);
+      const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+      const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+      if (guard.policy !== "escalate" || !form) return text("unsupported");
+      const asked = consentMessage(name, sent.arguments, first.message, null);
+      if (!asked.ok) return text("unshowable", asked.why);
+      let answer;
+      try {
+        answer = await server.elicitInput({
+          mode: "form",
+          message: asked.message,
+          requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: `Run ${name}`, description: "Yes runs exactly this statement, once." } }, required: ["approve"] },
+        }, { signal, timeout: 10 * 60_000 });
+      } catch (e) {
+        return text("failed", e instanceof Error ? e.message : String(e));
+      }
+      if (answer.action === "decline" || (answer.action === "accept" && answer.content?.approve !== true)) return text("declined");
+      if (answer.action !== "accept") return text("cancelled");
+      // The consent covers this statement on the state the user was shown: judged again under the lock,
+      // it must give the same question (or be allowed outright).
+      return serially(signal, async () => {
+        const j = await judgeString(name, tool, sent);
+        if (!j.ok) return j.result;
+        if (j.v.action === "allow" || (j.v.action === "ask" && j.v.reason === first.reason && j.v.message === first.message)) {
+          return runDispatched(name, tool, j.judge, sent, j.v, signal, j.v.action === "ask");
+        }
+        return text("stale", j.v.action === "deny" ? `the guard now refuses it (${j.v.message})` : `the guard now asks something else (${j.v.message})`);
+      });
     }
 
     /** Defence in depth for an admitted call: every step of π must be a tool the server lists, with

@@ -29,7 +29,7 @@ import { parseProjectionRules } from "../projection/rules.js";
 import { parseReadRules } from "../projection/reads.js";
 import type { LayerB } from "../projection/layer-b.js";
 import type { PolicyName } from "../policies/index.js";
-import { createGateway, unsafeReadSteps, type Gateway } from "./gateway.js";
+import { createGateway, unsafeReadSteps, type DispatcherTool, type Gateway } from "./gateway.js";
 import { VERSION } from "../version.js";
 
 export class GatewayStartError extends Error {
@@ -67,6 +67,8 @@ export interface NodeGatewayOptions {
   /** --listen: browser origins served besides the gateway's own (e.g. `http://localhost:6274` for
    * the MCP Inspector); any other Origin is refused (403). */
   allowedOrigins?: string[];
+  /** Dispatcher tools (docs/sql.md): each call's string argument is judged by its dispatcher. */
+  dispatchers?: ReadonlyMap<string, DispatcherTool>;
 }
 
 export interface RunningGateway {
@@ -123,6 +125,11 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
   const unsafe = unsafeReadSteps(reads, tables);
   if (unsafe.length > 0) {
     throw new GatewayStartError("unsafe-reads", `read steps name tools the ontology does not declare read-only: ${unsafe.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: declare the tool in `read_only(...)` or read with another tool");
+  }
+  // A dispatcher tool does what its string says: it can never be a read before judging.
+  const dispatchedReads = [...reads].flatMap(([tool, rule]) => rule.steps.filter((st) => options.dispatchers?.has(st.tool)).map((st) => `${tool} → ${st.tool}`));
+  if (dispatchedReads.length > 0) {
+    throw new GatewayStartError("unsafe-reads", `read steps name dispatcher tools: ${dispatchedReads.map((u) => `\`${u}\``).join(", ")}`, "a read before judging must not change anything: read with a tool that takes no SQL or shell string");
   }
   // The audit log: one writer per file. `FILE.lock` (the gateway's pid) is held while it runs, so a
   // second gateway on the same file is refused (`audit-log-busy`) instead of forking its chain. Over
@@ -182,6 +189,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
       if (sink !== undefined) sinks.set(guard, sink);
       return guard;
     },
+    dispatchers: options.dispatchers,
     recordOutcome: (guard, record) => {
       try {
         sinks.get(guard)?.outcome(record);
@@ -213,6 +221,7 @@ export async function startGateway(options: NodeGatewayOptions): Promise<Running
     if (http !== null) await new Promise<void>((r) => http!.close(() => r()));
     // Closing the client transport ends the child's stdin, then SIGTERM, then SIGKILL (the SDK's order).
     await upstream.close().catch(() => {});
+    for (const d of new Set(options.dispatchers?.values() ?? [])) await Promise.resolve(d.close?.()).catch(() => {});
     audit?.close();
     resolveDone(code);
     return done;

@@ -93,6 +93,20 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
     ctx.slots = undefined;
     if (src.where !== undefined && src.where(ctx) !== true) return;
     const id = entityId(src.id(ctx), `${src.entity} in \`${src.from.join(".") || "(document)"}\` at key \`${String(key)}\``);
+    if (src.derive !== undefined && into.hasEntity(src.entity, id)) {
+      // Only the named slots, derived again over the entity's slots as they are (`$slots`).
+      const slots = into.entity(src.entity, id) as Record<string, unknown>;
+      ctx.slots = slots;
+      for (const rules of [src.derive, src.slots]) {
+        for (const [name, ev] of rules) {
+          const v = ev(ctx);
+          if (v === undefined) continue;
+          slots[name] = v;
+          if (!sameSlotValue(into.slot(src.entity, id, name), v)) into.set(src.entity, id, name, v);
+        }
+      }
+      return;
+    }
     const slots = projectRecord(entity, ctx);
     for (const [name, ev] of src.slots) {
       ctx.slots = slots;
@@ -100,10 +114,44 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
       if (v !== undefined) slots[name] = v;
     }
     if (src.merge && into.hasEntity(src.entity, id)) {
-      for (const k of Object.keys(slots)) into.set(src.entity, id, k, slots[k]);
+      // A slot that already holds this very JSON is left as it is (Layer B would only make another
+      // copy of the same value): a second pass over the same records re-derives mostly equal slots.
+      for (const k of Object.keys(slots)) if (!sameSlotValue(into.slot(src.entity, id, k), slots[k])) into.set(src.entity, id, k, slots[k]);
     } else into.adoptEntity(src.entity, id, slots);
   };
   visit(doc, undefined, 0, [], []);
+}
+
+/** Whether a slot of Layer B holding `held` would hold the same after `set(…, value)`: the very value
+ * (Layer B keeps what it holds), or the same JSON written the same way (JSON scalars equal, arrays of
+ * the same values, objects of the same prototype, plain or none, with the same keys in the same order):
+ * `set` would keep another frozen copy of the same tree. Anything that is not JSON is never the same. */
+function sameSlotValue(held: unknown, value: unknown): boolean {
+  return held === value ? typeof held === "object" || jsonScalar(held) : sameJsonTree(held, value, 0);
+}
+
+function jsonScalar(v: unknown): boolean {
+  return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+}
+
+function sameJsonTree(a: unknown, b: unknown, depth: number): boolean {
+  if (typeof a !== "object" || a === null) return a === b && jsonScalar(a);
+  if (typeof b !== "object" || b === null || depth > 1000) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!(i in a) || !(i in b) || !sameJsonTree(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const pa = Object.getPrototypeOf(a);
+  if ((pa !== Object.prototype && pa !== null) || Object.getPrototypeOf(b) !== pa) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i] || !sameJsonTree((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]], depth + 1)) return false;
+  }
+  return true;
 }
 
 function entityId(v: unknown, where: string): string {

@@ -27,6 +27,10 @@ export interface SourceRule {
   slots: ReadonlyArray<readonly [string, Evaluator]>;
   /** Add to an entity already projected (e.g. from another document) instead of replacing it. */
   merge: boolean;
+  /** With `merge`: to an entity that exists, only these derived slots of the entity rule are derived
+   * again (in the rule's order; its fields are not read again). A second pass over the same records
+   * names the slots that look at entities projected after the first (airline `new_ids_free`). */
+  derive: ReadonlyArray<readonly [string, Evaluator]> | undefined;
 }
 
 export type EffectOp = "upsert" | "create" | "delete";
@@ -242,7 +246,7 @@ function parseSource(c: Checker, v: unknown, p: string, entities: Map<string, En
     c.add("bad-type", p, "a source must be an object");
     return undefined;
   }
-  c.keys(v, p, ["comment", "entity", "from", "single", "id", "where", "slots", "merge"]);
+  c.keys(v, p, ["comment", "entity", "from", "single", "id", "where", "slots", "merge", "derive"]);
   const okEntity = knownEntity(c, v.entity, `${p}/entity`, entities);
   let from: string[] = [];
   if (typeof v.from === "string") {
@@ -258,7 +262,18 @@ function parseSource(c: Checker, v: unknown, p: string, entities: Map<string, En
   const where = v.where === undefined ? undefined : c.expr(v.where, `${p}/where`);
   const slots = c.slotMap(v.slots, `${p}/slots`);
   if (!okEntity) return undefined;
-  return { entity: v.entity as string, from, single: v.single === true, id, where, slots, merge: v.merge === true };
+  let derive: SourceRule["derive"];
+  if (v.derive !== undefined) {
+    const rule = entities.get(v.entity as string)!;
+    if (v.merge !== true) c.add("bad-type", `${p}/derive`, "`derive` needs `merge: true` (it re-derives slots of an entity that exists)");
+    else if (!Array.isArray(v.derive) || v.derive.length === 0 || !v.derive.every((n) => typeof n === "string")) c.add("bad-type", `${p}/derive`, "`derive` must be a non-empty list of slot names");
+    else {
+      const unknown = v.derive.filter((n) => !rule.slots.some(([k]) => k === n));
+      if (unknown.length > 0) c.add("bad-name", `${p}/derive`, `\`derive\` names ${unknown.map((n) => `\`${n}\``).join(", ")}, not a derived slot of \`${v.entity as string}\``);
+      else derive = rule.slots.filter(([k]) => (v.derive as string[]).includes(k));
+    }
+  }
+  return { entity: v.entity as string, from, single: v.single === true, id, where, slots, merge: v.merge === true, derive };
 }
 
 export function parseEffect(c: Checker, v: unknown, p: string, entities: Map<string, EntityRule>): EffectRule | undefined {

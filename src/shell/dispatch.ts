@@ -501,7 +501,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     return;
   }
-  const { opts, ops, optValues } = operands(rest, ["-m", "-F", "-C", "-c", "--message", "--file", "-b", "-B", "--source", "-s", "-X", "--strategy", "--strategy-option", "-u", "--author", "--date", "-t", "--track", "--onto"]);
+  const { opts, ops, optValues } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
   const text = ops.map((w) => w.text);
   const where = dir;
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
@@ -598,6 +598,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         gitCall("git_switch", { target: v.text }, source);
         return;
       }
+      if (has(opts, "-t", "--track")) {
+        // `git checkout --track origin/x` creates and switches to a branch named from the remote one.
+        problem(ctx, "unknown_effect", "git checkout --track without -b: creates a branch the dispatcher does not name", source);
+        return;
+      }
       if (has(opts, "-f", "--force")) gitCall("git_discard", { target: "HEAD" }, source);
       const t0 = text[0];
       if (t0 === undefined) return;
@@ -680,7 +685,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     }
     case "add": {
       if (has(opts, "-n", "--dry-run")) return;
-      gitCall("git_stage", { paths: text.map((t) => t ?? "") }, source);
+      // -u / -A without a pathspec stage the whole tree (git's documentation), not nothing.
+      const whole = text.length === 0 && has(opts, "-u", "--update", "-A", "--all", "--no-ignore-removal");
+      gitCall("git_stage", { paths: whole ? ["."] : text.map((t) => t ?? "") }, source);
       if (text.includes(null)) problem(ctx, "unresolved_argument", "git add: a path is not known", source);
       return;
     }
@@ -751,6 +758,37 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       problem(ctx, "unknown_command", `git ${sub} is not in the catalogue`, source);
   }
 }
+
+/** git's options that take a separate value, per subcommand (git's documentation of each command).
+ * Options are not shared between subcommands: `-u` is `--set-upstream-to <upstream>` for branch but
+ * `--update` (no value) for add, `-s` a strategy for merge but `--signoff` for cherry-pick, `-t` a
+ * template for commit but `--track` (no value) for checkout. A flag listed where it takes no value
+ * would swallow an operand (a path to stage, a branch to switch to); one missing where it takes a
+ * value would make its value an operand. Long options with `=` carry their value in the word. */
+const GIT_VALUE_OPTIONS: Record<string, readonly string[]> = {
+  commit: ["-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message", "--author", "--date", "-t", "--template", "--fixup", "--squash", "--cleanup", "--trailer", "--pathspec-from-file"],
+  checkout: ["-b", "-B", "--orphan", "--pathspec-from-file"],
+  switch: ["-c", "-C", "--create", "--force-create", "--orphan"],
+  branch: ["-u", "--set-upstream-to", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--format", "--sort"],
+  tag: ["-m", "--message", "-F", "--file", "-u", "--local-user", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--format", "--sort", "--cleanup", "--trailer"],
+  restore: ["-s", "--source", "--pathspec-from-file"],
+  reset: ["--pathspec-from-file"],
+  add: ["--chmod", "--pathspec-from-file"],
+  rm: ["--pathspec-from-file"],
+  stash: ["-m", "--message", "--pathspec-from-file"],
+  clean: ["-e", "--exclude"],
+  merge: ["-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option", "--into-name", "--cleanup"],
+  rebase: ["--onto", "-s", "--strategy", "-X", "--strategy-option", "-x", "--exec", "-C", "--whitespace"],
+  "cherry-pick": ["-m", "--mainline", "--strategy", "-X", "--strategy-option", "--cleanup"],
+  revert: ["-m", "--mainline", "--strategy", "-X", "--strategy-option", "--cleanup"],
+  am: ["-C", "-p", "--directory", "--exclude", "--include", "--patch-format", "--resolvemsg", "--whitespace"],
+  push: ["-o", "--push-option", "--receive-pack", "--exec", "--repo"],
+  pull: ["-s", "--strategy", "-X", "--strategy-option", "--depth", "--deepen", "--shallow-since", "--shallow-exclude", "--upload-pack", "-o", "--server-option", "--negotiation-tip"],
+  fetch: ["--depth", "--deepen", "--shallow-since", "--shallow-exclude", "--upload-pack", "-o", "--server-option", "--negotiation-tip", "--refmap", "-j", "--jobs"],
+  clone: ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--reference-if-able", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--template", "--filter", "-j", "--jobs", "--bundle-uri", "--server-option"],
+  init: ["--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format"],
+  mv: [],
+};
 
 function pathExists(p: string): boolean {
   try {

@@ -4,7 +4,7 @@
 // `snapshot` policy, a restore point of what would be lost and a second verdict. observe(): the call
 // ran: the undo journal gets its inverse, the git facts are read again next time. undo(): judged on
 // the current state, then run.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
@@ -76,6 +76,8 @@ export interface ShellDecision {
   inverse: InverseStep[];
   /** The core guard's decision (the last one, after a restore point); null when the core was not asked. */
   core: Decision | null;
+  /** A read-only approval (the core not asked): what re-derives it (`readOnlyChecker`). */
+  readOnly?: ReadOnlyEvidence | null;
   session: string;
 }
 
@@ -92,6 +94,39 @@ export interface ShellGuard {
 }
 
 const HERE = new URL(".", import.meta.url);
+/** A read-only approval's evidence (the dispatcher found no call that changes anything), as a hook's
+ * audit record keeps it, and how `polar audit verify` re-derives it: the same catalogue (by digest)
+ * dispatching the same command line in the same directory finds no call and no problem. */
+export interface ReadOnlyEvidence {
+  command: string;
+  cwd: string;
+  /** sha256 (hex) of ontologies/shell/commands.json as the guard read it. */
+  catalogue: string;
+}
+
+export interface ReadOnlyChecker {
+  catalogue: string;
+  /** null when the line is read-only under this catalogue; else why not. */
+  check(command: string, cwd: string): string | null;
+}
+
+/** The default catalogue's digest and a checker over it (loads the bash parser). */
+export async function readOnlyChecker(): Promise<ReadOnlyChecker> {
+  await loadBashParser();
+  const text = readFileSync(asset("commands.json"), "utf8");
+  const catalogue = parseCatalogue(JSON.parse(text));
+  const home = homedir();
+  return {
+    catalogue: createHash("sha256").update(text).digest("hex"),
+    check(command, cwd) {
+      const d = dispatchCommand(command, cwd, catalogue, home);
+      if (d.problems.length > 0) return `not read-only: ${d.problems[0]!.reason} (${d.problems[0]!.detail})`;
+      if (d.calls.length > 0) return `not read-only: it makes ${d.calls.map((c) => c.name).join(", ")}`;
+      return null;
+    },
+  };
+}
+
 function asset(rel: string): string {
   for (const base of ["../../ontologies/shell/", "../ontologies/shell/", "./ontologies/shell/"]) {
     const p = new URL(base + rel, HERE).pathname;
@@ -100,7 +135,7 @@ function asset(rel: string): string {
   throw new ShellGuardError("bad-ontology", `ontologies/shell/${rel} is not beside the module`);
 }
 
-let assets: { blob: Uint8Array; catalogue: unknown } | null = null;
+let assets: { blob: Uint8Array; catalogue: unknown; digest: string } | null = null;
 
 const POLICIES: readonly ShellPolicy[] = ["snapshot", "escalate", "veto", "advisory"];
 const OPTION_KEYS = ["cwd", "store", "session", "policy", "readOnlyCommands", "restoreBounds", "log"];
@@ -138,10 +173,8 @@ export async function createShellGuard(options: ShellGuardOptions): Promise<Shel
   }
   await loadBashParser();
   if (assets === null) {
-    assets = {
-      blob: new Uint8Array(readFileSync(asset("shell.blob"))),
-      catalogue: JSON.parse(readFileSync(asset("commands.json"), "utf8")),
-    };
+    const text = readFileSync(asset("commands.json"), "utf8");
+    assets = { blob: new Uint8Array(readFileSync(asset("shell.blob"))), catalogue: JSON.parse(text), digest: createHash("sha256").update(text).digest("hex") };
   }
   let catalogue: Catalogue;
   try {
@@ -149,7 +182,10 @@ export async function createShellGuard(options: ShellGuardOptions): Promise<Shel
   } catch (e) {
     throw new ShellGuardError("bad-ontology", (e as Error).message);
   }
-  return new ShellGuardImpl(realCwd, store, session, policy, catalogue, assets.blob, options.log);
+  // Extra read-only commands change what is read-only: the evidence names that catalogue, not the default.
+  const extra = options.readOnlyCommands ?? [];
+  const digest = extra.length === 0 ? assets.digest : createHash("sha256").update(`${assets.digest}\u0000${JSON.stringify([...extra].sort())}`).digest("hex");
+  return new ShellGuardImpl(realCwd, store, session, policy, catalogue, assets.blob, options.log, digest);
 }
 
 interface Pending {
@@ -185,6 +221,7 @@ class ShellGuardImpl implements ShellGuard {
     private readonly catalogue: Catalogue,
     blob: Uint8Array,
     log: AuditSink | undefined,
+    private readonly catalogueDigest: string,
   ) {
     this.workspace = new Workspace(cwd);
     const view: StateView = {
@@ -196,6 +233,9 @@ class ShellGuardImpl implements ShellGuard {
   }
 
   /** The typed calls of a tool call, or a problem. */
+  /** The command line the last check dispatched (for a read-only approval's evidence). */
+  private line: { command: string; cwd: string } | null = null;
+
   private toTyped(call: unknown): { calls: TypedCall[]; problems: Problem[]; commands: number } {
     const c = call as { tool?: unknown; args?: unknown; name?: unknown; arguments?: unknown } | null;
     const tool = c !== null && typeof c === "object" ? (c.tool ?? c.name) : undefined;
@@ -218,6 +258,7 @@ class ShellGuardImpl implements ShellGuard {
           }
           dir = d;
         }
+        this.line = { command: a.command, cwd: dir };
         return dispatchCommand(a.command, dir, this.catalogue, this.home);
       }
       case "write_file":
@@ -292,6 +333,7 @@ class ShellGuardImpl implements ShellGuard {
     this.seq++;
     const seq = this.seq;
     let typed: { calls: TypedCall[]; problems: Problem[] };
+    this.line = null;
     try {
       typed = this.toTyped(call);
     } catch (e) {
@@ -304,7 +346,10 @@ class ShellGuardImpl implements ShellGuard {
       return this.finish({ ...base, approved: false, action, reason: p.reason, message: `not judged (${p.reason}): ${p.detail}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }
     if (typed.calls.length === 0) {
-      return this.finish({ ...base, approved: true, action: "allow", reason: "read_only", message: "read-only: nothing to undo", tier: "T0", restorePoint: null, execution: null, inverse: [], core: null }, null);
+      // (set by toTyped above: TypeScript does not see it through the call)
+      const line = this.line as { command: string; cwd: string } | null;
+      const readOnly = line === null ? null : { ...line, catalogue: this.catalogueDigest };
+      return this.finish({ ...base, approved: true, action: "allow", reason: "read_only", message: "read-only: nothing to undo", tier: "T0", restorePoint: null, execution: null, inverse: [], core: null, readOnly }, null);
     }
     let state: { repo: string | null; paths: string[] };
     let d: Decision;
@@ -433,7 +478,7 @@ class ShellGuardImpl implements ShellGuard {
     this.journal.add({
       id, execution: key, call: JSON.parse(JSON.stringify(call ?? null)), calls: p.calls, tier: p.decision.tier ?? "T5",
       phi: p.decision.core?.verdict?.phi ?? 0, inverse: p.decision.inverse, restorePoint: p.decision.restorePoint,
-      paths: p.paths, kinds: p.kinds, repo: p.repo, after,
+      paths: p.paths, kinds: p.kinds, repo: p.repo, after, cwd: this.cwd,
     });
     return { journaled: id };
   }

@@ -12,6 +12,9 @@ export {
   type ShellToolCall,
   type ShellPolicy,
   type ShellAction,
+  readOnlyChecker,
+  type ReadOnlyChecker,
+  type ReadOnlyEvidence,
 } from "./guard.js";
 export { dispatchCommand, parseCatalogue, type TypedCall, type Problem, type ProblemReason, type Dispatch, type Catalogue } from "./dispatch.js";
 export { loadBashParser, parseCommandLine, MAX_COMMAND_BYTES, type SimpleCommand, type Word, type ParseResult } from "./parse.js";

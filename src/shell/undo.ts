@@ -34,6 +34,8 @@ export interface JournalEntry {
   repo: string | null;
   /** The touched paths and repository as the call left them. */
   after: string;
+  /** The guard's working directory (absent in journals written before it was recorded). */
+  cwd?: string;
 }
 
 export interface UndoEntry extends JournalEntry {
@@ -160,20 +162,38 @@ export class Journal {
 }
 
 /** The most recent session journal in a store (for `polar undo` without --session). */
-export function latestSession(store: string): string | null {
+/** The workspace a directory belongs to: its git work tree (the nearest folder up with a `.git`), else
+ * the directory itself. */
+export function workspaceOf(dir: string): string {
+  for (let d = dir; ; ) {
+    if (existsSync(`${d}/.git`)) return d;
+    const up = dirname(d);
+    if (up === d) return dir;
+    d = up;
+  }
+}
+
+/** Does a journal entry act in `workspace` (its cwd, repository or a touched path inside it)? */
+export function entryIn(e: JournalEntry, workspace: string): boolean {
+  const inside = (p: unknown): boolean => typeof p === "string" && (p === workspace || p.startsWith(workspace.endsWith("/") ? workspace : `${workspace}/`));
+  return inside(e.cwd) || inside(e.repo) || e.paths.some(inside);
+}
+
+/** The most recently written session of the store; with `workspace`, the most recent one that has an
+ * execution in that workspace (another project's session is never picked by default). */
+export function latestSession(store: string, workspace?: string): string | null {
   const dir = `${store}/sessions`;
   if (!existsSync(dir)) return null;
-  let best: string | null = null;
-  let bestTime = -1;
-  for (const f of readdirSync(dir)) {
-    if (!f.endsWith(".jsonl")) continue;
-    const t = statSync(`${dir}/${f}`).mtimeMs;
-    if (t > bestTime) {
-      bestTime = t;
-      best = f.slice(0, -6);
-    }
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f) => ({ f, t: statSync(`${dir}/${f}`).mtimeMs }))
+    .sort((a, b) => b.t - a.t || (a.f < b.f ? -1 : 1));
+  for (const { f } of files) {
+    if (workspace === undefined) return f.slice(0, -6);
+    const j = new Journal(`${dir}/${f}`);
+    if (j.list(workspace).some((e) => entryIn(e, workspace))) return f.slice(0, -6);
   }
-  return best;
+  return null;
 }
 
 /** Runs one inverse step. Throws on failure. */

@@ -12,7 +12,7 @@ import type { Decision } from "../guard/decision.js";
 import type { StateView, TierName } from "../core/types.js";
 import type { SqlAdapter, SqlDialect } from "./adapter.js";
 import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
-import { Catalog, fingerprintRows, quoteIdent, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
+import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readRange, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
 import { describeSqlStep, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, summary, undoSqlEntry, type PointTable, type SqlInverseStep, type SqlRestorePoint, type SqlRestoreSummary, type SqlUndoEntry, type SqlUndoResult, type SqlUndoSelector } from "./undo.js";
 
 export type SqlPolicy = "snapshot" | "escalate" | "veto" | "advisory";
@@ -131,7 +131,9 @@ interface Touched {
   event: string;
   /** Rows the statement changes (bounded: maxRows + 1 means "more"). */
   rows: number;
-  scope: "keys" | "table" | "dropped" | "created" | "none";
+  scope: "keys" | "table" | "range" | "dropped" | "created" | "none";
+  /** scope "range": the rows whose key is above this (an INSERT's new keys). */
+  above?: string;
   triggers: string[];
   /** Children whose rows foreign-key actions would change. */
   cascade: TableInfo[];
@@ -257,7 +259,14 @@ class SqlGuardImpl implements SqlGuard {
     this.catalog.clear();
     // Before the read-only transaction the guard opens: is the caller's own transaction open?
     const inTxn = await this.db.inTransaction();
-    return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+    try {
+      return await this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+    } catch (e) {
+      if (!(e instanceof CatalogRetry)) throw e;
+      for (const c of d.calls) c.arguments.table = c.rel === null ? c.arguments.table : c.rel.schema === null ? c.rel.name : `${c.rel.schema}.${c.rel.name}`;
+      this.catalog.clear();
+      return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
+    }
   }
 
   /** Layer B, the verdict, the restore point. Runs inside the read-only transaction. */
@@ -269,8 +278,12 @@ class SqlGuardImpl implements SqlGuard {
       c.arguments.table = info.name;
       const t = touched.get(info.name);
       if (t !== undefined) {
-        t.calls.push(c);
-        t.scope = "table"; // two calls on one table: their undo depends on their order; keep the whole table
+        // Two calls on one table: their undo depends on their order, so the whole table is kept; a DROP
+        // among them is judged first (its restore point holds the table as it was before the string).
+        if (c.name === "sql_drop") t.calls.unshift(c);
+        else t.calls.push(c);
+        t.event = EVENT[t.calls[0]!.name]!;
+        if (t.calls[0]!.name !== "sql_drop") t.scope = "table";
         continue;
       }
       touched.set(info.name, { info, calls: [c], event: EVENT[c.name]!, rows: 0, scope: "none", triggers: [], cascade: [] });
@@ -280,7 +293,9 @@ class SqlGuardImpl implements SqlGuard {
     const fkOn = await this.catalog.foreignKeysOn();
     for (const t of touched.values()) {
       const c = t.calls[0]!;
-      const slots: Record<string, unknown> = { exists: t.info.kind !== "absent", in_txn: inTxn };
+      // Every slot is set (an absent slot is unknown to the core, which then assumes the worst).
+      const slots: Record<string, unknown> = { exists: t.info.kind !== "absent", in_txn: inTxn, triggers: t.info.triggers.length > 0, cascades: false, sequence: false, rows: 0 };
+      if (t.info.triggers.length > 0) t.triggers = t.info.triggers.map((x) => x.name);
       const dml = c.name === "sql_insert" || c.name === "sql_update" || c.name === "sql_delete" || c.name === "sql_truncate";
       if (dml || c.name === "sql_drop" || c.name === "sql_alter") {
         if (t.info.kind === "absent" && !(c.name === "sql_drop" && c.arguments.ifExists === true)) {
@@ -291,14 +306,22 @@ class SqlGuardImpl implements SqlGuard {
         if (t.info.kind !== "table") return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} is a ${t.info.kind}; what writing through it does is not read`);
         if (t.info.inherited) return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} has inheritance children or partitions; the statement reaches tables the guard does not read`);
         if (t.info.columns.includes("__polar_rid")) return this.refusal(base, "unknown_state", `not judged: ${t.info.name} has a column named __polar_rid`);
-        t.triggers = t.info.triggers.filter((x) => x.events.includes(t.event) || x.events.includes("any")).map((x) => x.name);
+        // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
+        // UPDATE) would fire it too, so its event does not matter.
+        t.triggers = t.info.triggers.map((x) => x.name);
         slots.triggers = t.triggers.length > 0;
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
         const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !(plan.columns ?? []).some((x) => t.info.pk!.includes(x))));
+        const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1) {
           t.scope = "keys";
           t.rows = await this.count(`SELECT 1 FROM (${targetSelect(plan!, this.dialect, null)}) AS s LIMIT ${max + 1}`);
+        } else if (range !== null) {
+          // New keys come above `range` (below): the scope is the rows above it, normally none.
+          t.scope = "range";
+          t.above = range;
+          t.rows = await this.count(`SELECT 1 FROM ${t.info.q} WHERE ${quoteIdent(t.info.pk![0]!)} > ${this.dialect === "sqlite" ? "?" : "$1"} LIMIT ${max + 1}`, [this.dialect === "sqlite" ? BigInt(range) : range]);
         } else {
           t.scope = "table";
           const all = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
@@ -310,12 +333,13 @@ class SqlGuardImpl implements SqlGuard {
         slots.rows = t.rows;
         slots.sequence = c.name === "sql_insert" && t.info.sequence;
         // Foreign-key actions on the children (SQLite: only with PRAGMA foreign_keys on).
-        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && t.rows > 0) {
+        // TRUNCATE … CASCADE empties every referencing table, whatever it references (sql-truncate).
+        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && (t.rows > 0 || c.name === "sql_truncate")) {
           for (const ch of t.info.children) {
             const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && ch.parentColumns.some((x) => (c.plan?.columns ?? []).includes(x));
             if (!acts) continue;
             // Children that reference the matched rows (by the statement's own SELECT when it has one).
-            const hit = t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
+            const hit = c.name !== "sql_truncate" && t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
               ? `SELECT 1 FROM ${ch.q} AS c WHERE (${ch.columns.map((x) => `c.${quoteIdent(x)}`).join(", ")}) IN (SELECT ${ch.parentColumns.map((x) => `s.${quoteIdent(x)}`).join(", ")} FROM (${targetSelect(c.plan, this.dialect, null)}) AS s) LIMIT 1`
               : `SELECT 1 FROM ${ch.q} LIMIT 1`;
             if ((await this.count(hit)) === 0) continue;
@@ -332,7 +356,6 @@ class SqlGuardImpl implements SqlGuard {
           if (this.dialect === "postgres" ? c.arguments.cascade === true && t.info.children.length > 0 : fkOn && children.length > 0) {
             for (const ch of children) if ((await this.count(`SELECT 1 FROM ${ch.q} LIMIT 1`)) > 0) t.cascade.push(await this.catalog.table(splitName(ch.table)));
           }
-          t.triggers = [];
         }
         slots.rows = t.rows;
         slots.cascades = t.cascade.length > 0 || (this.dialect === "postgres" && c.arguments.cascade === true);
@@ -398,9 +421,42 @@ class SqlGuardImpl implements SqlGuard {
     return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message, tier: tierOf(d), restorePoint: null, execution: null, inverse, core: d }, null);
   }
 
-  private async count(sql: string): Promise<number> {
-    const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`);
+  private async count(sql: string, params?: unknown[]): Promise<number> {
+    const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
     return Number(r[0]?.n);
+  }
+
+  /** An INSERT that leaves a single integer key to the database (SQLite's rowid alias, PostgreSQL's
+   * serial or identity) and does not touch existing rows (no ON CONFLICT): every new key is above the
+   * returned bound. SQLite (autoinc.html): a new rowid is one more than the largest (AUTOINCREMENT: the
+   * largest ever), unless the largest is the maximum integer. PostgreSQL (functions-sequence): nextval
+   * of an ascending sequence returns more than its last value, so the bound is the smaller of the
+   * largest key and the sequence's last value. Null: not such an INSERT. */
+  private async insertRange(info: TableInfo, plan: NonNullable<SqlCall["plan"]>): Promise<string | null> {
+    if (info.pk === null || info.pk.length !== 1 || plan.conflict !== null || plan.columns === null) return null;
+    const pk = info.pk[0]!;
+    if (plan.columns.includes(pk)) return null;
+    if (this.dialect === "sqlite") {
+      // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
+      const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
+      if (String(col[0]?.type ?? "").toUpperCase() !== "INTEGER") return null;
+      const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
+      const m = r[0]?.m;
+      if (m === null || m === undefined) return "0";
+      if (BigInt(m as bigint) >= 9223372036854775807n) return null;
+      return String(m);
+    }
+    const r = await this.db.read(
+      `SELECT s.last_value::text AS last, s.start_value::text AS start, s.increment_by::text AS inc, s.cycle, (SELECT max(t.${quoteIdent(pk)})::text FROM ${info.q} AS t) AS mx,
+              (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS type
+       FROM pg_sequences s WHERE to_regclass(format('%I.%I', s.schemaname, s.sequencename)) = to_regclass(pg_get_serial_sequence($1, $2))`,
+      [info.q, pk],
+    );
+    const x = r[0];
+    if (x === undefined || x.cycle === true || !["integer", "bigint", "smallint"].includes(String(x.type)) || BigInt(String(x.inc)) <= 0n) return null;
+    const seq = x.last === null ? BigInt(String(x.start)) - 1n : BigInt(String(x.last));
+    const bound = x.mx === null ? seq : BigInt(String(x.mx)) < seq ? BigInt(String(x.mx)) : seq;
+    return bound.toString();
   }
 
   /** The only losses are rows a restore point can keep (no trigger, no schema change). */
@@ -419,7 +475,7 @@ class SqlGuardImpl implements SqlGuard {
 
   private pointTable(info: TableInfo, scope: PointTable["scope"], rows: string[], keys: string[], depth: number, kind?: string): PointTable {
     const k = (kind ?? info.kind) as PointTable["kind"];
-    return { table: info.name, q: info.q, scope, kind: k === "table" || k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth };
+    return { table: info.name, q: info.q, scope, kind: k === "table" || k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth, children: info.children.map((c) => ({ q: c.q, table: c.table, columns: c.columns, parentColumns: c.parentColumns })) };
   }
 
   /** Reads the rows of every scope (and the cascaded children, whole); a string: over the bound. */
@@ -428,7 +484,11 @@ class SqlGuardImpl implements SqlGuard {
     const tables: PointTable[] = [];
     let total = 0;
     const seen = new Set<string>();
+    // A table both written by the string and reached by a cascade is kept once, whole.
+    const cascaded = new Set(ts.flatMap((t) => t.cascade.map((c) => c.name)));
     for (const t of ts) {
+      if (seen.has(t.info.name)) continue;
+      if (t.scope === "keys" && cascaded.has(t.info.name)) t.scope = "table";
       if (t.scope === "created") {
         tables.push(this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
         continue;
@@ -437,7 +497,12 @@ class SqlGuardImpl implements SqlGuard {
       if (t.scope === "dropped" && t.info.kind === "absent") continue;
       seen.add(t.info.name);
       const depth = 1;
-      if (t.scope === "keys") {
+      if (t.scope === "range") {
+        const got = await readRange(this.db, t.info, t.above!);
+        total += got.rows.length;
+        if (total > max) return `not approved: ${verb(t)} ${t.info.name}, above whose largest key are more than ${max} rows`;
+        tables.push({ ...this.pointTable(t.info, "range", got.rows, got.keys, depth), above: t.above! });
+      } else if (t.scope === "keys") {
         const c = t.calls[0]!;
         const sel = targetSelect(c.plan!, this.dialect, "rid");
         const got = await this.preImage(t.info, sel);
@@ -454,13 +519,20 @@ class SqlGuardImpl implements SqlGuard {
         if (seen.has(ch.name)) continue;
         seen.add(ch.name);
         // Grandchildren reached by cascades are not read: unknown.
-        if (ch.children.some((g) => g.onDelete !== "no_action" && g.onDelete !== "restrict")) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
+        if (ch.children.some((g) => t.calls[0]!.name === "sql_truncate" || (g.onDelete !== "no_action" && g.onDelete !== "restrict"))) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
         if (ch.triggers.length > 0) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, whose trigger ${ch.triggers[0]!.name} the guard does not read`;
         const n = await this.count(`SELECT 1 FROM ${ch.q} LIMIT ${max + 1}`);
         total += n;
         if (total > max) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, a table over the restore bound (${max} rows)`;
         const got = await readTable(this.db, ch);
         tables.push(this.pointTable(ch, "table", got.rows, got.keys, 2));
+      }
+    }
+    // Foreign-key depth among the point's tables: a child after each of its parents.
+    for (let round = 0; round < tables.length; round++) {
+      for (const t of tables) for (const ch of t.children) {
+        const c = tables.find((x) => x.table === ch.table);
+        if (c !== undefined && c !== t && c.depth <= t.depth) c.depth = t.depth + 1;
       }
     }
     return { format: SQL_RESTORE_FORMAT, id: newPointId(), database: this.db.describe(), created: new Date().toISOString(), tables };
@@ -496,12 +568,14 @@ class SqlGuardImpl implements SqlGuard {
 
   private refusalText(reason: string, d: Decision, ts: Touched[]): string {
     const trig = ts.find((t) => t.triggers.length > 0);
-    if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} run code the guard does not read; what ${verb(trig)} ${trig.rows} rows would also change is unknown`;
+    if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} ${trig.triggers.length === 1 ? "runs" : "run"} code the guard does not read (for the statement and for its undo): what else ${verb(trig)} ${trig.rows} rows of ${trig.info.name} would change is unknown`;
     const casc = ts.find((t) => t.cascade.length > 0);
-    if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name} would also change rows of ${casc.cascade.map((c) => c.name).join(", ")} through foreign-key actions, and no restore point holds them`;
+    if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name}, and foreign-key actions would also change rows of ${casc.cascade.map((c) => c.name).join(", ")}; no restore point holds them`;
     const b = d.verdict?.bottleneck;
     const at = b?.annotation ? ` (${b.annotation})` : "";
-    const t = ts.find((x) => x.info.name === String((b as { arguments?: Record<string, unknown> } | undefined)?.arguments?.table ?? "")) ?? ts.find((x) => x.scope !== "created") ?? ts[0]!;
+    // The call the bottleneck annotation is about ("sql.drop.lost" → sql_drop).
+    const tool = b?.annotation ? `sql_${b.annotation.split(".")[1]}` : "";
+    const t = ts.find((x) => x.calls.some((c) => c.name === tool) && x.info.kind !== "absent") ?? ts.find((x) => x.calls.some((c) => c.name === tool)) ?? ts.find((x) => x.scope !== "created") ?? ts[0]!;
     switch (reason) {
       case "irreversible":
         if (t.scope === "dropped") return `not approved: DROP would destroy ${t.info.name}${t.info.kind === "table" ? ` and its ${t.rows > this.bounds.maxRows ? `more than ${this.bounds.maxRows}` : t.rows} rows` : ""}, and no restore point holds ${t.info.kind === "table" ? "them" : "its definition"}${at}`;
@@ -532,14 +606,19 @@ class SqlGuardImpl implements SqlGuard {
     if (p === undefined) return { journaled: null };
     this.pending.delete(execution);
     const after: Record<string, string> = {};
-    await this.db.readTransaction(async () => {
-      for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t);
-    });
+    try {
+      await this.db.readTransaction(async () => {
+        for (const t of p.point.tables) after[t.table] = await scopeFingerprint(this.db, t, this.bounds.maxRows);
+      });
+    } catch (e) {
+      // What the statement left cannot be read: the entry is journaled, and its undo will be refused.
+      for (const t of p.point.tables) after[t.table] ??= `unreadable: ${(e as Error).message}`;
+    }
     const id = `q-${p.decision.seq}-${randomBytes(3).toString("hex")}`;
     const sum = p.decision.restorePoint;
     this.journal.add({
       id, execution, statement: p.statement, database: this.db.describe(), dialect: this.dialect, calls: p.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
-      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after,
+      tier: p.decision.tier ?? "T5", inverse: p.decision.inverse.map((s) => ({ ...s, arguments: { ...s.arguments } })), restorePoint: sum === null ? null : { ...sum, tables: [...sum.tables] }, point: p.point.id, after, maxRows: this.bounds.maxRows,
     });
     return { journaled: id };
   }

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import type { SqlAdapter } from "./adapter.js";
-import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
+import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
 
 export const SQL_RESTORE_FORMAT = "polar-sql-restore-point/1";
 
@@ -18,7 +18,9 @@ export interface PointTable {
   q: string;
   /** keys: the rows with the keys of `rows`; table: every row; dropped: the relation and its rows;
    * created: a relation the statement creates (nothing kept; undo drops it). */
-  scope: "keys" | "table" | "dropped" | "created";
+  scope: "keys" | "table" | "range" | "dropped" | "created";
+  /** scope "range": the rows whose single integer key is above this (an INSERT's new keys). */
+  above?: string;
   kind: "table" | "index" | "view";
   columns: string[];
   insertable: string[];
@@ -31,6 +33,8 @@ export interface PointTable {
   definition: string[] | null;
   /** Foreign-key depth: parents before children (inserts), children before parents (deletes). */
   depth: number;
+  /** The foreign keys that reference this table: the undo deletes no row a child row references. */
+  children: { table: string; q: string; columns: string[]; parentColumns: string[] }[];
 }
 
 export interface SqlRestorePoint {
@@ -70,6 +74,8 @@ export interface SqlJournalEntry {
   point: string;
   /** Fingerprint of each scope as the statement left it. */
   after: Record<string, string>;
+  /** The restore bound the fingerprints were read under (a scope over it is counted, not read). */
+  maxRows?: number;
 }
 
 export interface SqlUndoEntry extends SqlJournalEntry {
@@ -243,11 +249,23 @@ export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows
     return readTable(db, infoOf(t));
   }
   if (t.scope === "keys") return readKeys(db, infoOf(t), t.rows);
+  if (t.scope === "range") {
+    if (typeof t.above !== "string" || !/^-?\d+$/.test(t.above)) throw new StateError(`restore point scope of ${t.table} is corrupted`);
+    return readRange(db, infoOf(t), t.above);
+  }
   return readTable(db, infoOf(t));
 }
 
 /** Fingerprint of one scope now ("absent" for a relation that does not exist). */
-export async function scopeFingerprint(db: SqlAdapter, t: PointTable): Promise<string> {
+/** Fingerprint of one scope now ("absent": the relation does not exist; "over_bound": the scope holds
+ * more than `max` rows — counted, not read — and cannot be undone). */
+export async function scopeFingerprint(db: SqlAdapter, t: PointTable, max?: number): Promise<string> {
+  if (max !== undefined && (t.scope === "table" || t.scope === "range" || ((t.scope === "dropped" || t.scope === "created") && t.kind === "table")) && (t.scope === "table" || t.scope === "range" || (await exists(db, t)))) {
+    const where = t.scope === "range" ? ` WHERE ${quoteIdent(t.pk![0]!)} > ${db.dialect === "sqlite" ? "?" : "$1::bigint"}` : "";
+    const params = t.scope === "range" ? [db.dialect === "sqlite" ? BigInt(t.above!) : t.above!] : [];
+    const n = await db.read(`SELECT count(*) AS n FROM (SELECT 1 FROM ${t.q}${where} LIMIT ${max + 1}) AS c`, params);
+    if (Number(n[0]?.n) > max) return "over_bound";
+  }
   const now = await scopeNow(db, t);
   return now === null ? "absent" : `${t.scope}:${fingerprintRows(now.rows)}`;
 }
@@ -261,22 +279,27 @@ export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<vo
     if (t.scope !== "created") continue;
     if (await exists(db, t)) await db.run(`DROP ${t.kind.toUpperCase()} ${t.q}`);
   }
-  // Dropped relations: created again (parents first), then their rows go in below.
+  // Dropped relations: created again (parents first), then their rows go in below. One that exists
+  // (the string stopped before its DROP ran; the fingerprint says it is as the string left it) has
+  // its rows set back like a table.
+  const recreated = new Set<string>();
   for (const t of [...tables].sort((a, b) => a.depth - b.depth)) {
-    if (t.scope !== "dropped") continue;
-    if (await exists(db, t)) throw new StateError(`${t.table} exists again`);
+    if (t.scope !== "dropped" || (await exists(db, t))) continue;
     if (t.definition === null || t.definition.length === 0) throw new StateError(`no definition of ${t.table} was kept`);
     for (const sql of t.definition) await db.run(sql);
+    recreated.add(t.table);
   }
   const plans = [];
   for (const t of tables) {
     if (t.scope === "created" || t.kind !== "table") continue;
-    const now = t.scope === "dropped" ? { rows: [], rids: [], keys: [] } : (await scopeNow(db, t))!;
+    const now = recreated.has(t.table) ? { rows: [], rids: [], keys: [] } : (await scopeNow(db, t))!;
     plans.push({ t, ...diff(t, now) });
   }
-  for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
-  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  // Rows gone come back first (parents first), so children set back next find their parents; rows not
+  // there before go last (children first), when no row that will stay references them any more.
   for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await insertRows(db, x.t, x.ins);
+  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
 }
 
 interface Diff {
@@ -317,8 +340,35 @@ function cols(names: readonly string[], prefix = ""): string {
   return names.map((c) => `${prefix}${quoteIdent(c)}`).join(", ");
 }
 
+/** Refuses to delete rows that a child row references (a cascade or SET NULL would change rows no
+ * scope holds). Runs after the children's own deletes. */
+async function referenced(db: SqlAdapter, t: PointTable, rows: { row: string; rid: string }[]): Promise<void> {
+  for (const ch of t.children ?? []) {
+    if (ch.parentColumns.some((c) => c === "")) throw new StateError(`the foreign key of ${ch.table} names no column`);
+    for (const r of rows) {
+      let vals: unknown[];
+      if (db.dialect === "postgres") {
+        const o = JSON.parse(r.row) as Record<string, unknown>;
+        if (ch.parentColumns.some((c) => o[c] === null)) continue;
+        const hit = await db.read(
+          `SELECT 1 AS x FROM ${ch.q} AS c, jsonb_populate_record(NULL::${t.q}, $1::jsonb) AS r WHERE (${ch.columns.map((c) => `c.${quoteIdent(c)}`).join(", ")}) = (${ch.parentColumns.map((c) => `r.${quoteIdent(c)}`).join(", ")}) LIMIT 1`,
+          [r.row],
+        );
+        if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} the undo would delete`);
+        continue;
+      }
+      const v = JSON.parse(r.row) as unknown[];
+      vals = ch.parentColumns.map((c) => decodeSqliteValue(v[t.columns.indexOf(c)]));
+      if (vals.some((x) => x === null)) continue;
+      const hit = await db.read(`SELECT 1 AS x FROM ${ch.q} WHERE ${ch.columns.map((c) => `${quoteIdent(c)} = ?`).join(" AND ")} LIMIT 1`, vals);
+      if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} the undo would delete`);
+    }
+  }
+}
+
 async function deleteRows(db: SqlAdapter, t: PointTable, rows: { row: string; rid: string }[]): Promise<void> {
   if (rows.length === 0) return;
+  await referenced(db, t, rows);
   if (db.dialect === "postgres") {
     if (t.pk !== null) {
       await db.run(`DELETE FROM ${t.q} AS t WHERE (${cols(t.pk, "t.")}) IN (SELECT ${cols(t.pk, "r.")} FROM jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r)`, [`[${rows.map((r) => r.row).join(",")}]`]);
@@ -387,10 +437,12 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
   } catch (err) {
     return { ok: false, id: e.id, reason: "unknown_state", message: (err as Error).message, steps };
   }
+  const unreadable = Object.entries(e.after ?? {}).find(([, v]) => v === "over_bound" || v.startsWith("unreadable"));
+  if (unreadable !== undefined) return { ok: false, id: e.id, reason: "unknown_state", message: `refused: what ${e.id} left in ${unreadable[0]} was ${unreadable[1] === "over_bound" ? "more rows than the restore bound" : "not readable"} when it was observed`, steps };
   const rollback = e.inverse.some((s) => s.tool === "sql_rollback");
   const check = async (): Promise<string | null> => {
     for (const t of point.tables) {
-      const now = await scopeFingerprint(db, t);
+      const now = await scopeFingerprint(db, t, e.maxRows ?? 10_000);
       if (now !== e.after[t.table]) return t.table;
     }
     return null;

@@ -218,3 +218,78 @@ describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's hooks
     expect(existsSync(join(ws.repo, "b.txt"))).toBe(true);
   }, TIMEOUT);
 });
+
+/** The installed Claude Code's version, or null. `onFailure` (an http hook that cannot be reached
+ * blocks instead of letting the call run) exists from 2.1.295. */
+function claudeVersion(): [number, number, number] | null {
+  try {
+    const m = /(\d+)\.(\d+)\.(\d+)/u.exec(execFileSync(agentBin("claude"), ["--version"], { encoding: "utf8", env: { ...process.env, DISABLE_AUTOUPDATER: "1" } }));
+    return m === null ? null : [Number(m[1]), Number(m[2]), Number(m[3])];
+  } catch {
+    return null;
+  }
+}
+
+const version = claudeVersion();
+const hasOnFailure = version !== null && (version[0] > 2 || (version[0] === 2 && (version[1] > 1 || (version[1] === 1 && version[2] >= 295))));
+const httpWhy = `needs Claude Code 2.1.295 or later for the http hook's onFailure (installed: ${version?.join(".") ?? "none"} in POLAR_AGENTS_DIR; .ci/run installs 2.1.332)`;
+
+describeAgent("claude", "Claude Code (real CLI, scripted API) with polar's http hook (`polar init claude-code --http`)", () => {
+  if (!hasOnFailure) {
+    if (process.env.POLAR_REQUIRE_CLAUDE_HTTP === "1") throw new Error(`${httpWhy} (POLAR_REQUIRE_CLAUDE_HTTP=1)`);
+    console.warn(`skipped: Claude Code http hook [${httpWhy}]`);
+    it.skipIf(true)(`Claude Code http hook [${httpWhy}]`, () => {});
+    return;
+  }
+  beforeAll(async () => {
+    api = await startScriptedApi();
+  });
+  afterAll(async () => {
+    for (const ws of spaces) stopDaemon(ws);
+    await api.close();
+  });
+
+  function httpWorkspace(files: Record<string, string> = {}): Workspace {
+    const ws = gitWorkspace(files);
+    spaces.push(ws);
+    expect(polar(ws, ["init", "claude-code", "--http"])).toMatch(/settings\.local\.json/u);
+    return ws;
+  }
+
+  it("the tool calls reach the daemon over http: an rm is kept in a restore point and runs, an unknown command is asked (denied in -p)", async () => {
+    const ws = httpWorkspace();
+    const local = JSON.parse(readFileSync(join(ws.repo, ".claude/settings.local.json"), "utf8"));
+    expect(local.hooks.PreToolUse[0].hooks[0]).toMatchObject({ type: "http", onFailure: "block" });
+    writeFileSync(join(ws.repo, "notes.txt"), "mine\n");
+    const { result, toolResults } = await claude(ws, [
+      { name: "Bash", input: { command: "rm notes.txt", description: "rm" } },
+      { name: "Bash", input: { command: "frobnicate --all", description: "x" } },
+    ]);
+    expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
+    expect(result.permission_denials.map((d) => d.tool_input.command)).toEqual(["frobnicate --all"]);
+    expect(toolResults[1].text).toMatch(/unknown_command/u);
+    expect(hookRecords(ws).map((r) => [r.action, r.code])).toEqual([["allow", "restore_point"], ["ask", "unknown_command"]]);
+  }, TIMEOUT);
+
+  it("the daemon killed mid-session: the http hook cannot connect and onFailure blocks the call (the file survives)", async () => {
+    const ws = httpWorkspace();
+    writeFileSync(join(ws.repo, "a.txt"), "a\n");
+    let killed: number | null = null;
+    const { result, toolResults } = await claude(ws, [
+      { name: "Bash", input: { command: "ls", description: "one" } },
+      {
+        name: "Bash",
+        input: { command: "rm a.txt", description: "two" },
+        before: () => {
+          killed = daemonPid(ws);
+          if (killed !== null) process.kill(killed, "SIGKILL");
+        },
+      },
+    ]);
+    expect(killed).not.toBeNull();
+    expect(toolResults[0].isError).toBe(false);
+    expect(toolResults[1].isError).toBe(true);
+    expect(existsSync(join(ws.repo, "a.txt"))).toBe(true);
+    expect(result.permission_denials.map((d) => d.tool_input.command)).toEqual(["rm a.txt"]);
+  }, TIMEOUT);
+});

@@ -1,6 +1,8 @@
 // The benchmark harness end to end with a tiny budget: every variant (`--quick`, 5 ms warm-up and 10 ms
-// per figure), results written to a temporary folder, the README left alone, so a variant cannot break
-// unseen. Checks the shape of the JSON and the Cedar agreement, never the speed.
+// per figure; the shell variant on a 1,000-file repository, the hooks with 5 daemon calls and one fresh
+// process per case), results written to a temporary folder, the README left alone, so a variant cannot
+// break unseen. Checks the shape of the JSON and the Cedar agreement, never the speed. Needs dist/ (the
+// package entry and the hook daemon run from it), git and curl.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,11 +15,13 @@ const out = mkdtempSync(join(tmpdir(), "polar-bench-"));
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** Every job of `bench/run.ts --quick`. */
+/** Every job of `bench/run.ts --quick`, in order. A new variant adds its job ids here (bench/README.md,
+ * "Adding a variant"); `sql-delete` is a slot until bench/variants/sql.ts exists (reported skipped). */
 const QUICK_JOBS = [
   "core-wasm", "core-reference", "verifier-wasm", "verifier-reference", "guard-wasm", "guard-reference", "cedar",
   "scale-tools-10", "scale-tools-100", "scale-tools-1000", "scale-tools-10000", "scale-slots-1000", "scale-slots-100000",
-  "layerb", "memory", "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
+  "layerb", "memory", "shell", "hooks", "sql-delete",
+  "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
 ];
 
 describe("bench harness", () => {
@@ -65,6 +69,30 @@ describe("bench harness", () => {
       expect({ k, agree: a.agree, disagreements: a.disagreements }).toEqual({ k, agree: a.total, disagreements: [] });
     }
     expect(r.summary.targets.find((t: { target: string }) => t.target.startsWith("core verdict, one call")).measured).toMatch(/ns|µs/);
+    // Coding-agent hooks: every case answered the same by the command hook, the http hook and a fresh
+    // process, allow where it should; cold start measured.
+    const hooks = r.results.find((x: { id: string }) => x.id === "hooks");
+    expect(hooks.cases.map((c: { id: string }) => c.id)).toEqual(["mcp-read", "shell-git-status", "shell-reset-hard-clean", "mcp-delete"]);
+    for (const c of hooks.cases) {
+      expect(c.sameAnswer).toBe(true);
+      for (const k of ["command", "http", "fresh"]) expect(c[k].p50).toBeGreaterThan(0);
+    }
+    expect(hooks.coldStart.n).toBe(1);
     expect(existsSync(join(out, "sequence-length.svg"))).toBe(true);
+    // The new paths (issue 27 §4), side by side in the same run: the shell guard's verdicts and restore
+    // points, the hook through the daemon and in a fresh process, the SQL slot.
+    const shell = r.results.find((x: { id: string }) => x.id === "shell");
+    for (const k of ["parse", "warm:repo", "warm:plain", "cold:repo", "restorePointFirst", "restorePointAgain"]) expect(Number.isFinite(shell.figures[k].p50), k).toBe(true);
+    expect(shell.restorePoint.files).toBeGreaterThan(shell.files);
+    expect(Number.isFinite(hooks.coldStart.p50)).toBe(true);
+    // polar-guard/sql: the point DELETE approved with its one row kept, the unbounded one asked over the
+    // bound, on SQLite and PGlite.
+    const sql = r.results.find((x: { id: string }) => x.id === "sql-delete");
+    expect(sql.skipped).toBeUndefined();
+    for (const k of ["pointDelete", "unboundedDelete", "pglitePointDelete", "pgliteUnboundedDelete"]) expect(Number.isFinite(sql.figures[k].p50), k).toBe(true);
+    for (const d of ["sqlite", "postgres"]) expect(sql.dialects[d].verdicts).toMatchObject({ point: "restore_point", unbounded: "over_bound" });
+    const paths = r.summary.paths.map((p: { path: string }) => p.path).join("\n");
+    for (const p of ["shell: verdict warm", "shell: restore point", "hook mcp-read: command hook", "hook mcp-read: http hook", "hook mcp-read: a fresh process", "SQL: point DELETE"]) expect(paths).toContain(p);
+    expect(r.summary.targets.map((t: { target: string }) => t.target)).toEqual(expect.arrayContaining(["shell: verdict warm: p50 ≤ 2 ms (issue 23)", "hook mcp-read: command hook: p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)", "hook shell-git-status: http hook: p50 ≤ 10 ms, p95 ≤ 50 ms (issue 24, allow path)", "SQL: p50 ≤ 5 ms (issue 25)"]));
   }, 600_000);
 });

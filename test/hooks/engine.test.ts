@@ -1,14 +1,14 @@
 // The hook engine and the agents' contracts, in process: every agent's refusal is a block in that
 // agent's terms, every failure refuses, every decision is in the session's chained audit log and
 // `verifyAuditLog` re-derives it.
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { verifyAuditLog } from "../../src/audit/index.js";
 import { failClosed, formatAnswer, parseHookInput, type Agent } from "../../src/hooks/agents.js";
-import { auditLogPath, HookEngine, toolResult } from "../../src/hooks/engine.js";
+import { approvalsDir, approveStored, auditLogPath, HookEngine, toolResult } from "../../src/hooks/engine.js";
 import { routeTool, type GuardAnswer, type GuardCall, type HookGuard } from "../../src/hooks/guards.js";
 import { mcpGuards, readHookConfig } from "../../src/hooks/setup.js";
 
@@ -166,6 +166,84 @@ describe("HookEngine", () => {
     expect(await engine.handle("codex", p)).toEqual({ stdout: "", stderr: "", exitCode: 0 });
     // Once: the next identical call is refused again, and a different call never used the approval.
     expect(JSON.parse((await engine.handle("codex", p)).stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  test("Codex approvals are stored: a restarted daemon keeps them, the retry passes once, an expired one is refused", async () => {
+    let now = 1_000_000;
+    const home = mkdtempSync(join(tmpdir(), "polar-approvals-"));
+    const make = () => new HookEngine({ home, shellGuard: () => fakeGuard({ action: "ask", reason: "would discard 1 file", execution: null }), now: () => now, approvalTtlMs: 60_000 });
+    const p = payload("codex", "Bash", { command: "git reset --hard" });
+    const idOf = (out: { stdout: string }) => /polar approve ([0-9a-f]{8})/u.exec(JSON.parse(out.stdout).hookSpecificOutput.permissionDecisionReason)![1];
+    const id = idOf(await make().handle("codex", p));
+    // The daemon restarts: the new one knows the id (same id for the same call), and approves it.
+    const second = make();
+    expect(idOf(await second.handle("codex", p))).toBe(id);
+    expect(second.approve(id)).toBe(true);
+    // Restarts again between the approval and the retry: the retry passes once, then is refused again.
+    const third = make();
+    expect(await third.handle("codex", p)).toEqual({ stdout: "", stderr: "", exitCode: 0 });
+    const again = idOf(await third.handle("codex", p));
+    expect(again).not.toBe(id);
+    expect(approveStored(home, id, now)).toBe(false);
+    // Approved, but retried after the approval's lifetime: refused, and the expired file is gone.
+    expect(approveStored(home, again, now, 60_000)).toBe(true);
+    now += 60_001;
+    const late = await make().handle("codex", p);
+    expect(JSON.parse(late.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(existsSync(join(approvalsDir(home), `${again}.json`))).toBe(false);
+    // An id never issued, or malformed: false.
+    expect(approveStored(home, "deadbeef", now)).toBe(false);
+    expect(approveStored(home, "../../x", now)).toBe(false);
+  });
+
+  test("sessions are bounded: least recently used out over maxSessions, idle ones after sessionIdleMs; a session let go continues its log", async () => {
+    let now = 0;
+    const home = mkdtempSync(join(tmpdir(), "polar-evict-"));
+    const engine = new HookEngine({ home, shellGuard: () => fakeGuard({ action: "deny", reason: "no" }), maxSessions: 2, sessionIdleMs: 1000, now: () => now });
+    const call = (session: string) => engine.handle("gemini", JSON.stringify({ session_id: session, cwd: "/tmp/ws", hook_event_name: "BeforeTool", tool_name: "run_shell_command", tool_input: { command: "rm x" } }));
+    await call("a");
+    await call("b");
+    await call("a"); // a is now the most recently used
+    await call("c"); // over 2: b goes
+    expect(engine.sessionCount()).toBe(2);
+    await call("b"); // b again (opened from its log): a goes
+    expect(engine.sessionCount()).toBe(2);
+    now += 1001;
+    await call("d"); // b and c idle: let go
+    expect(engine.sessionCount()).toBe(1);
+    for (const [sid, n] of [["a", 2], ["b", 2], ["c", 1], ["d", 1]] as const) {
+      expect(verifyAuditLog(readFileSync(auditLogPath(home, "gemini", sid), "utf8"), { ontologies: [] })).toMatchObject({ ok: true, total: n });
+    }
+  });
+
+  test("a read-only shell approval is auditable: its record keeps the line, directory and catalogue, and verify dispatches it again (tampered, or without the dispatcher: a mismatch)", async () => {
+    const { readOnlyChecker } = await import("../../src/shell/index.js");
+    const { shellGuardFactory } = await import("../../src/hooks/shell.js");
+    const home = mkdtempSync(join(tmpdir(), "polar-readonly-"));
+    const ws = mkdtempSync(join(tmpdir(), "polar-readonly-ws-"));
+    const engine = new HookEngine({ home, shellGuard: await shellGuardFactory() });
+    const p = JSON.stringify({ session_id: "ro", cwd: ws, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls -la && cat a.txt | grep x" } });
+    expect(await engine.handle("claude-code", p)).toMatchObject({ stdout: "{}\n", exitCode: 0 });
+    const log = readFileSync(auditLogPath(home, "claude-code", "ro"), "utf8");
+    const rec = JSON.parse(log.trim());
+    expect(rec).toMatchObject({ action: "allow", code: "read_only", decisions: [], readOnly: { command: "ls -la && cat a.txt | grep x", cwd: realpathSync(ws) } });
+    const checker = await readOnlyChecker();
+    expect(rec.readOnly.catalogue).toBe(checker.catalogue);
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: checker })).toMatchObject({ ok: true, total: 1 });
+    // Without the dispatcher: not taken on trust.
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: undefined }).ok).toBe(false);
+    // A line that is not read-only, with its chain re-linked (a forger who controls the whole file):
+    // the dispatch finds the write.
+    const { createChain } = await import("../../src/audit/index.js");
+    const forged = { ...rec, input: { command: "rm -rf src" }, readOnly: { ...rec.readOnly, command: "rm -rf src" } };
+    delete forged.chain;
+    const chain = createChain({});
+    const line = chain.link(forged).line;
+    const r = verifyAuditLog(`${line}\n`, { ontologies: [], shellReadOnly: checker });
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r.mismatches)).toMatch(/not read-only/u);
+    // Another catalogue than the one the record names: a mismatch.
+    expect(verifyAuditLog(log, { ontologies: [], shellReadOnly: { ...checker, catalogue: "0".repeat(64) } }).ok).toBe(false);
   });
 
   test("calls in one workspace are judged one at a time, in arrival order", async () => {

@@ -1,7 +1,7 @@
 // `polar init`: merges polar's hooks into each agent's configuration without touching the user's own
 // hooks or settings, keeps the original file, is idempotent, refuses a file it cannot read, and
 // `--remove` gives back what was there.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -65,5 +65,29 @@ describe("polar init", () => {
       expect(readFileSync(file, "utf8")).toBe(text);
       expect(existsSync(`${file}.polar-backup`)).toBe(false);
     }
+  });
+  test("--http (Claude Code): pre/post-tool hooks of type http with the token and onFailure block, session start stays a command; the token goes to settings.local.json; a second init or --remove replaces it", () => {
+    expect(configFile("claude-code", "project", "/p", "/h", true)).toBe("/p/.claude/settings.local.json");
+    expect(configFile("claude-code", "user", "/p", "/h", true)).toBe("/h/.claude/settings.json");
+    const dir = mkdtempSync(join(tmpdir(), "polar-init-http-"));
+    const file = configFile("claude-code", "project", dir, undefined, true);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "http", url: "http://127.0.0.1:9/mine" }] }] } }));
+    const token = "ab".repeat(32);
+    installHooks("claude-code", file, SCRIPT, [], { port: 4321, token });
+    installHooks("claude-code", file, SCRIPT, [], { port: 4322, token });
+    const cfg = JSON.parse(readFileSync(file, "utf8"));
+    expect(cfg.hooks.PreToolUse).toHaveLength(2);
+    expect(cfg.hooks.PreToolUse[0].hooks[0].url).toBe("http://127.0.0.1:9/mine");
+    const mine = { type: "http", url: "http://127.0.0.1:4322/http/claude-code", headers: { Authorization: `Bearer ${token}` }, timeout: 60, onFailure: "block" };
+    expect(cfg.hooks.PreToolUse[1].hooks).toEqual([mine]);
+    expect(cfg.hooks.PostToolUse[0].hooks).toEqual([mine]);
+    expect(cfg.hooks.SessionStart[0].hooks[0]).toMatchObject({ type: "command" });
+    // It carries the daemon's token: the user's alone.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(installed(file)).toBe(true);
+    expect(removeHooks(file).removed).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8")).hooks).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "http", url: "http://127.0.0.1:9/mine" }] }] });
+    expect(() => installHooks("codex", file, SCRIPT, [], { port: 1, token })).toThrow(/--http/u);
   });
 });

@@ -45,12 +45,15 @@ export async function gateway(opts: {
   auditLog?: string;
   env?: Record<string, string>;
   elicit?: Elicit;
+  /** More `polar mcp` flags, before the server command (e.g. `--dispatch`). */
+  extraArgs?: string[];
 }): Promise<Connected> {
   // One process (tsx as a loader, not its CLI wrapper), so the pid is the gateway's own.
   const args = ["--import", "tsx", CLI, "mcp", "--ontology", opts.ontology, "--rules", opts.rules, "--policy", opts.policy ?? "veto"];
   if (opts.scope) args.push("--scope", opts.scope);
   if (opts.tau !== undefined) args.push("--tau", String(opts.tau));
   if (opts.auditLog) args.push("--audit-log", opts.auditLog);
+  if (opts.extraArgs) args.push(...opts.extraArgs);
   if (opts.upstream) args.push("--upstream", opts.upstream);
   else args.push("--", ...opts.server);
   const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...getDefaultEnvironment(), ...(opts.env ?? {}) }, stderr: "pipe", cwd: ROOT });

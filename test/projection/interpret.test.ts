@@ -193,6 +193,69 @@ describe("projectDocument", () => {
     expect(b.slot("user", "u9", "name")).toBe("New");
   });
 
+  it("a merge pass with `derive` derives only the named slots again, over the entity's slots as they are", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: {
+        item: {
+          fields: "*",
+          slots: {
+            // how many items come after this one in the collection: complete only once all exist
+            later: { count: { const: ["a", "b", "c"] }, where: { and: [{ gt: ["$item", "$.id"] }, { exists: { entity: "item", id: "$item" } }] } },
+            twice: { add: ["$slots.later", "$slots.later"] },
+            v_seen: "v",
+          },
+        },
+      },
+      documents: {
+        db: [
+          { entity: "item", from: "items", id: "id" },
+          { entity: "item", from: "items", id: "id", merge: true, derive: ["later", "twice"] },
+        ],
+        again: [{ entity: "item", from: "items", id: "id", merge: true, derive: ["later"] }],
+      },
+    });
+    const b = projectDocument(r, { items: [{ id: "a", v: 1 }, { id: "b", v: 2 }, { id: "c", v: 3 }] });
+    expect([b.slot("item", "a", "later"), b.slot("item", "b", "later"), b.slot("item", "c", "later")]).toEqual([2, 1, 0]);
+    expect([b.slot("item", "a", "twice"), b.slot("item", "b", "twice")]).toEqual([4, 2]);
+    // Only the named slots: the fields and the other slots keep their values.
+    b.deleteEntity("item", "c");
+    projectDocument(r, { items: [{ id: "a", v: 99 }] }, b, { document: "again" });
+    expect(b.entity("item", "a")).toEqual(Object.assign(Object.create(null), { id: "a", v: 1, later: 1, twice: 4, v_seen: 1 }));
+  });
+
+  it("`exists` of an entity asks whether it exists, without copying its record", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { item: { fields: "*", slots: { has_next: { exists: { entity: "item", id: "$.next" } }, next_v: { entity: "item", id: "$.next", slot: "v" } } } },
+      documents: { db: [{ entity: "item", from: "items", id: "id" }] },
+    });
+    let copies = 0;
+    class Counting extends LayerB {
+      override entity(entity: string, id: string) {
+        copies++;
+        return super.entity(entity, id);
+      }
+    }
+    const b = projectDocument(r, { items: [{ id: "a", v: 1 }, { id: "b", v: 2, next: "a" }, { id: "c", next: "zz" }] }, new Counting());
+    expect([b.slot("item", "a", "has_next"), b.slot("item", "b", "has_next"), b.slot("item", "c", "has_next")]).toEqual([false, true, false]);
+    expect(b.slot("item", "b", "next_v")).toBe(1);
+    expect(copies).toBe(0);
+  });
+
+  it("a merge pass over an entity that does not exist yet projects it whole, with `derive` or without", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { item: { fields: "*", slots: { n: { const: 1 }, m: { const: 2 } } } },
+      documents: { db: [{ entity: "item", from: "items", id: "id", merge: true, derive: ["n"] }] },
+    });
+    const b = projectDocument(r, { items: [{ id: "a", v: 1 }] });
+    expect(b.entity("item", "a")).toEqual(Object.assign(Object.create(null), { id: "a", v: 1, n: 1, m: 2 }));
+  });
+
   it("replaces an entity when a source does not merge", () => {
     const b = new LayerB();
     b.set("user", "u1", "stale", true);

@@ -428,6 +428,26 @@ describe("a restore point keeps what the git call can touch (git's documentation
     }
   });
 
+  it("git's options take values per subcommand (git's documentation): add -u/-A take none (-u a.txt stages a.txt; alone, the whole tree), cherry-pick -s is --signoff, checkout -t is --track", async () => {
+    const { g, ws } = await guardOn(clean, "veto");
+    const stage = (cmd: string) => g.check(sh(cmd)).calls.filter((c) => c.name === "git_stage").map((c) => c.arguments.paths);
+    expect(stage("git add -u a.txt")).toEqual([["a.txt"]]);
+    expect(stage("git add --update a.txt")).toEqual([["a.txt"]]);
+    expect(stage("git add -u")).toEqual([["."]]);
+    expect(stage("git add -A")).toEqual([["."]]);
+    expect(stage("git add a.txt")).toEqual([["a.txt"]]);
+    const pick = g.check(sh("git cherry-pick -s abc123"));
+    expect(pick.calls.map((c) => [c.name, c.arguments.target])).toEqual([["git_move_head", "abc123"]]);
+    // commit's -t is a template (a value); checkout's -t is --track (none): the ref stays an operand,
+    // and a branch created from it is not one the dispatcher names, so it is not approved.
+    const track = g.check(sh("git checkout -t origin/feature"));
+    expect(track.approved).toBe(false);
+    expect(track.reason).toBe("unknown_effect");
+    const msg = g.check(sh("git commit -t tpl.txt -m 'x'"));
+    expect(msg.calls.map((c) => c.name)).toEqual(["git_commit"]);
+    expect(ws).toBeTruthy();
+  });
+
   it("the whole work tree would be over the bound (6,000 ignored files): git clean -fdx, which removes them, is asked", async () => {
     const ws = bigIgnored();
     const g = await createShellGuard({ cwd: ws, store: `${ws}/../store`, policy: "snapshot" });

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CAC } from "cac";
-import { chainHead, formatSummary, summarizeLog, verifyAuditLog, type VerifyReport } from "../../audit/index.js";
+import { chainHead, formatSummary, summarizeLog, verifyAuditLog, type VerifyOptions, type VerifyReport } from "../../audit/index.js";
 import { blobDigestHex, decodeBlob } from "../../blob/index.js";
 import { compile } from "../../compiler/index.js";
 import { instantiateCoreSync } from "../../core/wasm.js";
@@ -82,7 +82,7 @@ export function formatReport(report: VerifyReport, log: string): string {
   return out.join("\n");
 }
 
-export function runAuditVerify(log: string, flags: Flags): { report: VerifyReport; text: string } {
+export function runAuditVerify(log: string, flags: Flags, shellReadOnly?: VerifyOptions["shellReadOnly"]): { report: VerifyReport; text: string } {
   const files = flags.ontology === undefined ? [] : Array.isArray(flags.ontology) ? flags.ontology : [flags.ontology];
   if (files.length === 0) throw usageError("missing-option", "`--ontology FILE` is required (repeat it for several ontologies)");
   const head = flags.head === undefined ? undefined : String(flags.head).trim().toLowerCase();
@@ -101,6 +101,7 @@ export function runAuditVerify(log: string, flags: Flags): { report: VerifyRepor
     allowEmpty: flags.allowEmpty === true,
     // The τ²-bench replay's records name the scoped detector (src/policies/consent-scoped.ts).
     consentDetectors: { [scopedConsentDetector.id]: scopedConsentDetector },
+    ...(shellReadOnly === undefined ? {} : { shellReadOnly }),
   });
   return { report, text: flags.json ? JSON.stringify(report, null, 2) : formatReport(report, log) };
 }
@@ -132,7 +133,7 @@ export function register(cli: CAC): void {
     .example("polar audit head decisions.jsonl > decisions.head")
     .example("polar audit verify decisions.jsonl --ontology ontologies/airline/airline.blob --head $(cat decisions.head)")
     .action(
-      action((verb: string, log: string, flags: Flags) => {
+      action(async (verb: string, log: string, flags: Flags) => {
         if (verb === "head") {
           process.stdout.write(runAuditHead(log) + "\n");
           return;
@@ -143,7 +144,10 @@ export function register(cli: CAC): void {
           return;
         }
         if (verb !== "verify") throw usageError("unknown-action", `unknown audit action \`${verb}\``, "the actions are `verify`, `head` and `summary`");
-        const { report, text } = runAuditVerify(log, flags);
+        // A coding-agent hook log with read-only shell approvals: the shell dispatcher re-derives them.
+        const raw = new TextDecoder().decode(readBytes(log, "decision log", MAX_LOG_BYTES));
+        const shell = raw.includes('"readOnly"') ? await (await import("../../shell/index.js")).readOnlyChecker() : undefined;
+        const { report, text } = runAuditVerify(log, flags, shell);
         process.stdout.write(text + "\n");
         process.exitCode = report.ok ? 0 : 1;
       }),

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CAC } from "cac";
 import { compile } from "../../compiler/index.js";
-import { draftOntology, parseToolList, DraftError } from "../../mcp/draft.js";
+import { dispatchArgument, draftOntology, parseToolList, DraftError } from "../../mcp/draft.js";
 import { printDiagnostics } from "./check.js";
 import { CliError, reportError } from "../errors.js";
 import { readJson } from "../files.js";
@@ -32,6 +32,11 @@ export function register(cli: CAC): void {
           const provisional = r.tables.edges.length + (text.match(/^%provisional\(/gm)?.length ?? 0);
           process.stderr.write(`wrote ${flags.out}: ${tools.length} tools, ${provisional} provisional guesses (none live)\n`);
         } else process.stdout.write(text);
+        // Tools that take an SQL or shell string: never read-only, refused until judged as dispatchers.
+        for (const t of tools) {
+          const d = dispatchArgument(t);
+          if (d !== null) process.stderr.write(`note: \`${t.name}\` takes ${d.kind === "sql" ? "an SQL statement" : "a shell command"} in \`${d.argument}\`: it is not read-only; every call is refused unless the gateway judges it (\`polar mcp --dispatch ${t.name}=${d.kind}:${d.argument}\`)\n`);
+        }
       } catch (e) {
         if (!(e instanceof DraftError)) throw e;
         // The CLI's one style (src/cli/errors.ts): a missing option is usage (2), bad input is 1.

@@ -15,6 +15,7 @@ import type { ReplayScope } from "../../tau2/replay.js";
 import { packageRoot } from "./demo.js";
 import { action, CliError } from "../errors.js";
 import { auditLogFile } from "./audit-log.js";
+import { evalOpenAgentSafety, oasSummary } from "./eval-openagentsafety.js";
 
 interface Flags {
   data?: string;
@@ -30,6 +31,8 @@ interface Flags {
   tau2Src?: string;
   python?: string;
   auditLog?: string;
+  runs?: string | string[];
+  tasks?: string;
 }
 
 export interface EvalTau2Options {
@@ -132,8 +135,10 @@ function executionHeadline(x: NonNullable<Tau2EvalReport["execution"]>): string[
 
 export function register(cli: CAC): void {
   cli
-    .command("eval <suite> [...results]", "Evaluate the guard offline on real agent runs (suite: tau2)")
-    .option("--data <dir>", "a τ²-bench data folder laid out like data/tau2 (domains/, results/)")
+    .command("eval <suite> [...results]", "Evaluate the guard offline on real agent runs (suite: tau2 or openagentsafety)")
+    .option("--data <dir>", "a τ²-bench data folder laid out like data/tau2 (domains/, results/); openagentsafety: tasks/ and runs/<model>/")
+    .option("--runs <dir>", "openagentsafety: a model's run folder (traj_<task>.json, labels.json; repeatable); default every folder of <data>/runs")
+    .option("--tasks <file>", "openagentsafety: the task table (default data/openagentsafety/tasks.json)")
     .option("--results <file>", "a results file (repeatable; also as extra arguments); default every file in <data>/results")
     .option("--out <dir>", "folder for tau2-eval.json, tau2-eval.md and tau2-eval.html")
     .option("--scope <scope>", "turn, session or both (default both)")
@@ -148,9 +153,24 @@ export function register(cli: CAC): void {
     .option("--audit-log <file>", "write every decision of the replay to FILE (JSONL), for `polar audit verify`")
     .example("polar eval tau2 --data ../tau2-bench/data/tau2 --out eval-out")
     .example("polar eval tau2 --data ../shared/tau2 --results gpt-4.1_airline_default_user-gpt-4.1_1trial.json --out eval-out")
+    .example("polar eval openagentsafety --data ../shared/openagentsafety --out oas-out")
     .action(action(async (suite: string, extra: string[], flags: Flags) => {
       try {
-        if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suite is `tau2`: `polar eval tau2 --data DIR --out DIR`");
+        if (suite === "openagentsafety") {
+          const runs = flags.runs === undefined ? undefined : (Array.isArray(flags.runs) ? flags.runs : [flags.runs]).map(String);
+          const { report, files } = await evalOpenAgentSafety({
+            data: flags.data as string,
+            runs,
+            tasks: flags.tasks,
+            out: flags.out as string,
+            resamples: parseNumber("resamples", flags.resamples, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000, "an integer in [1, 1000000]"),
+            seed: parseNumber("seed", flags.seed, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, "an integer in [0, 2^32)"),
+            progress: flags.progress !== false,
+          });
+          process.stdout.write(oasSummary(report, files));
+          return;
+        }
+        if (suite !== "tau2") throw new EvalError("bad-option", `unknown evaluation suite \`${suite}\``, "the suites are `tau2` and `openagentsafety`: `polar eval tau2 --data DIR --out DIR`");
         if (typeof flags.data !== "string" || flags.data === "") throw new EvalError("bad-option", "missing `--data DIR`", "a folder laid out like τ²-bench's data/tau2");
         if (typeof flags.out !== "string" || flags.out === "") throw new EvalError("bad-option", "missing `--out DIR`");
         const given = flags.results === undefined ? [] : (Array.isArray(flags.results) ? flags.results : [flags.results]).map(String);

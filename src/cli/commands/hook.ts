@@ -9,6 +9,7 @@ import type { CAC } from "cac";
 import { failClosed, isHookAgent, type AgentOutput } from "../../hooks/agents.js";
 import { runHookClient } from "../../hooks/client.js";
 import { ping, polarHome, socketPath, startServer } from "../../hooks/server.js";
+import { approveStored } from "../../hooks/engine.js";
 import { createHookEngine } from "../../hooks/setup.js";
 import { shellGuardFactory } from "../../hooks/shell.js";
 import { action, CliError, usageError } from "../errors.js";
@@ -113,9 +114,10 @@ async function runServe(flags: { status?: boolean; stop?: boolean }): Promise<vo
 
 async function runApprove(id: string): Promise<void> {
   if (!/^[0-9a-f]{8}$/u.test(id)) throw usageError("bad-approval-id", `\`${id}\` is not an approval id`, "the refusal names it: `polar approve 1a2b3c4d`");
+  // Approvals are stored in the polar home: with the daemon down, recorded there directly.
   const r = await post(`/approve/${id}`);
-  if (r === null) throw new CliError("daemon-down", "no polar daemon answers: the approval cannot be recorded", "approvals live in the daemon; the refused call is asked again after a restart");
-  if (r.status !== 200) throw new CliError("unknown-approval", `no refused call has the approval id \`${id}\``, "the id is in the refusal the agent showed; it lasts until the daemon stops");
+  const ok = r === null ? approveStored(polarHome(), id) : r.status === 200;
+  if (!ok) throw new CliError("unknown-approval", `no refused call has the approval id \`${id}\` (or it expired)`, "the id is in the refusal the agent showed; it lasts an hour");
   process.stdout.write(`approved: the identical retry of that call runs once\n`);
 }
 

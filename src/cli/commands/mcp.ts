@@ -8,6 +8,10 @@ import { baseName, printDiagnostics } from "./check.js";
 import { parseTau } from "./verdict.js";
 import { action, CliError } from "../errors.js";
 import { readBytes, readJson } from "../files.js";
+import { resolve } from "node:path";
+import { polarHome, shellStorePath } from "../../hooks/server.js";
+import type { DispatcherTool } from "../../mcp/gateway.js";
+import type { SqlModule } from "../../mcp/sql-dispatch.js";
 
 interface Flags {
   ontology?: string;
@@ -21,11 +25,15 @@ interface Flags {
   maxSessions?: string | number;
   sessionIdle?: string | number;
   allowOrigin?: string | string[];
+  dispatch?: string | string[];
+  database?: string;
+  store?: string;
+  workspace?: string;
   "--"?: string[];
 }
 
 /** A missing or malformed flag (`--listen` off loopback, no upstream or two of them) is usage. */
-const USAGE_CODES = new Set(["missing-option", "bad-option", "bad-listen", "bad-upstream"]);
+const USAGE_CODES = new Set(["missing-option", "bad-option", "bad-listen", "bad-upstream", "bad-database"]);
 
 /** The command's failures in the CLI's one style: a missing or bad option is a usage error (exit 2). */
 class UsageError extends CliError {
@@ -62,6 +70,49 @@ function positiveInt(v: string | number, flag: string, max: number): number {
   return n;
 }
 
+/** `--dispatch TOOL=sql:ARG … --database URL` and `--dispatch TOOL=shell:ARG … --workspace DIR`
+ * [`--store DIR`]: the SQL guard or the shell guard judges those tools' strings. */
+async function dispatchersOf(flags: Flags, policy: string): Promise<Map<string, DispatcherTool> | undefined> {
+  const specs = flags.dispatch === undefined ? [] : (Array.isArray(flags.dispatch) ? flags.dispatch : [flags.dispatch]).map(String);
+  if (specs.length === 0) {
+    if (flags.database !== undefined || flags.store !== undefined || flags.workspace !== undefined) throw new UsageError("bad-option", "`--database`, `--workspace` and `--store` go with `--dispatch TOOL=sql:ARG` / `TOOL=shell:ARG`");
+    return undefined;
+  }
+  const { parseDispatch, sqlDispatchers, SqlDispatchError } = await import("../../mcp/sql-dispatch.js");
+  try {
+    const tools = specs.map(parseDispatch);
+    const seen = new Set<string>();
+    for (const t of tools) {
+      if (seen.has(t.tool)) throw new SqlDispatchError("bad-option", `\`--dispatch\` names \`${t.tool}\` twice`);
+      seen.add(t.tool);
+    }
+    const sqlTools = tools.filter((t) => t.kind === "sql");
+    const shellTools = tools.filter((t) => t.kind === "shell");
+    if (sqlTools.length > 0 && (flags.database === undefined || String(flags.database) === "")) throw new UsageError("missing-option", "`--dispatch TOOL=sql:ARG` needs `--database sqlite:PATH` or `--database postgres://…` (the server's database, read before each statement)");
+    if (sqlTools.length === 0 && flags.database !== undefined) throw new UsageError("bad-option", "`--database` goes with `--dispatch TOOL=sql:ARG`");
+    if (shellTools.length > 0 && (flags.workspace === undefined || String(flags.workspace) === "")) throw new UsageError("missing-option", "`--dispatch TOOL=shell:ARG` needs `--workspace DIR` (where the server runs its commands)");
+    if (shellTools.length === 0 && flags.workspace !== undefined) throw new UsageError("bad-option", "`--workspace` goes with `--dispatch TOOL=shell:ARG`");
+    const store = resolve(flags.store !== undefined ? String(flags.store) : shellStorePath(polarHome()));
+    const out = new Map<string, DispatcherTool>();
+    if (sqlTools.length > 0) {
+      const sql: SqlModule = await import("../../sql/index.js");
+      // A restore point makes a DROP undoable, so the gateway's veto still admits it; advisory only records.
+      for (const [k, v] of await sqlDispatchers(sql, { tools: sqlTools, database: String(flags.database), store, policy: policy === "advisory" ? "advisory" : "snapshot" })) out.set(k, v);
+    }
+    if (shellTools.length > 0) {
+      const { shellDispatchers } = await import("../../mcp/shell-dispatch.js");
+      const shell = await import("../../shell/index.js");
+      for (const [k, v] of shellDispatchers(shell, { tools: shellTools, workspace: resolve(String(flags.workspace)), store, policy: policy === "advisory" ? "advisory" : "snapshot" })) out.set(k, v);
+    }
+    return out;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const err = e as Error & { code?: string };
+    if (e instanceof SqlDispatchError || typeof err.code === "string") throw new UsageError(err.code ?? "bad-option", err.message);
+    throw e;
+  }
+}
+
 export function register(cli: CAC): void {
   cli
     .command("mcp", "Run the MCP gateway: judge every tools/call of an MCP server before it runs")
@@ -76,6 +127,10 @@ export function register(cli: CAC): void {
     .option("--session-idle <seconds>", "With --listen: close a session after this long without a request (default 1800)")
     .option("--allow-origin <origin>", "With --listen: also serve browser requests from this Origin (repeatable)")
     .option("--upstream <url>", "The MCP server over Streamable HTTP (instead of a command after --)")
+    .option("--dispatch <tool=kind:arg>", "Judge this tool's string argument: TOOL=sql:ARG (an SQL statement) or TOOL=shell:ARG (a shell command); repeatable (docs/sql.md)")
+    .option("--database <url>", "With --dispatch: the server's database, sqlite:PATH or postgres://…")
+    .option("--workspace <dir>", "With --dispatch TOOL=shell:ARG: the directory the server runs its commands in")
+    .option("--store <dir>", "With --dispatch: restore points and the undo journal (default $POLAR_HOME/store, what `polar undo` reads)")
     .example("polar mcp --ontology ontologies/mcp-memory/memory.blob --rules ontologies/mcp-memory/projection.json -- npx @modelcontextprotocol/server-memory")
     .action(action(async (flags: Flags) => {
       {
@@ -90,6 +145,7 @@ export function register(cli: CAC): void {
         const command = flags["--"] ?? [];
         const maxSessions = flags.maxSessions === undefined ? undefined : positiveInt(flags.maxSessions, "--max-sessions", 10_000);
         const sessionIdleSeconds = flags.sessionIdle === undefined ? undefined : positiveInt(flags.sessionIdle, "--session-idle", 7 * 24 * 3600);
+        const dispatchers = await dispatchersOf(flags, policy);
         // The SDK stays out of every other command: loaded only here.
         const { startGateway, GatewayStartError } = await import("../../mcp/node.js");
         try {
@@ -105,6 +161,7 @@ export function register(cli: CAC): void {
             listen: flags.listen === undefined ? undefined : parseListen(flags.listen),
             maxSessions,
             sessionIdleSeconds,
+            dispatchers,
             allowedOrigins: flags.allowOrigin === undefined ? undefined : (Array.isArray(flags.allowOrigin) ? flags.allowOrigin : [flags.allowOrigin]).map(String),
           });
           const code = await running.done;
