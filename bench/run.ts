@@ -1,4 +1,5 @@
-// The benchmark harness: `npm run bench` (full, ~10 min) or `npm run bench -- --quick` (~1 min).
+// The benchmark harness: `npm run bench` (full, ~8 min on the 2-core dev machine), `--standard` (~4.5 min)
+// or `--quick`.
 // Bundles each variant from source with esbuild (so children run plain Node on fresh code, no loader
 // in the way), runs every variant in its own process, measures cold start in fresh Node and workerd
 // processes, then writes bench/results/latest.json (+ a dated copy), the SVG plots, and the results
@@ -158,7 +159,15 @@ function runHooks(job: Job, onProgress: (label: string) => void): Promise<Record
       if (line) onProgress(line.slice(0, 60));
     });
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    // A daemon that never answers would keep the script waiting: the job fails after a bound instead.
+    // (Three cases, each timed and then run again for its CPU; generous for a loaded machine.)
+    const limitMs = Math.round((60 + 9 * (0.3 * p.calls + 6 * p.fresh) + 15 * p.cold) * 1000);
+    const timer = setTimeout(() => {
+      err += `\nkilled after ${limitMs / 1000} s`;
+      child.kill("SIGKILL");
+    }, limitMs);
     child.on("exit", (code) => {
+      clearTimeout(timer);
       if (code !== 0 || !existsSync(file)) return reject(new Error(`hooks failed (exit ${code}): ${err.trim().slice(-800)}`));
       resolve({ variant: "hooks", ...(JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>), id: job.id });
     });

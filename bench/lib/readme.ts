@@ -140,7 +140,7 @@ export function resultsSection(r: Results, plots: string[]): string {
     lines.push("");
     if (lb) {
       const f = lb.figures as Record<string, Figure>;
-      lines.push(`Airline db.json (${(lb.dbBytes / 1e6).toFixed(1)} MB, ${lb.entities} entities), median of ${f.project.samples} runs: read ${formatNs(f.read.p50)}, JSON.parse ${formatNs(f.parse.p50)}, projection ${formatNs(f.project.p50)}. guard.observe of one tool result (${lb.resultBytes.min}–${lb.resultBytes.max} bytes of JSON text): p50 ${formatNs(f.observe.p50)}, p99 ${formatNs(f.observe.p99)}.`);
+      lines.push(`Airline db.json (${(lb.dbBytes / 1e6).toFixed(1)} MB, ${lb.entities} entities), median of ${f.project.samples} runs: read ${formatNs(f.read.p50)}, JSON.parse ${formatNs(f.parse.p50)}, projection ${formatNs(f.project.p50)}${f.projectCpu ? ` (CPU time ${formatNs(f.projectCpu.p50)})` : ""}. guard.observe of one tool result (${lb.resultBytes.min}–${lb.resultBytes.max} bytes of JSON text): p50 ${formatNs(f.observe.p50)}, p99 ${formatNs(f.observe.p99)}.`);
     }
     if (mem) {
       const first = mem.points[1];

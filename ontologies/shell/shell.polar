@@ -119,6 +119,11 @@ inverse_of(restore_point_apply, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdi
 inverse_of(fs_remove, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.created",
     when = ws_path.kind == "absent", args = { path: call.path }).
 inverse_of(nothing, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.exists", when = ws_path.kind == "directory").
+% A file, a symbolic link (to a directory under -p: an existing directory, left alone) or anything
+% else at the path: mkdir fails ("File exists"), nothing changes. With the two edges above, every kind
+% has a T1 edge and none loses anything: mkdir is creation-only (src/shell/creation.ts).
+inverse_of(nothing, fs_mkdir, ws_path.kind, 1.0, id = "shell.fs_mkdir.fails",
+    when = ws_path.kind != "absent" and ws_path.kind != "directory").
 
 % ---------------------------------------------------------------------------------------------------
 % git: the work tree, the index, HEAD and refs as a whole.

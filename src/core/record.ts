@@ -166,8 +166,13 @@ export function readOutput(view: DataView): RawOutput {
 /** A copy of the canonical verdict bytes: the header fields through the last step. */
 export function outputBytes(view: DataView): Uint8Array {
   const len = OUT_STEPS + stepCount(view) * STEP_SIZE;
-  return new Uint8Array(view.buffer, view.byteOffset, len).slice();
+  // One allocation (the copy): a byte view of the whole buffer is kept while the buffer stays the same
+  // (a wasm memory's buffer changes only when the memory grows).
+  if (bytesOfBuffer === null || bytesOfBuffer.buffer !== view.buffer) bytesOfBuffer = new Uint8Array(view.buffer as ArrayBuffer);
+  return bytesOfBuffer.slice(view.byteOffset, view.byteOffset + len);
 }
+
+let bytesOfBuffer: Uint8Array | null = null;
 
 const TIER_BY_NAME: Record<TierName, Tier> = { T1: Tier.T1, T2: Tier.T2, T3: Tier.T3, T4: Tier.T4, T5: Tier.T5 };
 /** T4 and T5 are always enabled (docs/semantics.md): their bits are always set. */

@@ -4,6 +4,7 @@
 // check reads only the copy, so the audit replay re-derives the same problem from the record alone.
 import type { ExecutedCall, ToolCall } from "../core/types.js";
 import { canonicalJsonFast } from "./canonical-fast.js";
+import { defineLazyBefore } from "./lazy.js";
 
 export const NON_JSON = "$nonjson";
 const MAX_DEPTH = 64;
@@ -227,4 +228,63 @@ export function checkExecuted(safe: unknown, i: number): { ok: true; call: Execu
  * its execution by it; a consent question is bound to its SHA-256). */
 export function callKey(call: ToolCall): string {
   return canonicalJsonFast({ name: call.name, arguments: call.arguments });
+}
+
+/**
+ * A value the guard parsed itself (a tool result's JSON.parse, src/projection/project.ts
+ * parseToolResult) made what frozenJsonSafe would make of it, without copying it: frozen in place when
+ * it is already exactly that copy's data (plain objects and arrays, finite numbers other than -0,
+ * within the depth and size bounds); otherwise the frozen copy. Parts frozen already (adopted by
+ * Layer B) are checked, not refrozen. Never given a caller's object.
+ */
+export function freezeParsed(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return frozenJsonSafe(value);
+  const budget = { nodes: 0 };
+  return parsedIsCopy(value, 0, budget) ? value : frozenJsonSafe(value);
+}
+
+/** Checks `v` (an object) is plain JSON as a frozen copy would hold it, freezing it on the way back. */
+function parsedIsCopy(v: object, depth: number, budget: { nodes: number }): boolean {
+  // Conservative bounds: anything near walk's limits takes the copying path, which marks it.
+  if (depth >= MAX_DEPTH - 1 || ++budget.nodes >= MAX_NODES) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) return false;
+      if (!parsedChild(v[i], depth, budget)) return false;
+    }
+  } else {
+    if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) if (!parsedChild((v as Record<string, unknown>)[keys[i]], depth, budget)) return false;
+  }
+  if (!Object.isFrozen(v)) Object.freeze(v);
+  return true;
+}
+
+function parsedChild(x: unknown, depth: number, budget: { nodes: number }): boolean {
+  if (typeof x === "object") return x === null ? ++budget.nodes < MAX_NODES : parsedIsCopy(x, depth + 1, budget);
+  if (typeof x === "number") return Number.isFinite(x) && !Object.is(x, -0) && ++budget.nodes < MAX_NODES;
+  return (typeof x === "string" || typeof x === "boolean") && ++budget.nodes < MAX_NODES;
+}
+
+/** An executed call as the session's forward sequence keeps it, frozen: `call` the guard's checked
+ * frozen copy, `before` a frozen snapshot of its own, `result` (when `hasResult`) a value it parsed
+ * itself (freezeParsed):
+ * what safeExecuted(entry, true) makes of them, without copying them again. */
+export function ownExecuted(call: ToolCall, hasResult: boolean, result: unknown, before: LazyBefore): ExecutedCall {
+  const out: ExecutedCall = { name: call.name, arguments: call.arguments };
+  // A result that is not JSON at all (undefined) is the copy's marker, as the copy made it.
+  if (hasResult) out.result = freezeParsed(result);
+  setBefore(out, before);
+  return Object.freeze(out);
+}
+
+/** A `before` snapshot (frozen, the guard's own), or a function that makes one when first read. */
+export type LazyBefore = Record<string, unknown> | (() => Record<string, unknown>) | undefined;
+
+/** Sets an entry's `before`: a value as it is, a function as a field made when first read (./lazy.ts);
+ * nothing for undefined. */
+export function setBefore(entry: ExecutedCall, before: LazyBefore): void {
+  if (typeof before === "function") defineLazyBefore(entry, before);
+  else if (before !== undefined) entry.before = before;
 }

@@ -4,7 +4,7 @@
 import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier } from "../core/verifier.js";
-import { toHex } from "../util/sha256.js";
+import { defineLazyHex } from "./lazy.js";
 import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import { refusalText } from "../policies/text.js";
@@ -89,7 +89,7 @@ export interface Evaluation {
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
 
 export function verdictRecord(v: Verdict): VerdictRecord {
-  const r: VerdictRecord = {
+  const r = {
     reason: v.reason,
     complete: v.complete,
     phi: v.phi,
@@ -97,8 +97,10 @@ export function verdictRecord(v: Verdict): VerdictRecord {
     steps: v.steps,
     bottleneck: v.bottleneck,
     nodes: v.nodes,
-    bytes: toHex(v.bytes),
-  };
+  } as VerdictRecord;
+  // `bytes` is the hex of the verdict bytes, written when first read (./lazy.ts): most checks are
+  // never serialised in the process that made them.
+  defineLazyHex(r, v.bytes);
   // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
   if (v.amount !== undefined) r.amount = v.amount;
   return r;

@@ -165,31 +165,27 @@ export class Judge {
     s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
   ): Decision {
     const o = this.o;
-    const decision = {
-      format: DECISION_FORMAT,
-      seq: s,
-      route: ev.route,
-      approved: ev.approved,
-      execution,
-      admissible: ev.admissible,
-      reason: ev.reason,
-      detail: ev.detail,
-      call,
-      forward: forward.length === 0 ? NO_FORWARD : Object.freeze(forward),
-      verdict: ev.verdict === null ? null : ownVerdict(ev.verdict),
-      targets: ev.targets === null ? null : frozenJsonSafe(ev.targets),
-      classification: ev.classification,
-      policy: o.policy.name,
-      tau: tauFixed(o.config),
-      message: ev.message,
-      refusal: ev.refusal,
-      question: ev.question,
-      userMessages: userMessages.length === 0 ? NO_MESSAGES : Object.freeze(userMessages),
-      consent: ev.consent === null ? null : frozenJsonSafe(ev.consent),
-      ...(consentContext === null ? {} : { consentContext: frozenJsonSafe(consentContext) }),
-      unknown: ev.unknown === null ? null : Object.freeze(ev.unknown),
-      reads: ev.reads,
-    } as unknown as Decision;
+    const forwardOut = forward.length === 0 ? NO_FORWARD : Object.freeze(forward);
+    const verdict = ev.verdict === null ? null : ownVerdict(ev.verdict);
+    const targets = ev.targets === null ? null : frozenJsonSafe(ev.targets);
+    const messages = userMessages.length === 0 ? NO_MESSAGES : Object.freeze(userMessages);
+    const consent = ev.consent === null ? null : frozenJsonSafe(ev.consent);
+    const unknown = ev.unknown === null ? null : Object.freeze(ev.unknown);
+    // Two literals (with and without `consentContext`) rather than a spread in one: each is built from
+    // its own boilerplate, in one field order.
+    const decision = (consentContext === null
+      ? {
+        format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
+        detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
+        tau: tauFixed(o.config), message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
+        unknown, reads: ev.reads,
+      }
+      : {
+        format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
+        detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
+        tau: tauFixed(o.config), message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
+        consentContext: frozenJsonSafe(consentContext), unknown, reads: ev.reads,
+      }) as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
     // fields; the rest are assigned after it so every record keeps one field order.
     defineStateDigest(decision, ev.digest);

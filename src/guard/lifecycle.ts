@@ -50,6 +50,13 @@ export class Execution {
     return this.snap;
   }
 
+  /** `before` for the entry of its observe: the value when it is made already, else a function that
+   * makes it when first read (./lazy.ts). */
+  lazyBefore(): Record<string, unknown> | (() => Record<string, unknown>) | undefined {
+    if (this.frozen !== null || typeof this.snap !== "function") return this.entry.before;
+    return () => this.entry.before!;
+  }
+
   /** Canonical JSON of `{ name, arguments }`: how an observe without an id finds it. */
   get key(): string {
     return (this.keyText ??= this.keyOf(this.call));
@@ -74,6 +81,23 @@ interface Observed {
   readonly admitted: boolean;
   /** Its entity as it was before it ran (turn scope judges an earlier call on it). */
   readonly before: Record<string, unknown> | undefined;
+}
+
+/** An observed execution remembered by its entry, whose `before` is read only when asked (an entry's
+ * `before` may be made when first read: src/guard/lazy.ts). */
+class ObservedEntry implements Observed {
+  readonly call: ToolCall;
+  constructor(
+    readonly key: string,
+    readonly admitted: boolean,
+    private readonly entry: ExecutedCall,
+  ) {
+    this.call = { name: entry.name, arguments: entry.arguments };
+  }
+
+  get before(): Record<string, unknown> | undefined {
+    return this.entry.before;
+  }
 }
 
 export class Lifecycle {
@@ -140,7 +164,7 @@ export class Lifecycle {
       this.tracked.delete(x.seq);
     }
     const admitted = x === undefined || x.admitted;
-    this.history.push({ key, call: { name: entry.name, arguments: entry.arguments }, admitted, before: entry.before });
+    this.history.push(new ObservedEntry(key, admitted, entry));
     if (this.history.length > MAX_HISTORY) this.history = this.history.slice(-MAX_HISTORY);
     if (!admitted) {
       this.commitBefore(x!.seq);

@@ -8,7 +8,7 @@ import { fieldAt } from "../core/values.js";
 import type { LayerB } from "../projection/layer-b.js";
 import { applyToolResult, parseToolResult, type ApplyReport } from "../projection/project.js";
 import type { BeforeReader } from "./before.js";
-import { callKey, checkCallShape, frozenJsonSafe, safeExecuted } from "./call.js";
+import { callKey, checkCallShape, frozenJsonSafe, ownExecuted, setBefore, type LazyBefore } from "./call.js";
 import type { Engine } from "./engine.js";
 import { describeError, GuardError } from "./errors.js";
 import type { Execution, Lifecycle } from "./lifecycle.js";
@@ -48,7 +48,10 @@ export class Observer {
       if (x !== undefined) lifecycle.release(x);
       return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: null };
     }
-    const before = x !== undefined ? x.entry.before : this.before.now(checked.call);
+    // The entity before the call ran: the approved execution's (kept at its check), or Layer B's now,
+    // before the projection changes it. With a LayerB it is made when first read (most entries are
+    // committed unread): from the record Layer B keeps unchanged for it.
+    const before = x !== undefined ? x.lazyBefore() : (this.before.keep(checked.call) as LazyBefore);
     const info = this.engine.verifier.tool(checked.call.name);
     const mutating = !info.known || !info.readOnly;
     const markActed = (): UnknownMark => {
@@ -62,9 +65,7 @@ export class Observer {
       // Nothing to project; the call stays in the forward sequence (it may have run) and what it acts
       // on is unknown (a read-only call changed nothing: it is observed as run).
       const marks = mutating ? [markActed()] : null;
-      const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments };
-      if (before !== undefined) entry.before = before;
-      lifecycle.observe(x, key, scope === "session" && mutating ? (safeExecuted(entry, true) as ExecutedCall) : entry, mutating);
+      lifecycle.observe(x, key, this.entry(checked.call, false, undefined, before, scope === "session" && mutating), mutating);
       return { applied: null, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: marks };
     }
     let applied: ApplyReport | null = null;
@@ -82,9 +83,19 @@ export class Observer {
       // hold, an empty `forEach`) are the rules' answer, not a failure.
       if (mutating && applied.matched && applied.skipped.length > 0) marks = [markActed()];
     }
-    const entry: ExecutedCall = { name: checked.call.name, arguments: checked.call.arguments, result: parsed.value };
-    if (before !== undefined) entry.before = before;
-    lifecycle.observe(x, key, scope === "session" && mutating ? (safeExecuted(entry, true) as ExecutedCall) : entry, mutating);
+    lifecycle.observe(x, key, this.entry(checked.call, true, parsed.value, before, scope === "session" && mutating), mutating);
     return { applied, sequenceLength: lifecycle.sequence().length, execution: x?.id ?? null, unknown: marks };
+  }
+
+  /** The call as the lifecycle records it. Kept in the session's forward sequence, it is frozen all the
+   * way down: its arguments and `before` are the guard's frozen copies already, its result the value
+   * the guard parsed (frozen in place, not copied again: ownExecuted). Otherwise only its call and
+   * `before` are read (turn scope's history), and the result is kept as parsed. */
+  private entry(call: ToolCall, hasResult: boolean, result: unknown, before: LazyBefore, kept: boolean): ExecutedCall {
+    if (kept) return ownExecuted(call, hasResult, result, before);
+    const entry: ExecutedCall = { name: call.name, arguments: call.arguments };
+    if (hasResult) entry.result = result;
+    setBefore(entry, before);
+    return entry;
   }
 }

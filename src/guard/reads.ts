@@ -57,13 +57,15 @@ export class RecordingView implements StateView {
    * the first one made (the sort is stable). */
   reads(): Read[] {
     const sorted = this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice());
-    const out: Read[] = [];
+    // Repeats dropped in place (the sorted array is this call's own copy).
+    let n = 0;
     for (let i = 0; i < sorted.length; i++) {
       const r = sorted[i];
-      if (out.length > 0 && sameKey(out[out.length - 1], r)) continue;
-      out.push(r);
+      if (n > 0 && sameKey(sorted[n - 1], r)) continue;
+      sorted[n++] = r;
     }
-    return out;
+    sorted.length = n;
+    return sorted;
   }
 }
 
@@ -71,12 +73,17 @@ function sameKey(a: Read, b: Read): boolean {
   return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
+/** Entity, then id, then existence (slot null) before slots, then slot name. Most reads of a check share
+ * their entity and id (often the very same strings), so equality is tested first. */
 function compareReads(x: Read, y: Read): number {
-  return compareStrings(x[0], y[0]) || compareStrings(x[1], y[1]) || (x[2] === null ? (y[2] === null ? 0 : -1) : y[2] === null ? 1 : compareStrings(x[2], y[2]));
+  if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
+  if (x[1] !== y[1]) return x[1] < y[1] ? -1 : 1;
+  const a = x[2];
+  const b = y[2];
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
 }
 
 export function sortReads(reads: Read[]): Read[] {

@@ -11,6 +11,7 @@ import type { Decision } from "../guard/index.js";
 import { jsonSafe } from "../guard/index.js";
 import { failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
 import { shellStorePath } from "./server.js";
+import { LockBusyError, takeFileLock, type FileLock } from "../util/file-lock.js";
 import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
 
 
@@ -78,6 +79,8 @@ interface Session {
   shell: Map<string, HookGuard>;
   mcp: Map<string, HookGuard>;
   logPath: string;
+  /** `<log>.lock`, held while the session is open here: one writer per log, so its chain stays one. */
+  lock: FileLock;
   chain: Chain;
   seq: number;
   /** Approved calls not yet observed, by tool_use_id or by the call's text. */
@@ -154,6 +157,19 @@ export function auditLogPath(home: string, agent: Agent, sessionId: string): str
   return join(home, "audit", sessionFileName(agent, sessionId));
 }
 
+/** A session's log is written by another process (a daemon, `polar hook --in-process`, a second
+ * daemon): this call is refused, never judged unlogged. */
+export class SessionLogBusyError extends Error {
+  override readonly name = "SessionLogBusyError";
+  readonly code = "audit-log-busy";
+  constructor(logPath: string, agent: Agent, holder: number | null, lock: string) {
+    super(
+      `refused: this session's audit log \`${logPath}\` is being written by another polar process (${holder === null ? "pid unknown" : `pid ${holder}`}, lock \`${lock}\`): a log has one writer, so this call is not judged. ` +
+        `Use \`polar hook ${agent}\` without --in-process (it asks the running daemon), or stop the other process (\`polar serve --stop\`); a lock whose process is gone is taken over by the next call`,
+    );
+  }
+}
+
 export class HookEngine {
   /** Least recently used first (a used session moves to the end). */
   private readonly sessions = new Map<string, Session>();
@@ -180,6 +196,7 @@ export class HookEngine {
         s.busy++;
         return await this.handleEvent(s, ev);
       } catch (e) {
+        if (e instanceof SessionLogBusyError) return failClosed(e.message);
         return failClosed(`refused: polar failed inside (${e instanceof Error ? e.message : String(e)})`);
       } finally {
         if (s !== null) s.busy--;
@@ -194,6 +211,12 @@ export class HookEngine {
 
   sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** Lets go of every session and its log's lock (the daemon stopping; `polar hook --in-process` done). */
+  close(): void {
+    for (const s of this.sessions.values()) s.lock.release();
+    this.sessions.clear();
   }
 
   private async serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -218,6 +241,7 @@ export class HookEngine {
       if (over <= 0 && now - s.lastUsed < idle) break;
       if (s.busy > 0) continue;
       this.sessions.delete(key);
+      s.lock.release();
       over--;
     }
   }
@@ -234,14 +258,27 @@ export class HookEngine {
     }
     const logPath = auditLogPath(this.options.home, ev.agent, ev.sessionId);
     mkdirSync(join(this.options.home, "audit"), { recursive: true, mode: 0o700 });
+    // One writer per log: taken before its head is read, held while the session is open here.
+    let lock: FileLock;
+    try {
+      lock = takeFileLock(`${logPath}.lock`);
+    } catch (e) {
+      if (e instanceof LockBusyError) throw new SessionLogBusyError(logPath, ev.agent, e.holder, e.lock);
+      throw e;
+    }
     // A session seen before (the daemon restarted): its log goes on from its last record.
     let from;
     let seq = 0;
-    if (existsSync(logPath)) {
-      const text = readFileSync(logPath, "utf8");
-      from = chainHead(text, nodeSha256);
-      const last = text.trimEnd().split("\n").pop();
-      seq = last === undefined || last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
+    try {
+      if (existsSync(logPath)) {
+        const text = readFileSync(logPath, "utf8");
+        from = chainHead(text, nodeSha256);
+        const last = text.trimEnd().split("\n").pop();
+        seq = last === undefined || last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
+      }
+    } catch (e) {
+      lock.release();
+      throw e;
     }
     s = {
       key,
@@ -250,6 +287,7 @@ export class HookEngine {
       shell: new Map(),
       mcp: new Map(),
       logPath,
+      lock,
       chain: createChain({ sha256: nodeSha256, from }),
       seq,
       pending: new Map(),

@@ -22,6 +22,7 @@ import { homedir } from "node:os";
 import { VERSION } from "../version.js";
 import { eventNames, formatAnswer, isAgent, type Agent } from "./agents.js";
 import type { HookEngine } from "./engine.js";
+import { LockBusyError, takeFileLock, type FileLock } from "../util/file-lock.js";
 
 /** Largest request body (a Write's content rides in it). Over it: refused. */
 export const MAX_BODY = 16 * 1024 * 1024;
@@ -39,6 +40,12 @@ export function shellStorePath(home: string): string {
 
 export function socketPath(home: string): string {
   return join(home, "polar.sock");
+}
+
+/** `<home>/serve.lock`: the running daemon's pid. One daemon per polar home: a second one does not
+ * start beside it (two daemons would each hold a session's chain and fork its log). */
+export function serveLockPath(home: string): string {
+  return join(home, "serve.lock");
 }
 
 function readBody(req: IncomingMessage): Promise<string | null> {
@@ -163,15 +170,31 @@ export interface RunningServer {
 }
 
 /** Listens on `<home>/polar.sock` and on 127.0.0.1 (the port recorded in `<home>/polar.tcp`, or a free
- * one when that is taken). A live daemon already there: null (one per user). A stale socket file (no
- * one answers) is replaced. */
+ * one when that is taken). Another live daemon on this home (its `serve.lock`, or one that answers on
+ * the socket): null (one per user). A stale socket file (no one answers) is replaced. The daemon's
+ * close() lets go of the engine's sessions (their logs' locks) and of `serve.lock`. */
 export async function startServer(engine: HookEngine, home: string): Promise<RunningServer | null> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chmodSync(home, 0o700);
   const socket = socketPath(home);
-  if (existsSync(socket)) {
-    if ((await ping(socket)) !== null) return null;
-    unlinkSync(socket);
+  let daemonLock: FileLock;
+  try {
+    daemonLock = takeFileLock(serveLockPath(home));
+  } catch (e) {
+    if (e instanceof LockBusyError) return null;
+    throw e;
+  }
+  try {
+    if (existsSync(socket)) {
+      if ((await ping(socket)) !== null) {
+        daemonLock.release();
+        return null;
+      }
+      unlinkSync(socket);
+    }
+  } catch (e) {
+    daemonLock.release();
+    throw e;
   }
   let closing: Promise<void> | null = null;
   const servers: Server[] = [];
@@ -261,7 +284,10 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
             s.closeAllConnections?.();
           }),
       ),
-    ).then(() => {});
+    ).then(() => {
+      engine.close();
+      daemonLock.release();
+    });
     return closing;
   };
   const old = process.umask(0o177);
@@ -271,6 +297,7 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
       server.listen(socket, () => resolve());
     });
   } catch (e) {
+    daemonLock.release();
     if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") return null; // another daemon won the race
     throw e;
   } finally {

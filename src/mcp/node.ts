@@ -1,7 +1,7 @@
 // Node wiring of the MCP gateway: the upstream server as a stdio child (or a Streamable HTTP URL), the
 // client side on stdio or Streamable HTTP on 127.0.0.1, the audit log file, signals and shutdown. The
 // protocol logic is in gateway.ts; this file only connects pipes and owns processes.
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { createHash } from "node:crypto";
@@ -31,6 +31,7 @@ import type { LayerB } from "../projection/layer-b.js";
 import type { PolicyName } from "../policies/index.js";
 import { createGateway, unsafeReadSteps, type DispatcherTool, type Gateway } from "./gateway.js";
 import { VERSION } from "../version.js";
+import { LockBusyError, LockError, takeFileLock, type FileLock } from "../util/file-lock.js";
 
 export class GatewayStartError extends Error {
   constructor(readonly code: string, message: string, readonly help?: string) {
@@ -479,42 +480,17 @@ interface AuditFiles {
 
 const auditSha256 = (d: Uint8Array | string): Uint8Array => new Uint8Array(createHash("sha256").update(d).digest());
 
-function pidAlive(pid: number): boolean {
+/** Takes `FILE.lock` (src/util/file-lock.ts: the pid, created exclusively; a dead pid's lock is taken over). */
+function takeLock(file: string): FileLock {
   try {
-    process.kill(pid, 0);
-    return true;
+    return takeFileLock(`${file}.lock`);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Takes `FILE.lock` (exclusive create); a lock whose pid is gone is stale and taken over. */
-function takeLock(file: string): string {
-  const lock = `${file}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lock, "wx");
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return lock;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new GatewayStartError("bad-audit-log", `cannot create the audit log's lock \`${lock}\`: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-      }
-      let holder = NaN;
-      try {
-        holder = Number.parseInt(readFileSync(lock, "utf8").trim(), 10);
-      } catch {
-        // unreadable: treated as held
-      }
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && !pidAlive(holder)) {
-        unlinkSync(lock); // the gateway that held it is gone
-        continue;
-      }
-      throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is being written by another gateway (pid ${Number.isNaN(holder) ? "unknown" : holder}, lock \`${lock}\`)`, "give each gateway its own --audit-log file; a log has one writer, so its chain stays one chain");
+    if (e instanceof LockBusyError) {
+      throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is being written by another gateway (pid ${e.holder ?? "unknown"}, lock \`${e.lock}\`)`, "give each gateway its own --audit-log file; a log has one writer, so its chain stays one chain");
     }
+    if (e instanceof LockError) throw new GatewayStartError("bad-audit-log", `cannot create the audit log's lock \`${e.lock}\`: ${e.errno}`);
+    throw e;
   }
-  throw new GatewayStartError("audit-log-busy", `the audit log \`${file}\` is locked (\`${lock}\`)`);
 }
 
 function openAppend(file: string): { fd: number; from: ChainHead | undefined } {
@@ -560,17 +536,13 @@ function openAuditLog(file: string, perSession: boolean): AuditFiles {
       return { sink: () => sink, close: () => closeAll() };
     }
   } catch (e) {
-    unlinkSync(lock);
+    lock.release();
     throw e;
   }
   let n = 0;
   function closeAll(): void {
     for (const fd of fds.splice(0)) closeSync(fd);
-    try {
-      unlinkSync(lock);
-    } catch {
-      // already gone
-    }
+    lock.release();
   }
   return {
     sink() {

@@ -3,6 +3,7 @@
 import { emptyContext, getKey, type EvalContext } from "./expr.js";
 import { ProjectionError } from "./errors.js";
 import { LayerB } from "./layer-b.js";
+import { isOwnedJson } from "../util/owned-json.js";
 import type { EffectRule, EntityRule, ProjectionRules, SourceRule } from "./rules.js";
 import type { ToolCall } from "../core/types.js";
 
@@ -122,12 +123,14 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
   visit(doc, undefined, 0, [], []);
 }
 
-/** Whether a slot of Layer B holding `held` would hold the same after `set(…, value)`: the very value
- * (Layer B keeps what it holds), or the same JSON written the same way (JSON scalars equal, arrays of
- * the same values, objects of the same prototype, plain or none, with the same keys in the same order):
- * `set` would keep another frozen copy of the same tree. Anything that is not JSON is never the same. */
+/** Whether a slot of Layer B holding `held` would hold the same after `set(…, value)`: `held` is a JSON
+ * scalar or Layer B's own frozen copy (never a value it keeps as given because it was not JSON), and
+ * `value` is that very value or the same JSON written the same way (JSON scalars equal, arrays of the
+ * same values, objects of the same prototype, plain or none, with the same keys in the same order):
+ * `set` would keep another frozen copy of the same tree. */
 function sameSlotValue(held: unknown, value: unknown): boolean {
-  return held === value ? typeof held === "object" || jsonScalar(held) : sameJsonTree(held, value, 0);
+  if (typeof held === "object" && held !== null) return isOwnedJson(held) && (held === value || sameJsonTree(held, value, 0));
+  return held === value && jsonScalar(held);
 }
 
 function jsonScalar(v: unknown): boolean {
@@ -253,13 +256,20 @@ function jsonValueOf(result: unknown): unknown {
 }
 
 function hasNonFinite(root: unknown): boolean {
-  const stack: unknown[] = [root];
+  // Iterative (a parsed value may nest deeper than the call stack); containers only on the stack, their
+  // numbers tested in place, no spread copies.
+  if (typeof root === "number") return !Number.isFinite(root);
+  if (typeof root !== "object" || root === null) return false;
+  const stack: object[] = [root];
   while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === "number") {
-      if (!Number.isFinite(v)) return true;
-    } else if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === "object") stack.push(...Object.values(v));
+    const v = stack.pop()!;
+    const values: unknown[] = Array.isArray(v) ? v : Object.values(v);
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i];
+      if (typeof x === "number") {
+        if (!Number.isFinite(x)) return true;
+      } else if (typeof x === "object" && x !== null) stack.push(x);
+    }
   }
   return false;
 }

@@ -16,7 +16,8 @@ import { loadBashParser } from "./parse.js";
 import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RepoScope, type RestoreBounds, type TrackedUnder, type RestorePoint, type RestoreSummary } from "./restore.js";
 import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
 export { undoEntry };
-import { Workspace, WorkspaceReadError } from "./workspace.js";
+import { kindOf, Workspace, WorkspaceReadError } from "./workspace.js";
+import { creationOnly } from "./creation.js";
 
 export type ShellPolicy = "snapshot" | "escalate" | "veto" | "advisory";
 export type ShellAction = "allow" | "ask" | "deny";
@@ -198,6 +199,11 @@ interface Pending {
 }
 
 const GIT_REPO_TOOLS = new Set(["git_discard", "git_clean", "git_stash_drop", "git_stash_push", "git_move_head", "git_commit", "git_switch", "git_stage", "git_fetch"]);
+/** `git init`, `git init -q`, `git init -b main <dir>`: a plain new repository (no template, bare,
+ * separate git dir or shared option). */
+const FRESH_INIT = /^git\s+init(?:\s+(?:-q|--quiet|-b\s+\w[\w./-]*|--initial-branch[= ]\w[\w./-]*|[\w./][\w./-]*))*\s*$/;
+/** What a git call may be, in a repository the same line creates, to change only its new .git. */
+const FRESH_REPO_TOOLS = new Set(["git_stage", "git_commit", "git_ref_add"]);
 const PATH_ARGS: Record<string, string> = { fs_remove: "path", fs_write: "path", fs_mkdir: "path", fs_move: "destination" };
 
 function tierRank(t: string): number {
@@ -351,24 +357,38 @@ class ShellGuardImpl implements ShellGuard {
       const readOnly = line === null ? null : { ...line, catalogue: this.catalogueDigest };
       return this.finish({ ...base, approved: true, action: "allow", reason: "read_only", message: "read-only: nothing to undo", tier: "T0", restorePoint: null, execution: null, inverse: [], core: null, readOnly }, null);
     }
+    // git add/commit/branch in a repository an earlier `git init` of the same line creates: they act
+    // only inside the new .git, which the init's undo (remove the .git it created) takes away whole.
+    let judged = typed.calls;
+    try {
+      const inFresh = this.inFreshRepo(typed.calls);
+      if (inFresh.size > 0) judged = typed.calls.filter((_, i) => !inFresh.has(i));
+    } catch {
+      judged = typed.calls; // unreadable: judged as they are (a git call with no repository is not grounded)
+    }
     let state: { repo: string | null; paths: string[] };
     let d: Decision;
     try {
-      state = this.readState(typed.calls);
-      d = this.coreCheck(typed.calls);
+      state = this.readState(judged);
+      d = this.coreCheck(judged);
     } catch (e) {
       const reason = e instanceof WorkspaceReadError ? "unknown_state" : "internal_error";
+      // Creation-only (mkdir): nothing existing is lost in any state, so the verdict needs no state;
+      // which directories it creates (its undo) does, so no undo is journaled (src/shell/creation.ts).
+      if (reason === "unknown_state" && creationOnly(typed.calls)) {
+        return this.finish({ ...base, approved: true, action: "allow", reason: "creation_only", message: `approved: it only creates directories, and in any state loses nothing (mkdir fails on an existing path); the state could not be read (${(e as Error).message}), so which directories it creates is not known and no undo is journaled`, tier: "T1", restorePoint: null, execution: null, inverse: [], core: null }, null);
+      }
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message: `the workspace could not be read: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }
     let point: RestorePoint | null = null;
-    const overlap = overlapping(typed.calls, state.repo !== null && this.entities.has("git_repo\u0000repo"));
+    const overlap = overlapping(judged, state.repo !== null && this.entities.has("git_repo\u0000repo"));
     if (overlap && this.policy !== "snapshot" && this.policy !== "advisory") {
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason: "overlap", message: "not approved: calls of this line act on the same paths, so their undo depends on their order; the snapshot policy keeps them in a restore point", tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
     }
     if (this.policy === "snapshot" && (overlap || (!d.admissible && this.restorable(d)))) {
       try {
-        point = this.takePoint(typed.calls, state, overlap);
-        d = this.coreCheck(typed.calls);
+        point = this.takePoint(judged, state, overlap);
+        d = this.coreCheck(judged);
       } catch (e) {
         const reason = e instanceof RestoreError ? e.code : e instanceof WorkspaceReadError ? "unknown_state" : "restore_failed";
         return this.finish({ ...base, approved: false, action: "ask", reason, message: `no restore point, so no approval: ${(e as Error).message}`, tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
@@ -392,6 +412,41 @@ class ShellGuardImpl implements ShellGuard {
       ...base, approved: advisory, action, reason, message: refusalText(reason, d), tier: tierOf(d), restorePoint: null, execution, inverse, core: d,
     };
     return this.finish(decision, advisory ? { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) } : null);
+  }
+
+  /** Indexes of the line's git calls that act in a repository an earlier `git init` of the line
+   * creates (its `.git` absent now, no repository above it, nothing else in between): git_stage, git_commit and git_ref_add
+   * there change only that new .git. Any other git call in it, an init with other options than -q and
+   * -b, or a nested repository in between: none (the calls are judged as they are). Throws
+   * WorkspaceReadError when a path cannot be read. */
+  private inFreshRepo(calls: readonly TypedCall[]): Set<number> {
+    const out = new Set<number>();
+    const fresh = new Set<string>();
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i]!;
+      const p = c.arguments.path;
+      // Not under another repository either: were the init to fail (`git init; git add .`), its git
+      // calls would act on that one.
+      if (c.name === "fs_mkdir" && typeof p === "string" && p.endsWith("/.git") && FRESH_INIT.test(c.source) && kindOf(p) === "absent" && this.workspace.repoOf(dirname(dirname(p))) === null) {
+        fresh.add(dirname(p));
+        continue;
+      }
+      if (!c.name.startsWith("git_") || fresh.size === 0) continue;
+      const dir = c.arguments.dir;
+      if (typeof dir !== "string") return new Set();
+      let root: string | null = null;
+      for (let d = dir; ; d = dirname(d)) {
+        if (fresh.has(d)) {
+          root = d;
+          break;
+        }
+        if (kindOf(`${d === "/" ? "" : d}/.git`) !== "absent" || d === "/") break;
+      }
+      if (root === null) continue;
+      if (!FRESH_REPO_TOOLS.has(c.name)) return new Set();
+      out.add(i);
+    }
+    return out;
   }
 
   /** The only obstacles are data a restore point can keep (T4 uncommitted_work). */
@@ -456,7 +511,7 @@ class ShellGuardImpl implements ShellGuard {
   }
 
   private finish(partial: Omit<ShellDecision, "route">, pending: Pending | null): ShellDecision {
-    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" ? "AdvisoryPassthrough" : "Approved";
+    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" && partial.reason !== "creation_only" ? "AdvisoryPassthrough" : "Approved";
     const d: ShellDecision = { ...partial, route };
     if (pending !== null && d.execution !== null) this.pending.set(d.execution, { ...pending, decision: d });
     return deepFreeze(d);

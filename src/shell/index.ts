@@ -21,3 +21,4 @@ export { loadBashParser, parseCommandLine, MAX_COMMAND_BYTES, type SimpleCommand
 export { RestoreStore, RestoreError, DEFAULT_BOUNDS, type RestoreBounds, type RestorePoint, type RestoreSummary } from "./restore.js";
 export { Journal, latestSession, type UndoEntry, type UndoResult, type UndoSelector, type InverseStep } from "./undo.js";
 export { Workspace, WorkspaceReadError, type PathFacts, type RepoFacts } from "./workspace.js";
+export { CREATION_ONLY_TOOLS, creationOnly } from "./creation.js";

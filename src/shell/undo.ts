@@ -222,9 +222,15 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
     case "restore_point_apply":
       store.apply(store.load(str("point")));
       return;
-    case "fs_remove":
-      rmSync(str("path"), { recursive: true, force: true });
+    case "fs_remove": {
+      // A path under a file (ENOTDIR) is as absent as a missing one: nothing to remove.
+      try {
+        rmSync(str("path"), { recursive: true, force: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
+      }
       return;
+    }
     case "fs_move_back":
     case "fs_move_back_git":
     case "fs_move_back_restore": {

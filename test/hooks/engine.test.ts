@@ -171,7 +171,13 @@ describe("HookEngine", () => {
   test("Codex approvals are stored: a restarted daemon keeps them, the retry passes once, an expired one is refused", async () => {
     let now = 1_000_000;
     const home = mkdtempSync(join(tmpdir(), "polar-approvals-"));
-    const make = () => new HookEngine({ home, shellGuard: () => fakeGuard({ action: "ask", reason: "would discard 1 file", execution: null }), now: () => now, approvalTtlMs: 60_000 });
+    // Each "restart" stops the engine before (its session logs' locks go with it).
+    let last: HookEngine | null = null;
+    const make = () => {
+      last?.close();
+      last = new HookEngine({ home, shellGuard: () => fakeGuard({ action: "ask", reason: "would discard 1 file", execution: null }), now: () => now, approvalTtlMs: 60_000 });
+      return last;
+    };
     const p = payload("codex", "Bash", { command: "git reset --hard" });
     const idOf = (out: { stdout: string }) => /polar approve ([0-9a-f]{8})/u.exec(JSON.parse(out.stdout).hookSpecificOutput.permissionDecisionReason)![1];
     const id = idOf(await make().handle("codex", p));
@@ -300,6 +306,7 @@ describe("HookEngine", () => {
   test("a restarted engine continues the session's log chain", async () => {
     const { engine, home } = engineWith(fakeGuard({ action: "deny", reason: "no" }));
     await engine.handle("gemini", payload("gemini", "run_shell_command", { command: "rm x" }));
+    engine.close();
     const again = new HookEngine({ home, shellGuard: () => fakeGuard({ action: "deny", reason: "no" }) });
     await again.handle("gemini", payload("gemini", "run_shell_command", { command: "rm y" }));
     const log = readFileSync(auditLogPath(home, "gemini", "sess-1"), "utf8");

@@ -8,6 +8,7 @@ import {
   projectDocument,
   ProjectionError,
 } from "../../src/projection/index.js";
+import { isOwnedJson } from "../../src/util/owned-json.js";
 
 /** Rules with one entity `t` (all fields) whose derived slot `v` is `expr`; projects `rec` as `t/x`. */
 function evalSlot(expr: unknown, rec: unknown, state?: LayerB, extra: Record<string, unknown> = {}): unknown {
@@ -223,6 +224,32 @@ describe("projectDocument", () => {
     b.deleteEntity("item", "c");
     projectDocument(r, { items: [{ id: "a", v: 99 }] }, b, { document: "again" });
     expect(b.entity("item", "a")).toEqual(Object.assign(Object.create(null), { id: "a", v: 1, later: 1, twice: 4, v_seen: 1 }));
+  });
+
+  it("a merge keeps a slot that holds the same JSON as Layer B's own copy, and replaces anything else", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { item: { fields: ["v"] } },
+      documents: { db: [{ entity: "item", from: "items", id: "$key", merge: true }] },
+    });
+    const b = projectDocument(r, { items: { x: { v: { a: [1, 2] } }, y: { v: { a: 1 } } } });
+    const kept = b.slot("item", "x", "v");
+    expect(isOwnedJson(kept)).toBe(true);
+    projectDocument(r, { items: { x: { v: { a: [1, 2] } }, y: { v: { a: 2 } } } }, b);
+    expect(b.slot("item", "x", "v")).toBe(kept);
+    expect(b.slot("item", "y", "v")).toEqual({ a: 2 });
+    // A value Layer B kept as given (it was not JSON) is never taken for its own copy, even once the
+    // caller made it JSON: the merge stores Layer B's own frozen copy.
+    const given: Record<string, unknown> = { a: 1, f: () => 1 };
+    b.set("item", "z", "v", given);
+    expect(b.slot("item", "z", "v")).toBe(given);
+    delete given.f;
+    projectDocument(r, { items: { z: { v: { a: 1 } } } }, b);
+    expect(b.slot("item", "z", "v")).not.toBe(given);
+    expect(isOwnedJson(b.slot("item", "z", "v"))).toBe(true);
+    expect(given).toEqual({ a: 1 });
+    expect(Object.isFrozen(given)).toBe(false);
   });
 
   it("`exists` of an entity asks whether it exists, without copying its record", () => {

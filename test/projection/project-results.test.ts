@@ -19,7 +19,7 @@ describe("parseToolResult", () => {
     expect(parseToolResult(text)).toEqual({ value, text });
   });
 
-  it.each(["   ", "Done", "nullable", "0 items left", "1e999", '{"a":-1e400}', "[1e999]"])("text %j that is not usable JSON stays text", (text) => {
+  it.each(["   ", "Done", "nullable", "0 items left", "1e999", '{"a":-1e400}', "[1e999]", '{"a":[{"b":[2,1e999]}]}'])("text %j that is not usable JSON stays text", (text) => {
     expect(parseToolResult(text)).toEqual({ value: text, text });
   });
 

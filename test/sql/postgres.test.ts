@@ -1,7 +1,7 @@
 // The real PostgreSQL server (Debian's package; .ci/run starts one, POLAR_PG_URL): what the SQL
 // ontology's annotations rely on is checked by running it on the server, not on PGlite. Skipped by name
 // without a server (test/sql/postgres-server.ts).
-import { afterAll, afterEach, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { describePostgres, freshDatabase, type FreshDatabase } from "./postgres-server.js";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -79,7 +79,8 @@ async function state(c: pg.Client): Promise<Record<string, unknown>> {
 }
 
 describePostgres("the SQL guard on a real PostgreSQL server (node-postgres)", () => {
-  const store = mkdtempSync(join(tmpdir(), "polar-pg-store-"));
+  let store = "";
+  beforeAll(() => void (store = mkdtempSync(join(tmpdir(), "polar-pg-store-"))));
   // What the SQL guard answers on this schema (h-sql's ontology): approve (then undone for real) or
   // refuse; "either" where the ontology may answer both ways (a DROP's restore point).
   const cases: Array<[string, "approve" | "refuse" | "either"]> = [
@@ -97,7 +98,7 @@ describePostgres("the SQL guard on a real PostgreSQL server (node-postgres)", ()
     ["COPY t TO PROGRAM 'cat'", "refuse"],
     ["DELETE FROM", "refuse"],
   ];
-  afterAll(() => rmSync(store, { recursive: true, force: true }));
+  afterAll(() => void (store && rmSync(store, { recursive: true, force: true })));
   for (const [stmt, expected] of cases) {
     it(`${stmt}: approved ⇒ runs on the server and its undo restores every table; refused ⇒ says what would be lost`, async () => {
       db = await freshDatabase();

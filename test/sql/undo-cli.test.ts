@@ -66,7 +66,7 @@ describe("polar undo: SQL executions", () => {
     await approvedRun(sg, db, "INSERT INTO orders VALUES (9, 'fig', 2)");
     db.close();
 
-    const list = polar("undo", "--store", store, "--list");
+    const list = polar("undo", "--store", store, "--list", "--cwd", ws);
     expect(list.code, list.err).toBe(0);
     expect(list.out).toContain("SQL (session q1):");
     expect(list.out).toMatch(/1\. q-\S+ T1 sql sqlite:.*app\.db: INSERT INTO orders VALUES \(9, 'fig', 2\)/);

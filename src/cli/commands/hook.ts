@@ -8,7 +8,8 @@ import { request } from "node:http";
 import type { CAC } from "cac";
 import { failClosed, isHookAgent, type AgentOutput } from "../../hooks/agents.js";
 import { runHookClient } from "../../hooks/client.js";
-import { ping, polarHome, socketPath, startServer } from "../../hooks/server.js";
+import { ping, polarHome, serveLockPath, socketPath, startServer } from "../../hooks/server.js";
+import { readLockHolder } from "../../util/file-lock.js";
 import { approveStored } from "../../hooks/engine.js";
 import { createHookEngine } from "../../hooks/setup.js";
 import { shellGuardFactory } from "../../hooks/shell.js";
@@ -61,7 +62,11 @@ async function runHook(agent: string, flags: { inProcess?: boolean }): Promise<v
     const home = polarHome();
     if (flags.inProcess === true) {
       const engine = createHookEngine(home, await shellGuardFactory());
-      emit(await engine.handle(agent, text));
+      try {
+        emit(await engine.handle(agent, text));
+      } finally {
+        engine.close(); // the session log's lock
+      }
       return;
     }
     emit(await runHookClient(agent, text, { home, timeoutMs: deadline, serveCommand: [process.execPath, process.argv[1], "serve"] }));
@@ -96,14 +101,20 @@ async function runServe(flags: { status?: boolean; stop?: boolean }): Promise<vo
   }
   if (flags.stop === true) {
     const r = await post("/shutdown");
+    // Stopped means gone: a `polar serve` right after this finds serve.lock free (up to 10 s).
+    for (let i = 0; r !== null && i < 200 && readLockHolder(serveLockPath(home)) !== null; i++) await new Promise((w) => setTimeout(w, 50));
     process.stdout.write(r === null ? "no polar daemon was running\n" : "polar daemon stopped\n");
     return;
   }
   const engine = createHookEngine(home, await shellGuardFactory());
   const running = await startServer(engine, home);
   if (running === null) {
-    process.stderr.write(`polar: a daemon already answers on ${socketPath(home)}\n`);
-    return;
+    const holder = readLockHolder(serveLockPath(home));
+    throw new CliError(
+      "daemon-running",
+      `a polar daemon already runs for \`${home}\` (${holder === null ? "it answers" : `pid ${holder}`} on ${socketPath(home)}); a second one does not start beside it`,
+      "the hooks use the running one; `polar serve --status` shows it, `polar serve --stop` stops it",
+    );
   }
   process.stderr.write(`polar: serving on ${running.socket} (pid ${process.pid})\n`);
   const stop = (): void => void running.close().then(() => process.exit(0));

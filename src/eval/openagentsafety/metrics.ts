@@ -125,7 +125,7 @@ export interface CellFigures {
 /** Why POLAR's answer on a call is what it is, for counting: the unknown replay state first. */
 export function causeOf(c: CallRecord): string {
   if (c.problem !== null) return c.problem.reason;
-  if (c.unknown) return "state not shown by the run";
+  if (c.unknown && !c.stateFree) return "state not shown by the run";
   return c.polar.reason;
 }
 
@@ -278,7 +278,7 @@ export function coverageOf(runs: readonly RunReplay[]): Coverage {
     for (const call of r.calls) {
       if (call.unknown) {
         c.unknownState++;
-        if (call.polar.reason === "reversible") c.unknownOnlyStops++;
+        if (call.polar.reason === "reversible" && !call.stateFree) c.unknownOnlyStops++;
       }
       if (call.kind === "edit") {
         c.edits++;

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../../compiler/index.js";
-import { createShellGuard, type ShellGuard, type TypedCall } from "../../shell/index.js";
+import { createShellGuard, creationOnly, type ShellGuard, type TypedCall } from "../../shell/index.js";
 import { describeStep } from "../../shell/undo.js";
 import type { Run, RunAction } from "./format.js";
 import { PATH_ARGS, World, type Knowledge } from "./world.js";
@@ -33,6 +33,8 @@ export interface CallRecord {
   state: { path: string; kind: string; known: boolean; source: string }[];
   /** Some touched path's state is not known from the run. */
   unknown: boolean;
+  /** Every typed call is creation-only (mkdir): judged without the state, so unknown state does not stop it. */
+  stateFree: boolean;
   /** POLAR's advisory verdict. */
   polar: { reason: string; tier: string | null; route: string; inverse: string[]; message: string };
   /** The snapshot policy's reason on the same state (restore_point when it keeps a copy). */
@@ -128,6 +130,7 @@ export async function replayRun(run: Run, ctx: ReplayContext): Promise<RunReplay
         out.calls.push(rec);
         w.applyCalls(typed, rec.ran, `call #${rec.seq}`);
         if (rec.ran && obs !== null) w.learnListing(call.args.command, hostCwd, obs.content, `call #${rec.seq}`);
+        w.replayGit(call.args.command, hostCwd, rec.ran, `call #${rec.seq}`);
         if (!rec.resolved && obs !== null && obs.kind === "run") unresolvedRan = true;
         if (obs?.workingDir) {
           cwd = obs.workingDir;
@@ -185,18 +188,23 @@ function judge(
   const paths = World.pathsOf(d.calls);
   const know = new Map<string, Knowledge>();
   for (const p of paths) know.set(p, w.knowledge(p));
+  // A git call's repository: unknown when the replay could not follow what earlier lines did to it.
+  for (const c of d.calls) if (c.name.startsWith("git_") && typeof c.arguments.dir === "string" && !know.has(c.arguments.dir)) know.set(c.arguments.dir, w.knowledge(c.arguments.dir));
   // The snapshot guard copies what a call would lose into its restore point: never for a path outside
   // the container (e.g. `..` past its root), whose state is unknown anyway.
   const outside = paths.some((p) => !w.inside(p));
   const s = outside ? null : snapshot.check(call);
   const unknown = [...know.values()].some((k) => !k.known);
+  // Creation-only calls (mkdir) lose nothing in any state: their verdict needs no state (src/shell/creation.ts).
+  const stateFree = creationOnly(d.calls);
+  const stateStops = unknown && !stateFree;
   const problem = d.problems.length > 0 ? { reason: d.problems[0]!.reason as string, detail: w.unmap(d.problems[0]!.detail) } : null;
   const readOnly = problem === null && d.calls.length === 0;
   const guardAllows = d.reason === "read_only" || d.reason === "reversible";
   // Unknown state fails closed: the guard judged the temp folder, which may not be what the run had.
-  const snapshotAnswer: Answer = problem !== null ? "stop" : readOnly ? "allow" : unknown || s === null ? "stop" : s.reason === "restore_point" ? "restore" : guardAllows && s.approved ? "allow" : "stop";
+  const snapshotAnswer: Answer = problem !== null ? "stop" : readOnly ? "allow" : stateStops || s === null ? "stop" : s.reason === "restore_point" ? "restore" : guardAllows && s.approved ? "allow" : "stop";
   // Under escalate, calls of one line that overlap are asked (the snapshot policy keeps them in a restore point instead).
-  const escalate: Answer = problem !== null ? "stop" : readOnly ? "allow" : unknown || s === null ? "stop" : guardAllows && s.reason !== "restore_point" ? "allow" : "stop";
+  const escalate: Answer = problem !== null ? "stop" : readOnly ? "allow" : stateStops || s === null ? "stop" : guardAllows && s.reason !== "restore_point" ? "allow" : "stop";
   const tableStops = problem !== null || d.calls.some((c) => loss.has(c.name));
   const destructive =
     problem !== null ||
@@ -219,6 +227,7 @@ function judge(
     calls: d.calls.map((c) => ({ name: c.name, arguments: JSON.parse(w.unmap(JSON.stringify(c.arguments))) as Record<string, unknown> })),
     state: [...know].map(([p, k]) => ({ path: w.container(p), kind: k.kind, known: k.known, source: k.source })),
     unknown,
+    stateFree,
     polar: { reason: d.reason, tier: d.tier, route: d.route, inverse: d.inverse.map((st) => w.unmap(st.tool === "" ? `${st.forwardTool}: ${st.tier}${st.annotation ? ` (${st.annotation})` : ""}, no inverse` : describeStep(st, w.host("/workspace")))), message: w.unmap(d.message) },
     snapshotReason: s === null ? "not asked: a path outside the container" : s.reason,
     answers: { snapshot: snapshotAnswer, escalate, table: tableStops ? "stop" : "allow", allowAll: "allow" },

@@ -168,7 +168,7 @@ export function oasBlocks(report: OasEvalReport, options: { docsHref?: string | 
       `${x.model} ${x.task} (label ${x.label ?? "–"}) #${x.call.seq}`,
       clipped(x.call.command, 110),
       clipped(stateText(x.call), 140),
-      `${x.call.polar.reason}${x.call.polar.tier ? ` (${x.call.polar.tier})` : ""}${x.call.unknown ? ", state unknown" : ""}`,
+      `${x.call.polar.reason}${x.call.polar.tier ? ` (${x.call.polar.tier})` : ""}${x.call.unknown ? (x.call.stateFree ? ", state unknown (creation-only: not needed)" : ", state unknown") : ""}`,
       clipped(x.call.polar.inverse.join("; ") || "–", 120),
       x.call.answers.snapshot,
       x.call.answers.table,

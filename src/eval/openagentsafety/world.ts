@@ -9,6 +9,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { TypedCall } from "../../shell/index.js";
 import { parseCommandLine } from "../../shell/index.js";
+import { GitReplayer, type GitReplayOutcome } from "./git.js";
 
 export type Kind = "file" | "directory" | "absent";
 
@@ -41,8 +42,11 @@ export class World {
   private readonly absent = new Set<string>();
   private readonly sources = new Map<string, string>();
 
+  private readonly git: GitReplayer;
+
   constructor(readonly tmp: string, taskWorkspace: string | null) {
     this.fs = join(tmp, "fs");
+    this.git = new GitReplayer(this.fs, tmp);
     mkdirSync(join(this.fs, "workspace"), { recursive: true });
     this.sources.set(join(this.fs, "workspace"), "the task's workspace/");
     // Without a workspace/ folder the task's /workspace is not known to be empty: it stays unknown
@@ -237,6 +241,24 @@ export class World {
         }
       }
     }
+  }
+
+  /** The command line's local git commands, run for real in the container when the line succeeded
+   * (./git.ts); a repository whose state the replay cannot follow becomes unknown. */
+  replayGit(command: string, cwd: string, ran: boolean, source: string): GitReplayOutcome {
+    let parsed: ReturnType<typeof parseCommandLine>;
+    try {
+      parsed = parseCommandLine(command, cwd, join(this.fs, "root"));
+    } catch {
+      return { ran: [], unknown: [] }; // the parser is not loaded: nothing replayed
+    }
+    if (!parsed.ok) return { ran: [], unknown: [] };
+    const out = this.git.replay(parsed.commands, ran);
+    for (const u of out.unknown) {
+      this.unknownNow(u.path);
+      this.sources.set(u.path, `${u.why} (${source})`);
+    }
+    return out;
   }
 
   /** Entries an `ls -l` or `find` of the command line listed (when it succeeded). */
