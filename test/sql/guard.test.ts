@@ -366,7 +366,7 @@ describe("postgres only", () => {
     const sent: { sql: string; rows: number }[] = [];
     const client = {
       query: async (sql: string, params?: unknown[]) => {
-        const r = await pglite.query(sql, params);
+        const r = await pglite.query<Record<string, unknown>>(sql, params);
         sent.push({ sql, rows: r.rows.length });
         return r;
       },
