@@ -126,6 +126,11 @@ export function sqliteAdapter(db: SqliteDatabase): SqlAdapter {
 interface PgLike {
   query(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
   exec?(sql: string): Promise<unknown>;
+  /** PGlite: the backend's own IsTransactionBlock(). */
+  isInTransaction?(): boolean;
+  /** node-postgres: the status of the last ReadyForQuery message ("I" idle, "T" in a transaction,
+   * "E" in a failed one; null before the first). */
+  getTransactionStatus?(): string | null;
 }
 
 /** A PGlite instance or a connected `pg.Client` as a SqlAdapter. */
@@ -144,7 +149,21 @@ export function postgresAdapter(client: PgLike, options: { name?: string } = {})
   let depth = 0;
   // Exact, documented: SAVEPOINT "can only be used in transaction blocks" (an error outside one,
   // which changes nothing); inside one it is released at once.
+  // The driver's own word first (no round trip; PostgreSQL reports the transaction status in every
+  // ReadyForQuery message, protocol-message-formats): PGlite's isInTransaction(), node-postgres'
+  // getTransactionStatus(). The probe only when the driver has neither (or no status yet).
+  const status = (): boolean | null => {
+    if (typeof client.isInTransaction === "function") return client.isInTransaction() === true;
+    if (typeof client.getTransactionStatus === "function") {
+      const s = client.getTransactionStatus();
+      if (s === "I") return false;
+      if (s === "T" || s === "E") return true;
+    }
+    return null;
+  };
   const open = async (): Promise<boolean> => {
+    const known = status();
+    if (known !== null) return known;
     try {
       await plain("SAVEPOINT polar_probe");
     } catch {

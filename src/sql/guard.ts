@@ -135,6 +135,8 @@ interface Touched {
   /** scope "range": the rows whose key is above this (an INSERT's new keys). */
   above?: string;
   triggers: string[];
+  /** scope "keys" (PostgreSQL): the pre-image, read with the count in the same statement. */
+  pre?: { rows: string[]; keys: string[] };
   /** Children whose rows foreign-key actions would change. */
   cascade: TableInfo[];
 }
@@ -314,7 +316,14 @@ class SqlGuardImpl implements SqlGuard {
         const plan = c.plan;
         const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !(plan.columns ?? []).some((x) => t.info.pk!.includes(x))));
         const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
-        if (keyed && t.calls.length === 1) {
+        if (keyed && t.calls.length === 1 && this.dialect === "postgres") {
+          // One round trip (each costs PGlite ~0.5 ms): the bounded count, and the pre-image only when
+          // the count is within the bound (a one-time filter: over it no row is read), on one snapshot.
+          t.scope = "keys";
+          const got = await this.countAndRead(t.info, targetSelect(plan!, this.dialect, "rid"), max);
+          t.rows = got.n;
+          if (got.pre !== null) t.pre = got.pre;
+        } else if (keyed && t.calls.length === 1) {
           t.scope = "keys";
           t.rows = await this.count(`SELECT 1 FROM (${targetSelect(plan!, this.dialect, null)}) AS s LIMIT ${max + 1}`);
         } else if (range !== null) {
@@ -421,6 +430,23 @@ class SqlGuardImpl implements SqlGuard {
     return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message, tier: tierOf(d), restorePoint: null, execution: null, inverse, core: d }, null);
   }
 
+  /** PostgreSQL: the rows `sel` (a targetSelect with __polar_rid) matches, counted up to max + 1, and
+   * their pre-image when there are at most max of them. */
+  private async countAndRead(info: TableInfo, sel: string, max: number): Promise<{ n: number; pre: { rows: string[]; keys: string[] } | null }> {
+    const k = info.pk === null ? "NULL::text" : `jsonb_build_array(${info.pk.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
+    const r = await this.db.read(
+      `WITH c AS MATERIALIZED (SELECT count(*) AS n FROM (SELECT 1 FROM (${sel}) AS s LIMIT ${max + 1}) AS b)
+       SELECT (SELECT c.n FROM c) AS n, NULL::text AS rid, NULL::text AS r, NULL::text AS k
+       UNION ALL SELECT NULL, s.__polar_rid::text, (to_jsonb(s) - '__polar_rid')::text, ${k} FROM (${sel}) AS s WHERE (SELECT c.n FROM c) <= ${max}`,
+    );
+    const counted = r.filter((x) => x.n !== null && x.n !== undefined);
+    if (counted.length !== 1) throw new StateError("the bounded count returned no number");
+    const n = Number(counted[0]!.n);
+    if (!Number.isInteger(n) || n < 0) throw new StateError("the bounded count returned no number");
+    if (n > max) return { n, pre: null };
+    return { n, pre: pgPreImage(r.filter((x) => x.rid !== null && x.rid !== undefined)) };
+  }
+
   private async count(sql: string, params?: unknown[]): Promise<number> {
     const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
     return Number(r[0]?.n);
@@ -504,8 +530,7 @@ class SqlGuardImpl implements SqlGuard {
         tables.push({ ...this.pointTable(t.info, "range", got.rows, got.keys, depth), above: t.above! });
       } else if (t.scope === "keys") {
         const c = t.calls[0]!;
-        const sel = targetSelect(c.plan!, this.dialect, "rid");
-        const got = await this.preImage(t.info, sel);
+        const got = t.pre ?? (await this.preImage(t.info, targetSelect(c.plan!, this.dialect, "rid")));
         total += got.rows.length;
         if (total > max) return `not approved: ${verb(t)} more than ${max} rows (the restore bound)`;
         tables.push(this.pointTable(t.info, "keys", got.rows, got.keys, depth));
@@ -545,13 +570,7 @@ class SqlGuardImpl implements SqlGuard {
     const seen = new Set<string>();
     if (this.dialect === "postgres") {
       const k = info.pk === null ? "NULL::text" : `jsonb_build_array(${info.pk.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
-      const r = await this.db.read(`SELECT s.__polar_rid::text AS rid, (to_jsonb(s) - '__polar_rid')::text AS r, ${k} AS k FROM (${sel}) AS s`);
-      for (const x of r) {
-        if (seen.has(String(x.rid))) continue;
-        seen.add(String(x.rid));
-        rows.push(String(x.r));
-        keys.push(String(x.k));
-      }
+      return pgPreImage(await this.db.read(`SELECT s.__polar_rid::text AS rid, (to_jsonb(s) - '__polar_rid')::text AS r, ${k} AS k FROM (${sel}) AS s`));
     } else {
       const r = await this.db.read(`SELECT * FROM (${sel})`);
       for (const x of r) {
@@ -634,6 +653,20 @@ class SqlGuardImpl implements SqlGuard {
       return { ok: false, id: null, reason: "unknown_state", message: `the undo could not be judged: ${(e as Error).message}`, steps: [] };
     }
   }
+}
+
+/** PostgreSQL pre-image rows (rid, r, k), each physical row once (joins may match a row twice). */
+function pgPreImage(r: Record<string, unknown>[]): { rows: string[]; keys: string[] } {
+  const rows: string[] = [];
+  const keys: string[] = [];
+  const seen = new Set<string>();
+  for (const x of r) {
+    if (seen.has(String(x.rid))) continue;
+    seen.add(String(x.rid));
+    rows.push(String(x.r));
+    keys.push(String(x.k));
+  }
+  return { rows, keys };
 }
 
 type Base = Pick<SqlDecision, "format" | "seq" | "calls" | "problems" | "session" | "dialect">;

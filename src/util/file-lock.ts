@@ -46,9 +46,22 @@ const held = new Set<string>();
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !zombie(pid);
+}
+
+/** A killed process whose parent has not reaped it yet (a daemon orphaned to a container's pid 1 that
+ * reaps late) still answers `kill(pid, 0)`; it holds nothing. Linux says so in /proc (state Z or X);
+ * where /proc cannot be read the process counts as alive (its lock is kept: fail closed). */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "Z" || state === "X";
+  } catch {
+    return false;
   }
 }
 

@@ -51,7 +51,8 @@ function workspace(files: Record<string, string> = {}): Workspace {
 
 function sessionLog(ws: Workspace): string {
   const dir = join(ws.polarHome, "audit");
-  const logs = readdirSync(dir).filter((f) => f.startsWith("claude-code-"));
+  // The session's log, not its `.lock` (held while the daemon has the session open).
+  const logs = readdirSync(dir).filter((f) => f.startsWith("claude-code-") && f.endsWith(".jsonl"));
   expect(logs).toHaveLength(1);
   return join(dir, logs[0]);
 }

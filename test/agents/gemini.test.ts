@@ -59,7 +59,7 @@ describeAgent("gemini", "Gemini CLI (real CLI, scripted API) with polar's hooks"
     expect(responses.map((r) => r.name)).toEqual(["run_shell_command", "write_file"]);
     expect(existsSync(join(ws.repo, "notes.txt"))).toBe(false);
     expect(readFileSync(join(ws.repo, "draft.md"), "utf8")).toBe("new\n");
-    const log = readdirSync(join(ws.polarHome, "audit")).map((f) => readFileSync(join(ws.polarHome, "audit", f), "utf8")).join("");
+    const log = readdirSync(join(ws.polarHome, "audit")).filter((f) => f.endsWith(".jsonl")).map((f) => readFileSync(join(ws.polarHome, "audit", f), "utf8")).join("");
     expect(log.match(/"code":"restore_point"/gu)).toHaveLength(2);
   }, TIMEOUT);
 

@@ -51,4 +51,21 @@ describe("BeforeReader", () => {
     expect(b.flights).toEqual([{ $nonjson: "object of class Date" }]);
     expect(Object.isFrozen(b.flights)).toBe(true);
   });
+
+  it("a slot the entity lacks is absent from the snapshot (not a key holding undefined), on either path", () => {
+    const state = airlineState();
+    state.replaceEntity("reservation", "R3", { status: "confirmed", flights: [], user_id: "mia" });
+    const fromLayerB = new BeforeReader(airline.tables, state, engine).now(cancel("R3"))!;
+    expect(Object.keys(fromLayerB)).toEqual(["status", "flights", "user_id"]);
+    const view: StateView = { hasEntity: () => true, slot: (_e, _id, slot) => (slot === "status" ? "confirmed" : undefined) };
+    expect(Object.keys(new BeforeReader(airline.tables, view, engine).now(cancel())!)).toEqual(["status"]);
+  });
+
+  it("an entity with no declared slots: an empty snapshot, whatever the record holds", () => {
+    const reservation = airline.tables.entities.findIndex((e) => e.name === "reservation");
+    const tables = { ...airline.tables, slots: airline.tables.slots.filter((s) => s.entity !== reservation) };
+    expect(new BeforeReader(tables, airlineState(), engine).now(cancel())).toEqual({});
+    const view: StateView = { hasEntity: () => true, slot: () => "x" };
+    expect(new BeforeReader(tables, view, engine).now(cancel())).toEqual({});
+  });
 });

@@ -51,6 +51,27 @@ describe("the lock helper (src/util/file-lock.ts)", () => {
     takeFileLock(lock).release();
   });
 
+  test("a killed writer its parent has not reaped yet (a zombie: a daemon orphaned to a container's pid 1 that reaps late) holds nothing: its lock is taken over", async () => {
+    if (!existsSync("/proc/self/stat")) return expect(process.platform).not.toBe("linux");
+    // `sleep 60 &` under a shell that then becomes `sleep 30`: the first sleep's parent never waits.
+    const parent = spawn("sh", ["-c", "sleep 60 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const pid = Number((await new Promise<string>((done) => parent.stdout!.once("data", (b: Buffer) => done(b.toString())))).trim());
+      process.kill(pid, "SIGKILL");
+      const state = () => { const st = readFileSync(`/proc/${pid}/stat`, "utf8"); return st.slice(st.lastIndexOf(")") + 2, st.lastIndexOf(")") + 3); };
+      for (let i = 0; i < 200 && state() !== "Z"; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(state()).toBe("Z");
+      expect(() => process.kill(pid, 0)).not.toThrow(); // what a liveness check by signal alone sees
+      const lock = join(home(), "zombie.lock");
+      writeFileSync(lock, `${pid}\n`);
+      const taken = takeFileLock(lock);
+      expect(readLockHolder(lock)).toBe(process.pid);
+      taken.release();
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
+
   test("stale: a dead pid's lock and this pid's own unregistered lock (a reused pid) are taken over; an unreadable one and a live pid's are held", () => {
     const h = home();
     const dead = join(h, "dead.lock");

@@ -6,13 +6,16 @@ import { defineConfig, type ViteUserConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-export function mutationVitestConfig(include: string[]): ViteUserConfig {
+/** `timeoutMs`: a test (or hook) that takes longer fails, so a mutant that makes the code wait forever is
+ * killed by the test runner in that time instead of timing out in Stryker, which then restarts its
+ * test-runner process (seconds each on the shared machine). For sets of fast tests only. */
+export function mutationVitestConfig(include: string[], options: { timeoutMs?: number } = {}): ViteUserConfig {
   return defineConfig({
     root,
     test: {
       include,
-      testTimeout: 60_000,
-      hookTimeout: 120_000,
+      testTimeout: options.timeoutMs ?? 60_000,
+      hookTimeout: options.timeoutMs ?? 120_000,
     },
   });
 }

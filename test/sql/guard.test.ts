@@ -360,6 +360,34 @@ describe("postgres only", () => {
     expect(d.restorePoint!.rows).toBe(1);
   });
 
+  it("a point DELETE costs four round trips (the driver reports the transaction; count and pre-image are one statement), and over the bound no row is read", async () => {
+    const h = await fresh("postgres");
+    await h.exec("CREATE TABLE plain (id int PRIMARY KEY, v text); INSERT INTO plain SELECT i, 'v' || i FROM generate_series(1, 50) AS g(i)");
+    const sent: { sql: string; rows: number }[] = [];
+    const client = {
+      query: async (sql: string, params?: unknown[]) => {
+        const r = await pglite.query<Record<string, unknown>>(sql, params);
+        sent.push({ sql, rows: r.rows.length });
+        return r;
+      },
+      exec: async (sql: string) => {
+        sent.push({ sql, rows: 0 });
+        return pglite.exec(sql);
+      },
+      isInTransaction: () => pglite.isInTransaction(),
+    };
+    const g = await createSqlGuard({ db: postgresAdapter(client, { name: "test" }), store, bounds: { maxRows: 10 } });
+    expect((await g.check("DELETE FROM plain WHERE id = 1")).approved).toBe(true); // prepares the catalog query
+    sent.length = 0;
+    const d = await g.check("DELETE FROM plain WHERE id = 7");
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { rows: 1 } });
+    expect(sent.map((x) => x.sql.split(/\s/)[0])).toEqual(["BEGIN", "EXECUTE", "WITH", "ROLLBACK"]);
+    sent.length = 0;
+    const over = await g.check("DELETE FROM plain WHERE id > 0");
+    expect(over).toMatchObject({ approved: false, reason: "over_bound" });
+    expect(sent.find((x) => x.sql.startsWith("WITH"))!.rows).toBe(1); // the count's row only
+  });
+
   it("a Pool is refused: the reads and the undo must share one connection", () => {
     expect(() => postgresAdapter({ query: async () => ({ rows: [] }), totalCount: 0, idleCount: 0 } as never)).toThrow(/Pool/);
   });
