@@ -90,7 +90,7 @@ describe("the context is read once, as data; a wrong shape fails the decision cl
   it("turn scope reads the last MAX_CALLS + 1 earlier calls of the message; a malformed one is kept as it is", () => {
     const { g } = guard({ policy: "veto" });
     const bad = { name: 5, arguments: {} };
-    const d = g.check(cabin, { turnCalls: [bad, flights] });
+    const d = g.check(cabin, { turnCalls: [bad as never, flights] });
     expect(d.forward).toHaveLength(2);
     expect((d.forward[0] as { name: unknown }).name).toBe(5);
   });
@@ -195,7 +195,7 @@ describe("the model components' contracts", () => {
 
   it("read-only, unknown and malformed calls skip the components", () => {
     let asked = 0;
-    const { g } = guard({ config: { requestClassifier: { id: "c", classify: () => (asked++, "mutating_request") } } });
+    const { g } = guard({ config: { requestClassifier: { id: "c", classify: () => (asked++, "mutating_request" as never) } } });
     g.check({ name: "get_reservation_details", arguments: { reservation_id: "R1" } });
     g.check({ name: "nuke", arguments: {} });
     g.check({ name: 5, arguments: {} });
@@ -207,7 +207,7 @@ describe("the model components' contracts", () => {
 
   it("the components get the last user messages and the call", () => {
     const seen: unknown[] = [];
-    const { g } = guard({ config: { requestClassifier: { id: "c", classify: (input) => (seen.push(input), "mutating_request") } } });
+    const { g } = guard({ config: { requestClassifier: { id: "c", classify: (input) => (seen.push(input), "mutating_request" as never) } } });
     g.check(mutating, { userMessages: ["a", "b", "c", "please cancel R1"] });
     expect(seen).toEqual([{ userMessages: ["b", "c", "please cancel R1"], call: mutating }]);
   });
@@ -245,10 +245,10 @@ describe("the model components' contracts", () => {
 
   it("targets without a label are named by their place; the decision records them", async () => {
     const t = [{ assertions: [{ entity: "reservation", id: "R1", slot: "status", value: "cancelled" }] }, { label: "named", assertions: [] }];
-    const { g } = guard({ policy: "advisory", config: { intentParser: { id: "p", parse: () => t } } });
+    const { g } = guard({ policy: "advisory", config: { intentParser: { id: "p", parse: () => t as never } } });
     const d = g.check(mutating);
     expect(d.targets?.map((x: { label: string }) => x.label)).toEqual(["target 0", "named"]);
-    const { g: a } = guard({ policy: "advisory", config: { intentParser: { id: "p", parse: async () => t } } });
+    const { g: a } = guard({ policy: "advisory", config: { intentParser: { id: "p", parse: async () => t as never } } });
     expect((await a.checkAsync(mutating)).targets?.map((x: { label: string }) => x.label)).toEqual(["target 0", "named"]);
   });
 });
@@ -712,7 +712,7 @@ describe("the guard's identity", () => {
       config: {
         tau: 0.8, tiers: ["T1"], failClosed: true, now: NOW, maxDepth: 4, maxNodes: 1000, maxAmount: 10, consent: "question",
         consentDetector: { id: "d", detect: () => ({ consent: false, message: null, evidence: null }) as never },
-        projection: airlineRules, requestClassifier: { id: "c", classify: () => null }, intentParser: { id: "p", parse: () => null },
+        projection: airlineRules, requestClassifier: { id: "c", classify: () => null as never }, intentParser: { id: "p", parse: () => null as never },
         log: createMemorySink(), sha256: undefined, env: () => undefined,
       },
     });
