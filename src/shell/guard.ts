@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
+import { coreReason, inverseOf, tierOf, tierRank } from "../guard/dispatched.js";
 import type { StateView, TierName } from "../core/types.js";
 import { dispatchCommand, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
 import { loadBashParser } from "./parse.js";
@@ -214,10 +215,6 @@ const FRESH_INIT = /^git\s+init(?:\s+(?:-q|--quiet|-b\s+\w[\w./-]*|--initial-bra
 /** What a git call may be, in a repository the same line creates, to change only its new .git. */
 const FRESH_REPO_TOOLS = new Set(["git_stage", "git_commit", "git_ref_add"]);
 const PATH_ARGS: Record<string, string> = { fs_remove: "path", fs_write: "path", fs_mkdir: "path", fs_move: "destination" };
-
-function tierRank(t: string): number {
-  return t === "T0" ? 0 : Number(t.slice(1));
-}
 
 class ShellGuardImpl implements ShellGuard {
   readonly workspace: Workspace;
@@ -600,33 +597,6 @@ function overlapping(calls: TypedCall[], hasRepo: boolean): boolean {
     }
   }
   return false;
-}
-
-function inverseOf(d: Decision): InverseStep[] {
-  const v = d.verdict;
-  if (v === null) return [];
-  return v.steps.map((s) => ({ tool: s.tool ?? "", arguments: (s.arguments ?? {}) as Record<string, unknown>, forwardTool: s.forwardTool, tier: s.tier, annotation: s.annotation }));
-}
-
-function tierOf(d: Decision): TierName | null {
-  const v = d.verdict;
-  if (v === null || v.steps.length === 0) return null;
-  let worst: TierName = "T1";
-  for (const s of v.steps) if (tierRank(s.tier) > tierRank(worst)) worst = s.tier;
-  return worst;
-}
-
-function coreReason(d: Decision): string {
-  switch (d.reason) {
-    case "irreversibly_consumes":
-      return "irreversible";
-    case "external_side_effect":
-      return "external_effect";
-    case "missing_entity":
-      return "unknown_state";
-    default:
-      return d.reason;
-  }
 }
 
 function refusalText(reason: string, d: Decision): string {

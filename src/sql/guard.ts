@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
+import { coreReason, inverseOf, tierOf, tierRank } from "../guard/dispatched.js";
 import type { StateView, TierName } from "../core/types.js";
 import type { SqlAdapter, SqlDialect } from "./adapter.js";
 import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
@@ -150,10 +151,6 @@ interface Pending {
 
 const EVENT: Record<string, string> = { sql_insert: "insert", sql_update: "update", sql_delete: "delete", sql_truncate: "truncate", sql_drop: "drop", sql_create: "create", sql_alter: "alter" };
 const ROW_LOSSES = new Set(["row_data", "table_data", "cascaded_rows"]);
-
-function tierRank(t: string): number {
-  return t === "T0" ? 0 : Number(t.slice(1));
-}
 
 class SqlGuardImpl implements SqlGuard {
   private readonly core: Guard;
@@ -690,33 +687,6 @@ function verb(t: Touched): string {
       return "DROP would remove";
     default:
       return "it would change";
-  }
-}
-
-function inverseOf(d: Decision): SqlInverseStep[] {
-  const v = d.verdict;
-  if (v === null) return [];
-  return v.steps.map((s) => ({ tool: s.tool ?? "", arguments: (s.arguments ?? {}) as Record<string, unknown>, forwardTool: s.forwardTool, tier: s.tier, annotation: s.annotation }));
-}
-
-function tierOf(d: Decision): TierName | null {
-  const v = d.verdict;
-  if (v === null || v.steps.length === 0) return null;
-  let worst: TierName = "T1";
-  for (const s of v.steps) if (tierRank(s.tier) > tierRank(worst)) worst = s.tier;
-  return worst;
-}
-
-function coreReason(d: Decision): string {
-  switch (d.reason) {
-    case "irreversibly_consumes":
-      return "irreversible";
-    case "external_side_effect":
-      return "external_effect";
-    case "missing_entity":
-      return "unknown_state";
-    default:
-      return d.reason;
   }
 }
 
