@@ -126,6 +126,7 @@ interface OperandPlan {
   slotEntity: string | null; // entity type the slot belongs to
   slotName: string | null;
   slotOnActsOn: boolean; // the slot belongs to the tool's acts_on entity
+  slotIndex: number; // index in tables.slots, -1 for an argument operand
   path: string[] | null;
   key: string[] | null; // SlotLookup: the argument path whose value is the key
 }
@@ -162,6 +163,7 @@ function planOperand(tables: OntologyTables, actsOn: number, o: OperandTable): O
     slotEntity: slot === undefined ? null : tables.entities[slot.entity].name,
     slotName: slot === undefined ? null : slot.name,
     slotOnActsOn: slot !== undefined && slot.entity === actsOn,
+    slotIndex: slot === undefined ? -1 : o.slot,
     path: o.path === null ? null : splitPath(o.path),
     key: o.kind === OperandKind.SlotLookup && o.key != null ? splitPath(o.key) : null,
   };
@@ -289,6 +291,12 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   });
   const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => (e.argMap === null ? null : planArgs(e.argMap)));
   const scratch: TaggedValue = { tag: ValueTag.Missing, value: 0n };
+  // The candidate's slot values read in this verdict, by slot index (`slotStamp[i] === stamp`): only
+  // the candidate reads the current state, and several operands often name the same slot, which is
+  // read once per verdict.
+  const slotStamp = new Float64Array(tables.slots.length);
+  const slotValue: unknown[] = new Array<unknown>(tables.slots.length).fill(undefined);
+  let stamp = 0;
 
   // Converting τ and now (regular expressions, BigInt) and the tier list was most of a verdict's host
   // time, and callers pass the same values every time: the last conversion is kept. Only immutable
@@ -346,8 +354,13 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     if (o.slotName !== null) {
       if (o.slotOnActsOn && key !== null) {
         if (pre === CURRENT) {
-          v = state.slot(o.slotEntity!, key, o.slotName!);
-          reads.read(o.slotEntity!, key, o.slotName!, v);
+          if (slotStamp[o.slotIndex] === stamp) v = slotValue[o.slotIndex];
+          else {
+            v = state.slot(o.slotEntity!, key, o.slotName!);
+            reads.read(o.slotEntity!, key, o.slotName!, v);
+            slotStamp[o.slotIndex] = stamp;
+            slotValue[o.slotIndex] = v;
+          }
         } else if (pre !== NO_SNAPSHOT) {
           v = ownValue(pre, o.slotName!);
         }
@@ -413,6 +426,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     }
 
     interner.reset();
+    stamp++;
     const view = backend.inputView();
     let operandCount = 0;
     for (let i = 0; i < n; i++) {
