@@ -144,6 +144,22 @@ interface ToolPlan {
   /** Argument paths and slot names the tool's conditions check with presence operands. */
   presentArgs: Set<string>;
   presentSlots: Set<string>;
+  /** One operand per distinct acts_on slot the operands read, in slot-name order: the candidate's
+   * slots are read in this order, the order a decision records its reads in (they then need no
+   * reordering). */
+  slotReads: OperandPlan[];
+}
+
+/** The first operand of each distinct slot of the acts_on entity, ordered by slot name. */
+function slotReadOrder(operands: OperandPlan[]): OperandPlan[] {
+  const seen = new Set<number>();
+  const out: OperandPlan[] = [];
+  for (const o of operands) {
+    if (o.slotName === null || !o.slotOnActsOn || seen.has(o.slotIndex)) continue;
+    seen.add(o.slotIndex);
+    out.push(o);
+  }
+  return out.sort((a, b) => (a.slotName! < b.slotName! ? -1 : a.slotName! > b.slotName! ? 1 : 0));
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -283,9 +299,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
+      slotReads: [],
       presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
       presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
     };
+    plan.slotReads = slotReadOrder(plan.operands);
     byName.set(t.name, plan);
     return plan;
   });
@@ -344,6 +362,16 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return infos.get(name) ?? UNKNOWN_TOOL;
   }
 
+  /** The candidate's value of slot operand `o` (on its acts_on entity `key`), read once per verdict. */
+  function readSlot(o: OperandPlan, key: string, state: StateView, reads: ReadCollector): unknown {
+    if (slotStamp[o.slotIndex] === stamp) return slotValue[o.slotIndex];
+    const v = state.slot(o.slotEntity!, key, o.slotName!);
+    reads.read(o.slotEntity!, key, o.slotName!, v);
+    slotStamp[o.slotIndex] = stamp;
+    slotValue[o.slotIndex] = v;
+    return v;
+  }
+
   /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. `pre` is
    * where its slots are read (docs/semantics.md, "Operands of earlier calls"): the candidate's are read
    * in the current Layer B (`pre` = null), an earlier call's in its `before` snapshot — the state as it
@@ -353,15 +381,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     let v: unknown;
     if (o.slotName !== null) {
       if (o.slotOnActsOn && key !== null) {
-        if (pre === CURRENT) {
-          if (slotStamp[o.slotIndex] === stamp) v = slotValue[o.slotIndex];
-          else {
-            v = state.slot(o.slotEntity!, key, o.slotName!);
-            reads.read(o.slotEntity!, key, o.slotName!, v);
-            slotStamp[o.slotIndex] = stamp;
-            slotValue[o.slotIndex] = v;
-          }
-        } else if (pre !== NO_SNAPSHOT) {
+        if (pre === CURRENT) v = readSlot(o, key, state, reads);
+        else if (pre !== NO_SNAPSHOT) {
           v = ownValue(pre, o.slotName!);
         }
       }
@@ -458,6 +479,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       writeCall(view, i, p.index, grounded, targetKey, operandCount);
       if (operandCount + p.operands.length > MAX_OPERANDS) {
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
+      }
+      if (pre === CURRENT && key !== null) {
+        // The candidate's slots first, in slot-name order (what the operands below read, each once).
+        for (let k = 0; k < p.slotReads.length; k++) readSlot(p.slotReads[k], key, state, reads);
       }
       for (let k = 0; k < p.operands.length; k++) {
         writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
