@@ -23,33 +23,20 @@ export class RecordingView implements StateView {
   /** Every value read so far is canonical JSON (then each object value is the guard's or Layer B's
    * own frozen copy). */
   canonical = true;
-  /** The entity and id of the latest read and where its run of reads starts in the log: a check reads
-   * one entity's existence and slots in a row, often the same ones several times (grounding, then an
-   * operand per condition), and a repeat within the run is answered from the run, unrecorded. */
-  private runEntity: string | null = null;
-  private runId: string | null = null;
-  private runStart = 0;
+  /** The latest existence read: a check asks it twice in a row (the guard's grounding, then the
+   * verifier's), and the repeat is answered from it, unrecorded (the verifier reads each slot once). */
+  private lastEntity: string | null = null;
+  private lastId: string | null = null;
+  private lastExists = false;
   constructor(private readonly base: StateView) {}
 
-  /** The recorded read of `slot` (null: existence) in the current run of (entity, id), if any; starts
-   * a new run when (entity, id) is another. */
-  private repeat(entity: string, id: string, slot: string | null): Read | undefined {
-    const log = this.log;
-    if (entity === this.runEntity && id === this.runId) {
-      for (let i = this.runStart; i < log.length; i++) if (log[i][2] === slot) return log[i];
-      return undefined;
-    }
-    this.runEntity = entity;
-    this.runId = id;
-    this.runStart = log.length;
-    return undefined;
-  }
-
   hasEntity(entity: string, id: string): boolean {
-    const seen = this.repeat(entity, id, null);
-    if (seen !== undefined) return seen[3] as boolean;
+    if (entity === this.lastEntity && id === this.lastId) return this.lastExists;
     const exists = this.base.hasEntity(entity, id) === true;
     this.log.push([entity, id, null, exists]);
+    this.lastEntity = entity;
+    this.lastId = id;
+    this.lastExists = exists;
     return exists;
   }
 
@@ -58,8 +45,6 @@ export class RecordingView implements StateView {
    * state's objects. A value that is not canonical JSON is recorded as it is, untouched (the decision
    * then fails closed on it, with canonicalJson's reason). */
   slot(entity: string, id: string, slot: string): unknown {
-    const seen = this.repeat(entity, id, slot);
-    if (seen !== undefined) return seen[3];
     const v = this.base.slot(entity, id, slot);
     if (v === undefined) {
       this.log.push([entity, id, slot]);
