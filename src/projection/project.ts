@@ -326,7 +326,7 @@ function applyEffects(
     const base = `effect ${n} of \`${call.name}\``;
     ctx.self = value;
     ctx.slots = undefined;
-    ctx.before = undefined;
+    ctx.before = ctx.beforeOf = undefined;
     let items: unknown[] = [undefined];
     if (eff.forEach !== undefined) {
       const l = eff.forEach(ctx);
@@ -337,7 +337,7 @@ function applyEffects(
       ctx.index = eff.forEach === undefined ? undefined : i;
       ctx.self = value;
       ctx.slots = undefined;
-      ctx.before = undefined;
+      ctx.before = ctx.beforeOf = undefined;
       // `when` is checked per item, so a `forEach` can pick the items it applies to.
       if (eff.when !== undefined && eff.when(ctx) !== true) return;
       const rawId = eff.id(ctx);
@@ -352,7 +352,9 @@ function applyEffects(
         report.changes.push({ op: "delete", entity: eff.entity, id, effective: existed });
         return;
       }
-      ctx.before = layerB.entity(eff.entity, id) as Record<string, unknown> | undefined;
+      // The entity as it is, copied only when an expression reads `$before` (nothing is written before
+      // every expression of the item has run).
+      ctx.beforeOf = () => layerB.entity(eff.entity, id) as Record<string, unknown> | undefined;
       let slots: Record<string, unknown> | undefined;
       if (eff.record !== undefined) {
         const rec = eff.record(ctx);

@@ -411,6 +411,41 @@ describe("applyToolResult", () => {
     expect(b.slot("device", "d", "on")).toBe(true);
     expect(applyAction(rules, b, { name: "unknown_fn", arguments: {} }).matched).toBe(false);
   });
+
+  it("copies the target entity for `$before` only when an expression reads it, as it was before the effect", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { res: { fields: "*", slots: { was: "$before.v" } }, plain: { fields: "*" } },
+      tools: {
+        rec: { entity: "plain", id: "$args.id", record: "$result" },
+        rec_before: { entity: "res", id: "$args.id", record: "$result" },
+        set_before: [{ entity: "plain", id: "$args.id", when: { not: { exists: "$before" } }, set: { first: "$before.v", v: { add: ["$before.v", { const: 1 }] } } }],
+      },
+    });
+    let copies = 0;
+    class Counting extends LayerB {
+      override entity(entity: string, id: string) {
+        copies++;
+        return super.entity(entity, id);
+      }
+    }
+    const b = new Counting();
+    b.set("plain", "p", "v", 1);
+    b.set("res", "r", "v", 7);
+    applyToolResult(r, b, { name: "rec", arguments: { id: "p" } }, { v: 2 });
+    expect(copies).toBe(0);
+    expect(b.slot("plain", "p", "v")).toBe(2);
+    // An entity rule's derived slot reads `$before`: the record as it was before the effect replaced it.
+    applyToolResult(r, b, { name: "rec_before", arguments: { id: "r" } }, { v: 8 });
+    expect(copies).toBe(1);
+    expect([b.slot("res", "r", "v"), b.slot("res", "r", "was")]).toEqual([8, 7]);
+    // `when` runs before the target is known: `$before` is missing there, and read once afterwards.
+    copies = 0;
+    applyToolResult(r, b, { name: "set_before", arguments: { id: "p" } }, {});
+    expect(copies).toBe(1);
+    expect([b.slot("plain", "p", "first"), b.slot("plain", "p", "v")]).toEqual([2, 3]);
+  });
 });
 
 describe("parseToolResult", () => {
