@@ -8,7 +8,7 @@
 // them in place does not change Layer B. clone() shares the frozen values. A value that is not JSON is
 // kept as given (the guard then fails closed on reading it).
 import type { StateView } from "../core/types.js";
-import { adoptOwnJson, NOT_JSON, ownedJson } from "../util/owned-json.js";
+import { adoptOwnJson, NOT_JSON, ownedJson, sameOwnedJson } from "../util/owned-json.js";
 import { ProjectionError } from "./errors.js";
 
 /** A slot record: slot name → value. */
@@ -71,6 +71,8 @@ export class LayerB implements StateView {
 
   /** Asserts `slot(entity, id) = value`, creating the entity if needed; `undefined` retracts the slot. */
   set(entity: string, id: string, slot: string, value: unknown): void {
+    // The library's own value that is the same JSON as the slot's: the slot (and its record) is kept.
+    if (this.ownValues && sameOwnedJson(this.slot(entity, id, slot), value)) return;
     const rec = this.writable(entity, id);
     if (value === undefined) delete rec[slot];
     else rec[slot] = this.keep(value);
@@ -88,8 +90,14 @@ export class LayerB implements StateView {
 
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
   replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>): void {
+    // The library's own values (withOwnValues): a slot that holds the same JSON keeps its value, so a
+    // re-projected record that did not change keeps what Layer B holds (nothing new is frozen or kept).
+    const held = this.ownValues ? this.lookup(entity, id) : undefined;
     const rec = emptyRecord();
-    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = this.keep(slots[k]);
+    for (const k of Object.keys(slots)) {
+      const v = slots[k];
+      if (v !== undefined) rec[k] = held !== undefined && sameOwnedJson(held[k], v) ? held[k] : this.keep(v);
+    }
     this.owned.add(rec);
     this.typeMap(entity).set(id, rec);
   }

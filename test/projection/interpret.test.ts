@@ -446,6 +446,43 @@ describe("applyToolResult", () => {
     expect(copies).toBe(1);
     expect([b.slot("plain", "p", "first"), b.slot("plain", "p", "v")]).toEqual([2, 3]);
   });
+
+  it("the library's own values (ownCall): a slot that holds the same JSON keeps what Layer B holds", () => {
+    const b = new LayerB();
+    const own = (result: string, args: Record<string, unknown> = { id: "R1" }, name = "update_res") => {
+      const call = Object.freeze({ name, arguments: Object.freeze(args) });
+      applyToolResult(rules, b, call, result, { ownCall: true, parsed: parseToolResult(result) });
+    };
+    own(JSON.stringify({ id: "R1", items: ["a", "b"], meta: { k: 1 }, z: 0 }));
+    const items = b.slot("res", "R1", "items");
+    const meta = b.slot("res", "R1", "meta");
+    expect(Object.isFrozen(items) && isOwnedJson(items) && isOwnedJson(meta)).toBe(true);
+    // The same record again: the values held are kept (not replaced by equal new copies).
+    own(JSON.stringify({ id: "R1", items: ["a", "b"], meta: { k: 1 }, z: 0 }));
+    expect(b.slot("res", "R1", "items")).toBe(items);
+    expect(b.slot("res", "R1", "meta")).toBe(meta);
+    // A slot whose JSON differs (another value, another key order, -0 for 0) is replaced.
+    own('{"id":"R1","items":["a","c"],"meta":{"k":1},"z":-0}');
+    expect(b.slot("res", "R1", "items")).toEqual(["a", "c"]);
+    expect(b.slot("res", "R1", "meta")).toBe(meta);
+    expect(Object.is(b.slot("res", "R1", "z"), -0)).toBe(true);
+    own('{"id":"R1","items":["a","c"],"meta":{"j":2,"k":1}}');
+    const meta2 = b.slot("res", "R1", "meta");
+    own('{"id":"R1","items":["a","c"],"meta":{"k":1,"j":2}}');
+    expect(b.slot("res", "R1", "meta")).not.toBe(meta2);
+    expect(Object.keys(b.slot("res", "R1", "meta") as object)).toEqual(["k", "j"]);
+    // `set` of the same JSON leaves the slot and its record as they are (a record kept for a
+    // `before` is not copied); another value is written as before.
+    b.set("user", "u", "res", ["R0"]);
+    const kept = b.keptRecord("user", "u")!;
+    const held = kept.res;
+    b.withOwnValues(() => b.set("user", "u", "res", Object.freeze(["R0"])));
+    expect(b.keptRecord("user", "u")).toBe(kept);
+    expect(b.slot("user", "u", "res")).toBe(held);
+    b.withOwnValues(() => b.set("user", "u", "res", ["R1"]));
+    expect(b.keptRecord("user", "u")).not.toBe(kept);
+    expect([kept.res, b.slot("user", "u", "res")]).toEqual([["R0"], ["R1"]]);
+  });
 });
 
 describe("parseToolResult", () => {
