@@ -95,15 +95,13 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
     if (src.where !== undefined && src.where(ctx) !== true) return;
     const id = entityId(src.id(ctx), `${src.entity} in \`${src.from.join(".") || "(document)"}\` at key \`${String(key)}\``);
     if (src.derive !== undefined && into.hasEntity(src.entity, id)) {
-      // Only the named slots, derived again over the entity's slots as they are (`$slots`).
-      const slots = into.entity(src.entity, id) as Record<string, unknown>;
-      ctx.slots = slots;
+      // Only the named slots, derived again over the entity's slots as they are (`$slots`: the record
+      // Layer B keeps unchanged, not copied; read again after a write).
       for (const rules of [src.derive, src.slots]) {
         for (const [name, ev] of rules) {
+          const slots = (ctx.slots = into.keptRecord(src.entity, id) as Record<string, unknown>);
           const v = ev(ctx);
-          if (v === undefined) continue;
-          slots[name] = v;
-          if (!sameOwnedJson(into.slot(src.entity, id, name), v)) into.set(src.entity, id, name, v);
+          if (v !== undefined && !sameOwnedJson(slots[name], v)) into.set(src.entity, id, name, v);
         }
       }
       return;

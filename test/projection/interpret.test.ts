@@ -217,9 +217,19 @@ describe("projectDocument", () => {
         again: [{ entity: "item", from: "items", id: "id", merge: true, derive: ["later"] }],
       },
     });
-    const b = projectDocument(r, { items: [{ id: "a", v: 1 }, { id: "b", v: 2 }, { id: "c", v: 3 }] });
+    let copies = 0;
+    class Counting extends LayerB {
+      override entity(entity: string, id: string) {
+        copies++;
+        return super.entity(entity, id);
+      }
+    }
+    const b = projectDocument(r, { items: [{ id: "a", v: 1 }, { id: "b", v: 2 }, { id: "c", v: 3 }] }, new Counting());
     expect([b.slot("item", "a", "later"), b.slot("item", "b", "later"), b.slot("item", "c", "later")]).toEqual([2, 1, 0]);
+    // `$slots` of the second pass sees the slot derived again just before it (`twice` of the new `later`).
     expect([b.slot("item", "a", "twice"), b.slot("item", "b", "twice")]).toEqual([4, 2]);
+    // The entity's slots are read where Layer B keeps them, not copied.
+    expect(copies).toBe(0);
     // Only the named slots: the fields and the other slots keep their values.
     b.deleteEntity("item", "c");
     projectDocument(r, { items: [{ id: "a", v: 99 }] }, b, { document: "again" });
@@ -482,6 +492,24 @@ describe("applyToolResult", () => {
     b.withOwnValues(() => b.set("user", "u", "res", ["R1"]));
     expect(b.keptRecord("user", "u")).not.toBe(kept);
     expect([kept.res, b.slot("user", "u", "res")]).toEqual([["R0"], ["R1"]]);
+  });
+
+  it("the record an own call's effect re-projects becomes the entity's record (not copied); a caller's call is copied", () => {
+    const handed: unknown[] = [];
+    class Seeing extends LayerB {
+      override replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>) {
+        handed.push(slots);
+        super.replaceEntity(entity, id, slots);
+      }
+    }
+    const b = new Seeing();
+    const text = JSON.stringify({ id: "R1", items: ["a"] });
+    applyToolResult(rules, b, Object.freeze({ name: "update_res", arguments: Object.freeze({ id: "R1" }) }), text, { ownCall: true, parsed: parseToolResult(text) });
+    expect(b.keptRecord("res", "R1")).toBe(handed[0]);
+    expect(Object.isFrozen(b.slot("res", "R1", "items"))).toBe(true);
+    applyToolResult(rules, b, { name: "update_res", arguments: { id: "R1" } }, text);
+    expect(b.keptRecord("res", "R1")).not.toBe(handed[1]);
+    expect(b.entity("res", "R1")).toEqual(Object.assign(Object.create(null), { id: "R1", items: ["a"], n: 1 }));
   });
 });
 
