@@ -97,10 +97,9 @@ describe("a dispatcher tool's verdicts", () => {
     expect(h.judged).toEqual([{ call: { name: "query", arguments: { sql: "DELETE FROM t WHERE id = 1" } }, text: "DELETE FROM t WHERE id = 1" }]);
     expect(h.observed).toEqual([["allow", "ran"]]);
     expect(metaOf(r)).toEqual({ tier: "T2", restorePoint: "rp1", dispatcher: "sql", action: "allow", reason: "restore_point", message: "runs under a restore point" });
-    expect(h.records).toEqual([{
-      format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: "DELETE FROM t WHERE id = 1", action: "allow", reason: "restore_point",
-      decisions: [{ seq: 1 }], outcome: "ran", detail: null,
-    }]);
+    // The decision is recorded before the statement is sent, the outcome after.
+    const rec = { format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: "DELETE FROM t WHERE id = 1", action: "allow", reason: "restore_point", decisions: [{ seq: 1 }], detail: null };
+    expect(h.records).toEqual([{ ...rec, outcome: "pending" }, { ...rec, outcome: "ran" }]);
     // The judge is made once per session and kept; the dispatcher tool never goes through the ontology's guard.
     await s.call("query", { sql: "DELETE FROM t WHERE id = 2" });
     expect(h.created).toBe(1);
@@ -113,10 +112,8 @@ describe("a dispatcher tool's verdicts", () => {
     const s = await h.x.session();
     const r = await s.call("query", { sql: "SELECT 1" });
     expect(textOf(r)).toBe("ok: SELECT 1");
-    expect(h.records).toEqual([{
-      format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: "SELECT 1", action: "allow", reason: "read_only",
-      decisions: [], readOnly: { statement: "SELECT" }, outcome: "ran", detail: null,
-    }]);
+    const rec = { format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: "SELECT 1", action: "allow", reason: "read_only", decisions: [], readOnly: { statement: "SELECT" }, detail: null };
+    expect(h.records).toEqual([{ ...rec, outcome: "pending" }, { ...rec, outcome: "ran" }]);
   });
 
   it("deny: refused before the server with the judge's reason; the record says refused and why", async () => {
@@ -171,10 +168,8 @@ describe("a dispatcher tool's ask under the escalate policy", () => {
     expect(String(params[0].message)).toContain(SQL);
     expect(metaOf(r)).toEqual({ dispatcher: "sql", action: "ask", reason: "needs_consent", message: ASK.message, consented: true });
     expect(h.observed).toEqual([["ask", "ran"]]);
-    expect(h.records).toEqual([{
-      format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: SQL, action: "ask", reason: "needs_consent",
-      decisions: [{ seq: 3 }], consented: true, outcome: "ran", detail: null,
-    }]);
+    const rec = { format: "polar-dispatch/1", tool: "query", dispatcher: "sql", text: SQL, action: "ask", reason: "needs_consent", decisions: [{ seq: 3 }], consented: true, detail: null };
+    expect(h.records).toEqual([{ ...rec, outcome: "pending" }, { ...rec, outcome: "ran" }]);
   });
 
   it("allowed outright when judged again: it runs, not as consented", async () => {
@@ -185,7 +180,7 @@ describe("a dispatcher tool's ask under the escalate policy", () => {
     expect(h.ran).toEqual([SQL]);
     expect(metaOf(r)).toMatchObject({ action: "allow" });
     expect(metaOf(r).consented).toBeUndefined();
-    expect(h.records.map((x) => [x.action, x.outcome, x.consented])).toEqual([["allow", "ran", undefined]]);
+    expect(h.records.map((x) => [x.action, x.outcome, x.consented])).toEqual([["allow", "pending", undefined], ["allow", "ran", undefined]]);
   });
 
   const refusedWith = async (answer: () => ElicitResult | Promise<ElicitResult>, verdict: Script["verdict"] = () => ASK) => {
@@ -284,6 +279,7 @@ describe("a dispatcher tool fails closed", () => {
     const again = await s.call("query", { sql: "SELECT 1" });
     expect(textOf(again)).toBe("ok: SELECT 1");
     expect(h.created).toBe(2);
+    expect(h.records.map((x) => x.outcome)).toEqual(["refused", "pending", "ran"]);
   });
 
   it("a judge that throws, or answers in a wrong shape: refused", async () => {
@@ -312,7 +308,7 @@ describe("a dispatcher tool fails closed", () => {
     expect(textOf(r)).toBe("no such table");
     expect(metaOf(r)).toMatchObject({ action: "allow" });
     expect(h.observed).toEqual([]);
-    expect(h.records.map((x) => [x.outcome, x.detail])).toEqual([["failed", null]]);
+    expect(h.records.map((x) => [x.outcome, x.detail])).toEqual([["pending", null], ["failed", null]]);
   });
 
   it("the server answers a JSON-RPC error: failed, not journalled, the error passed on", async () => {
@@ -321,8 +317,8 @@ describe("a dispatcher tool fails closed", () => {
     const s = await h.x.session();
     await expect(s.call("query", { sql: "DELETE FROM t" })).rejects.toThrow(/bad statement/);
     expect(h.observed).toEqual([]);
-    expect(h.records.map((x) => [x.action, x.outcome])).toEqual([["allow", "failed"]]);
-    expect(h.records[0].detail).toMatch(/^MCP error -32602: .*bad statement$/);
+    expect(h.records.map((x) => [x.action, x.outcome])).toEqual([["allow", "pending"], ["allow", "failed"]]);
+    expect(h.records[1].detail).toMatch(/^MCP error -32602: .*bad statement$/);
   });
 
   it("sent and never answered: it may have run, journalled and recorded as unknown", async () => {
@@ -331,19 +327,49 @@ describe("a dispatcher tool fails closed", () => {
     const s = await h.x.session();
     await expect(s.call("query", { sql: "DELETE FROM t" })).rejects.toThrow(/timed out/i);
     expect(h.observed).toEqual([["allow", "unknown"]]);
-    expect(h.records.map((x) => [x.outcome, x.consented])).toEqual([["unknown", undefined]]);
-    expect(h.records[0].detail).toMatch(/timed out/i);
+    expect(h.records.map((x) => [x.outcome, x.consented])).toEqual([["pending", undefined], ["unknown", undefined]]);
+    expect(h.records[1].detail).toMatch(/timed out/i);
   });
 
-  it("a journal that cannot be written, and an audit record that cannot be written: said in the result, never silently", async () => {
-    const h = await start({ verdict: () => ALLOW, observe: "throws" }, { recordThrows: true });
+  it("a journal that cannot be written: it ran, said in the result, never silently", async () => {
+    const h = await start({ verdict: () => ALLOW, observe: "throws" });
     const s = await h.x.session();
     const r = await s.call("query", { sql: "DELETE FROM t" });
     expect(textOf(r)).toBe("ok: DELETE FROM t");
     expect(metaOf(r).journal).toBe("not journalled: journal is read-only (polar undo will not list it)");
-    expect(metaOf(r).audit).toBe("not recorded: audit disk full");
+    expect(metaOf(r).audit).toBeUndefined();
+    expect(h.records.map((x) => x.outcome)).toEqual(["pending", "ran"]);
+  });
+
+  it("a decision that cannot be written to the audit log is not run; a refusal that cannot be is said in the result", async () => {
+    const h = await start({ verdict: () => ALLOW }, { recordThrows: true });
+    const s = await h.x.session();
+    const r = await s.call("query", { sql: "DELETE FROM t" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toBe(`${REFUSED}its decision could not be written to the audit log (audit disk full), and a call whose decision is not in the log is not run`);
+    expect(metaOf(r)).toEqual({
+      dispatcher: "sql", action: "deny", reason: "internal_error",
+      message: "its decision could not be written to the audit log (audit disk full), and a call whose decision is not in the log is not run",
+      audit: "not recorded: audit disk full",
+    });
+    expect(h.ran).toEqual([]);
+    expect(h.observed).toEqual([]);
     const refused = await s.call("query", {});
     expect(metaOf(refused).audit).toBe("not recorded: audit disk full");
+  });
+
+  it("the outcome's record that cannot be written: it ran, said in the result; the decision is in the log", async () => {
+    const h = await start({ verdict: () => ALLOW });
+    const s = await h.x.session();
+    // The sink fails after the decision is written.
+    h.records.push = function (this: DispatchRecord[], ...items: DispatchRecord[]): number {
+      if (items.some((x) => x.outcome !== "pending")) throw new Error("audit disk full");
+      return Array.prototype.push.apply(this, items);
+    };
+    const r = await s.call("query", { sql: "DELETE FROM t" });
+    expect(textOf(r)).toBe("ok: DELETE FROM t");
+    expect(metaOf(r).audit).toBe("not recorded: audit disk full");
+    expect(h.records.map((x) => x.outcome)).toEqual(["pending"]);
   });
 
   it("without an audit sink: the results are the same, nothing recorded", async () => {
