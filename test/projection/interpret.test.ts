@@ -236,6 +236,25 @@ describe("projectDocument", () => {
     expect(b.entity("item", "a")).toEqual(Object.assign(Object.create(null), { id: "a", v: 1, later: 1, twice: 4, v_seen: 1 }));
   });
 
+  it("a `derive` pass leaves a slot whose expression gives nothing, and keeps a slot that holds the same JSON", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { item: { fields: "*", slots: { pair: { object: { a: "v" } }, maybe: "w" } } },
+      documents: {
+        db: [{ entity: "item", from: "items", id: "id" }],
+        again: [{ entity: "item", from: "items", id: "id", merge: true, derive: ["pair", "maybe"] }],
+      },
+    });
+    const b = projectDocument(r, { items: [{ id: "a", v: 1, w: "x" }] });
+    const pair = b.slot("item", "a", "pair");
+    projectDocument(r, { items: [{ id: "a", v: 1 }] }, b, { document: "again" });
+    expect(b.slot("item", "a", "pair")).toBe(pair);
+    expect(b.slot("item", "a", "maybe")).toBe("x");
+    projectDocument(r, { items: [{ id: "a", v: 2, w: "y" }] }, b, { document: "again" });
+    expect([b.slot("item", "a", "pair"), b.slot("item", "a", "maybe")]).toEqual([{ a: 2 }, "y"]);
+  });
+
   it("a merge keeps a slot that holds the same JSON as Layer B's own copy, and replaces anything else", () => {
     const r = parseProjectionRules({
       format: "polar-projection/1",
