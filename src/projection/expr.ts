@@ -402,13 +402,14 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       return (c) => {
         const l = listOf(list(c));
         if (l === undefined) return undefined;
-        // Only `filter` keeps the items; the others count them (every `where` runs, as it may throw).
         const kept: unknown[] = [];
-        let n = 0;
         eachItem(c, l, (i) => {
-          if (!where || truthy(where(c))) op === "filter" ? kept.push(l[i]) : n++;
+          if (!where || truthy(where(c))) kept.push(l[i]);
         });
-        return op === "count" ? n : op === "filter" ? kept : op === "any" ? n > 0 : n === l.length;
+        if (op === "count") return kept.length;
+        if (op === "filter") return kept;
+        if (op === "any") return kept.length > 0;
+        return kept.length === l.length;
       };
     }
     case "map": {
