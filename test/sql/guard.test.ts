@@ -25,14 +25,16 @@ interface Db {
 }
 
 let store: string;
+// Made on first use: a run of the SQLite tests alone (a mutation run's per-test coverage) does not pay
+// for starting PGlite.
 let pglite: PGlite;
-beforeAll(async () => {
+let pgliteMade: Promise<PGlite> | null = null;
+beforeAll(() => {
   store = mkdtempSync(join(tmpdir(), "polar-sql-test-"));
-  pglite = await PGlite.create();
 });
 afterAll(async () => {
   rmSync(store, { recursive: true, force: true });
-  await pglite.close();
+  if (pgliteMade !== null) await (await pgliteMade).close();
 });
 
 async function fresh(dialect: "sqlite" | "postgres"): Promise<Db> {
@@ -42,6 +44,8 @@ async function fresh(dialect: "sqlite" | "postgres"): Promise<Db> {
     d.exec(SCHEMA("REAL"));
     return { db: sqliteAdapter(d), exec: async (s) => void d.exec(s), rows: async (s) => d.prepare(s).all() };
   }
+  pgliteMade ??= PGlite.create();
+  pglite = await pgliteMade;
   await pglite.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
   await pglite.exec(SCHEMA("double precision"));
   return { db: postgresAdapter(pglite, { name: "test" }), exec: async (s) => void (await pglite.exec(s)), rows: async (s) => (await pglite.query(s)).rows };
