@@ -9,11 +9,15 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** `timeoutMs`: a test (or hook) that takes longer fails, so a mutant that makes the code wait forever is
  * killed by the test runner in that time instead of timing out in Stryker, which then restarts its
  * test-runner process (seconds each on the shared machine). For sets of fast tests only. */
-export function mutationVitestConfig(include: string[], options: { timeoutMs?: number } = {}): ViteUserConfig {
+/** `shared`: the test files run in one module registry (isolate: false) and keep their expensive
+ * fixtures on globalThis (POLAR_SHARED_PGLITE=1, test/sql/pglite.ts) across Stryker's reruns. Only for
+ * a module whose mutants are all inside functions (a module-level mutant would then be evaluated once). */
+export function mutationVitestConfig(include: string[], options: { timeoutMs?: number; shared?: boolean } = {}): ViteUserConfig {
   return defineConfig({
     root,
     test: {
       include,
+      ...(options.shared === true ? { isolate: false, env: { POLAR_SHARED_PGLITE: "1" } } : {}),
       testTimeout: options.timeoutMs ?? 60_000,
       hookTimeout: options.timeoutMs ?? 120_000,
     },

@@ -5,4 +5,5 @@ import { mutationVitestConfig } from "./base.js";
 // (550 generated cases, ~13 s of CPU per run: every mutant of judge() would replay it; the named
 // cases state the same verdicts), test/sql/postgres.test.ts (a real server), test/sql/undo-cli.test.ts
 // and test/mcp/sql-*.test.ts (child processes, which cannot see a mutant).
-export default mutationVitestConfig(["test/sql/guard.test.ts", "test/sql/guard-*.test.ts"], { timeoutMs: 20_000 });
+// One PGlite for the whole run (test/sql/pglite.ts; every mutant of the verdict is inside a function).
+export default mutationVitestConfig(["test/sql/guard.test.ts", "test/sql/guard-*.test.ts"], { shared: true });
