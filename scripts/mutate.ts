@@ -54,7 +54,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 }, // not measured yet (issue 28): the target
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
-  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 90 },
+  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 90, timeoutMS: 60_000 }, // a restarted runner starts PGlite again (seconds under load)
 ];
 
 export interface ModuleScore {

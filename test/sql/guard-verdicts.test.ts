@@ -230,9 +230,10 @@ describe("what the guard cannot read is not judged", () => {
     expect((await broken.check("SELECT 1")).approved).toBe(true);
   });
 
-  it("a name that is also a temporary table is unknown_state", async () => {
+  it("a name that is also a temporary table is unknown_state; named with its schema it is judged", async () => {
     const h = fresh("CREATE TEMP TABLE orders (id INTEGER PRIMARY KEY);");
     const g = await guard(h);
+    expect(await g.check("DELETE FROM main.orders WHERE id = 7")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders"], rows: 1 } });
     expect(await g.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: false, reason: "unknown_state", message: expect.stringMatching(/^not judged \(unknown_state\): orders is also a temporary relation/) });
   });
 
@@ -268,6 +269,15 @@ describe("the rows kept", () => {
     expect(none).toMatchObject({ approved: true, reason: "reversible", tier: "T1", restorePoint: null, message: "approved: undo is nothing to undo (sql_delete changed nothing)" });
     expect(none.execution).not.toBeNull();
     await roundTrip(h, g, "DELETE FROM orders WHERE id = 3");
+  });
+
+  it("a table named with its schema is read and undone like the unqualified one (regression: SQLite refuses `main.t.*`, so every such statement was an internal_error)", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM main.orders WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+    expect(await g.check("UPDATE main.orders AS o SET total = 0 WHERE o.id = 2")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders"], rows: 1 } });
+    await roundTrip(h, g, "DELETE FROM main.orders WHERE id = 1");
+    await roundTrip(h, g, "UPDATE main.orders SET total = 0 WHERE customer IS NULL");
   });
 
   it("an UPDATE of other columns keeps the matched rows; an UPDATE of the key keeps the whole table", async () => {
