@@ -49,7 +49,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-engine", file: "src/guard/engine.ts", threshold: 90 },
   { name: "guard-context", file: "src/guard/context.ts", threshold: 95 },
   { name: "guard-consent-book", file: "src/guard/consent-book.ts", threshold: 90 },
-  { name: "guard-before", file: "src/guard/before.ts", threshold: 75 },
+  { name: "guard-before", file: "src/guard/before.ts", threshold: 95 },
   { name: "guard-models", file: "src/guard/models.ts", threshold: 95 },
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 }, // not measured yet (issue 28): the target
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },

@@ -28,7 +28,7 @@ export const verifyDispatchRecord: DispatchRecordCheck = (rec, ctx) => {
     ctx.replay(d, `decisions[${i}]`);
   });
   if (!["allow", "ask", "deny"].includes(rec.action as string)) miss("action", "allow, ask or deny", rec.action);
-  if (!["ran", "failed", "unknown", "refused"].includes(rec.outcome as string)) miss("outcome", "ran, failed, unknown or refused", rec.outcome);
+  if (!["pending", "ran", "failed", "unknown", "refused"].includes(rec.outcome as string)) miss("outcome", "pending, ran, failed, unknown or refused", rec.outcome);
   const consented = rec.consented === true;
   if (rec.consented !== undefined && rec.consented !== true) miss("consented", "true or absent", rec.consented);
   const sent = rec.outcome !== "refused";

@@ -8,23 +8,29 @@ import type { OntologyTables } from "../ontology/tables.js";
 import { LayerB } from "../projection/layer-b.js";
 import { NOT_JSON, ownedJson } from "../util/owned-json.js";
 import { define, frozenJsonSafe } from "./call.js";
-import type { Engine } from "./engine.js";
 import type { Before } from "./lifecycle.js";
 
+/** A tool that acts on an entity: the entity, its declared slots (table order) and how a call names it. */
+interface Target {
+  entity: string;
+  slots: readonly string[];
+  key: { keyArg: string | null; keyConst: string | null };
+}
+
 export class BeforeReader {
-  /** Each entity's declared slot names, in table order. */
-  private readonly slotsByEntity = new Map<string, string[]>();
+  /** The tools that act on an entity, by name. A read-only tool acts on none (the compiler gives only
+   * `tool(...)` an `acts_on`), nor does an unknown one: their calls have no snapshot. */
+  private readonly targets = new Map<string, Target>();
 
   constructor(
     tables: OntologyTables,
     private readonly state: StateView,
-    private readonly engine: Engine,
   ) {
-    for (const s of tables.slots) {
-      const e = tables.entities[s.entity].name;
-      const list = this.slotsByEntity.get(e) ?? [];
-      list.push(s.name);
-      this.slotsByEntity.set(e, list);
+    const slots: string[][] = tables.entities.map(() => []);
+    for (const s of tables.slots) slots[s.entity].push(s.name);
+    for (const t of tables.tools) {
+      if (t.actsOn < 0) continue;
+      this.targets.set(t.name, { entity: tables.entities[t.actsOn].name, slots: slots[t.actsOn], key: t });
     }
   }
 
@@ -39,21 +45,19 @@ export class BeforeReader {
    * B keeps unchanged for it (keptRecord): an approved check then costs one lookup, not a copy of every
    * slot (most executions are released or observed by id before anything reads it). */
   keep(call: ToolCall): Before {
-    const info = this.engine.verifier.tool(call.name);
-    if (!info.known || info.readOnly || info.actsOn === null) return undefined;
-    const id = entityKey(info, call.arguments);
+    const t = this.targets.get(call.name);
+    if (t === undefined) return undefined;
+    const id = entityKey(t.key, call.arguments);
     if (id === null) return undefined;
-    const slots = this.slotsByEntity.get(info.actsOn);
-    if (slots === undefined) return Object.freeze({});
     const state = this.state;
     if (state instanceof LayerB) {
-      const rec = state.keptRecord(info.actsOn, id);
-      return () => beforeOf(slots, rec);
+      const rec = state.keptRecord(t.entity, id);
+      return () => beforeOf(t.slots, rec);
     }
     const before: Record<string, unknown> = {};
-    for (let i = 0; i < slots.length; i++) {
-      const v = state.slot(info.actsOn, id, slots[i]);
-      if (v !== undefined) define(before, slots[i], ownValue(v));
+    for (const slot of t.slots) {
+      const v = state.slot(t.entity, id, slot);
+      if (v !== undefined) define(before, slot, ownValue(v));
     }
     return Object.freeze(before);
   }
@@ -63,19 +67,18 @@ export class BeforeReader {
 function beforeOf(slots: readonly string[], rec: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
   const before: Record<string, unknown> = {};
   if (rec !== undefined) {
-    for (let i = 0; i < slots.length; i++) {
-      const v = rec[slots[i]];
-      if (v !== undefined) define(before, slots[i], ownValue(v));
+    for (const slot of slots) {
+      const v = rec[slot];
+      if (v !== undefined) define(before, slot, ownValue(v));
     }
   }
   return Object.freeze(before);
 }
 
-/** A StateView's value as the guard keeps it (a `before` snapshot): Layer B's own frozen copy as it
- * is, any other object copied (frozen); what is not JSON becomes a frozen JSON-safe copy with markers
- * (never the caller's object). */
+/** A StateView's value as the guard keeps it (a `before` snapshot): Layer B's own frozen copy and a JSON
+ * scalar as they are, any other JSON value copied whole (frozen); what is not JSON becomes a frozen
+ * JSON-safe copy with markers (never the caller's object). */
 function ownValue(v: unknown): unknown {
-  if (typeof v !== "object" || v === null) return v;
   const c = ownedJson(v, false);
   return c === NOT_JSON ? frozenJsonSafe(v) : c;
 }

@@ -41,7 +41,7 @@ export function createGuard(options: GuardOptions): Guard {
   const lifecycle = new Lifecycle(o.scope, o.config.maxDepth, callKey);
   const unknown = new UnknownMarks();
   const book = new ConsentBook(o.config.consent, o.detector, engine);
-  const before = new BeforeReader(o.tables, o.state, engine);
+  const before = new BeforeReader(o.tables, o.state);
   const judge = new Judge(o, engine, lifecycle, unknown, book, before);
   const observer = new Observer(o, engine, lifecycle, unknown, before);
   const binding = { ontologyHash: o.ontologyHash, configHash: o.configHash, policy: o.policy.name, scope: o.scope };

@@ -438,11 +438,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     function withDispatchMeta(result: CallToolResult, m: DispatchMeta): CallToolResult {
       return { ...result, _meta: { ...(result._meta ?? {}), [DECISION_META_KEY]: m } };
     }
-    /** The audit record of a dispatched call (never silently lost: a failed write is said in `_meta`). */
-    function audited(result: CallToolResult, name: string, tool: DispatcherTool, sent: ToolCall, v: DispatchVerdict | null, fallback: { reason: string }, outcome: DispatchRecord["outcome"], detail: string | null, consented = false): CallToolResult {
-      if (options.recordDispatch === undefined) return result;
+    /** A dispatched call's audit record (src/audit/dispatch-record.ts). */
+    function dispatchRecord(name: string, tool: DispatcherTool, sent: ToolCall, v: DispatchVerdict | null, fallback: { reason: string }, outcome: DispatchRecord["outcome"], detail: string | null, consented: boolean): DispatchRecord {
       const text = sent.arguments[tool.argument];
-      const rec: DispatchRecord = {
+      return {
         format: DISPATCH_RECORD_FORMAT,
         tool: name,
         dispatcher: tool.kind,
@@ -455,8 +454,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         outcome,
         detail,
       };
+    }
+    /** The audit record of a dispatched call (never silently lost: a failed write is said in `_meta`). */
+    function audited(result: CallToolResult, name: string, tool: DispatcherTool, sent: ToolCall, v: DispatchVerdict | null, fallback: { reason: string }, outcome: DispatchRecord["outcome"], detail: string | null, consented = false): CallToolResult {
+      if (options.recordDispatch === undefined) return result;
       try {
-        options.recordDispatch(guard, rec);
+        options.recordDispatch(guard, dispatchRecord(name, tool, sent, v, fallback, outcome, detail, consented));
       } catch (e) {
         const m = result._meta?.[DECISION_META_KEY];
         if (isPlainObject(m)) (m as Record<string, unknown>).audit = `not recorded: ${e instanceof Error ? e.message : String(e)}`;
@@ -494,6 +497,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     async function runDispatched(name: string, tool: DispatcherTool, judge: DispatchJudge, sent: ToolCall, v: DispatchVerdict, signal: AbortSignal, consented: boolean): Promise<CallToolResult> {
       const m: DispatchMeta = { ...dmeta(tool, v), ...(consented ? { consented: true } : {}) };
+      // Fail closed: the decision is in the audit log before the call is sent (`pending`; the outcome's
+      // record follows), so a gateway that stops between the run and that record still leaves it. A
+      // decision that cannot be written is not run.
+      if (options.recordDispatch !== undefined) {
+        try {
+          options.recordDispatch(guard, dispatchRecord(name, tool, sent, v, v, "pending", null, consented));
+        } catch (e) {
+          const why = e instanceof Error ? e.message : String(e);
+          const message = `its decision could not be written to the audit log (${why}), and a call whose decision is not in the log is not run`;
+          return withDispatchMeta({ content: [{ type: "text", text: `Not run: \`${name}\` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: ${message}` }], isError: true }, { ...dmeta(tool, null, { reason: "internal_error", message }), audit: `not recorded: ${why}` });
+        }
+      }
       let result: CallToolResult;
       try {
         result = await forward(() => upstream.request({ method: "tools/call", params: { name: sent.name, arguments: sent.arguments } }, CallToolResultSchema, { signal, timeout })) as CallToolResult;

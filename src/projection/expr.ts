@@ -21,6 +21,7 @@ export interface EvalContext {
   result: unknown; // `$result`: the tool result (parsed JSON when it parses)
   text: unknown; // `$text`: the tool result as text
   before: Record<string, unknown> | undefined; // `$before`: the target entity's slots before the effect
+  beforeOf?: () => Record<string, unknown> | undefined; // makes `before` when `$before` is first read
   tool: unknown; // `$tool`: the tool name
   state: EntityLookup | undefined;
 }
@@ -59,7 +60,7 @@ const VARIABLES: Record<string, (c: EvalContext) => unknown> = {
   $args: (c) => c.args,
   $result: (c) => c.result,
   $text: (c) => c.text,
-  $before: (c) => c.before,
+  $before: (c) => c.before ?? (c.before = c.beforeOf?.()),
   $tool: (c) => c.tool,
 };
 for (let i = 1; i <= 9; i++) VARIABLES[`$${i}`] = (c) => c.captures[i - 1];

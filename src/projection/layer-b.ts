@@ -8,7 +8,7 @@
 // them in place does not change Layer B. clone() shares the frozen values. A value that is not JSON is
 // kept as given (the guard then fails closed on reading it).
 import type { StateView } from "../core/types.js";
-import { adoptOwnJson, NOT_JSON, ownedJson } from "../util/owned-json.js";
+import { adoptOwnJson, NOT_JSON, ownedJson, sameOwnedJson } from "../util/owned-json.js";
 import { ProjectionError } from "./errors.js";
 
 /** A slot record: slot name → value. */
@@ -21,21 +21,6 @@ export interface LayerBJson {
 
 function emptyRecord(): SlotRecord {
   return Object.create(null) as SlotRecord;
-}
-
-/** A value of the library's own as Layer B keeps it: frozen in place (or as it is when not JSON). */
-function adopted(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  const c = adoptOwnJson(value);
-  return c === NOT_JSON ? value : c;
-}
-
-/** A value as Layer B keeps it: its own frozen copy (shared when it is one already), or the value
- * itself when it is not JSON. */
-function own(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  const c = ownedJson(value, true);
-  return c === NOT_JSON ? value : c;
 }
 
 export class LayerB implements StateView {
@@ -71,6 +56,8 @@ export class LayerB implements StateView {
 
   /** Asserts `slot(entity, id) = value`, creating the entity if needed; `undefined` retracts the slot. */
   set(entity: string, id: string, slot: string, value: unknown): void {
+    // The library's own value that is the same JSON as the slot's: the slot (and its record) is kept.
+    if (this.ownValues && sameOwnedJson(this.slot(entity, id, slot), value)) return;
     const rec = this.writable(entity, id);
     if (value === undefined) delete rec[slot];
     else rec[slot] = this.keep(value);
@@ -88,8 +75,17 @@ export class LayerB implements StateView {
 
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
   replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>): void {
-    const rec = emptyRecord();
-    for (const k of Object.keys(slots)) if (slots[k] !== undefined) rec[k] = this.keep(slots[k]);
+    // The library's own values (withOwnValues): a slot that holds the same JSON keeps its value, so a
+    // re-projected record that did not change keeps what Layer B holds (nothing new is frozen or kept),
+    // and the record handed over (prototype-free, the projection's) becomes Layer B's, not copied.
+    const own = this.ownValues;
+    const held = own ? this.lookup(entity, id) : undefined;
+    const rec = own && Object.getPrototypeOf(slots) === null && !Object.isFrozen(slots) ? (slots as SlotRecord) : emptyRecord();
+    for (const k of Object.keys(slots)) {
+      const v = slots[k];
+      if (v === undefined) delete rec[k];
+      else rec[k] = held !== undefined && sameOwnedJson(held[k], v) ? held[k] : this.keep(v);
+    }
     this.owned.add(rec);
     this.typeMap(entity).set(id, rec);
   }
@@ -109,7 +105,8 @@ export class LayerB implements StateView {
 
   /** Runs `fn` with every value written through `set`, `replaceEntity` and `adoptEntity` taken as
    * the library's own and shared with no caller (the projection of the guard's own copy of a call and
-   * of a result it parsed): frozen in place instead of copied. Never for a caller's values. */
+   * of a result it parsed): frozen in place instead of copied; a prototype-free record handed to
+   * `replaceEntity` is kept as the entity's record. Never for a caller's values. */
   withOwnValues<T>(fn: () => T): T {
     const was = this.ownValues;
     this.ownValues = true;
@@ -120,8 +117,12 @@ export class LayerB implements StateView {
     }
   }
 
+  /** A value as Layer B keeps it: the library's own frozen in place (withOwnValues), anything else
+   * as its own frozen copy (shared when it is one already); the value itself when it is not JSON. */
   private keep(value: unknown): unknown {
-    return this.ownValues ? adopted(value) : own(value);
+    if (typeof value !== "object" || value === null) return value;
+    const c = this.ownValues ? adoptOwnJson(value) : ownedJson(value, true);
+    return c === NOT_JSON ? value : c;
   }
 
   deleteEntity(entity: string, id: string): boolean {

@@ -3,7 +3,7 @@
 import { emptyContext, getKey, type EvalContext } from "./expr.js";
 import { ProjectionError } from "./errors.js";
 import { LayerB } from "./layer-b.js";
-import { isOwnedJson } from "../util/owned-json.js";
+import { sameOwnedJson } from "../util/owned-json.js";
 import type { EffectRule, EntityRule, ProjectionRules, SourceRule } from "./rules.js";
 import type { ToolCall } from "../core/types.js";
 
@@ -95,15 +95,13 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
     if (src.where !== undefined && src.where(ctx) !== true) return;
     const id = entityId(src.id(ctx), `${src.entity} in \`${src.from.join(".") || "(document)"}\` at key \`${String(key)}\``);
     if (src.derive !== undefined && into.hasEntity(src.entity, id)) {
-      // Only the named slots, derived again over the entity's slots as they are (`$slots`).
-      const slots = into.entity(src.entity, id) as Record<string, unknown>;
-      ctx.slots = slots;
+      // Only the named slots, derived again over the entity's slots as they are (`$slots`: the record
+      // Layer B keeps unchanged, not copied; read again after a write).
       for (const rules of [src.derive, src.slots]) {
         for (const [name, ev] of rules) {
+          const slots = (ctx.slots = into.keptRecord(src.entity, id) as Record<string, unknown>);
           const v = ev(ctx);
-          if (v === undefined) continue;
-          slots[name] = v;
-          if (!sameSlotValue(into.slot(src.entity, id, name), v)) into.set(src.entity, id, name, v);
+          if (v !== undefined && !sameOwnedJson(slots[name], v)) into.set(src.entity, id, name, v);
         }
       }
       return;
@@ -117,44 +115,10 @@ function projectSource(rules: ProjectionRules, src: SourceRule, doc: unknown, in
     if (src.merge && into.hasEntity(src.entity, id)) {
       // A slot that already holds this very JSON is left as it is (Layer B would only make another
       // copy of the same value): a second pass over the same records re-derives mostly equal slots.
-      for (const k of Object.keys(slots)) if (!sameSlotValue(into.slot(src.entity, id, k), slots[k])) into.set(src.entity, id, k, slots[k]);
+      for (const k of Object.keys(slots)) if (!sameOwnedJson(into.slot(src.entity, id, k), slots[k])) into.set(src.entity, id, k, slots[k]);
     } else into.adoptEntity(src.entity, id, slots);
   };
   visit(doc, undefined, 0, [], []);
-}
-
-/** Whether a slot of Layer B holding `held` would hold the same after `set(…, value)`: `held` is a JSON
- * scalar or Layer B's own frozen copy (never a value it keeps as given because it was not JSON), and
- * `value` is that very value or the same JSON written the same way (JSON scalars equal, arrays of the
- * same values, objects of the same prototype, plain or none, with the same keys in the same order):
- * `set` would keep another frozen copy of the same tree. */
-function sameSlotValue(held: unknown, value: unknown): boolean {
-  if (typeof held === "object" && held !== null) return isOwnedJson(held) && (held === value || sameJsonTree(held, value, 0));
-  return held === value && jsonScalar(held);
-}
-
-function jsonScalar(v: unknown): boolean {
-  return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
-}
-
-function sameJsonTree(a: unknown, b: unknown, depth: number): boolean {
-  if (typeof a !== "object" || a === null) return a === b && jsonScalar(a);
-  if (typeof b !== "object" || b === null || depth > 1000) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!(i in a) || !(i in b) || !sameJsonTree(a[i], b[i], depth + 1)) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const pa = Object.getPrototypeOf(a);
-  if ((pa !== Object.prototype && pa !== null) || Object.getPrototypeOf(b) !== pa) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    if (ka[i] !== kb[i] || !sameJsonTree((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]], depth + 1)) return false;
-  }
-  return true;
 }
 
 function entityId(v: unknown, where: string): string {
@@ -326,7 +290,7 @@ function applyEffects(
     const base = `effect ${n} of \`${call.name}\``;
     ctx.self = value;
     ctx.slots = undefined;
-    ctx.before = undefined;
+    ctx.before = ctx.beforeOf = undefined;
     let items: unknown[] = [undefined];
     if (eff.forEach !== undefined) {
       const l = eff.forEach(ctx);
@@ -337,7 +301,7 @@ function applyEffects(
       ctx.index = eff.forEach === undefined ? undefined : i;
       ctx.self = value;
       ctx.slots = undefined;
-      ctx.before = undefined;
+      ctx.before = ctx.beforeOf = undefined;
       // `when` is checked per item, so a `forEach` can pick the items it applies to.
       if (eff.when !== undefined && eff.when(ctx) !== true) return;
       const rawId = eff.id(ctx);
@@ -352,7 +316,9 @@ function applyEffects(
         report.changes.push({ op: "delete", entity: eff.entity, id, effective: existed });
         return;
       }
-      ctx.before = layerB.entity(eff.entity, id) as Record<string, unknown> | undefined;
+      // The entity as it is, copied only when an expression reads `$before` (nothing is written before
+      // every expression of the item has run).
+      ctx.beforeOf = () => layerB.entity(eff.entity, id) as Record<string, unknown> | undefined;
       let slots: Record<string, unknown> | undefined;
       if (eff.record !== undefined) {
         const rec = eff.record(ctx);

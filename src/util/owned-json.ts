@@ -42,6 +42,36 @@ export function ownedJson(value: unknown, remember: boolean): unknown {
   return out;
 }
 
+/** Whether a slot of Layer B holding `held` would hold the same after `set(…, value)`: `held` is a JSON
+ * scalar or Layer B's own frozen copy (never a value it keeps as given because it was not JSON), and
+ * `value` is that very value or the same JSON written the same way (JSON scalars equal, -0 not 0, arrays
+ * of the same values, objects of the same prototype, plain or none, with the same keys in the same
+ * order): `set` would keep another frozen copy of the same tree. */
+export function sameOwnedJson(held: unknown, value: unknown): boolean {
+  if (typeof held === "object" && held !== null) return owned.has(held) && (held === value || sameTree(held, value, 0));
+  return Object.is(held, value) && scalarOk(held);
+}
+
+function sameTree(a: unknown, b: unknown, depth: number): boolean {
+  if (typeof a !== "object" || a === null) return Object.is(a, b) && scalarOk(a);
+  if (typeof b !== "object" || b === null || depth > 1000) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!(i in a) || !(i in b) || !sameTree(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const pa = Object.getPrototypeOf(a);
+  if ((pa !== Object.prototype && pa !== null) || Object.getPrototypeOf(b) !== pa) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i] || !sameTree((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]], depth + 1)) return false;
+  }
+  return true;
+}
+
 function scalarOk(v: unknown): boolean {
   return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
 }
@@ -100,7 +130,8 @@ export function adoptOwnJson(value: unknown): unknown {
 /** Freezes a library-owned value all the way down while checking it is canonical JSON (a part frozen
  * already is the library's and was checked when it was frozen). */
 function adoptWalk(v: object, ancestors: object[]): boolean {
-  if (Object.isFrozen(v)) return owned.has(v) || isCanonicalTree(v, ancestors);
+  // (A frozen part that is not remembered is checked by copying it: rare, and the same test.)
+  if (Object.isFrozen(v)) return copy(v, ancestors) !== NOT_JSON;
   if (ancestors.includes(v)) return false;
   ancestors.push(v);
   if (Array.isArray(v)) {
@@ -120,22 +151,5 @@ function adoptWalk(v: object, ancestors: object[]): boolean {
   }
   ancestors.pop();
   Object.freeze(v);
-  return true;
-}
-
-function isCanonicalTree(v: unknown, ancestors: object[]): boolean {
-  if (typeof v !== "object" || v === null) return scalarOk(v);
-  if (owned.has(v)) return true;
-  if (ancestors.includes(v)) return false;
-  ancestors.push(v);
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!(i in v) || !isCanonicalTree(v[i], ancestors)) return false;
-  } else {
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return false;
-    const keys = Object.keys(v);
-    for (let i = 0; i < keys.length; i++) if (!isCanonicalTree((v as Record<string, unknown>)[keys[i]], ancestors)) return false;
-  }
-  ancestors.pop();
   return true;
 }

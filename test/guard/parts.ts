@@ -16,7 +16,7 @@ export function parts(options: GuardOptions) {
   const lifecycle = new Lifecycle(o.scope, o.config.maxDepth, callKey);
   const unknown = new UnknownMarks();
   const book = new ConsentBook(o.config.consent, o.detector, engine);
-  const before = new BeforeReader(o.tables, o.state, engine);
+  const before = new BeforeReader(o.tables, o.state);
   const judge = new Judge(o, engine, lifecycle, unknown, book, before);
   const observer = new Observer(o, engine, lifecycle, unknown, before);
   return { o, engine, lifecycle, unknown, book, before, judge, observer };

@@ -64,10 +64,10 @@ export interface FakeOptions {
   scope?: "turn" | "session";
   tau?: number;
   /** Tools the server lists (default: all six; π is checked against this list). */
-  tools?: typeof TOOLS;
+  tools?: Array<{ name: string; inputSchema: { type: "object"; properties: Record<string, object>; required?: string[] } }>;
   /** `required` the server's schema lists for a tool, replacing the default. */
   required?: Record<string, string[]>;
-  gateway?: Partial<Pick<GatewayOptions, "timeoutMs" | "approvalKey" | "serverInfo">>;
+  gateway?: Partial<Pick<GatewayOptions, "timeoutMs" | "approvalKey" | "serverInfo" | "dispatchers" | "recordDispatch">>;
   /** No recordOutcome callback. */
   noOutcomes?: boolean;
   /** A server that offers no tools at all (no `tools` capability). */

@@ -217,9 +217,19 @@ describe("projectDocument", () => {
         again: [{ entity: "item", from: "items", id: "id", merge: true, derive: ["later"] }],
       },
     });
-    const b = projectDocument(r, { items: [{ id: "a", v: 1 }, { id: "b", v: 2 }, { id: "c", v: 3 }] });
+    let copies = 0;
+    class Counting extends LayerB {
+      override entity(entity: string, id: string) {
+        copies++;
+        return super.entity(entity, id);
+      }
+    }
+    const b = projectDocument(r, { items: [{ id: "a", v: 1 }, { id: "b", v: 2 }, { id: "c", v: 3 }] }, new Counting());
     expect([b.slot("item", "a", "later"), b.slot("item", "b", "later"), b.slot("item", "c", "later")]).toEqual([2, 1, 0]);
+    // `$slots` of the second pass sees the slot derived again just before it (`twice` of the new `later`).
     expect([b.slot("item", "a", "twice"), b.slot("item", "b", "twice")]).toEqual([4, 2]);
+    // The entity's slots are read where Layer B keeps them, not copied.
+    expect(copies).toBe(0);
     // Only the named slots: the fields and the other slots keep their values.
     b.deleteEntity("item", "c");
     projectDocument(r, { items: [{ id: "a", v: 99 }] }, b, { document: "again" });
@@ -410,6 +420,96 @@ describe("applyToolResult", () => {
     expect(applyAction(rules, b, { name: "power_on", arguments: {} }).matched).toBe(true);
     expect(b.slot("device", "d", "on")).toBe(true);
     expect(applyAction(rules, b, { name: "unknown_fn", arguments: {} }).matched).toBe(false);
+  });
+
+  it("copies the target entity for `$before` only when an expression reads it, as it was before the effect", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { res: { fields: "*", slots: { was: "$before.v" } }, plain: { fields: "*" } },
+      tools: {
+        rec: { entity: "plain", id: "$args.id", record: "$result" },
+        rec_before: { entity: "res", id: "$args.id", record: "$result" },
+        set_before: [{ entity: "plain", id: "$args.id", when: { not: { exists: "$before" } }, set: { first: "$before.v", v: { add: ["$before.v", { const: 1 }] } } }],
+      },
+    });
+    let copies = 0;
+    class Counting extends LayerB {
+      override entity(entity: string, id: string) {
+        copies++;
+        return super.entity(entity, id);
+      }
+    }
+    const b = new Counting();
+    b.set("plain", "p", "v", 1);
+    b.set("res", "r", "v", 7);
+    applyToolResult(r, b, { name: "rec", arguments: { id: "p" } }, { v: 2 });
+    expect(copies).toBe(0);
+    expect(b.slot("plain", "p", "v")).toBe(2);
+    // An entity rule's derived slot reads `$before`: the record as it was before the effect replaced it.
+    applyToolResult(r, b, { name: "rec_before", arguments: { id: "r" } }, { v: 8 });
+    expect(copies).toBe(1);
+    expect([b.slot("res", "r", "v"), b.slot("res", "r", "was")]).toEqual([8, 7]);
+    // `when` runs before the target is known: `$before` is missing there, and read once afterwards.
+    copies = 0;
+    applyToolResult(r, b, { name: "set_before", arguments: { id: "p" } }, {});
+    expect(copies).toBe(1);
+    expect([b.slot("plain", "p", "first"), b.slot("plain", "p", "v")]).toEqual([2, 3]);
+  });
+
+  it("the library's own values (ownCall): a slot that holds the same JSON keeps what Layer B holds", () => {
+    const b = new LayerB();
+    const own = (result: string, args: Record<string, unknown> = { id: "R1" }, name = "update_res") => {
+      const call = Object.freeze({ name, arguments: Object.freeze(args) });
+      applyToolResult(rules, b, call, result, { ownCall: true, parsed: parseToolResult(result) });
+    };
+    own(JSON.stringify({ id: "R1", items: ["a", "b"], meta: { k: 1 }, z: 0 }));
+    const items = b.slot("res", "R1", "items");
+    const meta = b.slot("res", "R1", "meta");
+    expect(Object.isFrozen(items) && isOwnedJson(items) && isOwnedJson(meta)).toBe(true);
+    // The same record again: the values held are kept (not replaced by equal new copies).
+    own(JSON.stringify({ id: "R1", items: ["a", "b"], meta: { k: 1 }, z: 0 }));
+    expect(b.slot("res", "R1", "items")).toBe(items);
+    expect(b.slot("res", "R1", "meta")).toBe(meta);
+    // A slot whose JSON differs (another value, another key order, -0 for 0) is replaced.
+    own('{"id":"R1","items":["a","c"],"meta":{"k":1},"z":-0}');
+    expect(b.slot("res", "R1", "items")).toEqual(["a", "c"]);
+    expect(b.slot("res", "R1", "meta")).toBe(meta);
+    expect(Object.is(b.slot("res", "R1", "z"), -0)).toBe(true);
+    own('{"id":"R1","items":["a","c"],"meta":{"j":2,"k":1}}');
+    const meta2 = b.slot("res", "R1", "meta");
+    own('{"id":"R1","items":["a","c"],"meta":{"k":1,"j":2}}');
+    expect(b.slot("res", "R1", "meta")).not.toBe(meta2);
+    expect(Object.keys(b.slot("res", "R1", "meta") as object)).toEqual(["k", "j"]);
+    // `set` of the same JSON leaves the slot and its record as they are (a record kept for a
+    // `before` is not copied); another value is written as before.
+    b.set("user", "u", "res", ["R0"]);
+    const kept = b.keptRecord("user", "u")!;
+    const held = kept.res;
+    b.withOwnValues(() => b.set("user", "u", "res", Object.freeze(["R0"])));
+    expect(b.keptRecord("user", "u")).toBe(kept);
+    expect(b.slot("user", "u", "res")).toBe(held);
+    b.withOwnValues(() => b.set("user", "u", "res", ["R1"]));
+    expect(b.keptRecord("user", "u")).not.toBe(kept);
+    expect([kept.res, b.slot("user", "u", "res")]).toEqual([["R0"], ["R1"]]);
+  });
+
+  it("the record an own call's effect re-projects becomes the entity's record (not copied); a caller's call is copied", () => {
+    const handed: unknown[] = [];
+    class Seeing extends LayerB {
+      override replaceEntity(entity: string, id: string, slots: Readonly<Record<string, unknown>>) {
+        handed.push(slots);
+        super.replaceEntity(entity, id, slots);
+      }
+    }
+    const b = new Seeing();
+    const text = JSON.stringify({ id: "R1", items: ["a"] });
+    applyToolResult(rules, b, Object.freeze({ name: "update_res", arguments: Object.freeze({ id: "R1" }) }), text, { ownCall: true, parsed: parseToolResult(text) });
+    expect(b.keptRecord("res", "R1")).toBe(handed[0]);
+    expect(Object.isFrozen(b.slot("res", "R1", "items"))).toBe(true);
+    applyToolResult(rules, b, { name: "update_res", arguments: { id: "R1" } }, text);
+    expect(b.keptRecord("res", "R1")).not.toBe(handed[1]);
+    expect(b.entity("res", "R1")).toEqual(Object.assign(Object.create(null), { id: "R1", items: ["a"], n: 1 }));
   });
 });
 
