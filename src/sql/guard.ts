@@ -389,8 +389,6 @@ class SqlGuardImpl implements SqlGuard {
           d = this.coreCheck(calls);
         }
       }
-    } else if (d.admissible) {
-      point = this.emptyPoint([...touched.values()]);
     }
     const inverse = inverseOf(d);
     if (d.admissible) {
