@@ -7,6 +7,6 @@ import { mutationVitestConfig } from "./base.js";
 // test/sql/undo-cli.test.ts and test/mcp/sql-*.test.ts (child processes, which cannot see a mutant).
 // One PGlite for the whole run (test/sql/pglite.ts): starting it costs seconds per mutant otherwise.
 export default mutationVitestConfig(
-  ["test/sql/guard-verdicts.test.ts", "test/sql/guard-scopes.test.ts", "test/sql/guard-points.test.ts", "test/sql/guard-approvals.test.ts", "test/sql/guard.test.ts", "test/sql/guard-pg.test.ts"],
+  ["test/sql/guard-verdicts.test.ts", "test/sql/guard-scopes.test.ts", "test/sql/guard-points.test.ts", "test/sql/guard-approvals.test.ts", "test/sql/guard-refusals.test.ts", "test/sql/guard.test.ts", "test/sql/guard-pg.test.ts"],
   { shared: true },
 );
