@@ -20,6 +20,10 @@ export default defineConfig([
       compiler: "src/runtimes/compiler.ts",
       // Sealed snapshots (polar-guard/snapshot): the MAC's code stays out of the default bundle.
       snapshot: "src/guard/seal.ts",
+      // Reading an audit log back (polar-guard/audit: verifyAuditLog, summarizeLog, formatSummary): the
+      // replay carries the reference search and the guard's evaluation, so it stays out of the default
+      // bundle; the runtime entries keep what writing a log needs.
+      audit: "src/audit/api.ts",
       // The framework adapters (polar-guard/ai, /openai-agents, /langchain): they import the frameworks'
       // types only, so no framework code is in them; the frameworks are optional peer dependencies.
       "adapters/ai": "src/adapters/ai.ts",

@@ -32,7 +32,9 @@ export {
   type Scope,
   type GuardSnapshot,
 } from "./guard/index.js";
-export { verifyAuditLog, createMemorySink, createJsonlSink, decisionLine, chainHead, createChain, recordHash, CHAIN_GENESIS, summarizeLog, formatSummary, type VerifyOptions, type VerifyReport, type ChainHead, type ChainLink, type LogSummary } from "./audit/index.js";
+// Writing the audit log. Reading it back (`verifyAuditLog`, `summarizeLog`, `formatSummary`) is the
+// subpath polar-guard/audit (src/audit/api.ts), kept out of the runtime bundles.
+export { createMemorySink, createJsonlSink, decisionLine, chainHead, createChain, recordHash, CHAIN_GENESIS, type ChainHead, type ChainLink } from "./audit/index.js";
 
 // Decision policies and the consent detector.
 export {

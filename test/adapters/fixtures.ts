@@ -1,7 +1,7 @@
 // Shared by the adapter tests: a guard over the small airline test ontology (escalate policy, so one
 // guard shows every route), the tools of a scripted agent, and what each call is expected to do.
 import { createGuard, createMemorySink, type Decision, type Guard, type PolicyName, type Scope } from "../../src/index.js";
-import { verifyAuditLog } from "../../src/index.js";
+import { verifyAuditLog } from "../../src/audit/api.js";
 import { airline, airlineRules, airlineState, NOW } from "../guard/helpers.js";
 
 export interface Fixture {

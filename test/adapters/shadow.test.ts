@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { summarizeLog } from "../../src/index.js";
+import { summarizeLog } from "../../src/audit/api.js";
 import { createSession, judgedCall } from "../../src/adapters/core.js";
 import { calls, fixture } from "./fixtures.js";
 

@@ -17,13 +17,15 @@ const RUNTIME_API = [
   "advisoryPolicy", "applyAction", "applyToolResult", "blobDigestHex", "blobInfo", "canonicalJson", "chainHead",
   "changedNothing", "createChain", "createGuard", "createJsonlSink", "createMemorySink", "createVerifier", "decisionLine", "decodeBlob",
   "defaultConsentDetector", "detectConsent", "digestHex",
-  "escalatePolicy", "explainVerdict", "formatSummary", "instantiateCore", "instantiateCoreSync", "isGuardError",
+  "escalatePolicy", "explainVerdict", "instantiateCore", "instantiateCoreSync", "isGuardError",
   "isGuardRefusal", "loadCore", "loadGuard", "loadVerifier", "parseProjectionRules", "prepareOntology", "prepareOntologyAsync", "projectDocument",
-  "recordHash", "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "summarizeLog", "verifyAuditLog", "vetoPolicy", "wrapTools",
+  "recordHash", "safeCreateGuard", "safeDecodeBlob", "safeParseProjectionRules", "vetoPolicy", "wrapTools",
 ];
 const COMPILER_API = [
   "BlobError", "blobDigestHex", "blobInfo", "compile", "decodeBlob", "encodeBlob", "formatDiagnostic", "safeDecodeBlob",
 ];
+/** polar-guard/audit: reading a log back, kept out of the runtime entries (never re-exported there). */
+const AUDIT_API = ["formatSummary", "summarizeLog", "verifyAuditLog"];
 const ENTRIES = ["index", "node", "browser", "workerd"];
 
 type ExportMap = Record<string, string | Record<string, string>>;
@@ -59,11 +61,12 @@ describe("export map", () => {
   });
 
   it("every subpath with code lists types first; the compiler is its own subpath", () => {
-    for (const sub of ["./node", "./browser", "./workerd", "./compiler"]) {
+    for (const sub of ["./node", "./browser", "./workerd", "./compiler", "./audit"]) {
       const entry = manifest.exports[sub] as Record<string, string>;
       expect(Object.keys(entry)[0], sub).toBe("types");
     }
     expect(manifest.exports["./compiler"]).toEqual({ types: "./dist/compiler.d.ts", default: "./dist/compiler.js" });
+    expect(manifest.exports["./audit"]).toEqual({ types: "./dist/audit.d.ts", default: "./dist/audit.js" });
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.type).toBe("module");
     expect(manifest.bin.polar).toBe("./bin/polar.js");
@@ -97,7 +100,7 @@ describe("export map", () => {
 
 describe("tarball", () => {
   it("ships the built entries, declarations, the core and the CLI, and no sources or tests", () => {
-    for (const f of [...ENTRIES, "compiler"]) {
+    for (const f of [...ENTRIES, "compiler", "audit"]) {
       expect(pkg.files).toContain(`dist/${f}.js`);
       expect(pkg.files).toContain(`dist/${f}.d.ts`);
     }
@@ -111,8 +114,8 @@ describe("tarball", () => {
 });
 
 describe("public API", () => {
-  it("every runtime entry exports the same pinned names; the compiler subpath its own", async () => {
-    for (const entry of [...ENTRIES, "compiler"]) {
+  it("every runtime entry exports the same pinned names; the compiler and audit subpaths their own", async () => {
+    for (const entry of [...ENTRIES, "compiler", "audit"]) {
       const result = await build({
         entryPoints: [join(pkg.pkg, "dist", `${entry}.js`)],
         bundle: true,
@@ -126,7 +129,7 @@ describe("public API", () => {
       });
       const [output] = Object.values(result.metafile.outputs);
       const names = [...output.exports].sort();
-      expect(names, entry).toEqual(entry === "compiler" ? COMPILER_API : RUNTIME_API);
+      expect(names, entry).toEqual(entry === "compiler" ? COMPILER_API : entry === "audit" ? AUDIT_API : RUNTIME_API);
     }
   });
 
@@ -155,6 +158,25 @@ describe("public API", () => {
     expect(JSON.parse(out)).toEqual(["Approved", 810000, "Vetoed", "unknown_tool"]);
   });
 
+  it("Node imports polar-guard/audit by name and replays a log the default entry's guard wrote", () => {
+    const out = node(`
+      import { readFileSync } from "node:fs";
+      import { fileURLToPath } from "node:url";
+      import { loadGuard, LayerB, createMemorySink } from "polar-guard";
+      import * as audit from "polar-guard/audit";
+      const ontologyPath = fileURLToPath(import.meta.resolve("polar-guard/ontologies/airline/airline.blob"));
+      const log = createMemorySink();
+      const guard = await loadGuard({ ontologyPath, state: LayerB.fromJSON(${CANCELLABLE_JSON}), config: { log } });
+      guard.check({ name: "cancel_reservation", arguments: { reservation_id: "R1" } });
+      guard.check({ name: "drop_database", arguments: {} });
+      const text = log.lines().join("\\n") + "\\n";
+      const report = audit.verifyAuditLog(text, { ontologies: [new Uint8Array(readFileSync(ontologyPath))] });
+      const edited = audit.verifyAuditLog(text.replace('"route":"Approved"', '"route":"Vetoed"'), { ontologies: [new Uint8Array(readFileSync(ontologyPath))] });
+      console.log(JSON.stringify({ names: Object.keys(audit).sort(), ok: report.ok, verified: report.verified, edited: edited.ok, calls: audit.summarizeLog(text).decisions }));
+    `);
+    expect(JSON.parse(out)).toEqual({ names: AUDIT_API, ok: true, verified: 2, edited: false, calls: 2 });
+  });
+
   it("a missing ontology is a typed error, not a crash", () => {
     const out = node(`
       import { loadGuard, RuntimeError } from "polar-guard";
@@ -170,6 +192,10 @@ describe("public API", () => {
       [
         'import { loadGuard, LayerB, type Decision, type Guard, type LoadGuardOptions } from "polar-guard";',
         'import { compile } from "polar-guard/compiler";',
+        'import { verifyAuditLog, type VerifyReport } from "polar-guard/audit";',
+        "export function replay(log: string, blob: Uint8Array): VerifyReport {",
+        "  return verifyAuditLog(log, { ontologies: [blob] });",
+        "}",
         "export async function demo(source: string): Promise<Decision> {",
         '  const result = compile(source, { name: "x.polar" });',
         '  if (!result.ok) throw new Error("bad ontology");',

@@ -13,8 +13,11 @@ const CORE_CEILING = 16 * KiB;
 // so 50 (docs/runtimes.md, "Sizes", says what grew and what would cut it).
 // Then 56: amounts in both backends and their evaluation (issue 22), outcome records in the verifier and
 // the summary, the adapters' decision binding, the regex judge and rule bounds, Layer B's own copies
-// (issue 21) took it to ~54.2 KiB (docs/runtimes.md, "Sizes", says what would cut it).
-const BUNDLE_GZIP_CEILING = 56 * KiB;
+// (issue 21) took it to ~54.2 KiB, then the guard's parts and the verifier's shell and gateway records
+// to ~56.0 KiB, at the ceiling. Then 54: reading a log back (verifyAuditLog, summarizeLog, formatSummary)
+// moved to the subpath polar-guard/audit, which took ~3.9 KiB gzip out of both entries (~52.1 KiB);
+// the ceiling was lowered to lock that in, with ~1.9 KiB of headroom (docs/runtimes.md, "Sizes").
+const BUNDLE_GZIP_CEILING = 54 * KiB;
 
 /** Bundles one entry as a user's bundler would (minified, ESM), with the core left as a file. */
 async function bundle(entry: string, conditions: string[]) {
@@ -43,7 +46,7 @@ describe("size ceilings", () => {
     expect(size).toBeLessThanOrEqual(CORE_CEILING);
   });
 
-  it("the built browser bundle is at most 56 KiB gzip", async () => {
+  it("the built browser bundle is at most 54 KiB gzip", async () => {
     requireDist();
     const b = await bundle(join(DIST, "browser.js"), ["browser"]);
     console.log(`browser bundle (dist): ${b.bytes} bytes minified, ${b.gzip} bytes gzip`);
@@ -51,7 +54,7 @@ describe("size ceilings", () => {
     expect(b.inputs.some((p) => p.endsWith("dist/compiler.js"))).toBe(false);
   });
 
-  it("the built Workers bundle is at most 56 KiB gzip", async () => {
+  it("the built Workers bundle is at most 54 KiB gzip", async () => {
     requireDist();
     const b = await bundle(join(DIST, "workerd.js"), ["workerd", "worker"]);
     console.log(`workerd bundle (dist): ${b.bytes} bytes minified, ${b.gzip} bytes gzip`);
