@@ -19,6 +19,10 @@ interface MutationModule {
   /** Stryker's timeout per mutant run, ms, when the module's vitest config sets a shorter per-test
    * timeout of its own (test/mutation/base.ts): the test runner then fails a hung test first. */
   timeoutMS?: number;
+  /** Leave out the static mutants (module-level constants: a catalogue's lists of option names), each
+   * of which reruns the whole test set: for a module whose run would not finish on the shared machine
+   * otherwise. They are counted as `ignored`, outside the score, and the module's row says so. */
+  ignoreStatic?: boolean;
 }
 
 export const MODULES: readonly MutationModule[] = [
@@ -50,7 +54,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 }, // not measured yet (issue 28): the target
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
   // The shell guard (issue 28: new modules join at the same bar).
-  { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000 },
+  { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // not measured yet
 ];
 
@@ -63,6 +67,8 @@ export interface ModuleScore {
   noCoverage: number;
   /** Mutants that do not compile or crash outside any test: not counted in the score. */
   invalid: number;
+  /** Static mutants left out (`ignoreStatic`): not counted in the score. */
+  ignored: number;
   score: number;
   threshold: number;
 }
@@ -82,6 +88,7 @@ export function scoreOf(m: MutationModule, results: readonly MutantResult[]): Mo
     survived,
     noCoverage,
     invalid: count("CompileError", "RuntimeError"),
+    ignored: count("Ignored"),
     score: mutants === 0 ? 100 : (100 * detected) / mutants,
     threshold: m.threshold,
   };
@@ -114,6 +121,7 @@ function optionsFor(m: MutationModule): PartialStrykerOptions {
     htmlReporter: { fileName: `${dir}/index.html` },
     jsonReporter: { fileName: `${dir}/mutation.json` },
     ...(m.timeoutMS === undefined ? {} : { timeoutMS: m.timeoutMS }),
+    ...(m.ignoreStatic === true ? { ignoreStatic: true } : {}),
   };
 }
 
