@@ -147,8 +147,8 @@ function isDirectory(p: string): boolean {
 function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string): void {
   for (const r of rs) {
     if (r.target === null || !r.op.includes(">")) continue;
-    // `2>&1`, `>&2`: a descriptor, not a file.
-    if ((r.op === ">&" || r.op === "<&" || r.op.endsWith(">&")) && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
+    // `2>&1`, `>&2`: a descriptor, not a file (`<&3` reads; `>&-` closes and has no target).
+    if (r.op.endsWith(">&") && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
     if (r.target.text !== null && DEVICES.test(r.target.text)) continue;
     if (r.target.glob) {
       problem(ctx, "unresolved_argument", `${r.target.raw}: a glob as a redirection target`, source);
@@ -198,7 +198,13 @@ function operands(args: Word[], optionsWithValue: readonly string[] = []): { opt
   return { opts, ops, optValues };
 }
 
+/** Wrappers' options that set the directory the command runs in. */
+const WRAPPER_CHDIR: Record<string, readonly string[]> = { env: ["-C", "--chdir"], sudo: ["-D", "--chdir"] };
+
 const has = (opts: string[], ...names: string[]): boolean => names.some((n) => opts.includes(n));
+
+/** The missing ancestors `mkdir -p` may create in one path before the line is asked instead. */
+const MAX_MKDIR_CHAIN = 64;
 
 function simple(ctx: Ctx, c: SimpleCommand): void {
   ctx.out.commands++;
@@ -220,6 +226,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
   if (wrap !== undefined) {
     let i = 0;
     let positionals = wrap.positionals ?? 0;
+    // `env -C DIR cmd`, `sudo -D DIR cmd`: the command runs in DIR.
+    let dir = cwd;
+    const chdir = WRAPPER_CHDIR[name] ?? [];
     while (i < rest.length) {
       const t = rest[i]!.text;
       if (t === null) {
@@ -231,6 +240,14 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         break;
       }
       if (t.startsWith("-") && t !== "-") {
+        const eq = t.startsWith("--") ? t.indexOf("=") : -1;
+        const opt = eq > 0 ? t.slice(0, eq) : t;
+        if (chdir.includes(opt)) {
+          const v = eq > 0 ? t.slice(eq + 1) : rest[i + 1]?.text;
+          dir = v === undefined || v === null || dir === null ? null : joinPath(dir, v);
+          i += eq > 0 ? 1 : 2;
+          continue;
+        }
         i += wrap.optionsWithValue.includes(t) ? 2 : 1;
         continue;
       }
@@ -246,12 +263,13 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       break;
     }
     if (i >= rest.length) {
-      if (ctx.cat.readOnly.has(name) || wrap.onlyWithOperands === true || name === "env") return;
+      // `env` alone prints the environment: read-only by the catalogue.
+      if (ctx.cat.readOnly.has(name) || wrap.onlyWithOperands === true) return;
       problem(ctx, "unknown_effect", `${name} with no command reads standard input`, source);
       return;
     }
     if (name === "command" && (rest[0]?.text === "-v" || rest[0]?.text === "-V")) return;
-    run(ctx, rest.slice(i), cwd, source);
+    run(ctx, rest.slice(i), dir, source);
     return;
   }
   if (ctx.cat.readOnly.has(name)) return;
@@ -292,8 +310,15 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       for (const p of ps) {
         if (parents) {
           const chain: string[] = [];
-          // Only the missing ancestors are created (and removed again by the undo).
-          for (let d = dirname(p); d !== "/" && chain.length < 64 && !pathExists(d); d = dirname(d)) chain.unshift(d);
+          // Only the missing ancestors are created (and removed again by the undo); every one of them,
+          // or the undo would leave the outer ones behind.
+          for (let d = dirname(p); d !== "/" && !pathExists(d); d = dirname(d)) {
+            if (chain.length === MAX_MKDIR_CHAIN) {
+              problem(ctx, "over_bound", `mkdir -p ${p}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
+              return;
+            }
+            chain.unshift(d);
+          }
           for (const d of chain) call(ctx, "fs_mkdir", { path: d }, source);
         }
         call(ctx, "fs_mkdir", { path: p }, source);
@@ -344,7 +369,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "sed": {
-      const inPlace = opts.some((o) => o === "-i" || o === "--in-place" || o.startsWith("--in-place=")) || rest.some((w) => w.text !== null && /^-i\S/.test(w.text) && !w.text.startsWith("--"));
+      // `-i.bak`, `-ni` are bundles that hold `-i`; `--in-place=.bak` is named `--in-place` (operands()).
+      const inPlace = has(opts, "-i", "--in-place");
       if (!inPlace) return;
       const files = has(opts, "-e", "--expression", "-f", "--file") ? ops : ops.slice(1);
       const ps = paths(ctx, files, cwd, source);
@@ -365,7 +391,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "shell": {
-      const ci = rest.findIndex((w) => w.text === "-c" || (w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text) && !w.text.startsWith("--")));
+      const ci = rest.findIndex((w) => w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text));
       if (ci < 0) {
         if (rest.some((w) => w.text === "--version" || w.text === "--help") ) return;
         problem(ctx, "unknown_effect", `${name} runs a script whose effect is not known`, source);
@@ -462,7 +488,7 @@ const GIT_READ = new Set([
 function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void {
   let dir = cwd;
   // Every typed git call carries the directory git runs in (its repository is read from there).
-  const ctx: Ctx = { ...ctx0, out: ctx0.out };
+  const ctx = ctx0;
   const gitCall = (name: string, a: Record<string, unknown>, src: string): void => {
     if (dir === null) {
       problem(ctx, "unresolved_argument", "git runs in a directory that is not known (cd)", src);
@@ -600,6 +626,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         if (has(opts, "-B")) gitCall("git_ref_delete", { ref: `refs/heads/${v.text}` }, source);
         gitCall("git_ref_add", { ref: `refs/heads/${v.text}` }, source);
         gitCall("git_switch", { target: v.text }, source);
+        return;
+      }
+      if (has(opts, "--orphan")) {
+        // A new unborn branch, HEAD moved onto it: not a state the ontology models.
+        problem(ctx, "unknown_effect", "git checkout --orphan: switches to a new unborn branch", source);
         return;
       }
       if (has(opts, "-t", "--track")) {
@@ -806,9 +837,12 @@ function pathExists(p: string): boolean {
 }
 
 const REMOTE_READ: Record<string, Set<string>> = {
-  gh: new Set(["view", "list", "status", "diff", "checks", "search", "browse", "auth", "api"]),
+  // Not `api` (`gh api -X DELETE …` writes) nor `auth` as a verb (`gh auth logout` drops a token;
+  // `gh auth status` reads: its verb is `status`).
+  gh: new Set(["view", "list", "status", "diff", "checks", "search", "browse"]),
   docker: new Set(["ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port"]),
-  kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "config"]),
+  // `kubectl config` is a group: `view`, `get-contexts`, `current-context` read; `set-context` writes.
+  kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "view", "get-contexts", "current-context", "get-clusters", "get-users"]),
 };
 
 /** Options of curl and wget that name a file they write besides the download. */
@@ -820,6 +854,7 @@ const DOCKER_GROUPS = new Set(["container", "image", "network", "volume", "syste
 const REMOTE_GROUPS: Record<string, (first: string) => boolean> = {
   gh: () => true,
   docker: (first) => DOCKER_GROUPS.has(first),
+  kubectl: (first) => first === "config",
 };
 
 /** The file `wget URL` (or `curl -O URL`) writes in its directory: the URL path's last segment, or

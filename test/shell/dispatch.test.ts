@@ -142,6 +142,19 @@ describe("calls and problems carry their simple command", () => {
   });
 });
 
+describe("mkdir -p creates every missing ancestor, up to a bound", () => {
+  const deep = (n: number): string => Array.from({ length: n }, (_, i) => `d${i}`).join("/");
+  it("64 missing ancestors and the directory: 65 fs_mkdir, outermost first", () => {
+    const out = dispatch(`mkdir -p ${deep(65)}`);
+    expect(out).toHaveLength(65);
+    expect(out[0]).toBe("fs_mkdir path=@/d0");
+    expect(out[64]).toBe(`fs_mkdir path=@/${deep(65)}`);
+  });
+  it("65 missing ancestors: over the bound, no call (the undo would leave the outer ones)", () => {
+    expect(dispatch(`mkdir -p ${deep(66)}`)).toEqual([`over_bound: mkdir -p @/${deep(66)}: more than 64 missing directories`]);
+  });
+});
+
 describe("writes through symbolic links", () => {
   let chain: string;
   beforeAll(() => {
@@ -232,6 +245,13 @@ const FILES_CASES: Case[] = [
     ["sort a.txt", []],
     ["chown --reference=a.txt b.txt", ["fs_write path=@/b.txt"]],
     ["sort a.txt -o out.txt", ["fs_write path=@/out.txt"]],
+    ["cp --no-target-directory a.txt out", ["fs_write path=@/out"]],
+    ["ln -s a.txt b.txt src", ["fs_write path=@/src/a.txt","fs_write path=@/src/b.txt"]],
+    ["sed --in-place s/a/b/ a.txt", ["fs_write path=@/a.txt"]],
+    ["sed --expression=s/a/b/ -i a.txt b.txt", ["fs_write path=@/a.txt","fs_write path=@/b.txt"]],
+    ["sed --file=x.sed -i a.txt", ["fs_write path=@/a.txt"]],
+    ["sed -Ei.bak s/a/b/ a.txt", ["fs_write path=@/a.txt"]],
+    ["sed -fi a.txt", []],
 ];
 
 describe("file commands: what they remove, write, create, copy, move or link (globs, links, `--`, option values)", () => {
@@ -256,6 +276,9 @@ const SHELL_CASES: Case[] = [
     ["bash -lc 'rm b.txt'", ["fs_remove path=@/b.txt"]],
     ["cd src && rm x.ts", ["fs_remove path=@/src/x.ts"]],
     ["cd src; cd ..; rm a.txt", ["fs_remove path=@/a.txt"]],
+    ["bash -ec 'rm a.txt'", ["fs_remove path=@/a.txt"]],
+    ["bash --norc -c 'rm a.txt'", ["fs_remove path=@/a.txt"]],
+    ["bash --noprofile script.sh", ["unknown_effect: bash runs a script whose effect is not known"]],
 ];
 
 describe("`sh -c` scripts and `cd`: the inner line is judged in the directory it runs in", () => {
@@ -279,6 +302,16 @@ const REDIRECT_CASES: Case[] = [
     ["echo > *.txt", ["unresolved_argument: *.txt: a glob as a redirection target"]],
     ["echo > $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
     ["> empty.txt", ["fs_write path=@/empty.txt"]],
+    ["ls 2>&-", []],
+    ["ls 1>&2", []],
+    ["cat <&3", []],
+    ["ls 2>>err.txt", ["fs_write path=@/err.txt"]],
+    ["ls >| f.txt", ["fs_write path=@/f.txt"]],
+    ["ls &>> f.txt", ["fs_write path=@/f.txt"]],
+    ["echo x > /dev/tty", []],
+    ["echo x > /dev/zero", []],
+    ["echo x > /dev/fd/12", []],
+    ["echo x > /dev/sda", ["fs_write path=/dev/sda"]],
 ];
 
 describe("redirections: a file written, a descriptor or device not", () => {
@@ -307,6 +340,10 @@ const FIND_CASES: Case[] = [
     ["find src -okdir rm {} ;", ["fs_remove path=@/src"]],
     ["find src -fprint0 o0 -fprintf of fmt -fls ol", ["fs_write path=@/o0","fs_write path=@/of","fs_write path=@/ol"]],
     ["find src -exec rm {} ; -delete", ["fs_remove path=@/src","unknown_command: -delete is not in the command catalogue"]],
+    ["find src \\( -name a \\) -delete", ["fs_remove path=@/src"]],
+    ["find src -fprint $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["find src -exec rm {} \\; -delete", ["fs_remove path=@/src","fs_remove path=@/src"]],
+    ["find src -exec touch {} \\; -exec cat {} +", ["fs_write path=@/src"]],
 ];
 
 describe("find: -delete and -exec judged on its roots, -fprint files written", () => {
@@ -323,6 +360,8 @@ const XARGS_CASES: Case[] = [
     ["xargs -n1 rm -f a.txt", ["fs_remove path=@/a.txt","unresolved_argument: xargs feeds rm arguments from standard input"]],
     ["xargs env rm", ["unresolved_argument: xargs feeds env arguments from standard input"]],
     ["xargs sudo ls", ["unresolved_argument: xargs feeds sudo arguments from standard input"]],
+    ["xargs $X", ["unresolved_argument: the command name $X is not known: unset or unknown variable $X","unresolved_argument: xargs feeds $X arguments from standard input"]],
+    ["xargs -I {} cat {}", []],
 ];
 
 describe("xargs: arguments from standard input are never known", () => {
@@ -356,6 +395,8 @@ const ENVIRONMENT_CASES: Case[] = [
     ["npm install lodash", ["env_change command=npm install lodash"]],
     ["pip install x", ["env_change command=pip install x"]],
     ["cargo build", ["unknown_effect: cargo build runs code whose effect is not known"]],
+    ["pip -V", []],
+    ["npm --help install", ["env_change command=npm --help install"]],
 ];
 
 describe("package managers and interpreters: publish, install, run", () => {
@@ -388,6 +429,14 @@ const WRAPPERS_CASES: Case[] = [
     ["*.sh a", ["unresolved_argument: the command name *.sh is not known: a glob"]],
     ["./script.sh", ["unknown_effect: ./script.sh runs a program whose effect is not known"]],
     ["/bin/rm a.txt", ["unknown_effect: /bin/rm runs a program whose effect is not known"]],
+    ["sudo A=1 rm a.txt", ["unknown_command: A=1 is not in the command catalogue"]],
+    ["env -C src rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["env --chdir=src rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["env -C $X rm x.ts", ["unresolved_argument: x.ts: relative to a directory that is not known (cd)"]],
+    ["env -C src", []],
+    ["sudo -D src rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["sudo --chdir=/tmp rm x.ts", ["fs_remove path=/tmp/x.ts"]],
+    ["sudo -u root -D src rm y.ts", ["fs_remove path=@/src/y.ts"]],
 ];
 
 describe("wrappers run the command after their own options; unknown and path-named commands", () => {
@@ -458,6 +507,33 @@ const REMOTE_CASES: Case[] = [
     ["curl -c jar.txt -o /dev/null https://x", ["fs_write path=@/jar.txt"]],
     ["curl --trace - https://x", []],
     ["curl --stderr /dev/null https://x", []],
+    ["curl --data x u", ["remote_write command=curl --data x u"]],
+    ["curl --data-raw x u", ["remote_write command=curl --data-raw x u"]],
+    ["curl --data-urlencode x=1 u", ["remote_write command=curl --data-urlencode x=1 u"]],
+    ["curl -F f=@a.txt u", ["remote_write command=curl -F f=@a.txt u"]],
+    ["curl --form f=@a.txt u", ["remote_write command=curl --form f=@a.txt u"]],
+    ["curl -T a.txt u", ["remote_write command=curl -T a.txt u"]],
+    ["curl --upload-file a.txt u", ["remote_write command=curl --upload-file a.txt u"]],
+    ["curl --json {} u", ["remote_write command=curl --json {} u"]],
+    ["curl --output out.html u", ["fs_write path=@/out.html"]],
+    ["curl -D $X u", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["curl --dump-header h.txt --cookie-jar c.txt --trace-ascii t.txt u", ["fs_write path=@/h.txt","fs_write path=@/c.txt","fs_write path=@/t.txt"]],
+    ["wget --post-file=a.txt u/x", ["remote_write command=wget --post-file=a.txt u/x","fs_write path=@/x"]],
+    ["wget --method=DELETE u/x", ["remote_write command=wget --method=DELETE u/x","fs_write path=@/x"]],
+    ["wget --method=GET u/x", ["fs_write path=@/x"]],
+    ["wget --output-document=o.html u/x", ["fs_write path=@/o.html"]],
+    ["wget --output-file=log.txt --append-output=log2.txt -O - u/x", ["fs_write path=@/log.txt","fs_write path=@/log2.txt"]],
+    ["wget -a - -O - u/x", []],
+    ["docker --version", []],
+    ["kubectl", []],
+    ["kubectl config view", []],
+    ["gh api repos", ["remote_write command=gh api repos"]],
+    ["gh repo delete view", ["remote_write command=gh repo delete view"]],
+    ["docker container", ["remote_write command=docker container"]],
+    ["gh auth logout", ["remote_write command=gh auth logout"]],
+    ["gh api -X DELETE repos/o/r", ["remote_write command=gh api -X DELETE repos/o/r"]],
+    ["kubectl config set-context x", ["remote_write command=kubectl config set-context x"]],
+    ["kubectl config get-contexts", []],
 ];
 
 describe("network commands: what leaves the machine and what they write locally", () => {
@@ -674,6 +750,27 @@ const GIT_CASES: Case[] = [
     ["git config --get-regexp x", []],
     ["git config --unset x", ["unknown_effect: git config x: changes configuration or refs the ontology does not model"]],
     ["git notes show", []],
+    ["git branch -m $X new", ["unresolved_argument: git branch -m: the old or new name is not known (the current branch)"]],
+    ["git branch -a 'feat*'", []],
+    ["git branch -r 'origin/*'", []],
+    ["git branch -l 'f*'", []],
+    ["git branch -v 'f*'", []],
+    ["git branch -vv 'f*'", []],
+    ["git branch --show-current x", []],
+    ["git branch --contains abc 'f*'", []],
+    ["git branch --merged main 'f*'", []],
+    ["git branch --no-merged main 'f*'", []],
+    ["git branch --format=%s 'f*'", []],
+    ["git branch --sort=-date 'f*'", []],
+    ["git branch --points-at HEAD 'f*'", []],
+    ["git tag -l 'v*'", []],
+    ["git tag --list 'v*'", []],
+    ["git tag -n 'v*'", []],
+    ["git tag --contains x 'v*'", []],
+    ["git tag --points-at x 'v*'", []],
+    ["git checkout --orphan newroot", ["unknown_effect: git checkout --orphan: switches to a new unborn branch"]],
+    ["git switch --orphan newroot", ["unresolved_argument: git switch: the target is not known"]],
+    ["cd $X && git reset /abs", ["unresolved_argument: git runs in a directory that is not known (cd)"]],
 ];
 
 describe("git: each subcommand as the typed calls of the shell ontology (in the directory git runs in)", () => {
