@@ -131,7 +131,8 @@ export function followLinks(p: string): string {
     } catch {
       return cur;
     }
-    cur = target.startsWith("/") ? joinPath("/", target) : joinPath(dirname(cur), target);
+    // An absolute target replaces the directory (joinPath starts again at `/`).
+    cur = joinPath(dirname(cur), target);
   }
   return p;
 }
@@ -312,7 +313,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
           const chain: string[] = [];
           // Only the missing ancestors are created (and removed again by the undo); every one of them,
           // or the undo would leave the outer ones behind.
-          for (let d = dirname(p); d !== "/" && !pathExists(d); d = dirname(d)) {
+          // `/` always exists, so the walk ends there at the latest.
+          for (let d = dirname(p); !pathExists(d); d = dirname(d)) {
             if (chain.length === MAX_MKDIR_CHAIN) {
               problem(ctx, "over_bound", `mkdir -p ${p}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
               return;

@@ -252,6 +252,8 @@ const FILES_CASES: Case[] = [
     ["sed --file=x.sed -i a.txt", ["fs_write path=@/a.txt"]],
     ["sed -Ei.bak s/a/b/ a.txt", ["fs_write path=@/a.txt"]],
     ["sed -fi a.txt", []],
+    ["touch -ra.txt b.txt", ["fs_write path=@/b.txt"]],
+    ["mkdir -p /nonexistent-root-dir/a", ["fs_mkdir path=/nonexistent-root-dir","fs_mkdir path=/nonexistent-root-dir/a"]],
 ];
 
 describe("file commands: what they remove, write, create, copy, move or link (globs, links, `--`, option values)", () => {
@@ -312,6 +314,9 @@ const REDIRECT_CASES: Case[] = [
     ["echo x > /dev/zero", []],
     ["echo x > /dev/fd/12", []],
     ["echo x > /dev/sda", ["fs_write path=/dev/sda"]],
+    ["ls >&12", []],
+    ["ls >&1x", ["fs_write path=@/1x"]],
+    ["ls >&x1", ["fs_write path=@/x1"]],
 ];
 
 describe("redirections: a file written, a descriptor or device not", () => {
@@ -437,6 +442,14 @@ const WRAPPERS_CASES: Case[] = [
     ["sudo -D src rm x.ts", ["fs_remove path=@/src/x.ts"]],
     ["sudo --chdir=/tmp rm x.ts", ["fs_remove path=/tmp/x.ts"]],
     ["sudo -u root -D src rm y.ts", ["fs_remove path=@/src/y.ts"]],
+    ["cd $X && env -C src rm x.ts", ["unresolved_argument: x.ts: relative to a directory that is not known (cd)"]],
+    ["env -C", []],
+    ["sudo -D", ["unknown_effect: sudo with no command reads standard input"]],
+    ["env _X=1 rm a.txt", ["fs_remove path=@/a.txt"]],
+    ["env A_1=1 rm a.txt", ["fs_remove path=@/a.txt"]],
+    ["env a=1 rm a.txt", ["fs_remove path=@/a.txt"]],
+    ["env 1X=1 rm a.txt", ["unknown_command: 1X=1 is not in the command catalogue"]],
+    ["env -i PATH=/bin rm a.txt", ["fs_remove path=@/a.txt"]],
 ];
 
 describe("wrappers run the command after their own options; unknown and path-named commands", () => {
