@@ -254,6 +254,7 @@ const FILES_CASES: Case[] = [
     ["sed -fi a.txt", []],
     ["touch -ra.txt b.txt", ["fs_write path=@/b.txt"]],
     ["mkdir -p /nonexistent-root-dir/a", ["fs_mkdir path=/nonexistent-root-dir","fs_mkdir path=/nonexistent-root-dir/a"]],
+    ["touch --no-create b.txt", ["fs_write path=@/b.txt"]],
 ];
 
 describe("file commands: what they remove, write, create, copy, move or link (globs, links, `--`, option values)", () => {
@@ -450,6 +451,8 @@ const WRAPPERS_CASES: Case[] = [
     ["env a=1 rm a.txt", ["fs_remove path=@/a.txt"]],
     ["env 1X=1 rm a.txt", ["unknown_command: 1X=1 is not in the command catalogue"]],
     ["env -i PATH=/bin rm a.txt", ["fs_remove path=@/a.txt"]],
+    ["nice -- -x", ["unknown_command: -x is not in the command catalogue"]],
+    ["sudo -- -rm a.txt", ["unknown_command: -rm is not in the command catalogue"]],
 ];
 
 describe("wrappers run the command after their own options; unknown and path-named commands", () => {
