@@ -129,7 +129,6 @@ export async function createSqlGuard(options: SqlGuardOptions): Promise<SqlGuard
 interface Touched {
   info: TableInfo;
   calls: SqlCall[];
-  event: string;
   /** Rows the statement changes (bounded: maxRows + 1 means "more"). */
   rows: number;
   scope: "keys" | "table" | "range" | "dropped" | "created" | "none";
@@ -149,7 +148,6 @@ interface Pending {
   point: SqlRestorePoint;
 }
 
-const EVENT: Record<string, string> = { sql_insert: "insert", sql_update: "update", sql_delete: "delete", sql_truncate: "truncate", sql_drop: "drop", sql_create: "create", sql_alter: "alter" };
 const ROW_LOSSES = new Set(["row_data", "table_data", "cascaded_rows"]);
 
 class SqlGuardImpl implements SqlGuard {
@@ -281,11 +279,10 @@ class SqlGuardImpl implements SqlGuard {
         // among them is judged first (its restore point holds the table as it was before the string).
         if (c.name === "sql_drop") t.calls.unshift(c);
         else t.calls.push(c);
-        t.event = EVENT[t.calls[0]!.name]!;
         if (t.calls[0]!.name !== "sql_drop") t.scope = "table";
         continue;
       }
-      touched.set(info.name, { info, calls: [c], event: EVENT[c.name]!, rows: 0, scope: "none", triggers: [], cascade: [] });
+      touched.set(info.name, { info, calls: [c], rows: 0, scope: "none", triggers: [], cascade: [] });
     }
     base.calls = calls.map((c) => ({ name: c.name, arguments: c.arguments, source: c.source }));
     this.entities.clear();
@@ -332,7 +329,6 @@ class SqlGuardImpl implements SqlGuard {
           t.scope = "table";
           const all = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
           t.rows = c.name === "sql_insert" ? all : plan !== undefined && plan.readable && c.name !== "sql_truncate" && t.calls.length === 1 ? await this.count(`SELECT 1 FROM (${targetSelect(plan, this.dialect, null)}) AS s LIMIT ${max + 1}`) : all;
-          if (c.name !== "sql_insert" && t.rows <= max) t.rows = Math.max(t.rows, 0);
           // The restore point of a whole table holds all of it: over the bound, it is not taken.
           if (all > max) t.rows = Math.max(t.rows, max + 1);
         }
@@ -393,8 +389,6 @@ class SqlGuardImpl implements SqlGuard {
           d = this.coreCheck(calls);
         }
       }
-    } else if (d.admissible) {
-      point = this.emptyPoint([...touched.values()]);
     }
     const inverse = inverseOf(d);
     if (d.admissible) {

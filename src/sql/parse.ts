@@ -329,7 +329,9 @@ export function targetSelect(plan: DmlPlan, dialect: SqlDialect, rid: string | n
   const rv = plan.relation;
   const name = rv.alias?.aliasname ?? rv.relname;
   const q = rv.alias === undefined && typeof rv.schemaname === "string" ? [rv.schemaname, name] : [name];
-  const col = (c: string) => ({ ColumnRef: { fields: [...q.map((x: string) => ({ String: { sval: x } })), c === "*" ? { A_Star: {} } : { String: { sval: c } }] } });
+  // SQLite's `table.*` takes no schema (lang_select.html, result-column): `main.t.*` is a syntax error.
+  const star = dialect === "sqlite" ? [name] : q;
+  const col = (c: string) => ({ ColumnRef: { fields: [...(c === "*" ? star : q).map((x: string) => ({ String: { sval: x } })), c === "*" ? { A_Star: {} } : { String: { sval: c } }] } });
   const targetList: Node[] = [{ ResTarget: { val: col("*") } }];
   if (rid !== null) targetList.push({ ResTarget: { name: "__polar_rid", val: col(dialect === "sqlite" ? "rowid" : "ctid") } });
   const sel: Node = { SelectStmt: { targetList, fromClause: [{ RangeVar: rv }, ...plan.from], limitOption: "LIMIT_OPTION_DEFAULT", op: "SETOP_NONE" } };

@@ -3,11 +3,12 @@
 // after a bounded count, cascades, triggers, DDL, unknown statements and SQLite misreadings are asked,
 // and an undo whose rows changed since is refused.
 import Database from "better-sqlite3";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closePglite, pglite as sharedPglite } from "./pglite.js";
 import { createSqlGuard, postgresAdapter, sqliteAdapter, SqlGuardError, type SqlAdapter, type SqlGuard } from "../../src/sql/index.js";
 
 const SCHEMA = (real: string) => `
@@ -25,14 +26,14 @@ interface Db {
 }
 
 let store: string;
+// Made on first use (test/sql/pglite.ts): a run of the SQLite tests alone does not start PGlite.
 let pglite: PGlite;
-beforeAll(async () => {
+beforeAll(() => {
   store = mkdtempSync(join(tmpdir(), "polar-sql-test-"));
-  pglite = await PGlite.create();
 });
 afterAll(async () => {
   rmSync(store, { recursive: true, force: true });
-  await pglite.close();
+  await closePglite();
 });
 
 async function fresh(dialect: "sqlite" | "postgres"): Promise<Db> {
@@ -42,6 +43,7 @@ async function fresh(dialect: "sqlite" | "postgres"): Promise<Db> {
     d.exec(SCHEMA("REAL"));
     return { db: sqliteAdapter(d), exec: async (s) => void d.exec(s), rows: async (s) => d.prepare(s).all() };
   }
+  pglite = await sharedPglite();
   await pglite.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
   await pglite.exec(SCHEMA("double precision"));
   return { db: postgresAdapter(pglite, { name: "test" }), exec: async (s) => void (await pglite.exec(s)), rows: async (s) => (await pglite.query(s)).rows };

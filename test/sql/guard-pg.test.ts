@@ -1,0 +1,164 @@
+// The SQL guard's PostgreSQL verdicts (PGlite, one instance, a fresh schema per test): what only
+// PostgreSQL has — inheritance, views written through, TRUNCATE … CASCADE, DROP … CASCADE, ALTER, the
+// caller's open transaction, sequences of each kind — stated one by one; every approval that keeps rows
+// is run and undone, and the database compared with the one before.
+import type { PGlite } from "@electric-sql/pglite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closePglite, pglite } from "./pglite.js";
+import { createSqlGuard, postgresAdapter, type SqlGuard, type SqlGuardOptions } from "../../src/sql/index.js";
+
+const SCHEMA = `
+CREATE TABLE orders (id integer PRIMARY KEY, customer text, total double precision);
+CREATE TABLE items (id integer PRIMARY KEY, order_id integer REFERENCES orders (id) ON DELETE CASCADE, sku text);
+CREATE TABLE notes (body text);
+INSERT INTO orders VALUES (1, 'ann', 10.5), (2, 'bob', 20), (3, NULL, NULL), (7, 'dee', 1);
+INSERT INTO items VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z');
+INSERT INTO notes VALUES ('a'), ('a'), (NULL);`;
+
+let store: string;
+let pg: PGlite;
+beforeAll(() => {
+  store = mkdtempSync(join(tmpdir(), "polar-sql-pg-"));
+});
+afterAll(async () => {
+  rmSync(store, { recursive: true, force: true });
+  await closePglite();
+});
+
+async function fresh(extra = ""): Promise<PGlite> {
+  pg = await pglite();
+  await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${SCHEMA} ${extra}`);
+  return pg;
+}
+
+function guard(options: Partial<SqlGuardOptions> = {}): Promise<SqlGuard> {
+  return createSqlGuard({ db: postgresAdapter(pg, { name: "pgtest" }), store, ...options });
+}
+
+async function state(): Promise<string> {
+  const tables = (await pg.query<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).rows.map((r) => r.t);
+  const out = [JSON.stringify(tables)];
+  for (const t of tables) out.push(JSON.stringify((await pg.query(`SELECT to_jsonb(x)::text AS r FROM "${t}" x`)).rows.map((r) => (r as { r: string }).r).sort()));
+  return out.join("\n");
+}
+
+async function roundTrip(g: SqlGuard, q: string): Promise<void> {
+  const before = await state();
+  const d = await g.check(q);
+  expect(d.approved, `${q}: ${d.message}`).toBe(true);
+  await pg.exec(q);
+  await g.observe(d.execution!);
+  expect(await state(), q).not.toBe(before);
+  expect(await g.undo(), q).toMatchObject({ ok: true, reason: "undone" });
+  expect(await state(), q).toBe(before);
+}
+
+describe("postgres: what the guard does not read", () => {
+  it("a table that does not exist, a view, inheritance and a __polar_rid column are refused", async () => {
+    await fresh(`CREATE VIEW big AS SELECT * FROM orders WHERE total > 5;
+      CREATE TABLE base (id integer PRIMARY KEY, v text); CREATE TABLE sub () INHERITS (base);
+      CREATE TABLE odd (id integer PRIMARY KEY, __polar_rid text);`);
+    const g = await guard();
+    expect(await g.check("DELETE FROM nope WHERE id = 1")).toMatchObject({ approved: false, action: "ask", reason: "unknown_state", message: "not judged (unknown_state): public.nope does not exist (the statement would fail)" });
+    expect(await g.check("ALTER TABLE nope ADD COLUMN x int")).toMatchObject({ reason: "unknown_state" });
+    expect(await g.check("DELETE FROM big WHERE id = 1")).toMatchObject({ reason: "unknown_effect", message: "not judged (unknown_effect): public.big is a view; what writing through it does is not read" });
+    expect(await g.check("DELETE FROM base WHERE id = 1")).toMatchObject({ reason: "unknown_effect", message: "not judged (unknown_effect): public.base has inheritance children or partitions; the statement reaches tables the guard does not read" });
+    expect(await g.check("UPDATE odd SET id = 2")).toMatchObject({ reason: "unknown_state", message: "not judged: public.odd has a column named __polar_rid" });
+    expect(await g.check("DROP TABLE IF EXISTS nope")).toMatchObject({ approved: true, reason: "reversible" });
+  });
+});
+
+describe("postgres: rows kept", () => {
+  it("a point DELETE or UPDATE is counted and read in one statement; a composite key too", async () => {
+    await fresh("CREATE TABLE pair (a integer, b integer, v text, PRIMARY KEY (a, b)); INSERT INTO pair VALUES (1, 1, 'x'), (1, 2, 'y'), (2, 1, 'z');");
+    const g = await guard();
+    expect((await g.check("UPDATE orders SET total = 0 WHERE id IN (1, 2)")).restorePoint).toMatchObject({ tables: ["public.orders"], rows: 2 });
+    expect((await g.check("DELETE FROM pair WHERE a = 1")).restorePoint).toMatchObject({ tables: ["public.pair"], rows: 2 });
+    await roundTrip(g, "DELETE FROM pair WHERE a = 1");
+    await roundTrip(g, "UPDATE pair SET v = 'q' WHERE b = 1");
+    await roundTrip(g, "UPDATE orders SET total = 0 WHERE id IN (1, 2)");
+  });
+
+  it("over the bound the count says so and nothing is kept; at the bound the rows are kept", async () => {
+    await fresh();
+    expect(await (await guard({ bounds: { maxRows: 1 } })).check("UPDATE orders SET total = 0 WHERE id IN (1, 2)")).toMatchObject({
+      approved: false, reason: "over_bound", message: "not approved: UPDATE would change more than 1 rows of public.orders; that is over the restore bound (1 rows), so they were counted, not read, and no undo is possible",
+    });
+    expect((await (await guard({ bounds: { maxRows: 2 } })).check("UPDATE orders SET total = 0 WHERE id IN (1, 2)")).restorePoint).toMatchObject({ rows: 2 });
+  });
+
+  it("TRUNCATE keeps the table; with CASCADE every referencing table, and both come back", async () => {
+    await fresh();
+    const g = await guard();
+    expect((await g.check("TRUNCATE notes")).restorePoint).toMatchObject({ tables: ["public.notes"], rows: 3 });
+    const c = await g.check("TRUNCATE orders CASCADE");
+    expect(c).toMatchObject({ approved: true, tier: "T1", restorePoint: { tables: ["public.orders", "public.items"], rows: 7 } });
+    await roundTrip(g, "TRUNCATE orders CASCADE");
+    // Without CASCADE no other table is reached (PostgreSQL refuses a TRUNCATE of a referenced table).
+    expect((await g.check("TRUNCATE items")).restorePoint).toMatchObject({ tables: ["public.items"] });
+  });
+
+  it("TRUNCATE under escalate keeps no table copy: asked, naming the rows", async () => {
+    await fresh();
+    const g = await guard({ policy: "escalate" });
+    const d = await g.check("TRUNCATE notes");
+    expect(d).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4" });
+    expect(d.message).toMatch(/^not approved: TRUNCATE would remove 3 rows of public\.notes that nothing could give back \(sql\.truncate\.\w+\)$/);
+  });
+
+  it("DROP … CASCADE names the tables the cascade reaches; ALTER names the table; both are a rollback inside the caller's transaction", async () => {
+    await fresh();
+    const g = await guard();
+    expect((await g.check("DROP TABLE orders CASCADE")).message).toBe("not approved: DROP would remove 4 rows of public.orders, and foreign-key actions would also change rows of public.items; no restore point holds them");
+    expect((await g.check("DROP TABLE notes CASCADE")).message).toMatch(/^not approved: DROP would destroy public\.notes and its 3 rows/);
+    const alter = await g.check("ALTER TABLE notes ADD COLUMN x integer");
+    expect(alter).toMatchObject({ approved: false, reason: "irreversible", tier: "T4" });
+    expect(alter.message).toMatch(/^not approved: ALTER TABLE public\.notes changes its definition, and nothing keeps the old one \(sql\.alter\.\w+\)$/);
+    await pg.exec("BEGIN");
+    try {
+      const t = await g.check("ALTER TABLE notes ADD COLUMN x integer");
+      // A rollback takes the transaction's other work too (T3): under the threshold, asked.
+      expect(t).toMatchObject({ approved: false, action: "ask", tier: "T3", reason: "below_threshold" });
+      expect(t.message).toMatch(/^not approved: below_threshold/);
+      expect(t.inverse.map((s) => s.tool)).toEqual(["sql_rollback"]);
+    } finally {
+      await pg.exec("ROLLBACK");
+    }
+  });
+});
+
+describe("postgres: an INSERT that leaves the key to a sequence", () => {
+  it("serial and identity keys are kept by the range above min(largest key, the sequence's last value), the sequence's value the declared residue", async () => {
+    await fresh(`CREATE TABLE s (id serial PRIMARY KEY, v text); INSERT INTO s (v) VALUES ('a'), ('b');
+      CREATE TABLE idt (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text); INSERT INTO idt (v) VALUES ('a');
+      CREATE TABLE unused (id serial PRIMARY KEY, v text);
+      CREATE TABLE behind (id serial PRIMARY KEY, v text); INSERT INTO behind VALUES (10, 'ahead of the sequence');`);
+    const g = await guard({ bounds: { maxRows: 0 } });
+    for (const q of ["INSERT INTO s (v) VALUES ('c')", "INSERT INTO idt (v) VALUES ('b')", "INSERT INTO unused (v) VALUES ('x')"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: true, reason: "restore_point", tier: "T3", restorePoint: { rows: 0 } });
+    }
+    // The sequence (at 0, before its start) is below the largest key: the range starts at the sequence,
+    // so the row with key 10 is in it: over the bound 0.
+    expect(await g.check("INSERT INTO behind (v) VALUES ('x')")).toMatchObject({ approved: false, reason: "over_bound" });
+    const wide = await guard();
+    await roundTrip(wide, "INSERT INTO s (v) VALUES ('c'), ('d')");
+    await roundTrip(wide, "INSERT INTO unused (v) VALUES ('x')");
+    await roundTrip(wide, "INSERT INTO idt (v) VALUES ('b')");
+  });
+
+  it("a cycling or descending sequence, or a key that is not an integer, keeps the whole table", async () => {
+    await fresh(`CREATE SEQUENCE cyc CYCLE; CREATE TABLE c (id integer PRIMARY KEY DEFAULT nextval('cyc'), v text); ALTER SEQUENCE cyc OWNED BY c.id; INSERT INTO c (v) VALUES ('a');
+      CREATE SEQUENCE down INCREMENT -1 MINVALUE -100 MAXVALUE 0 START 0; CREATE TABLE d (id integer PRIMARY KEY DEFAULT nextval('down'), v text); ALTER SEQUENCE down OWNED BY d.id; INSERT INTO d (v) VALUES ('a');
+      CREATE SEQUENCE num; CREATE TABLE n (id numeric PRIMARY KEY DEFAULT nextval('num'), v text); ALTER SEQUENCE num OWNED BY n.id; INSERT INTO n (v) VALUES ('a');
+      CREATE TABLE plain (id integer PRIMARY KEY DEFAULT 5, v text); INSERT INTO plain VALUES (1, 'a');`);
+    const g = await guard();
+    for (const t of ["c", "d", "n", "plain"]) {
+      const d = await g.check(`INSERT INTO ${t} (v) VALUES ('b')`);
+      expect(d.restorePoint, t).toMatchObject({ tables: [`public.${t}`], rows: 1 });
+    }
+    await roundTrip(g, "INSERT INTO d (v) VALUES ('b')");
+  });
+});

@@ -1,0 +1,127 @@
+// The restore point the SQL guard takes: the bound over every table it holds (a table kept whole counts
+// all its rows, not only the matched ones), a table reached both by the string and by a cascade kept
+// once, the tables a cascade's children reach in turn, and the order the undo puts tables back in
+// (parents first, so foreign keys hold). SQLite in memory; TRUNCATE … CASCADE on PostgreSQL (PGlite).
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closePglite, pglite } from "./pglite.js";
+import { createSqlGuard, postgresAdapter, sqliteAdapter, type SqlGuard, type SqlGuardOptions } from "../../src/sql/index.js";
+
+const SCHEMA = `
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL);
+CREATE TABLE items (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id) ON DELETE CASCADE, sku TEXT);
+CREATE TABLE notes (body TEXT);
+INSERT INTO orders VALUES (1, 'ann', 10.5), (2, 'bob', 20), (3, NULL, NULL), (7, 'dee', 1);
+INSERT INTO items VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z');
+INSERT INTO notes VALUES ('a'), ('a'), (NULL);`;
+
+let store: string;
+beforeAll(() => {
+  store = mkdtempSync(join(tmpdir(), "polar-sql-points-"));
+});
+afterAll(async () => {
+  rmSync(store, { recursive: true, force: true });
+  await closePglite();
+});
+
+interface Db {
+  raw: Database.Database;
+  guard(options?: Partial<SqlGuardOptions>): Promise<SqlGuard>;
+}
+
+function fresh(extra = ""): Db {
+  const raw = new Database(":memory:");
+  raw.pragma("foreign_keys = ON");
+  raw.exec(SCHEMA + extra);
+  return { raw, guard: (options = {}) => createSqlGuard({ db: sqliteAdapter(raw), store, ...options }) };
+}
+
+function state(raw: Database.Database): string {
+  const tables = raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+  return tables.map((t) => `${t.name}: ${JSON.stringify((raw.prepare(`SELECT * FROM "${t.name}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort())}`).join("\n");
+}
+
+async function roundTrip(h: Db, g: SqlGuard, q: string): Promise<void> {
+  const before = state(h.raw);
+  const d = await g.check(q);
+  expect(d.approved, `${q}: ${d.message}`).toBe(true);
+  h.raw.exec(q);
+  await g.observe(d.execution!);
+  expect(state(h.raw), q).not.toBe(before);
+  expect(await g.undo(), q).toMatchObject({ ok: true, reason: "undone" });
+  expect(state(h.raw), q).toBe(before);
+}
+
+describe("the bound over the restore point", () => {
+  it("a table without a key is kept whole: its rows count, not only the matched ones, whichever statement comes first", async () => {
+    const h = fresh();
+    // Matched: 1 row of notes and 1 of orders (2 ≤ 3); kept: notes' 3 rows and 1 of orders (4 > 3).
+    expect(await (await h.guard({ bounds: { maxRows: 3 } })).check("DELETE FROM notes WHERE body IS NULL; DELETE FROM orders WHERE id = 7")).toMatchObject({
+      approved: false, action: "ask", reason: "over_bound", tier: "T4", message: "not approved: DELETE would remove more than 3 rows (the restore bound)",
+    });
+    expect(await (await h.guard({ bounds: { maxRows: 3 } })).check("DELETE FROM orders WHERE id = 7; DELETE FROM notes WHERE body IS NULL")).toMatchObject({
+      approved: false, reason: "over_bound", message: "not approved: DELETE would remove a table of more than 3 rows (the restore bound); it was counted, not read",
+    });
+    const g = await h.guard({ bounds: { maxRows: 4 } });
+    expect(await g.check("DELETE FROM orders WHERE id = 7; DELETE FROM notes WHERE body IS NULL")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.notes"], rows: 4 } });
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 7; DELETE FROM notes WHERE body IS NULL");
+  });
+
+  it("the children a cascade reaches count toward the bound with the parent's rows", async () => {
+    const h = fresh();
+    expect(await (await h.guard({ bounds: { maxRows: 3 } })).check("DELETE FROM orders WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: foreign-key actions from main.orders change rows of main.items, a table over the restore bound (3 rows)" });
+    expect(await (await h.guard({ bounds: { maxRows: 4 } })).check("DELETE FROM orders WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+  });
+});
+
+describe("tables kept once, put back parents first", () => {
+  it("a child the string writes after its parent's cascade reached it is kept once, whole", async () => {
+    const h = fresh();
+    const g = await h.guard();
+    const q = "DELETE FROM orders WHERE id = 2; DELETE FROM items WHERE id = 1";
+    expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+    await roundTrip(h, g, q);
+  });
+
+  it("a child the string writes before its parent is put back after it", async () => {
+    const h = fresh();
+    const g = await h.guard();
+    for (const q of ["DELETE FROM items WHERE id = 3; DELETE FROM orders WHERE id = 1", "UPDATE items SET sku = 'q' WHERE id = 1; DELETE FROM orders WHERE id IN (1, 2)"]) {
+      const d = await g.check(q);
+      expect(d.restorePoint!.tables, q).toEqual(["main.items", "main.orders"]);
+      await roundTrip(h, g, q);
+    }
+  });
+
+  it("three generations: a grandchild the string writes is put back after its parent and grandparent", async () => {
+    const h = fresh("CREATE TABLE parts (id INTEGER PRIMARY KEY, item_id INTEGER REFERENCES items (id) ON DELETE RESTRICT); INSERT INTO parts VALUES (1, 3), (2, 2);");
+    const g = await h.guard();
+    const q = "DELETE FROM parts WHERE id = 1; DELETE FROM items WHERE id = 3; DELETE FROM orders WHERE id = 7";
+    expect((await g.check(q)).restorePoint!.tables).toEqual(["main.parts", "main.items", "main.orders"]);
+    await roundTrip(h, g, q);
+  });
+
+  it("a grandchild held by RESTRICT is not reached: the parent's cascade is kept and undone", async () => {
+    const h = fresh("CREATE TABLE parts (id INTEGER PRIMARY KEY, item_id INTEGER REFERENCES items (id) ON DELETE RESTRICT);");
+    const g = await h.guard();
+    expect(await g.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders"], rows: 1 } });
+    // items 3 → order 2 is reached; parts is empty, so RESTRICT does not stop it.
+    expect(await g.check("DELETE FROM orders WHERE id = 2")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 2");
+  });
+});
+
+describe("postgres: TRUNCATE … CASCADE", () => {
+  it("reaching a grandchild is asked, whatever its action; without one it is kept and undone", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${SCHEMA.replace(/REAL/g, "double precision")}
+      CREATE TABLE parts (id integer PRIMARY KEY, item_id integer REFERENCES items (id) ON DELETE RESTRICT); INSERT INTO parts VALUES (1, 3);`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "points" }), store });
+    expect(await g.check("TRUNCATE orders CASCADE")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: TRUNCATE would remove rows of public.orders, and foreign-key actions reach public.items and the tables that reference it, which the guard does not read" });
+    await pg.exec("DROP TABLE parts");
+    expect(await g.check("TRUNCATE orders CASCADE")).toMatchObject({ approved: true, restorePoint: { tables: ["public.orders", "public.items"], rows: 7 } });
+  });
+});

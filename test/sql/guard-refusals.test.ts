@@ -1,0 +1,35 @@
+// Refusals the SQL guard keeps whatever the bound: what no restore point can make undoable (ALTER
+// TABLE's old definition) is refused for what it is, never as "over the bound", and no row of the table
+// is read for it (PostgreSQL through PGlite).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closePglite, pglite } from "./pglite.js";
+import { createSqlGuard, postgresAdapter, type SqlAdapter } from "../../src/sql/index.js";
+
+let store: string;
+beforeAll(() => {
+  store = mkdtempSync(join(tmpdir(), "polar-sql-refusals-"));
+});
+afterAll(async () => {
+  rmSync(store, { recursive: true, force: true });
+  await closePglite();
+});
+
+describe("what no restore point can undo", () => {
+  it("ALTER TABLE is refused as irreversible at any bound, and no row of the table is read", async () => {
+    const pg = await pglite();
+    await pg.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE notes (body text); INSERT INTO notes VALUES ('a'), ('b'), ('c');");
+    const base = postgresAdapter(pg, { name: "refusals" });
+    const reads: string[] = [];
+    const db: SqlAdapter = { ...base, read: (sql, params) => (reads.push(sql), base.read(sql, params)) };
+    for (const maxRows of [0, 1, 10_000]) {
+      reads.length = 0;
+      const d = await (await createSqlGuard({ db, store, bounds: { maxRows } })).check("ALTER TABLE notes ADD COLUMN x integer");
+      expect(d, String(maxRows)).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
+      expect(d.message).toMatch(/^not approved: ALTER TABLE public\.notes changes its definition/);
+      expect(reads.filter((s) => s.includes('FROM "public"."notes"'))).toEqual([]);
+    }
+  });
+});

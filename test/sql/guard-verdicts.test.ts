@@ -1,0 +1,516 @@
+// The SQL guard's verdicts, stated one by one on SQLite (better-sqlite3, in memory): the options it
+// refuses, the shapes of a call, the refusals of what SQLite reads differently or what the guard cannot
+// read, the scope of rows each statement keeps, the bound, the policies, and what observe and undo do
+// with what was approved. Every approval that keeps rows is run and undone here, and the database
+// compared with the one before. (test/sql/guard.test.ts runs the common cases on both dialects.)
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSqlGuard, sqliteAdapter, type SqlAdapter, type SqlGuard, type SqlGuardOptions } from "../../src/sql/index.js";
+
+const SCHEMA = `
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL);
+CREATE TABLE items (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id) ON DELETE CASCADE, sku TEXT);
+CREATE TABLE notes (body TEXT);
+CREATE VIEW big AS SELECT * FROM orders WHERE total > 5;
+CREATE INDEX notes_body ON notes (body);
+INSERT INTO orders VALUES (1, 'ann', 10.5), (2, 'bob', 20), (3, NULL, NULL), (7, 'dee', 1);
+INSERT INTO items VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z');
+INSERT INTO notes VALUES ('a'), ('a'), (NULL);`;
+
+let store: string;
+beforeAll(() => {
+  store = mkdtempSync(join(tmpdir(), "polar-sql-verdicts-"));
+});
+afterAll(() => {
+  rmSync(store, { recursive: true, force: true });
+});
+
+interface Db {
+  raw: Database.Database;
+  db: SqlAdapter;
+}
+
+function fresh(extra = ""): Db {
+  const raw = new Database(":memory:");
+  raw.pragma("foreign_keys = ON");
+  raw.exec(SCHEMA + extra);
+  return { raw, db: sqliteAdapter(raw) };
+}
+
+function guard(h: Db | SqlAdapter, options: Partial<SqlGuardOptions> = {}): Promise<SqlGuard> {
+  return createSqlGuard({ db: "raw" in h ? h.db : h, store, ...options });
+}
+
+/** Every table's rows (as a sorted multiset) and the schema. */
+function state(h: Db): string {
+  const tables = h.raw.prepare("SELECT name, sql FROM sqlite_schema ORDER BY name").all() as { name: string; sql: string | null }[];
+  const out: string[] = [JSON.stringify(tables)];
+  for (const t of tables.filter((x) => (x.sql ?? "").startsWith("CREATE TABLE"))) out.push(JSON.stringify((h.raw.prepare(`SELECT * FROM "${t.name}"`).all() as unknown[]).map((r) => JSON.stringify(r)).sort()));
+  return out.join("\n");
+}
+
+/** Checks, runs, observes and undoes `q`; the database must be as before. */
+async function roundTrip(h: Db, g: SqlGuard, q: string): Promise<void> {
+  const before = state(h);
+  const d = await g.check(q);
+  expect(d.approved, `${q}: ${d.message}`).toBe(true);
+  h.raw.exec(q);
+  expect((await g.observe(d.execution!)).journaled).toMatch(/^q-\d+-[0-9a-f]{6}$/);
+  expect(state(h), q).not.toBe(before);
+  const u = await g.undo();
+  expect(u, q).toMatchObject({ ok: true, reason: "undone" });
+  expect(state(h), q).toBe(before);
+}
+
+/** A SQLite adapter whose `bytecode` agrees with every reading, to reach the guard's own checks
+ * behind SQLite's (a statement SQLite would reject is then judged by the guard alone). */
+function trusting(h: Db): SqlAdapter {
+  return { ...h.db, bytecode: async () => "same" };
+}
+
+describe("createSqlGuard: options", () => {
+  it("refuses each wrong option with its code and a one-line message", async () => {
+    const h = fresh();
+    const cases: [unknown, string, RegExp][] = [
+      [null, "bad-option", /^createSqlGuard needs \{ db, store \}$/],
+      [7, "bad-option", /^createSqlGuard needs \{ db, store \}$/],
+      [{ db: h.db, store, bogus: 1 }, "bad-option", /^unknown option `bogus` \(the options are db, store, session, policy, bounds, log\)$/],
+      [{ db: null, store }, "bad-db", /^`db` is not a SqlAdapter \(use sqliteAdapter\(database\) or postgresAdapter\(client\)\)$/],
+      [{ db: "sqlite", store }, "bad-db", /not a SqlAdapter/],
+      [{ db: (({ writeTransaction: _w, ...rest }) => rest)(h.db), store }, "bad-db", /not a SqlAdapter/],
+      [{ db: { ...h.db, dialect: "mysql" }, store }, "bad-db", /^unknown dialect `mysql`$/],
+      [{ db: { ...h.db, bytecode: undefined }, store }, "bad-db", /needs bytecode\(\)/],
+      [{ db: h.db, store: 5 }, "bad-store", /^`store` is not a path$/],
+      [{ db: h.db, store: "" }, "bad-store", /^`store` is not a path$/],
+      [{ db: h.db, store, policy: "yolo" }, "bad-option", /^unknown policy `yolo` \(snapshot, escalate, veto, advisory\)$/],
+      [{ db: h.db, store, session: "a b" }, "bad-option", /^`session` must be 1–128 characters/],
+      [{ db: h.db, store, session: "" }, "bad-option", /session/],
+      [{ db: h.db, store, session: "x".repeat(129) }, "bad-option", /session/],
+      [{ db: h.db, store, session: 12 }, "bad-option", /session/],
+      [{ db: h.db, store, session: "ok\nx" }, "bad-option", /session/],
+      [{ db: h.db, store, bounds: { maxRows: -1 } }, "bad-option", /^bounds\.maxRows must be a non-negative integer$/],
+      [{ db: h.db, store, bounds: { maxRows: 1.5 } }, "bad-option", /maxRows/],
+      [{ db: h.db, store, bounds: { maxRows: "5" } }, "bad-option", /maxRows/],
+    ];
+    for (const [options, code, message] of cases) {
+      const e = await createSqlGuard(options as never).then(() => null, (x: unknown) => x as { code: string; message: string; name: string });
+      expect(e, JSON.stringify(options, (_k, v) => (typeof v === "function" ? "fn" : v))?.slice(0, 80)).toMatchObject({ code, name: "SqlGuardError" });
+      expect(e!.message).toMatch(message);
+    }
+  });
+
+  it("a store that cannot be made is bad-store", async () => {
+    const file = join(store, "a-file");
+    writeFileSync(file, "x");
+    await expect(createSqlGuard({ db: fresh().db, store: join(file, "below") })).rejects.toMatchObject({ code: "bad-store", name: "SqlGuardError" });
+  });
+
+  it("the defaults: a random session, the snapshot policy, 10,000 rows; a PostgreSQL adapter needs no bytecode", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect(g.session).toMatch(/^[0-9a-f]{12}$/);
+    expect((await guard(h)).session).not.toBe(g.session);
+    expect(g.policy).toBe("snapshot");
+    expect(g.dialect).toBe("sqlite");
+    const d = await g.check("DELETE FROM orders WHERE id = 7");
+    h.raw.exec("DELETE FROM orders WHERE id = 7");
+    await g.observe(d.execution!);
+    expect(g.list()[0]!.maxRows).toBe(10_000);
+    // Given bounds keep the default for what they leave out; 0 is a bound (nothing may be kept).
+    const zero = await guard(h, { bounds: { maxRows: 0 }, session: "s.0_-Z", policy: "escalate" });
+    expect(zero).toMatchObject({ session: "s.0_-Z", policy: "escalate" });
+    expect(await zero.check("DELETE FROM orders WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound" });
+    expect(await (await guard(h, { bounds: {} })).check("DELETE FROM orders WHERE id = 1")).toMatchObject({ approved: true });
+    expect((await guard(h, { session: "x".repeat(128) })).session).toHaveLength(128);
+    const pg = await createSqlGuard({ db: { ...h.db, dialect: "postgres", bytecode: undefined }, store });
+    expect(pg.dialect).toBe("postgres");
+  });
+});
+
+describe("the call", () => {
+  it("a string or a tool call carries the statement; anything else is denied as malformed, with what is wrong", async () => {
+    const g = await guard(fresh());
+    expect(await g.check({ tool: "q", args: { sql: undefined, query: "SELECT 1" } })).toMatchObject({ approved: true, reason: "read_only" });
+    expect(await g.check({ name: "q", arguments: { statement: "SELECT 1" } })).toMatchObject({ approved: true, reason: "read_only" });
+    const cases: [unknown, string][] = [
+      [null, "a statement is a string or a tool call { tool, args: { sql } }"],
+      [7, "a statement is a string or a tool call { tool, args: { sql } }"],
+      [{ tool: "q" }, "a tool call's args must be an object"],
+      [{ tool: "q", args: null }, "a tool call's args must be an object"],
+      [{ tool: "q", args: "SELECT 1" }, "a tool call's args must be an object"],
+      [{ tool: "q", args: ["SELECT 1"] }, "a tool call's args must be an object"],
+      [{ tool: "q", args: {} }, "the tool call must carry exactly one of `sql`, `query`, `statement`"],
+      [{ tool: "q", args: { query: "SELECT 1", statement: "SELECT 2" } }, "the tool call must carry exactly one of `sql`, `query`, `statement`"],
+      [{ tool: "q", args: { statement: 5 } }, "`statement` is not a string"],
+      [{ tool: "q", args: { sql: "SELECT 1", params: [] } }, "bound parameters are not judged (the statement's rows depend on them)"],
+      [{ tool: "q", args: { sql: "SELECT 1", parameters: {} } }, "bound parameters are not judged (the statement's rows depend on them)"],
+      [{ tool: "q", args: { sql: "SELECT 1", bindings: undefined } }, "bound parameters are not judged (the statement's rows depend on them)"],
+    ];
+    for (const [input, why] of cases) {
+      expect(await g.check(input), JSON.stringify(input)).toMatchObject({
+        approved: false, action: "deny", route: "Vetoed", reason: "malformed_call", message: `not judged (malformed_call): ${why}`,
+        tier: null, restorePoint: null, execution: null, inverse: [], core: null, calls: [], problems: [],
+      });
+    }
+  });
+
+  it("every decision is numbered, names its session and dialect, and is frozen", async () => {
+    const g = await guard(fresh(), { session: "frozen" });
+    const a = await g.check(null);
+    const b = await g.check("SELECT 1");
+    const c = await g.check("DELETE FROM orders WHERE id = 7");
+    expect([a.seq, b.seq, c.seq]).toEqual([1, 2, 3]);
+    for (const d of [a, b, c]) expect(d).toMatchObject({ format: "polar-sql-decision/1", session: "frozen", dialect: "sqlite" });
+    expect(c.execution).toBe("frozen:3");
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.calls[0]!.arguments)).toBe(true);
+    expect(Object.isFrozen(c.restorePoint)).toBe(true);
+    expect(Object.isFrozen(c.inverse[0])).toBe(true);
+  });
+
+  it("a read-only statement is allowed at T0 with nothing to undo", async () => {
+    const g = await guard(fresh());
+    expect(await g.check("SELECT * FROM orders; SELECT 1")).toEqual(expect.objectContaining({
+      approved: true, action: "allow", route: "Approved", reason: "read_only", message: "read-only: nothing to undo", tier: "T0",
+      restorePoint: null, execution: null, inverse: [], core: null, calls: [], problems: [],
+    }));
+  });
+
+  it("the parser's problems are refusals with the parser's reason and detail, the typed calls kept", async () => {
+    const g = await guard(fresh());
+    const d = await g.check("DELETE FROM orders WHERE id = random()");
+    expect(d).toMatchObject({ approved: false, action: "ask", route: "ConsentEscalated", reason: "unknown_effect", message: "not judged (unknown_effect): the function random() may have effects the guard cannot see" });
+    expect(d.calls).toEqual([{ name: "sql_delete", arguments: { table: "orders" }, source: "DELETE FROM orders WHERE id = random()" }]);
+    expect(d.problems).toHaveLength(1);
+    const v = await guard(fresh(), { policy: "veto" });
+    expect(await v.check("VACUUM")).toMatchObject({ approved: false, action: "deny", route: "Vetoed", reason: "unknown_command" });
+  });
+});
+
+describe("SQLite's own reading", () => {
+  it("a statement SQLite rejects is asked, naming which statement of the string", async () => {
+    const g = await guard(fresh());
+    expect(await g.check("SELECT 1; DELETE FROM missing WHERE id = 1")).toMatchObject({ approved: false, reason: "unparsed", message: "not judged (unparsed): SQLite rejects statement 2: no such table: missing" });
+    // CREATE is only checked to be accepted as written (SQLite keeps its text).
+    expect(await g.check("CREATE TABLE orders (x INTEGER)")).toMatchObject({ approved: false, reason: "unparsed", message: "not judged (unparsed): SQLite rejects statement 1: table orders already exists" });
+    expect(await g.check("SELECT 1; CREATE TABLE t2 (x INTEGER)")).toMatchObject({ approved: true, reason: "reversible", tier: "T1" });
+  });
+
+  it("a reading SQLite cannot run as printed, or runs differently, is asked", async () => {
+    const g = await guard(fresh());
+    // PostgreSQL's parser prints the cast as `id::text`, which SQLite rejects.
+    expect(await g.check("DELETE FROM orders WHERE CAST(id AS TEXT) = '1'")).toMatchObject({
+      approved: false, reason: "unparsed", message: expect.stringMatching(/^not judged \(unparsed\): SQLite reads statement 1 differently from PostgreSQL's parser \(.+\)$/),
+    });
+    expect(await g.check("SELECT 1; DELETE FROM orders WHERE customer || 1 + 2 = 'bob3'")).toMatchObject({ approved: false, reason: "unparsed", message: "not judged (unparsed): SQLite reads statement 2 differently from PostgreSQL's parser" });
+  });
+
+  it("the bytecode is asked of every statement of the string, each as written and as read", async () => {
+    const h = fresh();
+    const asked: string[] = [];
+    const g = await guard({ ...h.db, bytecode: async (sql: string) => { asked.push(sql); return h.db.bytecode!(sql); } });
+    expect((await g.check("DELETE FROM orders WHERE id = 7; CREATE TABLE t3 (x INTEGER); UPDATE notes SET body = 'b' WHERE body = 'a'")).approved).toBe(true);
+    expect(asked).toHaveLength(5);
+    expect(asked[0]).toBe("DELETE FROM orders WHERE id = 7");
+    expect(asked[2]).toMatch(/CREATE TABLE t3/);
+  });
+});
+
+describe("what the guard cannot read is not judged", () => {
+  it("a failing adapter is a refusal with the reason, never a rejection", async () => {
+    const h = fresh();
+    const broken = await guard({ ...h.db, inTransaction: async () => { throw new Error("connection lost"); } });
+    expect(await broken.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: false, action: "ask", reason: "internal_error", message: "not judged (internal_error): connection lost", restorePoint: null, execution: null });
+    const veto = await guard({ ...h.db, inTransaction: async () => { throw new Error("connection lost"); } }, { policy: "veto" });
+    expect(await veto.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ action: "deny", reason: "internal_error" });
+    // A read-only statement needs no read of the database.
+    expect((await broken.check("SELECT 1")).approved).toBe(true);
+  });
+
+  it("a name that is also a temporary table is unknown_state; named with its schema it is judged", async () => {
+    const h = fresh("CREATE TEMP TABLE orders (id INTEGER PRIMARY KEY);");
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM main.orders WHERE id = 7")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders"], rows: 1 } });
+    expect(await g.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: false, reason: "unknown_state", message: expect.stringMatching(/^not judged \(unknown_state\): orders is also a temporary relation/) });
+  });
+
+  it("a table that does not exist, a view written through, a DROP of the wrong kind and a __polar_rid column are refused", async () => {
+    const h = fresh("CREATE TABLE odd (id INTEGER PRIMARY KEY, __polar_rid TEXT); INSERT INTO odd VALUES (1, 'x');");
+    const g = await guard(trusting(h));
+    expect(await g.check("DELETE FROM nope WHERE id = 1")).toMatchObject({ approved: false, action: "ask", reason: "unknown_state", message: "not judged (unknown_state): main.nope does not exist (the statement would fail)" });
+    expect(await g.check("UPDATE nope SET x = 1")).toMatchObject({ reason: "unknown_state" });
+    expect(await g.check("INSERT INTO nope VALUES (1)")).toMatchObject({ reason: "unknown_state" });
+    expect(await g.check("DROP TABLE nope")).toMatchObject({ reason: "unknown_state", message: "not judged (unknown_state): main.nope does not exist (the statement would fail)" });
+    expect(await g.check("DELETE FROM big WHERE id = 1")).toMatchObject({ approved: false, reason: "unknown_effect", message: "not judged (unknown_effect): main.big is a view; what writing through it does is not read" });
+    expect(await g.check("INSERT INTO notes_body VALUES (1)")).toMatchObject({ reason: "unknown_effect", message: expect.stringMatching(/main\.notes_body is a index/) });
+    expect(await g.check("DROP VIEW orders")).toMatchObject({ approved: false, reason: "unknown_state", message: "not judged: main.orders is a table, not a view" });
+    expect(await g.check("DROP INDEX big")).toMatchObject({ reason: "unknown_state", message: "not judged: main.big is a view, not a index" });
+    expect(await g.check("DELETE FROM odd WHERE id = 1")).toMatchObject({ approved: false, reason: "unknown_state", message: "not judged: main.odd has a column named __polar_rid" });
+    expect(await g.check("CREATE TABLE nope (x INTEGER)")).toMatchObject({ approved: true, reason: "reversible" });
+    // DROP … IF EXISTS of nothing changes nothing.
+    const none = await g.check("DROP TABLE IF EXISTS nope");
+    expect(none).toMatchObject({ approved: true, action: "allow", reason: "reversible", tier: "T1", restorePoint: null, message: "approved: undo is nothing to undo (sql_drop changed nothing)" });
+    expect(none.inverse.map((s) => s.tool)).toEqual(["nothing"]);
+  });
+});
+
+describe("the rows kept", () => {
+  it("a point DELETE keeps its row; a key that matches nothing keeps none and is reversible", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const d = await g.check("DELETE FROM orders WHERE id = 3");
+    expect(d).toMatchObject({ approved: true, action: "allow", route: "Approved", reason: "restore_point", tier: "T1" });
+    expect(d.restorePoint).toMatchObject({ tables: ["main.orders"], rows: 1 });
+    expect(d.message).toBe(`approved: restore point ${d.restorePoint!.id} keeps 1 rows of main.orders; undo: insert again the rows restore point ${d.restorePoint!.id} holds`);
+    const none = await g.check("DELETE FROM items WHERE id = 99");
+    expect(none).toMatchObject({ approved: true, reason: "reversible", tier: "T1", restorePoint: null, message: "approved: undo is nothing to undo (sql_delete changed nothing)" });
+    expect(none.execution).not.toBeNull();
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 3");
+  });
+
+  it("a table named with its schema is read and undone like the unqualified one (regression: SQLite refuses `main.t.*`, so every such statement was an internal_error)", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM main.orders WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+    expect(await g.check("UPDATE main.orders AS o SET total = 0 WHERE o.id = 2")).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders"], rows: 1 } });
+    await roundTrip(h, g, "DELETE FROM main.orders WHERE id = 1");
+    await roundTrip(h, g, "UPDATE main.orders SET total = 0 WHERE customer IS NULL");
+  });
+
+  it("an UPDATE of other columns keeps the matched rows; an UPDATE of the key keeps the whole table", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect((await g.check("UPDATE orders SET customer = 'q' WHERE id = 1")).restorePoint).toMatchObject({ tables: ["main.orders"], rows: 1 });
+    const key = await g.check("UPDATE orders SET id = 100 WHERE id = 7");
+    expect(key.restorePoint).toMatchObject({ tables: ["main.orders"], rows: 4 });
+    expect(key.inverse.map((s) => s.tool)).toEqual(["sql_restore_rows"]);
+    await roundTrip(h, g, "UPDATE orders SET customer = 'q' WHERE id = 1");
+    await roundTrip(h, g, "UPDATE orders SET id = 100 WHERE id = 7");
+  });
+
+  it("a table without a key is kept whole, and its matched rows are what the bound counts", async () => {
+    const h = fresh();
+    expect((await (await guard(h)).check("DELETE FROM notes WHERE body = 'a'")).restorePoint).toMatchObject({ tables: ["main.notes"], rows: 3 });
+    // 2 rows matched, but the table's 3 rows are what a restore point would hold.
+    const d = await (await guard(h, { bounds: { maxRows: 2 } })).check("DELETE FROM notes WHERE body = 'a'");
+    expect(d).toMatchObject({ approved: false, reason: "over_bound", tier: "T4", message: "not approved: DELETE would remove more than 2 rows of main.notes; that is over the restore bound (2 rows), so they were counted, not read, and no undo is possible" });
+    expect(d.core).not.toBeNull();
+    await roundTrip(h, await guard(h, { bounds: { maxRows: 3 } }), "DELETE FROM notes WHERE body = 'a'");
+  });
+
+  it("two statements on one table keep the table whole; a DROP among them is judged first", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const d = await g.check("DELETE FROM orders WHERE id = 1; DELETE FROM orders WHERE id = 2");
+    expect(d.restorePoint).toMatchObject({ tables: ["main.orders", "main.items"], rows: 7 });
+    const drop = await g.check("DELETE FROM notes WHERE body = 'a'; DROP TABLE notes");
+    expect(drop).toMatchObject({ approved: true, reason: "restore_point", tier: "T1" });
+    expect(drop.restorePoint).toMatchObject({ tables: ["main.notes"], rows: 3 });
+    expect(drop.inverse.map((s) => s.tool)).toEqual(["sql_recreate", "sql_put_back"]);
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 1; DELETE FROM orders WHERE id = 2");
+    await roundTrip(h, g, "DELETE FROM notes WHERE body = 'a'; DROP TABLE notes");
+  });
+
+  it("a child written by the string and reached by a cascade is kept once, whole, and put back after its parent", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const d = await g.check("DELETE FROM items WHERE id = 3; DELETE FROM orders WHERE id = 1");
+    expect(d.restorePoint).toMatchObject({ tables: ["main.items", "main.orders"], rows: 4 });
+    await roundTrip(h, g, "DELETE FROM items WHERE id = 3; DELETE FROM orders WHERE id = 1");
+  });
+
+  it("an INSERT that leaves the rowid to SQLite keeps the rows above the largest key; otherwise the whole table", async () => {
+    const h = fresh(`CREATE TABLE plain (id INT PRIMARY KEY, v TEXT); INSERT INTO plain VALUES (1, 'a');
+      CREATE TABLE pair (a INTEGER, b INTEGER, PRIMARY KEY (a, b)); INSERT INTO pair VALUES (1, 1);
+      CREATE TABLE empty (id INTEGER PRIMARY KEY, v TEXT);
+      CREATE TABLE top (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO top VALUES (9223372036854775807, 'max');`);
+    const g = await guard(h);
+    const rows = async (q: string) => (await g.check(q)).restorePoint?.rows;
+    expect(await rows("INSERT INTO orders (customer) VALUES ('new')")).toBe(0);
+    expect(await rows("INSERT INTO orders (id, customer) VALUES (50, 'new')")).toBe(4);
+    expect(await rows("INSERT INTO orders VALUES (NULL, 'new', 1)")).toBe(4);
+    expect(await rows("INSERT INTO orders (customer) VALUES ('new') ON CONFLICT DO NOTHING")).toBe(4);
+    expect(await rows("INSERT INTO plain (v) VALUES ('b')")).toBe(1); // INT PRIMARY KEY is no rowid alias
+    expect(await rows("INSERT INTO pair (a) VALUES (2)")).toBe(1);
+    expect(await rows("INSERT INTO top (v) VALUES ('x')")).toBe(1); // the largest rowid: the next is random
+    expect(await rows("INSERT INTO notes (body) VALUES ('x')")).toBe(3);
+    expect(await rows("INSERT INTO empty (v) VALUES ('x')")).toBe(0);
+    await roundTrip(h, g, "INSERT INTO orders (customer) VALUES ('new'), ('newer')");
+    await roundTrip(h, g, "INSERT INTO empty (v) VALUES ('x'), ('y')");
+    await roundTrip(h, g, "INSERT INTO plain (v) VALUES ('b')");
+    await roundTrip(h, g, "INSERT INTO orders (customer) VALUES ('new') ON CONFLICT DO NOTHING");
+  });
+
+  it("an INSERT into a table over the bound that leaves the key to SQLite is approved; naming the key is asked", async () => {
+    const h = fresh();
+    const g = await guard(h, { bounds: { maxRows: 3 } });
+    expect(await g.check("INSERT INTO orders (customer) VALUES ('new')")).toMatchObject({ approved: true, reason: "restore_point" });
+    expect(await g.check("INSERT INTO orders (id, customer) VALUES (60, 'new')")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: INSERT would add to more than 3 rows of main.orders; that is over the restore bound (3 rows), so they were counted, not read, and no undo is possible" });
+  });
+});
+
+describe("foreign-key actions", () => {
+  const FK = `
+    CREATE TABLE kids (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id) ON DELETE SET NULL ON UPDATE CASCADE);
+    CREATE TABLE held (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id) ON DELETE RESTRICT ON UPDATE RESTRICT);
+    CREATE TABLE loose (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id));
+    INSERT INTO kids VALUES (1, 2), (2, 7);
+    INSERT INTO loose VALUES (1, 3);`;
+
+  it("the children whose rows an action changes are kept with the parent's rows; others are not read", async () => {
+    const h = fresh(FK);
+    const g = await guard(h);
+    const tables = async (q: string) => (await g.check(q)).restorePoint?.tables;
+    expect(await tables("DELETE FROM orders WHERE id = 2")).toEqual(["main.orders", "main.items", "main.kids"]);
+    expect(await tables("DELETE FROM orders WHERE id = 7")).toEqual(["main.orders", "main.kids"]);
+    // No child row references order 3 through an action (loose: NO ACTION).
+    expect(await tables("DELETE FROM orders WHERE id = 3")).toEqual(["main.orders"]);
+    // ON UPDATE CASCADE reaches kids only when the SET changes the referenced key.
+    expect(await tables("UPDATE orders SET customer = 'x' WHERE id = 7")).toEqual(["main.orders"]);
+    expect(await tables("UPDATE orders SET id = 70 WHERE id = 7")).toEqual(["main.orders", "main.kids"]);
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 2");
+    await roundTrip(h, g, "UPDATE orders SET id = 70 WHERE id = 7");
+  });
+
+  it("a child over the bound, a grandchild reached, or a child's trigger is asked, naming them", async () => {
+    const h = fresh(`CREATE TABLE parts (id INTEGER PRIMARY KEY, item_id INTEGER REFERENCES items (id) ON DELETE CASCADE);`);
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM orders WHERE id = 2")).toMatchObject({ approved: false, reason: "over_bound", tier: "T4", message: "not approved: DELETE would remove rows of main.orders, and foreign-key actions reach main.items and the tables that reference it, which the guard does not read" });
+    const t = fresh("CREATE TRIGGER log_items AFTER DELETE ON items BEGIN SELECT 1; END;");
+    expect(await (await guard(t)).check("DELETE FROM orders WHERE id = 2")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: foreign-key actions from main.orders change rows of main.items, whose trigger log_items the guard does not read" });
+    expect(await (await guard(fresh(), { bounds: { maxRows: 3 } })).check("DELETE FROM orders WHERE id = 2")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: foreign-key actions from main.orders change rows of main.items, a table over the restore bound (3 rows)" });
+    expect(await (await guard(fresh(), { bounds: { maxRows: 4 } })).check("DELETE FROM orders WHERE id = 2")).toMatchObject({ approved: true, restorePoint: { rows: 4 } });
+  });
+
+  it("DROP of a parent whose children hold rows is asked; with empty children it is kept and undone", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect(await g.check("DROP TABLE orders")).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", message: "not approved: DROP would remove 4 rows of main.orders, and foreign-key actions would also change rows of main.items; no restore point holds them" });
+    h.raw.exec("DELETE FROM items");
+    expect(await g.check("DROP TABLE orders")).toMatchObject({ approved: true, tier: "T1", restorePoint: { tables: ["main.orders"], rows: 4 } });
+    await roundTrip(h, g, "DROP TABLE orders");
+    // A self-reference is no child to read.
+    const s = fresh("CREATE TABLE tree (id INTEGER PRIMARY KEY, up INTEGER REFERENCES tree (id) ON DELETE CASCADE); INSERT INTO tree VALUES (1, NULL), (2, 1);");
+    await roundTrip(s, await guard(s), "DROP TABLE tree");
+  });
+});
+
+describe("triggers", () => {
+  it("one trigger or several on a written table are named, with the rows the statement would change", async () => {
+    const one = fresh("CREATE TRIGGER t1 AFTER UPDATE ON orders BEGIN SELECT 1; END;");
+    expect(await (await guard(one)).check("DELETE FROM orders WHERE id = 7")).toMatchObject({
+      approved: false, action: "ask", reason: "irreversible", tier: "T4",
+      message: "not approved: the trigger t1 on main.orders runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of main.orders would change is unknown",
+    });
+    const two = fresh("CREATE TRIGGER t1 AFTER INSERT ON notes BEGIN SELECT 1; END; CREATE TRIGGER t2 BEFORE DELETE ON notes BEGIN SELECT 1; END;");
+    expect((await (await guard(two)).check("UPDATE notes SET body = 'z' WHERE body IS NULL")).message).toBe(
+      "not approved: the triggers t1, t2 on main.notes run code the guard does not read (for the statement and for its undo): what else UPDATE would change 1 rows of main.notes would change is unknown",
+    );
+    expect((await (await guard(two)).check("INSERT INTO notes VALUES ('n')")).message).toMatch(/what else INSERT would add to 3 rows of main\.notes/);
+  });
+});
+
+describe("policies", () => {
+  it("escalate keeps rows but no table copy: a DROP is asked, naming what it destroys", async () => {
+    const h = fresh();
+    const g = await guard(h, { policy: "escalate" });
+    expect(await g.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: true, reason: "restore_point" });
+    expect(await g.check("DROP TABLE notes")).toMatchObject({ approved: false, action: "ask", route: "ConsentEscalated", reason: "irreversible", tier: "T4", message: "not approved: DROP would destroy main.notes and its 3 rows, and no restore point holds them (sql.drop.lost)" });
+    expect((await g.check("DROP INDEX notes_body")).message).toBe("not approved: DROP would destroy main.notes_body, and no restore point holds its definition (sql.drop.lost)");
+    expect((await g.check("DROP VIEW big")).message).toBe("not approved: DROP would destroy main.big, and no restore point holds its definition (sql.drop.lost)");
+    expect((await (await guard(h, { policy: "escalate", bounds: { maxRows: 2 } })).check("DROP TABLE notes")).message).toBe("not approved: DROP would remove more than 2 rows of main.notes; that is over the restore bound (2 rows), so they were counted, not read, and no undo is possible");
+    const v = await guard(h, { policy: "veto" });
+    expect(await v.check("DROP TABLE orders")).toMatchObject({ approved: false, action: "deny", route: "Vetoed", reason: "irreversible", execution: null, restorePoint: null });
+    expect((await v.check("DROP TABLE orders")).inverse).toHaveLength(1);
+  });
+
+  it("snapshot keeps an index's or a view's definition and undoes its DROP", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const d = await g.check("DROP VIEW big");
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", tier: "T1", restorePoint: { tables: ["main.big"], rows: 0 } });
+    await roundTrip(h, g, "DROP VIEW big");
+    await roundTrip(h, g, "DROP INDEX notes_body");
+  });
+
+  it("advisory lets what it would refuse run, recorded with the refusal's reason, and journals it with nothing to undo", async () => {
+    const h = fresh();
+    const g = await guard(h, { policy: "advisory" });
+    const d = await g.check("DROP TABLE orders");
+    expect(d).toMatchObject({ approved: true, action: "allow", route: "AdvisoryPassthrough", reason: "irreversible", tier: "T4", restorePoint: null, inverse: [] });
+    expect(d.message).toMatch(/^not approved: DROP would remove 4 rows of main\.orders/);
+    expect(d.execution).toBe(`${g.session}:1`);
+    h.raw.exec("DROP TABLE items; DROP TABLE orders");
+    expect((await g.observe(d.execution!)).journaled).toMatch(/^q-1-/);
+    expect(g.list()[0]).toMatchObject({ tier: "T4", inverse: [], restorePoint: null, statement: "DROP TABLE orders" });
+    expect(await g.check("DELETE FROM notes WHERE body IS NULL")).toMatchObject({ approved: true, route: "Approved", reason: "restore_point" });
+    // What the guard did not judge stays refused.
+    expect(await g.check("DELETE FROM notes WHERE body = random()")).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect" });
+  });
+});
+
+describe("observe and undo", () => {
+  it("observe journals an approved execution once; anything else is not journaled", async () => {
+    const h = fresh();
+    const g = await guard(h, { session: "obs" });
+    expect(await g.observe("obs:99")).toEqual({ journaled: null });
+    const d = await g.check("UPDATE orders SET total = 0 WHERE id = 2");
+    h.raw.exec("UPDATE orders SET total = 0 WHERE id = 2");
+    const first = await g.observe(d.execution!);
+    expect(first.journaled).toMatch(/^q-1-[0-9a-f]{6}$/);
+    expect(await g.observe(d.execution!)).toEqual({ journaled: null });
+    const e = g.list();
+    expect(e).toHaveLength(1);
+    expect(e[0]).toMatchObject({
+      id: first.journaled, execution: "obs:1", statement: "UPDATE orders SET total = 0 WHERE id = 2", dialect: "sqlite", database: h.db.describe(),
+      calls: [{ name: "sql_update", arguments: { table: "main.orders" } }], tier: "T1", restorePoint: d.restorePoint, point: d.restorePoint!.id, maxRows: 10_000, undone: false,
+    });
+    expect(e[0]!.inverse).toEqual(d.inverse);
+    expect(Object.keys(e[0]!.after)).toEqual(["main.orders"]);
+    expect(e[0]!.after["main.orders"]).not.toMatch(/^unreadable/);
+    // A refused check has no execution to observe.
+    expect((await g.check("DELETE FROM orders WHERE id = random()")).execution).toBeNull();
+  });
+
+  it("what the statement left cannot be read: journaled as unreadable, and its undo refused, nothing touched", async () => {
+    const h = fresh();
+    let fail = false;
+    const db: SqlAdapter = { ...h.db, readTransaction: async (fn) => { if (fail) throw new Error("disk gone"); return h.db.readTransaction(fn); } };
+    const g = await guard(db);
+    const d = await g.check("DELETE FROM orders WHERE id = 7");
+    h.raw.exec("DELETE FROM orders WHERE id = 7");
+    fail = true;
+    await g.observe(d.execution!);
+    expect(g.list()[0]!.after).toEqual({ "main.orders": "unreadable: disk gone" });
+    fail = false;
+    const after = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false });
+    expect(state(h)).toBe(after);
+  });
+
+  it("an undo that throws is refused as unknown_state, with the error", async () => {
+    const h = fresh();
+    let broken = false;
+    const g = await guard({ ...h.db, describe: () => { if (broken) throw new Error("no name"); return h.db.describe(); } });
+    const d = await g.check("DELETE FROM orders WHERE id = 7");
+    h.raw.exec("DELETE FROM orders WHERE id = 7");
+    await g.observe(d.execution!);
+    broken = true;
+    expect(await g.undo()).toEqual({ ok: false, id: null, reason: "unknown_state", message: "the undo could not be judged: no name", steps: [] });
+  });
+
+  it("a dry run shows the undo and changes nothing", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const d = await g.check("DELETE FROM orders WHERE id = 7");
+    h.raw.exec("DELETE FROM orders WHERE id = 7");
+    await g.observe(d.execution!);
+    const after = state(h);
+    expect(await g.undo(undefined, { dryRun: true })).toMatchObject({ ok: true, reason: "dry_run" });
+    expect(state(h)).toBe(after);
+    expect(await g.undo(1)).toMatchObject({ ok: true, reason: "undone" });
+  });
+});
