@@ -89,7 +89,6 @@ export interface Verifier {
   /** verdict(), with the output record as words (no byte copy). Optional (createVerifier's is not
    * enumerable, so a spread copy lacks it): a caller falls back to verdict() without it. */
   verdictWords?(forward: readonly ExecutedCall[], state: StateView, options?: VerdictOptions, reads?: ReadCollector): VerdictWords;
-  /** The tool's facts (one shared frozen object per tool: never change it). */
   tool(name: string): ToolInfo;
 }
 
@@ -147,8 +146,6 @@ interface ToolPlan {
    * slots are read in this order, the order a decision records its reads in (they then need no
    * reordering). */
   slotReads: OperandPlan[];
-  /** What tool() answers (frozen, shared). */
-  info: ToolInfo;
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -239,8 +236,6 @@ function checkCall(call: unknown, i: number): asserts call is ExecutedCall {
 
 const NO_READS: ReadCollector = { read() {} };
 
-const UNKNOWN_TOOL: ToolInfo = Object.freeze({ known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null });
-
 /** numberToFixed's exact integer bound (src/core/values.ts): below it, |n| × 10^6 < 2^53. */
 const MAX_FAST_INT = 9_007_199_254;
 
@@ -289,13 +284,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: [],
       slotReads: [],
-      info: UNKNOWN_TOOL,
       presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
       presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
     };
     const ops = (plan.operands = t.operands.map((o) => planOperand(tables, t.actsOn, o)));
     plan.slotReads = [...new Map(ops.filter((o) => o.slotOnActsOn).map((o) => [o.slotName!, o])).values()].sort((a, b) => (a.slotName! < b.slotName! ? -1 : 1));
-    plan.info = Object.freeze({ known: true, readOnly: plan.readOnly, actsOn: plan.actsOn, keyArg: plan.keyArg, keyConst: plan.keyConst, creates: plan.creates });
     byName.set(t.name, plan);
     return plan;
   });
@@ -345,7 +338,9 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   }
 
   function tool(name: string): ToolInfo {
-    return byName.get(name)?.info ?? UNKNOWN_TOOL;
+    const p = byName.get(name);
+    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null };
+    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates };
   }
 
   /** The candidate's value of slot operand `o` (on its acts_on entity `key`), read once per verdict. */
