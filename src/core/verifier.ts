@@ -142,10 +142,6 @@ interface ToolPlan {
   /** Argument paths and slot names the tool's conditions check with presence operands. */
   presentArgs: Set<string>;
   presentSlots: Set<string>;
-  /** One operand per distinct acts_on slot the operands read, in slot-name order: the candidate's
-   * slots are read in this order, the order a decision records its reads in (they then need no
-   * reordering). */
-  slotReads: OperandPlan[];
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -282,13 +278,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       keyConst: t.keyConst,
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
-      operands: [],
-      slotReads: [],
+      operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
       presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
       presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
     };
-    const ops = (plan.operands = t.operands.map((o) => planOperand(tables, t.actsOn, o)));
-    plan.slotReads = [...new Map(ops.filter((o) => o.slotOnActsOn).map((o) => [o.slotName!, o])).values()].sort((a, b) => (a.slotName! < b.slotName! ? -1 : 1));
     byName.set(t.name, plan);
     return plan;
   });
@@ -455,10 +448,6 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       writeCall(view, i, p.index, grounded, targetKey, operandCount);
       if (operandCount + p.operands.length > MAX_OPERANDS) {
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
-      }
-      if (pre === CURRENT && key !== null) {
-        // The candidate's slots first, in slot-name order (what the operands below read, each once).
-        for (let k = 0; k < p.slotReads.length; k++) readSlot(p.slotReads[k], key, state, reads);
       }
       for (let k = 0; k < p.operands.length; k++) {
         writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
