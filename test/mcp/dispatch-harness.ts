@@ -15,14 +15,18 @@ export const REFUSED = "Not run: `query` was stopped by the POLAR guard before i
 export interface Script {
   /** The verdict for a statement (may throw). */
   verdict: (text: string, call: ToolCall) => unknown;
+  /** `create` throws this many times first. */
+  createFails?: number;
   /** What `observe` does (default: journals it). */
   observe?: "throws" | "none";
 }
 
 export interface DispatchHarness {
   x: Fake;
-  /** The sessions given to `create`. */
+  /** The sessions given to `create` (one per judge made, failed or not). */
   createdFor: Array<{ guard: Guard }>;
+  /** Every statement the judge was asked about. */
+  judged: Array<{ call: ToolCall; text: string }>;
   observed: Array<[string, string]>;
   records: DispatchRecord[];
   /** The statements the server ran. */
@@ -37,13 +41,19 @@ export interface HarnessOptions {
 }
 
 export async function dispatchHarness(script: Script, over: HarnessOptions = {}): Promise<DispatchHarness> {
-  const h: DispatchHarness = { x: undefined as unknown as Fake, createdFor: [], observed: [], records: [], ran: [] };
+  const h: DispatchHarness = { x: undefined as unknown as Fake, createdFor: [], judged: [], observed: [], records: [], ran: [] };
   const tool: DispatcherTool = {
     kind: "sql",
     argument: "sql",
     create: (session) => {
       h.createdFor.push(session);
-      const judge: DispatchJudge = { judge: (call, text) => script.verdict(text, call) as DispatchVerdict };
+      if (h.createdFor.length <= (script.createFails ?? 0)) throw new Error("no database");
+      const judge: DispatchJudge = {
+        judge: (call, text) => {
+          h.judged.push({ call, text });
+          return script.verdict(text, call) as DispatchVerdict;
+        },
+      };
       if (script.observe !== "none") {
         judge.observe = (v, outcome) => {
           h.observed.push([v.action, outcome]);
