@@ -32,7 +32,6 @@ interface Judged {
   answered: string | null;
 }
 
-const NO_MESSAGES: string[] = Object.freeze([]) as unknown as string[];
 const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
 const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };
 
@@ -121,7 +120,7 @@ export class Judge {
     }
     let question: Judged["question"] = null;
     let answered: string | null = null;
-    if (this.book.mode === "question" && (ev.route === "ConsentEscalated" || ev.route === "ConsentApproved") && lazy.shape() !== null) {
+    if (this.book.mode === "question" && (ev.route === "ConsentEscalated" || ev.route === "ConsentApproved")) {
       if (ev.route === "ConsentEscalated") question = { hash: lazy.hash(), asked: ctx.userCount };
       else answered = lazy.hash();
     }
@@ -165,12 +164,12 @@ export class Judge {
     s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
   ): Decision {
     const o = this.o;
-    const forwardOut = forward.length === 0 ? NO_FORWARD : Object.freeze(forward);
+    const forwardOut = Object.freeze(forward);
     const verdict = ev.verdict === null ? null : ownVerdict(ev.verdict);
     const targets = ev.targets === null ? null : frozenJsonSafe(ev.targets);
-    const messages = userMessages.length === 0 ? NO_MESSAGES : Object.freeze(userMessages);
+    const messages = Object.freeze(userMessages);
     const consent = ev.consent === null ? null : frozenJsonSafe(ev.consent);
-    const unknown = ev.unknown === null ? null : Object.freeze(ev.unknown);
+    const unknown = Object.freeze(ev.unknown);
     // Two literals (with and without `consentContext`) rather than a spread in one: each is built from
     // its own boilerplate, in one field order.
     const decision = (consentContext === null
