@@ -70,6 +70,15 @@ describe("the bound over the restore point", () => {
     await roundTrip(h, g, "DELETE FROM orders WHERE id = 7; DELETE FROM notes WHERE body IS NULL");
   });
 
+  it("a restore point that meets the bound exactly is taken, whatever scope comes after the table that filled it", async () => {
+    const h = fresh();
+    const g = await h.guard({ bounds: { maxRows: 3 } });
+    for (const q of ["DELETE FROM notes WHERE body IS NULL; INSERT INTO orders (customer) VALUES ('x')", "DELETE FROM notes WHERE body IS NULL; DELETE FROM items WHERE id = 99"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: true, restorePoint: { rows: 3 } });
+    }
+    await roundTrip(h, g, "DELETE FROM notes WHERE body IS NULL; INSERT INTO orders (customer) VALUES ('x')");
+  });
+
   it("the children a cascade reaches count toward the bound with the parent's rows", async () => {
     const h = fresh();
     expect(await (await h.guard({ bounds: { maxRows: 3 } })).check("DELETE FROM orders WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: foreign-key actions from main.orders change rows of main.items, a table over the restore bound (3 rows)" });
