@@ -118,6 +118,19 @@ export function writeOperand(view: DataView, i: number, tag: number, value: bigi
   view.setBigInt64(at + 8, value, LE);
 }
 
+const TWO_32 = 4294967296;
+
+/** writeOperand for a payload that is an integer of magnitude at most 2^53 held in a number: the same
+ * bytes (the i64's two halves), without a BigInt per operand. */
+export function writeOperandInt(view: DataView, i: number, tag: number, value: number): void {
+  const at = IN_OPERANDS + i * OPERAND_VALUE_SIZE;
+  view.setInt32(at, tag, LE);
+  view.setInt32(at + 4, 0, LE);
+  const hi = Math.floor(value / TWO_32);
+  view.setUint32(at + 8, value - hi * TWO_32, LE);
+  view.setInt32(at + 12, hi, LE);
+}
+
 /** Steps actually present: the count field, clamped to the record's capacity so a corrupt count
  * cannot make the reader run past the output region. */
 function stepCount(view: DataView): number {
@@ -173,6 +186,24 @@ export function outputBytes(view: DataView): Uint8Array {
 }
 
 let bytesOfBuffer: Uint8Array | null = null;
+
+/** The canonical verdict bytes as little-endian 32-bit words (the record's length is a multiple of 4):
+ * a plain array of small numbers is far cheaper to make than a byte copy (a new ArrayBuffer), and
+ * wordsToBytes gives the same bytes back. */
+export function outputWords(view: DataView): number[] {
+  const n = (OUT_STEPS + stepCount(view) * STEP_SIZE) >> 2;
+  const words: number[] = new Array<number>(n);
+  for (let k = 0; k < n; k++) words[k] = view.getInt32(k << 2, LE);
+  return words;
+}
+
+/** The bytes outputWords read. */
+export function wordsToBytes(words: readonly number[]): Uint8Array {
+  const bytes = new Uint8Array(words.length << 2);
+  const view = new DataView(bytes.buffer);
+  for (let k = 0; k < words.length; k++) view.setInt32(k << 2, words[k], LE);
+  return bytes;
+}
 
 const TIER_BY_NAME: Record<TierName, Tier> = { T1: Tier.T1, T2: Tier.T2, T3: Tier.T3, T4: Tier.T4, T5: Tier.T5 };
 /** T4 and T5 are always enabled (docs/semantics.md): their bits are always set. */

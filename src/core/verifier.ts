@@ -5,6 +5,7 @@
 import {
   AmountState,
   ArgSource,
+  FIXED_ONE,
   MAX_CALLS,
   MAX_OPERANDS,
   OperandKind,
@@ -14,6 +15,7 @@ import {
   OUT_REASON,
   OUTPUT_SIZE,
   Reason,
+  SlotType,
   Status,
   Tier,
   ValueTag,
@@ -21,7 +23,7 @@ import {
 import type { ArgMapEntry, EdgeTable, OntologyTables, OperandTable } from "../ontology/tables.js";
 import type { SearchBackend } from "./backend.js";
 import { Interner } from "./interner.js";
-import { outputBytes, readOutput, tierFlags, writeCall, writeHeader, writeOperand, type RawOutput } from "./record.js";
+import { outputBytes, outputWords, readOutput, tierFlags, writeCall, writeHeader, writeOperand, writeOperandInt, type RawOutput } from "./record.js";
 import type {
   Bottleneck,
   ExecutedCall,
@@ -36,6 +38,7 @@ import type {
 import {
   fieldAt,
   getPath,
+  isoSeconds,
   isPlainObject,
   numberToFixed,
   splitPath,
@@ -75,11 +78,19 @@ export interface ToolInfo {
   creates: string | null;
 }
 
+/** A verdict whose output record is kept as its little-endian 32-bit words (record.ts outputWords)
+ * instead of a byte copy: what the guard records, writing the hex only when it is read. */
+export type VerdictWords = Omit<Verdict, "bytes"> & { words: number[] };
+
 export interface Verifier {
   readonly tables: OntologyTables;
   readonly backend: SearchBackend;
   /** The verdict for `forward` (forward order; the last call is the candidate). Throws VerifierError. */
   verdict(forward: readonly ExecutedCall[], state: StateView, options?: VerdictOptions, reads?: ReadCollector): Verdict;
+  /** verdict(), with the output record as words (no byte copy). Optional (createVerifier's is not
+   * enumerable, so a spread copy lacks it): a caller falls back to verdict() without it. */
+  verdictWords?(forward: readonly ExecutedCall[], state: StateView, options?: VerdictOptions, reads?: ReadCollector): VerdictWords;
+  /** The tool's facts (one shared frozen object per tool: never change it). */
   tool(name: string): ToolInfo;
 }
 
@@ -115,6 +126,7 @@ interface OperandPlan {
   slotEntity: string | null; // entity type the slot belongs to
   slotName: string | null;
   slotOnActsOn: boolean; // the slot belongs to the tool's acts_on entity
+  slotIndex: number; // index in tables.slots, -1 for an argument operand
   path: string[] | null;
   key: string[] | null; // SlotLookup: the argument path whose value is the key
 }
@@ -132,6 +144,22 @@ interface ToolPlan {
   /** Argument paths and slot names the tool's conditions check with presence operands. */
   presentArgs: Set<string>;
   presentSlots: Set<string>;
+  /** One operand per distinct acts_on slot the operands read, in slot-name order: the candidate's
+   * slots are read in this order, the order a decision records its reads in (they then need no
+   * reordering). */
+  slotReads: OperandPlan[];
+}
+
+/** The first operand of each distinct slot of the acts_on entity, ordered by slot name. */
+function slotReadOrder(operands: OperandPlan[]): OperandPlan[] {
+  const seen = new Set<number>();
+  const out: OperandPlan[] = [];
+  for (const o of operands) {
+    if (o.slotName === null || !o.slotOnActsOn || seen.has(o.slotIndex)) continue;
+    seen.add(o.slotIndex);
+    out.push(o);
+  }
+  return out.sort((a, b) => (a.slotName! < b.slotName! ? -1 : a.slotName! > b.slotName! ? 1 : 0));
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -151,6 +179,7 @@ function planOperand(tables: OntologyTables, actsOn: number, o: OperandTable): O
     slotEntity: slot === undefined ? null : tables.entities[slot.entity].name,
     slotName: slot === undefined ? null : slot.name,
     slotOnActsOn: slot !== undefined && slot.entity === actsOn,
+    slotIndex: slot === undefined ? -1 : o.slot,
     path: o.path === null ? null : splitPath(o.path),
     key: o.kind === OperandKind.SlotLookup && o.key != null ? splitPath(o.key) : null,
   };
@@ -221,6 +250,11 @@ function checkCall(call: unknown, i: number): asserts call is ExecutedCall {
 
 const NO_READS: ReadCollector = { read() {} };
 
+const UNKNOWN_TOOL: ToolInfo = Object.freeze({ known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null });
+
+/** numberToFixed's exact integer bound (src/core/values.ts): below it, |n| × 10^6 < 2^53. */
+const MAX_FAST_INT = 9_007_199_254;
+
 /** Where a call's slot operands are read: the current Layer B (the candidate), an earlier call's
  * `before` snapshot, or nowhere (an earlier call without one: its pre-call slots are unknown). */
 const CURRENT = 0;
@@ -265,14 +299,22 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
+      slotReads: [],
       presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
       presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
     };
+    plan.slotReads = slotReadOrder(plan.operands);
     byName.set(t.name, plan);
     return plan;
   });
   const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => (e.argMap === null ? null : planArgs(e.argMap)));
   const scratch: TaggedValue = { tag: ValueTag.Missing, value: 0n };
+  // The candidate's slot values read in this verdict, by slot index (`slotStamp[i] === stamp`): only
+  // the candidate reads the current state, and several operands often name the same slot, which is
+  // read once per verdict.
+  const slotStamp = new Float64Array(tables.slots.length);
+  const slotValue: unknown[] = new Array<unknown>(tables.slots.length).fill(undefined);
+  let stamp = 0;
 
   // Converting τ and now (regular expressions, BigInt) and the tier list was most of a verdict's host
   // time, and callers pass the same values every time: the last conversion is kept. Only immutable
@@ -310,10 +352,24 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return flags;
   }
 
+  // One frozen ToolInfo per tool, made once (tool() is asked several times per check).
+  const infos = new Map<string, ToolInfo>();
+  for (const p of plans) {
+    infos.set(tables.tools[p.index].name, Object.freeze({ known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates }));
+  }
+
   function tool(name: string): ToolInfo {
-    const p = byName.get(name);
-    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null };
-    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates };
+    return infos.get(name) ?? UNKNOWN_TOOL;
+  }
+
+  /** The candidate's value of slot operand `o` (on its acts_on entity `key`), read once per verdict. */
+  function readSlot(o: OperandPlan, key: string, state: StateView, reads: ReadCollector): unknown {
+    if (slotStamp[o.slotIndex] === stamp) return slotValue[o.slotIndex];
+    const v = state.slot(o.slotEntity!, key, o.slotName!);
+    reads.read(o.slotEntity!, key, o.slotName!, v);
+    slotStamp[o.slotIndex] = stamp;
+    slotValue[o.slotIndex] = v;
+    return v;
   }
 
   /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. `pre` is
@@ -325,10 +381,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     let v: unknown;
     if (o.slotName !== null) {
       if (o.slotOnActsOn && key !== null) {
-        if (pre === CURRENT) {
-          v = state.slot(o.slotEntity!, key, o.slotName!);
-          reads.read(o.slotEntity!, key, o.slotName!, v);
-        } else if (pre !== NO_SNAPSHOT) {
+        if (pre === CURRENT) v = readSlot(o, key, state, reads);
+        else if (pre !== NO_SNAPSHOT) {
           v = ownValue(pre, o.slotName!);
         }
       }
@@ -343,14 +397,33 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     }
     if (o.kind === OperandKind.SlotPresent || o.kind === OperandKind.ArgPresent) {
       // Presence (`present(ref)`, required inverse arguments): a value that is neither absent nor null.
-      writeOperand(view, k, ValueTag.Bool, v === undefined || v === null ? 0n : 1n);
+      writeOperandInt(view, k, ValueTag.Bool, v === undefined || v === null ? 0 : 1);
       return;
     }
-    const t = o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize ? toSize(v, scratch) : toTagged(v, o.type, interner, scratch);
-    writeOperand(view, k, t.tag, t.value);
+    if (o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize) {
+      const t = toSize(v, scratch);
+      writeOperand(view, k, t.tag, t.value);
+      return;
+    }
+    writeTagged(view, k, v, o.type, interner, scratch);
   }
 
   function verdict(forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions = {}, reads: ReadCollector = NO_READS): Verdict {
+    const out = search(forward, state, opts, reads);
+    const v = decode(forward, out, state) as Partial<Verdict>;
+    v.bytes = outputBytes(out);
+    return v as Verdict;
+  }
+
+  function verdictWords(forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions = {}, reads: ReadCollector = NO_READS): VerdictWords {
+    const out = search(forward, state, opts, reads);
+    const v = decode(forward, out, state) as Partial<VerdictWords>;
+    v.words = outputWords(out);
+    return v as VerdictWords;
+  }
+
+  /** Writes the input record, runs the backend once, and answers its output record. */
+  function search(forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions, reads: ReadCollector): DataView {
     if (!Array.isArray(forward)) throw new VerifierError("malformed-call", "the forward sequence is not an array");
     const n = forward.length;
     if (n === 0) throw new VerifierError("malformed-call", "the forward sequence is empty", "the last call is the candidate");
@@ -369,11 +442,12 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     }
     // Beyond the record's capacity the answer is already known: more mutating calls than any depth bound.
     if (n > MAX_CALLS) {
-      if (mutating > maxDepth) return decode(forward, depthExceededBytes(), state);
+      if (mutating > maxDepth) return depthExceededBytes();
       throw new VerifierError("input-too-large", `the forward sequence has ${n} calls, more than ${MAX_CALLS}`, "drop read-only calls before asking");
     }
 
     interner.reset();
+    stamp++;
     const view = backend.inputView();
     let operandCount = 0;
     for (let i = 0; i < n; i++) {
@@ -406,6 +480,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       if (operandCount + p.operands.length > MAX_OPERANDS) {
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
       }
+      if (pre === CURRENT && key !== null) {
+        // The candidate's slots first, in slot-name order (what the operands below read, each once).
+        for (let k = 0; k < p.slotReads.length; k++) readSlot(p.slotReads[k], key, state, reads);
+      }
       for (let k = 0; k < p.operands.length; k++) {
         writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
       }
@@ -414,11 +492,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     writeHeader(view, { nCalls: n, tau, flags, maxNodes, now, maxDepth, nOperands: operandCount });
     // A trap propagates as the backend's own typed error (CoreError `core-trap`): the caller must
     // rebuild the backend, and the guard does.
-    const out = backend.run();
-    return decode(forward, out, state);
+    return backend.run();
   }
 
-  function decode(forward: readonly ExecutedCall[], out: DataView, state: StateView): Verdict {
+  /** The verdict's fields, in their order, but `bytes` (or `words`), which the caller adds last. */
+  function decode(forward: readonly ExecutedCall[], out: DataView, state: StateView): Omit<Verdict, "bytes"> {
     const raw: RawOutput = readOutput(out);
     if (raw.status !== Status.Ok) {
       throw new VerifierError("internal-error", `the ${backend.kind} search answered status ${raw.status}`, "the input record or the loaded ontology is inconsistent");
@@ -446,7 +524,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       const missing = missingArguments(raw.bottleneckEdge, forward, raw.bottleneckCall, state);
       if (missing.length > 0) bottleneck.missingArguments = missing;
     }
-    const verdict: Verdict = {
+    const verdict: Omit<Verdict, "bytes"> = {
       reason,
       complete: raw.complete === 1,
       phi: raw.phi,
@@ -454,7 +532,6 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       steps,
       bottleneck,
       nodes: raw.nodes,
-      bytes: outputBytes(out),
     };
     const total = amountOf(raw.amountState ?? AmountState.None, raw.amount ?? 0n);
     if (total !== undefined) verdict.amount = total;
@@ -557,7 +634,11 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return out;
   }
 
-  return { tables, backend, verdict, tool };
+  const verifier: Verifier = { tables, backend, verdict, tool };
+  // Not enumerable: a copy that wraps `verdict` ({ ...verifier, verdict }) does not carry it, so its
+  // callers take the wrapped verdict().
+  Object.defineProperty(verifier, "verdictWords", { value: verdictWords, enumerable: false });
+  return verifier;
 }
 
 /** A short description of a JSON value for an error message. */
@@ -573,6 +654,57 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
+}
+
+/** Operand value k: toTagged(v, type) written as writeOperand writes it, without a BigInt for the values
+ * whose fixed point is an integer of at most 2^53 (ids, counts, whole amounts, times); the rest (decimals,
+ * numeric text, far times) go through toTagged. */
+export function writeTagged(view: DataView, k: number, v: unknown, type: OperandTable["type"], interner: Interner, scratch: TaggedValue): void {
+  if (!writeScalar(view, k, v, type, interner)) {
+    const t = toTagged(v, type, interner, scratch);
+    writeOperand(view, k, t.tag, t.value);
+  }
+}
+
+function writeScalar(view: DataView, k: number, v: unknown, type: OperandTable["type"], interner: Interner): boolean {
+  if (v === undefined) {
+    writeOperandInt(view, k, ValueTag.Missing, 0);
+    return true;
+  }
+  if (v === null) {
+    writeOperandInt(view, k, ValueTag.Null, 0);
+    return true;
+  }
+  switch (type) {
+    case SlotType.String:
+      if (typeof v === "string") writeOperandInt(view, k, ValueTag.String, interner.id(v));
+      else if (typeof v === "number" && Number.isFinite(v)) writeOperandInt(view, k, ValueTag.String, interner.id(String(v)));
+      else writeOperandInt(view, k, ValueTag.Missing, 0);
+      return true;
+    case SlotType.Number:
+      // numberToFixed's exact integer path: |v| × 10^6 stays below 2^53.
+      if (typeof v === "number" && Number.isInteger(v) && v <= MAX_FAST_INT && v >= -MAX_FAST_INT) {
+        writeOperandInt(view, k, ValueTag.Number, v * FIXED_ONE);
+        return true;
+      }
+      return false;
+    case SlotType.Bool:
+      writeOperandInt(view, k, typeof v === "boolean" ? ValueTag.Bool : ValueTag.Missing, v === true ? 1 : 0);
+      return true;
+    case SlotType.Datetime:
+    case SlotType.Date: {
+      const seconds = typeof v === "string" ? isoSeconds(v) : null;
+      if (seconds === null) {
+        writeOperandInt(view, k, ValueTag.Missing, 0);
+        return true;
+      }
+      if (seconds > MAX_FAST_INT || seconds < -MAX_FAST_INT) return false;
+      writeOperandInt(view, k, ValueTag.Number, seconds * FIXED_ONE);
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`.

@@ -3,7 +3,7 @@
 // inputs, which is what makes a decision log replayable.
 import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
-import { entityKey, VerifierError, type Verifier } from "../core/verifier.js";
+import { entityKey, VerifierError, type Verifier, type VerdictWords } from "../core/verifier.js";
 import { defineLazyHex } from "./lazy.js";
 import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
@@ -88,7 +88,7 @@ export interface Evaluation {
 
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
 
-export function verdictRecord(v: Verdict): VerdictRecord {
+export function verdictRecord(v: Verdict | VerdictWords): VerdictRecord {
   const r = {
     reason: v.reason,
     complete: v.complete,
@@ -100,7 +100,7 @@ export function verdictRecord(v: Verdict): VerdictRecord {
   } as VerdictRecord;
   // `bytes` is the hex of the verdict bytes, written when first read (./lazy.ts): most checks are
   // never serialised in the process that made them.
-  defineLazyHex(r, v.bytes);
+  defineLazyHex(r, "words" in v ? v.words : v.bytes);
   // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
   if (v.amount !== undefined) r.amount = v.amount;
   return r;
@@ -162,7 +162,9 @@ export function amountOver(v: Pick<Verdict, "steps" | "amount">, maxAmount: numb
 /** One search into `g`'s verdict fields (a target's search passes a scratch object). */
 function search(input: EvaluateInput, forward: ExecutedCall[], view: StateView, g: Gate): Gate {
   try {
-    const v = input.verifier.verdict(forward, view, verdictOptions(input.config));
+    // The verifier's words path when it has one (no byte copy of the output record).
+    const verifier = input.verifier;
+    const v = verifier.verdictWords !== undefined ? verifier.verdictWords(forward, view, verdictOptions(input.config)) : verifier.verdict(forward, view, verdictOptions(input.config));
     const admissible = v.complete && v.reason === "ok";
     g.verdict = verdictRecord(v);
     g.admissible = admissible;

@@ -6,6 +6,7 @@
 // canonicalJson, spreads, structuredClone and deep equality see plain data; what makes it is held in a
 // private field, out of every serialisation (the same device as the record's stateDigest, ./reads.ts).
 // A private field may be written on a frozen object, so the value is made once and kept.
+import { wordsToBytes } from "../core/record.js";
 import { toHex } from "../util/sha256.js";
 
 /** A base whose constructor returns the object it is given, so a subclass's private fields land on it. */
@@ -16,9 +17,9 @@ class Returning {
 }
 
 class HexHolder extends Returning {
-  #bytes: Uint8Array | null;
+  #bytes: Uint8Array | number[] | null;
   #hex: string | null = null;
-  constructor(target: object, bytes: Uint8Array) {
+  constructor(target: object, bytes: Uint8Array | number[]) {
     super(target);
     this.#bytes = bytes;
   }
@@ -27,7 +28,8 @@ class HexHolder extends Returning {
   static hexOf(record: object): string {
     const h = record as HexHolder;
     if (h.#hex === null) {
-      h.#hex = toHex(h.#bytes!);
+      const b = h.#bytes!;
+      h.#hex = toHex(Array.isArray(b) ? wordsToBytes(b) : b);
       h.#bytes = null;
     }
     return h.#hex;
@@ -41,8 +43,9 @@ function getBytes(this: object): string {
 
 const BYTES: PropertyDescriptor = { get: getBytes, enumerable: true, configurable: false };
 
-/** Gives `record` its `bytes` field: the hex of `bytes` (which the record then owns), made when read. */
-export function defineLazyHex(record: object, bytes: Uint8Array): void {
+/** Gives `record` its `bytes` field: the hex of `bytes` (which the record then owns; or the bytes'
+ * little-endian 32-bit words, src/core/record.ts outputWords), made when read. */
+export function defineLazyHex(record: object, bytes: Uint8Array | number[]): void {
   new HexHolder(record, bytes);
   Object.defineProperty(record, "bytes", BYTES);
 }

@@ -316,9 +316,9 @@ function applyEffects(
         report.changes.push({ op: "delete", entity: eff.entity, id, effective: existed });
         return;
       }
-      // The entity as it is, copied only when an expression reads `$before` (nothing is written before
-      // every expression of the item has run).
-      ctx.beforeOf = () => layerB.entity(eff.entity, id) as Record<string, unknown> | undefined;
+      // The entity as it is, read when an expression reads `$before`: the record Layer B keeps
+      // unchanged (a write after it copies the record first), not a copy.
+      ctx.beforeOf = () => layerB.keptRecord(eff.entity, id) as Record<string, unknown> | undefined;
       let slots: Record<string, unknown> | undefined;
       if (eff.record !== undefined) {
         const rec = eff.record(ctx);

@@ -115,11 +115,15 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
   return res;
 }
 
+/** Linux's MAXSYMLINKS: open(2) follows this many links and fails with ELOOP after. */
+const MAX_LINKS = 40;
+
 /** Writing through a symbolic link writes its target (POSIX open(2) follows links): the path judged
- * is the link's final target, or the link itself when it cannot be resolved within a few hops. */
+ * is the link's final target, or the link itself when it does not resolve within MAX_LINKS hops (a
+ * loop, or a chain open(2) refuses too, so nothing is written through it). */
 export function followLinks(p: string): string {
   let cur = p;
-  for (let i = 0; i < 16; i++) {
+  for (let i = 0; i <= MAX_LINKS; i++) {
     let target: string;
     try {
       if (!lstatSync(cur).isSymbolicLink()) return cur;
@@ -127,7 +131,8 @@ export function followLinks(p: string): string {
     } catch {
       return cur;
     }
-    cur = target.startsWith("/") ? joinPath("/", target) : joinPath(dirname(cur), target);
+    // An absolute target replaces the directory (joinPath starts again at `/`).
+    cur = joinPath(dirname(cur), target);
   }
   return p;
 }
@@ -143,8 +148,8 @@ function isDirectory(p: string): boolean {
 function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string): void {
   for (const r of rs) {
     if (r.target === null || !r.op.includes(">")) continue;
-    // `2>&1`, `>&2`: a descriptor, not a file.
-    if ((r.op === ">&" || r.op === "<&" || r.op.endsWith(">&")) && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
+    // `2>&1`, `>&2`: a descriptor, not a file (`<&3` reads; `>&-` closes and has no target).
+    if (r.op.endsWith(">&") && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
     if (r.target.text !== null && DEVICES.test(r.target.text)) continue;
     if (r.target.glob) {
       problem(ctx, "unresolved_argument", `${r.target.raw}: a glob as a redirection target`, source);
@@ -194,7 +199,13 @@ function operands(args: Word[], optionsWithValue: readonly string[] = []): { opt
   return { opts, ops, optValues };
 }
 
+/** Wrappers' options that set the directory the command runs in. */
+const WRAPPER_CHDIR: Record<string, readonly string[]> = { env: ["-C", "--chdir"], sudo: ["-D", "--chdir"] };
+
 const has = (opts: string[], ...names: string[]): boolean => names.some((n) => opts.includes(n));
+
+/** The missing ancestors `mkdir -p` may create in one path before the line is asked instead. */
+const MAX_MKDIR_CHAIN = 64;
 
 function simple(ctx: Ctx, c: SimpleCommand): void {
   ctx.out.commands++;
@@ -210,12 +221,15 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     problem(ctx, "unresolved_argument", `the command name ${head.raw} is not known: ${head.why ?? "a glob"}`, source);
     return;
   }
-  const name = head.text.includes("/") ? head.text : head.text;
+  const name = head.text;
   const rest = argv.slice(1);
   const wrap = ctx.cat.wrappers[name];
   if (wrap !== undefined) {
     let i = 0;
     let positionals = wrap.positionals ?? 0;
+    // `env -C DIR cmd`, `sudo -D DIR cmd`: the command runs in DIR.
+    let dir = cwd;
+    const chdir = WRAPPER_CHDIR[name] ?? [];
     while (i < rest.length) {
       const t = rest[i]!.text;
       if (t === null) {
@@ -227,6 +241,14 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         break;
       }
       if (t.startsWith("-") && t !== "-") {
+        const eq = t.startsWith("--") ? t.indexOf("=") : -1;
+        const opt = eq > 0 ? t.slice(0, eq) : t;
+        if (chdir.includes(opt)) {
+          const v = eq > 0 ? t.slice(eq + 1) : rest[i + 1]?.text;
+          dir = v === undefined || v === null || dir === null ? null : joinPath(dir, v);
+          i += eq > 0 ? 1 : 2;
+          continue;
+        }
         i += wrap.optionsWithValue.includes(t) ? 2 : 1;
         continue;
       }
@@ -242,12 +264,13 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       break;
     }
     if (i >= rest.length) {
-      if (ctx.cat.readOnly.has(name) || wrap.onlyWithOperands === true || name === "env") return;
+      // `env` alone prints the environment: read-only by the catalogue.
+      if (ctx.cat.readOnly.has(name) || wrap.onlyWithOperands === true) return;
       problem(ctx, "unknown_effect", `${name} with no command reads standard input`, source);
       return;
     }
     if (name === "command" && (rest[0]?.text === "-v" || rest[0]?.text === "-V")) return;
-    run(ctx, rest.slice(i), cwd, source);
+    run(ctx, rest.slice(i), dir, source);
     return;
   }
   if (ctx.cat.readOnly.has(name)) return;
@@ -257,7 +280,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     else problem(ctx, "unknown_command", `${name} is not in the command catalogue`, source);
     return;
   }
-  const { opts, ops, optValues } = operands(rest, entry.optionsWithValue);
+  // An output option (sort -o FILE) takes a value like the options that are listed as taking one.
+  const { opts, ops, optValues } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
@@ -265,7 +289,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "write": {
-      const ps = paths(ctx, ops.slice(entry.skipOperands ?? 0), cwd, source);
+      // `chmod MODE FILE…`, but `chmod --reference=REF FILE…`: with a reference there is no mode operand.
+      const ps = paths(ctx, ops.slice(has(opts, "--reference") ? 0 : (entry.skipOperands ?? 0)), cwd, source);
       if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       return;
     }
@@ -286,8 +311,16 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       for (const p of ps) {
         if (parents) {
           const chain: string[] = [];
-          // Only the missing ancestors are created (and removed again by the undo).
-          for (let d = dirname(p); d !== "/" && chain.length < 64 && !pathExists(d); d = dirname(d)) chain.unshift(d);
+          // Only the missing ancestors are created (and removed again by the undo); every one of them,
+          // or the undo would leave the outer ones behind.
+          // `/` always exists, so the walk ends there at the latest.
+          for (let d = dirname(p); !pathExists(d); d = dirname(d)) {
+            if (chain.length === MAX_MKDIR_CHAIN) {
+              problem(ctx, "over_bound", `mkdir -p ${p}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
+              return;
+            }
+            chain.unshift(d);
+          }
           for (const d of chain) call(ctx, "fs_mkdir", { path: d }, source);
         }
         call(ctx, "fs_mkdir", { path: p }, source);
@@ -338,7 +371,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "sed": {
-      const inPlace = opts.some((o) => o === "-i" || o === "--in-place" || o.startsWith("--in-place=")) || rest.some((w) => w.text !== null && /^-i\S/.test(w.text) && !w.text.startsWith("--"));
+      // `-i.bak`, `-ni` are bundles that hold `-i`; `--in-place=.bak` is named `--in-place` (operands()).
+      const inPlace = has(opts, "-i", "--in-place");
       if (!inPlace) return;
       const files = has(opts, "-e", "--expression", "-f", "--file") ? ops : ops.slice(1);
       const ps = paths(ctx, files, cwd, source);
@@ -359,7 +393,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "shell": {
-      const ci = rest.findIndex((w) => w.text === "-c" || (w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text) && !w.text.startsWith("--")));
+      const ci = rest.findIndex((w) => w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text));
       if (ci < 0) {
         if (rest.some((w) => w.text === "--version" || w.text === "--help") ) return;
         problem(ctx, "unknown_effect", `${name} runs a script whose effect is not known`, source);
@@ -386,7 +420,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       git(ctx, rest, cwd, source);
       return;
     case "remote":
-      remote(ctx, name, rest, opts, ops, optValues, cwd, source);
+      remote(ctx, name, rest, opts, ops, cwd, source);
       return;
     case "environment":
       environment(ctx, name, ops, opts, source);
@@ -456,7 +490,7 @@ const GIT_READ = new Set([
 function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void {
   let dir = cwd;
   // Every typed git call carries the directory git runs in (its repository is read from there).
-  const ctx: Ctx = { ...ctx0, out: ctx0.out };
+  const ctx = ctx0;
   const gitCall = (name: string, a: Record<string, unknown>, src: string): void => {
     if (dir === null) {
       problem(ctx, "unresolved_argument", "git runs in a directory that is not known (cd)", src);
@@ -490,12 +524,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     } else break;
   }
+  // The loop above returned on an unknown word, so the subcommand is known when there is one.
   const sub = args[i]?.text;
-  if (sub === undefined) return;
-  if (sub === null) {
-    problem(ctx, "unresolved_argument", "git: the subcommand is not known", source);
-    return;
-  }
+  if (sub === undefined || sub === null) return;
   const rest = args.slice(i + 1);
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
@@ -567,6 +598,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // `git reset [<tree>] -- <paths>` / `git reset <paths>`: the index entries of the paths.
       if (pathspec.length > 0 || (commitish.length > 0 && commitish.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
         gitCall("git_stage", { paths: (pathspec.length > 0 ? pathspec : commitish).map((w) => w.text ?? "") }, source);
+        if (pathspec.some((w) => w.text === null)) problem(ctx, "unresolved_argument", "git reset: a path is not known", source);
         return;
       }
       if (commitish.length === 0) {
@@ -596,6 +628,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         if (has(opts, "-B")) gitCall("git_ref_delete", { ref: `refs/heads/${v.text}` }, source);
         gitCall("git_ref_add", { ref: `refs/heads/${v.text}` }, source);
         gitCall("git_switch", { target: v.text }, source);
+        return;
+      }
+      if (has(opts, "--orphan")) {
+        // A new unborn branch, HEAD moved onto it: not a state the ontology models.
+        problem(ctx, "unknown_effect", "git checkout --orphan: switches to a new unborn branch", source);
         return;
       }
       if (has(opts, "-t", "--track")) {
@@ -751,7 +788,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "notes":
     case "submodule":
     case "reflog":
-      if (ops.length === 0 || ["-v", "show", "list", "get", "--get", "--list", "-l", "--get-all"].some((x) => text[0] === x || opts.includes(x))) return;
+      // Listing and reading only. `-v` lists only alone (`git remote -v remove o` removes o); the
+      // read options are git config's.
+      if (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l"))) return;
       problem(ctx, "unknown_effect", `git ${sub} ${text[0] ?? ""}: changes configuration or refs the ontology does not model`, source);
       return;
     default:
@@ -800,15 +839,41 @@ function pathExists(p: string): boolean {
 }
 
 const REMOTE_READ: Record<string, Set<string>> = {
-  gh: new Set(["view", "list", "status", "diff", "checks", "search", "browse", "auth", "api"]),
+  // Not `api` (`gh api -X DELETE …` writes) nor `auth` as a verb (`gh auth logout` drops a token;
+  // `gh auth status` reads: its verb is `status`).
+  gh: new Set(["view", "list", "status", "diff", "checks", "search", "browse"]),
   docker: new Set(["ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port"]),
-  kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "config"]),
+  // `kubectl config` is a group: `view`, `get-contexts`, `current-context` read; `set-context` writes.
+  kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "view", "get-contexts", "current-context", "get-clusters", "get-users"]),
 };
 
-function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], optValues: Map<string, Word>, cwd: string | null, source: string): void {
+/** Options of curl and wget that name a file they write besides the download. */
+const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"];
+const WGET_FILES = ["-o", "--output-file", "-a", "--append-output"];
+
+/** Commands whose first word names a group of verbs. */
+const DOCKER_GROUPS = new Set(["container", "image", "network", "volume", "system", "context", "builder", "plugin", "node", "service", "stack", "secret", "config", "compose", "manifest", "trust", "buildx"]);
+const REMOTE_GROUPS: Record<string, (first: string) => boolean> = {
+  gh: () => true,
+  docker: (first) => DOCKER_GROUPS.has(first),
+  kubectl: (first) => first === "config",
+};
+
+/** The file `wget URL` (or `curl -O URL`) writes in its directory: the URL path's last segment, or
+ * index.html when the path ends in `/` or is empty (wget's default name). */
+function remoteFileName(url: string): string {
+  const noQuery = url.split(/[?#]/)[0]!;
+  const scheme = noQuery.indexOf("://");
+  const rest = scheme >= 0 ? noQuery.slice(scheme + 3) : noQuery;
+  const slash = rest.indexOf("/");
+  const last = slash < 0 ? "" : rest.slice(rest.lastIndexOf("/") + 1);
+  return last === "" ? "index.html" : last;
+}
+
+function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
-    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry"] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "-o", "-a", "--header", "-U", "-t", "-T"]);
+    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", ...WGET_FILES]);
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
     const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
@@ -817,10 +882,16 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       const ps = paths(ctx, [out], cwd, source);
       if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
     } else if (out === undefined && (name === "wget" || has(o.opts, "-O", "--remote-name"))) {
-      const url = o.ops[o.ops.length - 1];
-      const base = url?.text ? basename(url.text.split("?")[0]!) : null;
-      if (base === null || base === "" || cwd === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
-      else call(ctx, "fs_write", { path: joinPath(cwd, base || "index.html") }, source);
+      const url = o.ops[o.ops.length - 1]?.text;
+      if (url === undefined || url === null || cwd === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
+      else call(ctx, "fs_write", { path: joinPath(cwd, remoteFileName(url)) }, source);
+    }
+    // The files their logging options write (headers, cookies, traces, wget's log).
+    for (const opt of name === "curl" ? CURL_FILES : WGET_FILES) {
+      const v = o.optValues.get(opt);
+      if (v === undefined || v.text === "-") continue;
+      const ps = paths(ctx, [v], cwd, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
     }
     return;
   }
@@ -843,8 +914,10 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   }
   const read = REMOTE_READ[name];
   const sub = ops[0]?.text ?? null;
-  if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || ops.some((w, i) => i > 0 && w.text !== null && read.has(w.text) && i < 2))) return;
-  void optValues;
+  // The verb is the first word, or the second after a group (`gh pr view`, `docker container ps`);
+  // never a later operand (`docker rm top` removes the container named top).
+  const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (ops[1]?.text ?? null) : null;
+  if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
 }
 

@@ -246,8 +246,23 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[])
   const argv: Word[] = [];
   const env: Record<string, Word> = {};
   const redirects = [...outer];
-  for (const c of n.namedChildren) {
+  let prev: Node | null = null;
+  for (const c of n.children) {
     if (c === null) continue;
+    // `a\<newline>b` is one word to bash (the pair is removed), two to tree-sitter: not judged. Inside
+    // a command a line break only comes from such a continuation, so a two-byte gap that ends at the
+    // start of the next line is exactly `\<newline>`.
+    if (prev !== null && c.startIndex - prev.endIndex === 2 && c.startPosition.row === prev.endPosition.row + 1 && c.startPosition.column === 0) {
+      throw new Unparsed("a line continuation inside a word");
+    }
+    prev = c;
+    // A lone `$` argument (`rm $`) is an anonymous node: bash passes it as the word `$`; one right
+    // before a string is the `$"…"` prefix of that string.
+    if (!c.isNamed) {
+      const next = c.nextSibling;
+      if (c.type === "$" && (next === null || next.startIndex !== c.endIndex)) argv.push({ text: "$", raw: "$", glob: false, why: null });
+      continue;
+    }
     if (c.type === "variable_assignment") {
       const name = c.childForFieldName("name");
       const value = c.childForFieldName("value");
@@ -267,7 +282,8 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[])
   push(out, cmd);
   // `cd` changes the directory of the commands after it in the same shell.
   if (argv.length > 0 && argv[0]!.text === "cd") {
-    const dest = argv.find((w, i) => i > 0 && !(w.text ?? "").startsWith("-"));
+    // `cd -` goes to the previous directory (not known here); other `-…` words are options.
+    const dest = argv.find((w, i) => i > 0 && (w.text === "-" || !(w.text ?? "").startsWith("-")));
     if (dest === undefined) scope.cwd = scope.home;
     else if (dest.text === null || dest.glob || scope.cwd === null) scope.cwd = null;
     else if (dest.text === "-") scope.cwd = null;

@@ -11,6 +11,7 @@ export default mutationVitestConfig([
   "test/guard/guard.test.ts",
   "test/guard/guard-api.test.ts",
   "test/guard/judge.test.ts",
+  "test/guard/judge-paths.test.ts",
   "test/guard/hostile.test.ts",
   "test/guard/session.test.ts",
   "test/guard/models.test.ts",

@@ -8,6 +8,7 @@ export const GUARD_TESTS = [
   "test/guard/guard-*.test.ts",
   // The parts' own suites (issue 27 §3; test/guard/parts.ts composes the parts as createGuard does).
   "test/guard/judge.test.ts",
+  "test/guard/judge-paths.test.ts",
   "test/guard/options.test.ts",
   "test/guard/context.test.ts",
   "test/guard/consent-book.test.ts",

@@ -236,6 +236,25 @@ describe("projectDocument", () => {
     expect(b.entity("item", "a")).toEqual(Object.assign(Object.create(null), { id: "a", v: 1, later: 1, twice: 4, v_seen: 1 }));
   });
 
+  it("a `derive` pass leaves a slot whose expression gives nothing, and keeps a slot that holds the same JSON", () => {
+    const r = parseProjectionRules({
+      format: "polar-projection/1",
+      domain: "d",
+      entities: { item: { fields: "*", slots: { pair: { object: { a: "v" } }, maybe: "w" } } },
+      documents: {
+        db: [{ entity: "item", from: "items", id: "id" }],
+        again: [{ entity: "item", from: "items", id: "id", merge: true, derive: ["pair", "maybe"] }],
+      },
+    });
+    const b = projectDocument(r, { items: [{ id: "a", v: 1, w: "x" }] });
+    const pair = b.slot("item", "a", "pair");
+    projectDocument(r, { items: [{ id: "a", v: 1 }] }, b, { document: "again" });
+    expect(b.slot("item", "a", "pair")).toBe(pair);
+    expect(b.slot("item", "a", "maybe")).toBe("x");
+    projectDocument(r, { items: [{ id: "a", v: 2, w: "y" }] }, b, { document: "again" });
+    expect([b.slot("item", "a", "pair"), b.slot("item", "a", "maybe")]).toEqual([{ a: 2 }, "y"]);
+  });
+
   it("a merge keeps a slot that holds the same JSON as Layer B's own copy, and replaces anything else", () => {
     const r = parseProjectionRules({
       format: "polar-projection/1",
@@ -422,7 +441,7 @@ describe("applyToolResult", () => {
     expect(applyAction(rules, b, { name: "unknown_fn", arguments: {} }).matched).toBe(false);
   });
 
-  it("copies the target entity for `$before` only when an expression reads it, as it was before the effect", () => {
+  it("`$before` is the target entity as it was before the effect, read (not copied) when an expression reads it", () => {
     const r = parseProjectionRules({
       format: "polar-projection/1",
       domain: "d",
@@ -430,31 +449,41 @@ describe("applyToolResult", () => {
       tools: {
         rec: { entity: "plain", id: "$args.id", record: "$result" },
         rec_before: { entity: "res", id: "$args.id", record: "$result" },
-        set_before: [{ entity: "plain", id: "$args.id", when: { not: { exists: "$before" } }, set: { first: "$before.v", v: { add: ["$before.v", { const: 1 }] } } }],
+        set_before: [{ entity: "plain", id: "$args.id", when: { not: { exists: "$before" } }, set: { first: "$before.v", v: { add: ["$before.v", { const: 1 }] }, all: "$before" } }],
       },
     });
     let copies = 0;
+    let kept = 0;
     class Counting extends LayerB {
       override entity(entity: string, id: string) {
         copies++;
         return super.entity(entity, id);
+      }
+      override keptRecord(entity: string, id: string) {
+        kept++;
+        return super.keptRecord(entity, id);
       }
     }
     const b = new Counting();
     b.set("plain", "p", "v", 1);
     b.set("res", "r", "v", 7);
     applyToolResult(r, b, { name: "rec", arguments: { id: "p" } }, { v: 2 });
-    expect(copies).toBe(0);
+    expect([copies, kept]).toEqual([0, 0]);
     expect(b.slot("plain", "p", "v")).toBe(2);
     // An entity rule's derived slot reads `$before`: the record as it was before the effect replaced it.
     applyToolResult(r, b, { name: "rec_before", arguments: { id: "r" } }, { v: 8 });
-    expect(copies).toBe(1);
+    expect([copies, kept]).toEqual([0, 1]);
     expect([b.slot("res", "r", "v"), b.slot("res", "r", "was")]).toEqual([8, 7]);
-    // `when` runs before the target is known: `$before` is missing there, and read once afterwards.
-    copies = 0;
+    // `when` runs before the target is known: `$before` is missing there, and read once afterwards. A
+    // slot set to `$before` holds the record as it was (the write copied the record, not changed it).
+    const before = b.keptRecord("plain", "p");
+    kept = 0;
     applyToolResult(r, b, { name: "set_before", arguments: { id: "p" } }, {});
-    expect(copies).toBe(1);
+    expect([copies, kept]).toEqual([0, 1]);
     expect([b.slot("plain", "p", "first"), b.slot("plain", "p", "v")]).toEqual([2, 3]);
+    expect(b.slot("plain", "p", "all")).toEqual(Object.assign(Object.create(null), { v: 2 }));
+    expect(before).toEqual(Object.assign(Object.create(null), { v: 2 }));
+    expect(b.keptRecord("plain", "p")).not.toBe(before);
   });
 
   it("the library's own values (ownCall): a slot that holds the same JSON keeps what Layer B holds", () => {

@@ -1,0 +1,80 @@
+// A check reads each Layer B value once: the verifier reads a candidate's slot once per verdict however
+// many operands name it, and the RecordingView answers a repeat within a run of reads of one entity
+// from the run (the first value read, as the record keeps it). The shape check skips its marker search
+// only for the clean copy it knows, never for a copy holding a `$nonjson` key.
+import { describe, expect, it } from "vitest";
+import type { StateView } from "../../src/core/types.js";
+import { checkCallShape, frozenJsonSafe } from "../../src/guard/call.js";
+import { RecordingView } from "../../src/guard/reads.js";
+import { compile } from "../../src/compiler/index.js";
+import { createVerifier } from "../../src/core/verifier.js";
+import { LayerB } from "../../src/projection/layer-b.js";
+import { createReferenceBackend } from "../../src/reference/index.js";
+
+// order.status is named by a value operand and a presence operand of the same tool.
+const compiled = compile(`
+slot_definition(order, status, string).
+tool(edit_order, acts_on = order, key = order_id).
+bounded_reversibility(edit_order, order.status == "open", none, 0.99, id = "edit", when = present(order.status), args = { order_id: call.order_id }).
+`, { name: "read-once.polar" });
+if (!compiled.ok) throw new Error(compiled.diagnostics.map((d) => d.message).join("; "));
+const verifier = createVerifier(compiled.tables, createReferenceBackend(compiled.tables));
+const state = () => {
+  const s = new LayerB();
+  s.replaceEntity("order", "O1", { status: "open" });
+  return s;
+};
+
+function counting(base: StateView) {
+  const calls: string[] = [];
+  const view: StateView = {
+    hasEntity: (e, id) => (calls.push(`? ${e} ${id}`), base.hasEntity(e, id)),
+    slot: (e, id, s) => (calls.push(`${e} ${id} ${s}`), base.slot(e, id, s)),
+  };
+  return { view, calls };
+}
+
+describe("each value read once", () => {
+  it("the verifier reads a slot that several operands name once per verdict", () => {
+    const { view, calls } = counting(state());
+    const v = verifier.verdict([{ name: "edit_order", arguments: { order_id: "O1" } }], view);
+    expect(v.reason).toBe("ok");
+    const slotReads = calls.filter((c) => !c.startsWith("?"));
+    expect(new Set(slotReads).size).toBe(slotReads.length);
+    expect(compiled.tables.tools[0].operands.filter((o) => o.slot === 0).length).toBe(2);
+    // Two operands name order.status; it was asked once.
+    expect(slotReads.filter((c) => c === "order O1 status")).toHaveLength(1);
+    // The next verdict reads again (nothing is kept across verdicts).
+    verifier.verdict([{ name: "edit_order", arguments: { order_id: "O1" } }], view);
+    expect(calls.filter((c) => c === "order O1 status")).toHaveLength(2);
+  });
+
+  it("a RecordingView answers the latest existence read again from itself, and re-asks another", () => {
+    let n = 0;
+    const changing: StateView = { hasEntity: () => (n++, true), slot: () => ++n };
+    const v = new RecordingView(changing);
+    expect(v.hasEntity("order", "O1")).toBe(true);
+    expect(v.slot("order", "O1", "status")).toBe(2);
+    expect(v.hasEntity("order", "O1")).toBe(true);
+    expect(n).toBe(2);
+    expect(v.hasEntity("order", "O2")).toBe(true);
+    expect(v.hasEntity("order", "O1")).toBe(true);
+    expect(n).toBe(4); // O1 again after O2: asked again, the first read recorded
+    expect(v.slot("order", "O1", "status")).toBe(5); // slots are the verifier's to read once
+    expect(v.reads()).toEqual([
+      ["order", "O1", null, true],
+      ["order", "O1", "status", 2],
+      ["order", "O2", null, true],
+    ]);
+  });
+
+  it("the shape check still finds a `$nonjson` key copied from the caller, after a clean copy", () => {
+    const clean = frozenJsonSafe({ name: "t", arguments: { a: 1 } });
+    expect(checkCallShape(clean).ok).toBe(true);
+    const dirty = frozenJsonSafe({ name: "t", arguments: { a: { $nonjson: "x" } } });
+    expect(checkCallShape(dirty)).toEqual({ ok: false, problem: "the call (`t`): `arguments.a` is not JSON (x)" });
+    const marked = frozenJsonSafe({ name: "t", arguments: { a: [1, undefined] } });
+    expect(checkCallShape(marked).ok).toBe(false);
+    expect(checkCallShape(clean).ok).toBe(true);
+  });
+});
