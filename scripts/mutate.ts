@@ -1,10 +1,10 @@
 // Mutation testing of the fail-closed modules with StrykerJS (config: stryker.config.mjs).
 //   npm run mutate                       every module below, one after another
 //   npm run mutate -- --module project   one module (repeat --module, or give a comma list, for more)
-//   npm run mutate -- --module sql-guard --lines 271-450
+//   npm run mutate -- --module sql-guard --lines 369-424
 //                                        only the mutants of those lines of one module (a module too
 //                                        large for one run on the shared machine), with its own report
-//                                        and incremental file (reports/mutation/<module>/lines-271-450/)
+//                                        and incremental file (reports/mutation/<module>/lines-369-424/)
 // Each module runs with its own vitest config (test/mutation/<module>.vitest.config.ts: the tests that
 // cover it) and its own incremental file, so a re-run redoes only mutants whose code or tests changed.
 // Reports: reports/mutation/<module>/{index.html,mutation.json}, and reports/mutation/summary.json.
