@@ -95,6 +95,14 @@ describe("tables kept once, put back parents first", () => {
     await roundTrip(h, g, q);
   });
 
+  it("a child the string inserts into before its parent's cascade reaches it is kept whole, and the undo gives back the cascaded rows (regression: only the rows above its largest key were kept, and the undo said undone with the children lost)", async () => {
+    const h = fresh();
+    const g = await h.guard();
+    const q = "INSERT INTO items (sku) VALUES ('n'); DELETE FROM orders WHERE id = 1";
+    expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["main.items", "main.orders"], rows: 4 } });
+    await roundTrip(h, g, q);
+  });
+
   it("a child the string writes before its parent is put back after it", async () => {
     const h = fresh();
     const g = await h.guard();
