@@ -533,6 +533,8 @@ class SqlGuardImpl implements SqlGuard {
         tables.push(this.pointTable(t.info, t.scope === "dropped" ? "dropped" : "table", got.rows, got.keys, depth));
       }
       for (const ch of t.cascade) {
+        // A child the string also drops: the cascade's copy would be put back into a table that is gone.
+        if (ts.some((x) => x.info.name === ch.name && x.scope === "dropped")) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, which the string also drops; no restore point holds both`;
         if (seen.has(ch.name)) continue;
         seen.add(ch.name);
         // Grandchildren reached by cascades are not read: unknown.

@@ -103,6 +103,17 @@ describe("tables kept once, put back parents first", () => {
     await roundTrip(h, g, q);
   });
 
+  it("a child the string drops after its parent's cascade reached it is asked (regression: approved, and the undo refused as the table was gone)", async () => {
+    const h = fresh();
+    const g = await h.guard();
+    expect(await g.check("DELETE FROM orders WHERE id = 1; DROP TABLE items")).toMatchObject({
+      approved: false, action: "ask", reason: "over_bound", restorePoint: null, execution: null,
+      message: "not approved: foreign-key actions from main.orders change rows of main.items, which the string also drops; no restore point holds both",
+    });
+    // Without rows to cascade to, the DROP is kept as a DROP and undone.
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 7; DROP TABLE items");
+  });
+
   it("a child the string writes before its parent is put back after it", async () => {
     const h = fresh();
     const g = await h.guard();
