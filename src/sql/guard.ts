@@ -501,11 +501,12 @@ class SqlGuardImpl implements SqlGuard {
     const tables: PointTable[] = [];
     let total = 0;
     const seen = new Set<string>();
-    // A table both written by the string and reached by a cascade is kept once, whole.
+    // A table both written by the string and reached by a cascade is kept once, whole: the rows its own
+    // statement matches (keys) or adds (range) are not the rows the cascade removes or changes.
     const cascaded = new Set(ts.flatMap((t) => t.cascade.map((c) => c.name)));
     for (const t of ts) {
       if (seen.has(t.info.name)) continue;
-      if (t.scope === "keys" && cascaded.has(t.info.name)) t.scope = "table";
+      if ((t.scope === "keys" || t.scope === "range") && cascaded.has(t.info.name)) t.scope = "table";
       if (t.scope === "created") {
         tables.push(this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
         continue;
@@ -532,6 +533,8 @@ class SqlGuardImpl implements SqlGuard {
         tables.push(this.pointTable(t.info, t.scope === "dropped" ? "dropped" : "table", got.rows, got.keys, depth));
       }
       for (const ch of t.cascade) {
+        // A child the string also drops: the cascade's copy would be put back into a table that is gone.
+        if (ts.some((x) => x.info.name === ch.name && x.scope === "dropped")) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, which the string also drops; no restore point holds both`;
         if (seen.has(ch.name)) continue;
         seen.add(ch.name);
         // Grandchildren reached by cascades are not read: unknown.

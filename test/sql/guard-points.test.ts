@@ -70,6 +70,15 @@ describe("the bound over the restore point", () => {
     await roundTrip(h, g, "DELETE FROM orders WHERE id = 7; DELETE FROM notes WHERE body IS NULL");
   });
 
+  it("a restore point that meets the bound exactly is taken, whatever scope comes after the table that filled it", async () => {
+    const h = fresh();
+    const g = await h.guard({ bounds: { maxRows: 3 } });
+    for (const q of ["DELETE FROM notes WHERE body IS NULL; INSERT INTO orders (customer) VALUES ('x')", "DELETE FROM notes WHERE body IS NULL; DELETE FROM items WHERE id = 99"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: true, restorePoint: { rows: 3 } });
+    }
+    await roundTrip(h, g, "DELETE FROM notes WHERE body IS NULL; INSERT INTO orders (customer) VALUES ('x')");
+  });
+
   it("the children a cascade reaches count toward the bound with the parent's rows", async () => {
     const h = fresh();
     expect(await (await h.guard({ bounds: { maxRows: 3 } })).check("DELETE FROM orders WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: foreign-key actions from main.orders change rows of main.items, a table over the restore bound (3 rows)" });
@@ -84,6 +93,25 @@ describe("tables kept once, put back parents first", () => {
     const q = "DELETE FROM orders WHERE id = 2; DELETE FROM items WHERE id = 1";
     expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
     await roundTrip(h, g, q);
+  });
+
+  it("a child the string inserts into before its parent's cascade reaches it is kept whole, and the undo gives back the cascaded rows (regression: only the rows above its largest key were kept, and the undo said undone with the children lost)", async () => {
+    const h = fresh();
+    const g = await h.guard();
+    const q = "INSERT INTO items (sku) VALUES ('n'); DELETE FROM orders WHERE id = 1";
+    expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["main.items", "main.orders"], rows: 4 } });
+    await roundTrip(h, g, q);
+  });
+
+  it("a child the string drops after its parent's cascade reached it is asked (regression: approved, and the undo refused as the table was gone)", async () => {
+    const h = fresh();
+    const g = await h.guard();
+    expect(await g.check("DELETE FROM orders WHERE id = 1; DROP TABLE items")).toMatchObject({
+      approved: false, action: "ask", reason: "over_bound", restorePoint: null, execution: null,
+      message: "not approved: foreign-key actions from main.orders change rows of main.items, which the string also drops; no restore point holds both",
+    });
+    // Without rows to cascade to, the DROP is kept as a DROP and undone.
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 7; DROP TABLE items");
   });
 
   it("a child the string writes before its parent is put back after it", async () => {
