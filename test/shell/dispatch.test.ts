@@ -255,6 +255,13 @@ const FILES_CASES: Case[] = [
     ["touch -ra.txt b.txt", ["fs_write path=@/b.txt"]],
     ["mkdir -p /nonexistent-root-dir/a", ["fs_mkdir path=/nonexistent-root-dir","fs_mkdir path=/nonexistent-root-dir/a"]],
     ["touch --no-create b.txt", ["fs_write path=@/b.txt"]],
+    ["rm - a.txt", ["fs_remove path=@/-","fs_remove path=@/a.txt"]],
+    ["sort -o=out.txt a.txt", ["fs_write path=@/=out.txt"]],
+    ["cp -tsrc a.txt", ["fs_write path=@/src/a.txt"]],
+    ["cp -vt src a.txt", ["fs_write path=@/src/a.txt"]],
+    ["sort a.txt -ro", ["unresolved_argument: sort: an output option without a value"]],
+    ["touch $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["touch link l1 a.txt", ["fs_write path=@/a.txt","fs_write path=@/a.txt","fs_write path=@/a.txt"]],
 ];
 
 describe("file commands: what they remove, write, create, copy, move or link (globs, links, `--`, option values)", () => {
@@ -318,6 +325,7 @@ const REDIRECT_CASES: Case[] = [
     ["ls >&12", []],
     ["ls >&1x", ["fs_write path=@/1x"]],
     ["ls >&x1", ["fs_write path=@/x1"]],
+    ["echo x > 1", ["fs_write path=@/1"]],
 ];
 
 describe("redirections: a file written, a descriptor or device not", () => {
@@ -453,6 +461,11 @@ const WRAPPERS_CASES: Case[] = [
     ["env -i PATH=/bin rm a.txt", ["fs_remove path=@/a.txt"]],
     ["nice -- -x", ["unknown_command: -x is not in the command catalogue"]],
     ["sudo -- -rm a.txt", ["unknown_command: -rm is not in the command catalogue"]],
+    ["command -v rm a.txt", []],
+    ["command -V rm a.txt", []],
+    ["env -Csrc rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["sudo -Dsrc rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["env -C=src rm x.ts", ["fs_remove path=@/=src/x.ts"]],
 ];
 
 describe("wrappers run the command after their own options; unknown and path-named commands", () => {
