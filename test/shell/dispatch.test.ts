@@ -76,6 +76,13 @@ describe("the command catalogue", () => {
     expect(() => parseCatalogue(CATALOGUE_JSON, ["ok", bad as string])).toThrow("a read-only command name is not a non-empty string");
   });
 
+  it("a wrapper marked onlyWithOperands changes nothing alone, read-only or not; another asks", () => {
+    const c = parseCatalogue({ ...CATALOGUE_JSON, readOnly: (CATALOGUE_JSON.readOnly as string[]).filter((x) => x !== "command" && x !== "env") });
+    expect(dispatch("command", c)).toEqual([]);
+    expect(dispatch("env", c)).toEqual(["unknown_effect: env with no command reads standard input"]);
+    expect(dispatch("command rm a.txt", c)).toEqual(["fs_remove path=@/a.txt"]);
+  });
+
   it("a catalogue effect the dispatcher does not know is an unknown command", () => {
     const c = parseCatalogue({ ...CATALOGUE_JSON, commands: { ...(CATALOGUE_JSON.commands as object), zap: { effect: "vaporise" } } });
     expect(dispatch("zap a.txt", c)).toEqual(["unknown_command: zap: catalogue effect `vaporise` is not known"]);
