@@ -6,7 +6,8 @@ import base from "../../stryker.config.mjs";
 
 export default {
   ...base,
-  mutate: [process.env.RANGE ?? "src/shell/dispatch.ts"],
+  // One range or several, comma-separated (`src/shell/dispatch.ts:93-93,src/shell/dispatch.ts:101-106`).
+  mutate: (process.env.RANGE ?? "src/shell/dispatch.ts").split(","),
   vitest: { configFile: "test/mutation/shell-dispatch.vitest.config.ts" },
   incrementalFile: "reports/mutation/shell-dispatch/incremental.json",
   htmlReporter: { fileName: "reports/mutation/shell-dispatch/index.html" },

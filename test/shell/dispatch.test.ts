@@ -269,6 +269,7 @@ const FILES_CASES: Case[] = [
     ["sort a.txt -ro", ["unresolved_argument: sort: an output option without a value"]],
     ["touch $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
     ["touch link l1 a.txt", ["fs_write path=@/a.txt","fs_write path=@/a.txt","fs_write path=@/a.txt"]],
+    ["cp --strip-trailing-slashes a.txt b.txt", ["fs_write path=@/b.txt"]],
 ];
 
 describe("file commands: what they remove, write, create, copy, move or link (globs, links, `--`, option values)", () => {
@@ -473,6 +474,7 @@ const WRAPPERS_CASES: Case[] = [
     ["env -Csrc rm x.ts", ["fs_remove path=@/src/x.ts"]],
     ["sudo -Dsrc rm x.ts", ["fs_remove path=@/src/x.ts"]],
     ["env -C=src rm x.ts", ["fs_remove path=@/=src/x.ts"]],
+    ["env -v rm a.txt", ["fs_remove path=@/a.txt"]],
 ];
 
 describe("wrappers run the command after their own options; unknown and path-named commands", () => {
