@@ -60,9 +60,9 @@ export const MODULES: readonly MutationModule[] = [
   // The SQL guard (issue 28): the verdict on a statement.
   { name: "sql-guard", file: "src/sql/guard.ts", threshold: 90, timeoutMS: 60_000 }, // a restarted runner starts PGlite again (seconds under load)
   // The shell guard (issue 28: new modules join at the same bar).
-  // Measured over lines 89-300 only (docs/testing.md, "The shell guard"): 82.3% before the cases its
-  // survivors led to; the whole module was not run in the session. Raise to the recorded score.
-  { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 80, timeoutMS: 30_000, ignoreStatic: true },
+  // Measured over lines 89-303 (paths, links, redirections, options, wrappers, the first effects):
+  // 93.5% (docs/testing.md, "The shell guard"); the rest of the module was not run in the session.
+  { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // not measured yet (issue 28): the target
 ];
 
