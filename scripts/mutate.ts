@@ -46,10 +46,10 @@ export const MODULES: readonly MutationModule[] = [
   { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 90 },
   { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
   { name: "verify", file: "src/audit/verify.ts", threshold: 95 },
-  { name: "gateway", file: "src/mcp/gateway.ts", threshold: 85, timeoutMS: 30_000 },
+  { name: "gateway", file: "src/mcp/gateway.ts", threshold: 90, timeoutMS: 30_000 },
   // The guard's composition (issue 27 §3): createGuard and its parts.
   { name: "guard", file: "src/guard/guard.ts", threshold: 95 },
-  { name: "guard-options", file: "src/guard/options.ts", threshold: 90 },
+  { name: "guard-options", file: "src/guard/options.ts", threshold: 95 },
   { name: "guard-engine", file: "src/guard/engine.ts", threshold: 90 },
   { name: "guard-context", file: "src/guard/context.ts", threshold: 95 },
   { name: "guard-consent-book", file: "src/guard/consent-book.ts", threshold: 90 },

@@ -178,14 +178,8 @@ export function readOutput(view: DataView): RawOutput {
 
 /** A copy of the canonical verdict bytes: the header fields through the last step. */
 export function outputBytes(view: DataView): Uint8Array {
-  const len = OUT_STEPS + stepCount(view) * STEP_SIZE;
-  // One allocation (the copy): a byte view of the whole buffer is kept while the buffer stays the same
-  // (a wasm memory's buffer changes only when the memory grows).
-  if (bytesOfBuffer === null || bytesOfBuffer.buffer !== view.buffer) bytesOfBuffer = new Uint8Array(view.buffer as ArrayBuffer);
-  return bytesOfBuffer.slice(view.byteOffset, view.byteOffset + len);
+  return wordsToBytes(outputWords(view));
 }
-
-let bytesOfBuffer: Uint8Array | null = null;
 
 /** The canonical verdict bytes as little-endian 32-bit words (the record's length is a multiple of 4):
  * a plain array of small numbers is far cheaper to make than a byte copy (a new ArrayBuffer), and

@@ -38,7 +38,6 @@ import type {
 import {
   fieldAt,
   getPath,
-  isoSeconds,
   isPlainObject,
   numberToFixed,
   splitPath,
@@ -90,7 +89,6 @@ export interface Verifier {
   /** verdict(), with the output record as words (no byte copy). Optional (createVerifier's is not
    * enumerable, so a spread copy lacks it): a caller falls back to verdict() without it. */
   verdictWords?(forward: readonly ExecutedCall[], state: StateView, options?: VerdictOptions, reads?: ReadCollector): VerdictWords;
-  /** The tool's facts (one shared frozen object per tool: never change it). */
   tool(name: string): ToolInfo;
 }
 
@@ -144,22 +142,6 @@ interface ToolPlan {
   /** Argument paths and slot names the tool's conditions check with presence operands. */
   presentArgs: Set<string>;
   presentSlots: Set<string>;
-  /** One operand per distinct acts_on slot the operands read, in slot-name order: the candidate's
-   * slots are read in this order, the order a decision records its reads in (they then need no
-   * reordering). */
-  slotReads: OperandPlan[];
-}
-
-/** The first operand of each distinct slot of the acts_on entity, ordered by slot name. */
-function slotReadOrder(operands: OperandPlan[]): OperandPlan[] {
-  const seen = new Set<number>();
-  const out: OperandPlan[] = [];
-  for (const o of operands) {
-    if (o.slotName === null || !o.slotOnActsOn || seen.has(o.slotIndex)) continue;
-    seen.add(o.slotIndex);
-    out.push(o);
-  }
-  return out.sort((a, b) => (a.slotName! < b.slotName! ? -1 : a.slotName! > b.slotName! ? 1 : 0));
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -250,8 +232,6 @@ function checkCall(call: unknown, i: number): asserts call is ExecutedCall {
 
 const NO_READS: ReadCollector = { read() {} };
 
-const UNKNOWN_TOOL: ToolInfo = Object.freeze({ known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null });
-
 /** numberToFixed's exact integer bound (src/core/values.ts): below it, |n| × 10^6 < 2^53. */
 const MAX_FAST_INT = 9_007_199_254;
 
@@ -299,11 +279,9 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       creates: t.creates >= 0 ? tables.entities[t.creates].name : null,
       newKey: t.creates >= 0 ? (t.newKey ?? "id") : null,
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
-      slotReads: [],
       presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
       presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
     };
-    plan.slotReads = slotReadOrder(plan.operands);
     byName.set(t.name, plan);
     return plan;
   });
@@ -352,14 +330,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return flags;
   }
 
-  // One frozen ToolInfo per tool, made once (tool() is asked several times per check).
-  const infos = new Map<string, ToolInfo>();
-  for (const p of plans) {
-    infos.set(tables.tools[p.index].name, Object.freeze({ known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates }));
-  }
-
   function tool(name: string): ToolInfo {
-    return infos.get(name) ?? UNKNOWN_TOOL;
+    const p = byName.get(name);
+    if (p === undefined) return { known: false, readOnly: false, actsOn: null, keyArg: null, keyConst: null, creates: null };
+    return { known: true, readOnly: p.readOnly, actsOn: p.actsOn, keyArg: p.keyArg, keyConst: p.keyConst, creates: p.creates };
   }
 
   /** The candidate's value of slot operand `o` (on its acts_on entity `key`), read once per verdict. */
@@ -408,18 +382,13 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     writeTagged(view, k, v, o.type, interner, scratch);
   }
 
-  function verdict(forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions = {}, reads: ReadCollector = NO_READS): Verdict {
+  /** verdict() (`words` false) or verdictWords() (true). */
+  function answer(words: boolean, forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions = {}, reads: ReadCollector = NO_READS): Verdict & VerdictWords {
     const out = search(forward, state, opts, reads);
-    const v = decode(forward, out, state) as Partial<Verdict>;
-    v.bytes = outputBytes(out);
-    return v as Verdict;
-  }
-
-  function verdictWords(forward: readonly ExecutedCall[], state: StateView, opts: VerdictOptions = {}, reads: ReadCollector = NO_READS): VerdictWords {
-    const out = search(forward, state, opts, reads);
-    const v = decode(forward, out, state) as Partial<VerdictWords>;
-    v.words = outputWords(out);
-    return v as VerdictWords;
+    const v = decode(forward, out, state) as Verdict & VerdictWords;
+    if (words) v.words = outputWords(out);
+    else v.bytes = outputBytes(out);
+    return v;
   }
 
   /** Writes the input record, runs the backend once, and answers its output record. */
@@ -479,10 +448,6 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       writeCall(view, i, p.index, grounded, targetKey, operandCount);
       if (operandCount + p.operands.length > MAX_OPERANDS) {
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
-      }
-      if (pre === CURRENT && key !== null) {
-        // The candidate's slots first, in slot-name order (what the operands below read, each once).
-        for (let k = 0; k < p.slotReads.length; k++) readSlot(p.slotReads[k], key, state, reads);
       }
       for (let k = 0; k < p.operands.length; k++) {
         writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
@@ -634,10 +599,10 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return out;
   }
 
-  const verifier: Verifier = { tables, backend, verdict, tool };
+  const verifier: Verifier = { tables, backend, verdict: answer.bind(null, false), tool };
   // Not enumerable: a copy that wraps `verdict` ({ ...verifier, verdict }) does not carry it, so its
   // callers take the wrapped verdict().
-  Object.defineProperty(verifier, "verdictWords", { value: verdictWords, enumerable: false });
+  Object.defineProperty(verifier, "verdictWords", { value: answer.bind(null, true) });
   return verifier;
 }
 
@@ -656,54 +621,14 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return out;
 }
 
-/** Operand value k: toTagged(v, type) written as writeOperand writes it, without a BigInt for the values
- * whose fixed point is an integer of at most 2^53 (ids, counts, whole amounts, times); the rest (decimals,
- * numeric text, far times) go through toTagged. */
+/** Operand value k: toTagged(v, type) written as writeOperand writes it, without a BigInt for strings
+ * (interned ids) and integer numbers (counts, whole amounts: |v| × 10^6 < 2^53); the rest via toTagged. */
 export function writeTagged(view: DataView, k: number, v: unknown, type: OperandTable["type"], interner: Interner, scratch: TaggedValue): void {
-  if (!writeScalar(view, k, v, type, interner)) {
+  if (type === SlotType.String && typeof v === "string") writeOperandInt(view, k, ValueTag.String, interner.id(v));
+  else if (type === SlotType.Number && Number.isInteger(v) && Math.abs(v as number) <= MAX_FAST_INT) writeOperandInt(view, k, ValueTag.Number, (v as number) * FIXED_ONE);
+  else {
     const t = toTagged(v, type, interner, scratch);
     writeOperand(view, k, t.tag, t.value);
-  }
-}
-
-function writeScalar(view: DataView, k: number, v: unknown, type: OperandTable["type"], interner: Interner): boolean {
-  if (v === undefined) {
-    writeOperandInt(view, k, ValueTag.Missing, 0);
-    return true;
-  }
-  if (v === null) {
-    writeOperandInt(view, k, ValueTag.Null, 0);
-    return true;
-  }
-  switch (type) {
-    case SlotType.String:
-      if (typeof v === "string") writeOperandInt(view, k, ValueTag.String, interner.id(v));
-      else if (typeof v === "number" && Number.isFinite(v)) writeOperandInt(view, k, ValueTag.String, interner.id(String(v)));
-      else writeOperandInt(view, k, ValueTag.Missing, 0);
-      return true;
-    case SlotType.Number:
-      // numberToFixed's exact integer path: |v| × 10^6 stays below 2^53.
-      if (typeof v === "number" && Number.isInteger(v) && v <= MAX_FAST_INT && v >= -MAX_FAST_INT) {
-        writeOperandInt(view, k, ValueTag.Number, v * FIXED_ONE);
-        return true;
-      }
-      return false;
-    case SlotType.Bool:
-      writeOperandInt(view, k, typeof v === "boolean" ? ValueTag.Bool : ValueTag.Missing, v === true ? 1 : 0);
-      return true;
-    case SlotType.Datetime:
-    case SlotType.Date: {
-      const seconds = typeof v === "string" ? isoSeconds(v) : null;
-      if (seconds === null) {
-        writeOperandInt(view, k, ValueTag.Missing, 0);
-        return true;
-      }
-      if (seconds > MAX_FAST_INT || seconds < -MAX_FAST_INT) return false;
-      writeOperandInt(view, k, ValueTag.Number, seconds * FIXED_ONE);
-      return true;
-    }
-    default:
-      return false;
   }
 }
 

@@ -23,20 +23,11 @@ export class RecordingView implements StateView {
   /** Every value read so far is canonical JSON (then each object value is the guard's or Layer B's
    * own frozen copy). */
   canonical = true;
-  /** The latest existence read: a check asks it twice in a row (the guard's grounding, then the
-   * verifier's), and the repeat is answered from it, unrecorded (the verifier reads each slot once). */
-  private lastEntity: string | null = null;
-  private lastId: string | null = null;
-  private lastExists = false;
   constructor(private readonly base: StateView) {}
 
   hasEntity(entity: string, id: string): boolean {
-    if (entity === this.lastEntity && id === this.lastId) return this.lastExists;
     const exists = this.base.hasEntity(entity, id) === true;
     this.log.push([entity, id, null, exists]);
-    this.lastEntity = entity;
-    this.lastId = id;
-    this.lastExists = exists;
     return exists;
   }
 

@@ -8,9 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { McpError, ErrorCode, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { fake, type Fake } from "./fake-upstream.js";
 import { textOf } from "./helpers.js";
-import { DECISION_META_KEY, type DispatcherTool, type DispatchJudge, type DispatchVerdict } from "../../src/mcp/gateway.js";
+import { ALLOW, ASK, DENY, dispatchHarness, metaOf, REFUSED, type Script } from "./dispatch-harness.js";
 import type { DispatchRecord } from "../../src/audit/dispatch-record.js";
-import type { ToolCall } from "../../src/core/types.js";
 
 let f: Fake | undefined;
 afterEach(async () => {
@@ -18,72 +17,17 @@ afterEach(async () => {
   f = undefined;
 });
 
-const ALLOW: DispatchVerdict = { action: "allow", reason: "restore_point", message: "runs under a restore point", meta: { tier: "T2", restorePoint: "rp1" }, audit: { decisions: [{ seq: 1 }] } };
-const DENY: DispatchVerdict = { action: "deny", reason: "irreversible", message: "DROP TABLE users loses 3 rows", audit: { decisions: [{ seq: 2 }] } };
-const ASK: DispatchVerdict = { action: "ask", reason: "needs_consent", message: "DELETE FROM users loses 1 row: run it?", audit: { decisions: [{ seq: 3 }] } };
-
-interface Script {
-  /** The verdict for a statement (may throw). */
-  verdict: (text: string, call: ToolCall) => unknown;
-  /** `create` throws this many times first. */
-  createFails?: number;
-  /** What `observe` does (default: journals it). */
-  observe?: "throws" | "none";
-}
-
-interface Harness {
-  x: Fake;
-  created: number;
-  judged: Array<{ call: ToolCall; text: string }>;
-  observed: Array<[string, string]>;
-  records: DispatchRecord[];
-  /** The statements the server ran. */
-  ran: string[];
-}
-
-async function start(script: Script, over: { policy?: "veto" | "escalate"; recordThrows?: boolean; noRecord?: boolean; timeoutMs?: number } = {}): Promise<Harness> {
-  const h = { created: 0, judged: [], observed: [], records: [], ran: [] } as unknown as Harness;
-  const tool: DispatcherTool = {
-    kind: "sql",
-    argument: "sql",
-    create: () => {
-      h.created++;
-      if (h.created <= (script.createFails ?? 0)) throw new Error("no database");
-      const judge: DispatchJudge = {
-        judge: (call, text) => {
-          h.judged.push({ call, text });
-          return script.verdict(text, call) as DispatchVerdict;
-        },
-      };
-      if (script.observe !== "none") {
-        judge.observe = (v, outcome) => {
-          h.observed.push([v.action, outcome]);
-          if (script.observe === "throws") throw new Error("journal is read-only");
-        };
-      }
-      return judge;
-    },
-  };
-  f = await fake({
-    policy: over.policy ?? "veto",
-    gateway: {
-      dispatchers: new Map([["query", tool]]),
-      ...(over.noRecord ? {} : {
-        recordDispatch: (_guard, record) => {
-          if (over.recordThrows) throw new Error("audit disk full");
-          h.records.push(record);
-        },
-      }),
-      ...(over.timeoutMs === undefined ? {} : { timeoutMs: over.timeoutMs }),
-    },
+/** The harness (./dispatch-harness.ts) with `created`: how many times a judge was made. */
+async function start(script: Script, over: { policy?: "veto" | "escalate"; recordThrows?: boolean; noRecord?: boolean; timeoutMs?: number } = {}) {
+  const h = await dispatchHarness(script, {
+    policy: over.policy,
+    timeoutMs: over.timeoutMs,
+    recordFails: over.noRecord ? null : over.recordThrows ? () => true : undefined,
   });
-  f.overrides.set("query", { kind: "answer", fn: (a) => (h.ran.push(String(a.sql)), { content: [{ type: "text", text: `ok: ${String(a.sql)}` }] }) });
-  h.x = f;
-  return h;
+  f = h.x;
+  return Object.defineProperty(h, "created", { get: () => h.createdFor.length }) as typeof h & { readonly created: number };
 }
 
-const metaOf = (r: { _meta?: Record<string, unknown> }): Record<string, unknown> => r._meta?.[DECISION_META_KEY] as Record<string, unknown>;
-const REFUSED = "Not run: `query` was stopped by the POLAR guard before it reached the server, so nothing was changed. Why: ";
 const CONSENT = `Not run: \`query\` was stopped by the POLAR guard, so nothing was changed. It needs the user's consent: ${ASK.message}`;
 
 describe("a dispatcher tool's verdicts", () => {
