@@ -63,8 +63,10 @@ export const MODULES: readonly MutationModule[] = [
   // The SQL guard (issue 28): the verdict on a statement.
   { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000, coverageAnalysis: "all" }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
   // The shell guard (issue 28: new modules join at the same bar).
+  // Measured over lines 89-303 (paths, links, redirections, options, wrappers, the first effects):
+  // 93.5% (docs/testing.md, "The shell guard"); the rest of the module was not run in the session.
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
-  { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // not measured yet
+  { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // not measured yet (issue 28): the target
 ];
 
 export interface ModuleScore {

@@ -126,7 +126,7 @@ export function followLinks(p: string): string {
   for (let i = 0; i <= MAX_LINKS; i++) {
     let target: string;
     try {
-      if (!lstatSync(cur).isSymbolicLink()) return cur;
+      // readlink(2) fails on anything that is not a link (EINVAL) or not there (ENOENT).
       target = readlinkSync(cur);
     } catch {
       return cur;
@@ -149,7 +149,7 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
   for (const r of rs) {
     if (r.target === null || !r.op.includes(">")) continue;
     // `2>&1`, `>&2`: a descriptor, not a file (`<&3` reads; `>&-` closes and has no target).
-    if (r.op.endsWith(">&") && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
+    if (r.op === ">&" && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
     if (r.target.text !== null && DEVICES.test(r.target.text)) continue;
     if (r.target.glob) {
       problem(ctx, "unresolved_argument", `${r.target.raw}: a glob as a redirection target`, source);
@@ -161,7 +161,7 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
 }
 
 /** Splits argv after the command name into options and operands (`--` ends options). */
-function operands(args: Word[], optionsWithValue: readonly string[] = []): { opts: string[]; ops: Word[]; optValues: Map<string, Word> } {
+function operands(args: Word[], optionsWithValue: readonly string[]): { opts: string[]; ops: Word[]; optValues: Map<string, Word> } {
   const opts: string[] = [];
   const ops: Word[] = [];
   const optValues = new Map<string, Word>();
@@ -241,12 +241,14 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         break;
       }
       if (t.startsWith("-") && t !== "-") {
+        // The value in the word (`--chdir=DIR`, `-CDIR`) or the next word (`-C DIR`).
         const eq = t.startsWith("--") ? t.indexOf("=") : -1;
-        const opt = eq > 0 ? t.slice(0, eq) : t;
-        if (chdir.includes(opt)) {
-          const v = eq > 0 ? t.slice(eq + 1) : rest[i + 1]?.text;
+        const short = !t.startsWith("--") && t.length > 2 && chdir.includes(t.slice(0, 2));
+        const inWord = eq > 0 ? t.slice(eq + 1) : short ? t.slice(2) : null;
+        if (chdir.includes(eq > 0 ? t.slice(0, eq) : t) || short) {
+          const v = inWord ?? rest[i + 1]?.text;
           dir = v === undefined || v === null || dir === null ? null : joinPath(dir, v);
-          i += eq > 0 ? 1 : 2;
+          i += inWord === null ? 2 : 1;
           continue;
         }
         i += wrap.optionsWithValue.includes(t) ? 2 : 1;

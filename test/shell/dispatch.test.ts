@@ -76,6 +76,13 @@ describe("the command catalogue", () => {
     expect(() => parseCatalogue(CATALOGUE_JSON, ["ok", bad as string])).toThrow("a read-only command name is not a non-empty string");
   });
 
+  it("a wrapper marked onlyWithOperands changes nothing alone, read-only or not; another asks", () => {
+    const c = parseCatalogue({ ...CATALOGUE_JSON, readOnly: (CATALOGUE_JSON.readOnly as string[]).filter((x) => x !== "command" && x !== "env") });
+    expect(dispatch("command", c)).toEqual([]);
+    expect(dispatch("env", c)).toEqual(["unknown_effect: env with no command reads standard input"]);
+    expect(dispatch("command rm a.txt", c)).toEqual(["fs_remove path=@/a.txt"]);
+  });
+
   it("a catalogue effect the dispatcher does not know is an unknown command", () => {
     const c = parseCatalogue({ ...CATALOGUE_JSON, commands: { ...(CATALOGUE_JSON.commands as object), zap: { effect: "vaporise" } } });
     expect(dispatch("zap a.txt", c)).toEqual(["unknown_command: zap: catalogue effect `vaporise` is not known"]);
@@ -255,6 +262,14 @@ const FILES_CASES: Case[] = [
     ["touch -ra.txt b.txt", ["fs_write path=@/b.txt"]],
     ["mkdir -p /nonexistent-root-dir/a", ["fs_mkdir path=/nonexistent-root-dir","fs_mkdir path=/nonexistent-root-dir/a"]],
     ["touch --no-create b.txt", ["fs_write path=@/b.txt"]],
+    ["rm - a.txt", ["fs_remove path=@/-","fs_remove path=@/a.txt"]],
+    ["sort -o=out.txt a.txt", ["fs_write path=@/=out.txt"]],
+    ["cp -tsrc a.txt", ["fs_write path=@/src/a.txt"]],
+    ["cp -vt src a.txt", ["fs_write path=@/src/a.txt"]],
+    ["sort a.txt -ro", ["unresolved_argument: sort: an output option without a value"]],
+    ["touch $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["touch link l1 a.txt", ["fs_write path=@/a.txt","fs_write path=@/a.txt","fs_write path=@/a.txt"]],
+    ["cp --strip-trailing-slashes a.txt b.txt", ["fs_write path=@/b.txt"]],
 ];
 
 describe("file commands: what they remove, write, create, copy, move or link (globs, links, `--`, option values)", () => {
@@ -318,6 +333,7 @@ const REDIRECT_CASES: Case[] = [
     ["ls >&12", []],
     ["ls >&1x", ["fs_write path=@/1x"]],
     ["ls >&x1", ["fs_write path=@/x1"]],
+    ["echo x > 1", ["fs_write path=@/1"]],
 ];
 
 describe("redirections: a file written, a descriptor or device not", () => {
@@ -453,6 +469,12 @@ const WRAPPERS_CASES: Case[] = [
     ["env -i PATH=/bin rm a.txt", ["fs_remove path=@/a.txt"]],
     ["nice -- -x", ["unknown_command: -x is not in the command catalogue"]],
     ["sudo -- -rm a.txt", ["unknown_command: -rm is not in the command catalogue"]],
+    ["command -v rm a.txt", []],
+    ["command -V rm a.txt", []],
+    ["env -Csrc rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["sudo -Dsrc rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["env -C=src rm x.ts", ["fs_remove path=@/=src/x.ts"]],
+    ["env -v rm a.txt", ["fs_remove path=@/a.txt"]],
 ];
 
 describe("wrappers run the command after their own options; unknown and path-named commands", () => {
