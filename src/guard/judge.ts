@@ -11,7 +11,7 @@ import { ENGINE_VERSION } from "../version.js";
 import type { BeforeReader } from "./before.js";
 import { callKey, checkCallShape, freezeOwn, frozenJsonSafe, safeExecuted } from "./call.js";
 import { tauFixed } from "./config.js";
-import { LazyCall, NO_CONSENT_INPUT, type ConsentBook } from "./consent-book.js";
+import { LazyCall, type ConsentBook } from "./consent-book.js";
 import { readContext, type ContextData } from "./context.js";
 import { DECISION_FORMAT, type Decision } from "./decision.js";
 import type { Engine } from "./engine.js";
@@ -75,7 +75,7 @@ export class Judge {
     // A record that could not be written was never decided: no seq, no pending execution, no question.
     this.o.cfg.log?.append(j.decision);
     this.seq = s;
-    if (j.approve !== null) this.lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted, j.decision.execution ?? undefined);
+    if (j.approve !== null) this.lifecycle.approve(s, j.approve.call, j.approve.before, j.approve.admitted, j.decision.execution as string);
     if (j.question !== null) this.book.ask(j.question.hash, j.question.asked);
     if (j.answered !== null) this.book.answered(j.answered); // an answer approves one execution
     return j.decision;
@@ -88,7 +88,7 @@ export class Judge {
     // The call's shape and hash only when consent needs them (the evaluation checks the shape anyway).
     const lazy = new LazyCall(call);
     const forward = ctx.error === null ? this.forwardFor(ctx) : NO_FORWARD;
-    const consentInput = ctx.error === null ? this.book.messages(ctx, lazy) : NO_CONSENT_INPUT;
+    const consentInput = this.book.messages(ctx, lazy); // a context that could not be read has no messages
     const userMessages = consentInput.messages;
     const consentContext = consentInput.context;
     const ev = evaluate({
