@@ -1,10 +1,10 @@
 import { mutationVitestConfig } from "./base.js";
+import { GUARD_TESTS } from "./guard-tests.js";
 
-// The tests that state the behaviour of src/guard/evaluate.ts.
-export default mutationVitestConfig([
-  "test/guard/guard.test.ts",
-  "test/guard/session.test.ts",
-  "test/guard/models.test.ts",
-  "test/guard/fast-path.test.ts",
+// src/guard/evaluate.ts (one verdict, the policy, the record's fields): its own suites first, then every
+// guard suite (every check goes through it).
+export default mutationVitestConfig([...new Set([
   "test/guard/evaluate-*.test.ts",
-]);
+  "test/guard/read-once.test.ts",
+  ...GUARD_TESTS,
+])]);

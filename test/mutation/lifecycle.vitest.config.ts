@@ -1,13 +1,14 @@
 import { mutationVitestConfig } from "./base.js";
+import { GUARD_TESTS } from "./guard-tests.js";
 
-// The tests that state the behaviour of src/guard/lifecycle.ts: the state machine on its own, and the
-// guard's executions, barriers and bounds built on it.
-export default mutationVitestConfig([
+// src/guard/lifecycle.ts (executions, the session's and the turn's forward sequences): its own suites
+// first, then every guard suite.
+export default mutationVitestConfig([...new Set([
   "test/guard/lifecycle-*.test.ts",
   "test/guard/lifecycle.test.ts",
   "test/guard/execution-ids.test.ts",
+  "test/guard/own-executed.test.ts",
   "test/guard/session.test.ts",
-  "test/guard/guard.test.ts",
-  // exportState / restoreState: the resumed guard answers as the original (property and fixed sessions).
   "test/guard/snapshot.test.ts",
-]);
+  ...GUARD_TESTS,
+])]);
