@@ -23,13 +23,24 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(d, { recursive: true, force: true }));
 
-const rel = (ms: string[]) => ms.map((m) => m.slice(d.length + 1));
+const rel2 = (base: string, ms: string[]) => ms.map((m) => m.slice(base.length + 1));
+const rel = (ms: string[]) => rel2(d, ms);
 
 describe("expandGlob", () => {
   it("a star in the last segment: every matching name in byte order (upper case before lower, `_` between), no dot files, dangling links included", () => {
     const g = expandGlob("*.txt", d);
     expect(g.over).toBe(false);
     expect(rel(g.matches)).toEqual(["B.txt", "Z.txt", "_u.txt", "a.txt", "b.txt", "dangling.txt", "q?.txt", "star*.txt"]);
+  });
+
+  it("names are sorted by their bytes (UTF-8), as bash in the C locale: U+FF5A before U+1F600, which UTF-16 order puts the other way", () => {
+    const u = mkdtempSync(`${tmpdir()}/polar-glob-utf8-`);
+    try {
+      for (const n of ["\u{1F600}.txt", "\uFF5A.txt", "e.txt"]) writeFileSync(`${u}/${n}`, "");
+      expect(rel2(u, expandGlob("*.txt", u).matches)).toEqual(["e.txt", "\uFF5A.txt", "\u{1F600}.txt"]);
+    } finally {
+      rmSync(u, { recursive: true, force: true });
+    }
   });
 
   it("a pattern that starts with a dot matches dot files; nothing else does (bash without dotglob)", () => {
