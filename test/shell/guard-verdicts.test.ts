@@ -572,3 +572,82 @@ describe("observe journals an approved execution once", () => {
     expect(g.list()[0]).toMatchObject({ tier: "T4", restorePoint: null });
   });
 });
+
+describe("more of each decision", () => {
+  it("refusal messages name the ontology edge that blocked the undo; a reason without its own text is named as it is", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    writeFileSync(`${ws}/notes.txt`, "n");
+    expect(g.check(sh("rm notes.txt")).message).toBe("not approved: it would destroy data nothing can give back (shell.fs_remove.lost)");
+    expect(g.check(sh("curl -X POST https://example.com -d x")).message).toBe("not approved: it acts outside the workspace, which no undo reaches (shell.remote_write)");
+    // A git call before the init of its repository: no candidate inverse, no bottleneck annotation.
+    expect(g.check(sh("git add . && git init"))).toMatchObject({ reason: "no_candidate", message: "not approved: no_candidate" });
+  });
+
+  it("the log receives the core's decision record of each judged check (not of a read-only one)", async () => {
+    const records: { reason: string }[] = [];
+    const { g, ws } = await guardOn("empty", "veto", { log: { append: (r) => void records.push(r as never) } });
+    writeFileSync(`${ws}/notes.txt`, "n");
+    g.check(sh("ls"));
+    g.check(sh("rm notes.txt"));
+    g.check(sh("echo x > new.txt"));
+    expect(records.map((r) => r.reason)).toEqual(["irreversibly_consumes", "ok"]);
+  });
+
+  it("refs: deleting a branch or tag is undone by creating it again at the commit it named", async () => {
+    const { g, ws } = await guardOn("clean", "veto");
+    const feature = readFileSync(`${ws}/.git/refs/heads/feature`, "utf8").trim();
+    const d = g.check(sh("git branch -D feature"));
+    expect(d).toMatchObject({ approved: true, reason: "reversible", tier: "T3" });
+    expect(d.inverse.map((s) => [s.tool, s.arguments])).toEqual([["git_ref_create", { ref: "refs/heads/feature", target: feature }]]);
+    expect(d.message).toBe(`approved: undo is git update-ref refs/heads/feature ${feature}`);
+    // A branch that does not exist yet: its undo deletes it.
+    expect(g.check(sh("git branch fresh")).inverse.map((s) => [s.tool, s.arguments])).toEqual([["git_ref_delete", { ref: "refs/heads/fresh" }]]);
+  });
+
+  it("a repository with no commit yet: what reset --hard does to the untracked files is not bounded (refused under veto, a restore point under snapshot)", async () => {
+    for (const policy of ["veto", "snapshot"] as const) {
+      const { g, ws } = await guardOn("empty", policy);
+      writeFileSync(`${ws}/a.txt`, "a");
+      const { execFileSync } = await import("node:child_process");
+      execFileSync("git", ["init", "-q", "-b", "main"], { cwd: ws });
+      const d = g.check(sh("git reset --hard"));
+      if (policy === "veto") expect(d).toMatchObject({ approved: false, reason: "bound_violated", message: "not approved: bound_violated (shell.git_discard.restore_point)" });
+      else expect(d).toMatchObject({ approved: true, reason: "restore_point" });
+    }
+  });
+
+  it("the decision is frozen all the way down", async () => {
+    const { g } = await guardOn("empty", "veto");
+    const d = g.check(sh("echo x > new.txt"));
+    expect(Object.isFrozen(d.calls[0]!.arguments)).toBe(true);
+    expect(Object.isFrozen(d.inverse[0]!.arguments)).toBe(true);
+    expect(Object.isFrozen(d.core)).toBe(true);
+  });
+
+  it("observe() makes the git facts be read again: a second check of the same line reads none until then", async () => {
+    const { g, ws } = await guardOn("clean", "veto");
+    const call = sh("rm a.txt");
+    const d = g.check(call);
+    expect(g.workspace.gitCalls).toBe(2);
+    g.check(call);
+    expect(g.workspace.gitCalls).toBe(2);
+    rmSync(`${ws}/a.txt`);
+    expect(g.observe(call, null, { execution: d.execution! }).journaled).not.toBeNull();
+    g.check(call);
+    expect(g.workspace.gitCalls).toBe(4);
+    // Observing an unknown execution still invalidates.
+    g.observe(call, null, { execution: "x:1" });
+    g.check(call);
+    expect(g.workspace.gitCalls).toBe(6);
+  });
+
+  it("a journaled call is a copy: changing the object afterwards does not change the journal", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    const call = { tool: "shell", args: { command: "echo x > new.txt" } };
+    const d = g.check(call);
+    writeFileSync(`${ws}/new.txt`, "x\n");
+    g.observe(call, null, { execution: d.execution! });
+    call.args.command = "changed";
+    expect(g.list()[0]!.call).toEqual({ tool: "shell", args: { command: "echo x > new.txt" } });
+  });
+});
