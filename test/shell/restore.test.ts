@@ -172,7 +172,7 @@ describe("take and apply: paths", () => {
       expect(readdirSync(`${s.dir}/points`)).toEqual([]);
       expect(existsSync(`${s.dir}/packs`)).toBe(false);
     }
-    // After a failed point, loose objects are written directly again (no pending pack left over).
+    // At the bound exactly: taken.
     expect(store({ maxFiles: 7, maxBytes: 20 }).take([d], null).files).toBe(7);
   });
 
@@ -231,7 +231,7 @@ describe("load and object: a point or object that does not match its hash is ref
     // The other object of the pack is still read at its offset.
     const second = Object.keys(idx).find((h) => h !== first)!;
     expect(sha(fresh.object(second))).toBe(second);
-    // A loose object (the index of a repository point, written outside a pack) is checked the same way.
+    // A loose object (stores before packs wrote one file per object) is checked the same way.
     writeFileSync(`${s.dir}/objects/${sha("loose")}`, "lose");
     expect(() => fresh.object(sha("loose"))).toThrow("is corrupted");
     writeFileSync(`${s.dir}/objects/${sha("loose")}`, "loose");

@@ -201,6 +201,8 @@ describe("runStep: each inverse step on a real folder or repository", () => {
     runStep(step("fs_remove", { path: `${r}/absent` }), s, null, {});
     runStep(step("fs_remove", { path: `${r}/file/under` }), s, null, {});
     expect(readFileSync(`${r}/file`, "utf8")).toBe("x");
+    // Any other failure is the step's failure.
+    expect(() => runStep(step("fs_remove", { path: `${r}/${"n".repeat(300)}` }), s, null, {})).toThrow(/ENAMETOOLONG/);
     expect(() => runStep(step("fs_remove", {}), s, null, {})).toThrow("inverse fs_remove: argument path is missing");
     expect(() => runStep(step("fs_remove", { path: "" }), s, null, {})).toThrow("inverse fs_remove: argument path is missing");
   });
@@ -283,6 +285,9 @@ describe("runStep: each inverse step on a real folder or repository", () => {
     expect(readFileSync(`${ws}/.git/HEAD`, "utf8").trim()).toBe("ref: refs/heads/feature");
     runStep(step("git_switch_to", { branch: "", target: first }), s, ws, {});
     expect(readFileSync(`${ws}/.git/HEAD`, "utf8").trim()).toBe(first);
+    runStep(step("git_switch_to", { branch: "main", target: first }), s, ws, {});
+    runStep(step("git_switch_to", { target: head }), s, ws, {});
+    expect(readFileSync(`${ws}/.git/HEAD`, "utf8").trim()).toBe(head);
     runStep(step("git_ref_create", { ref: "refs/heads/made", target: head }), s, ws, {});
     expect(git(ws, ["rev-parse", "refs/heads/made"]).trim()).toBe(head);
     runStep(step("git_ref_delete", { ref: "refs/heads/made" }), s, ws, {});
