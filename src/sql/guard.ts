@@ -518,7 +518,7 @@ class SqlGuardImpl implements SqlGuard {
       if (t.scope === "range") {
         const got = await readRange(this.db, t.info, t.above!);
         total += got.rows.length;
-        if (total > max) return `not approved: ${verb(t)} ${t.info.name}, above whose largest key are more than ${max} rows`;
+        if (total > max) return `not approved: ${verb(t)} ${t.info.name} (${got.rows.length} rows above its largest key); with the rows kept for the string's other tables that is more than ${max} rows (the restore bound)`;
         tables.push({ ...this.pointTable(t.info, "range", got.rows, got.keys, depth), above: t.above! });
       } else if (t.scope === "keys") {
         const c = t.calls[0]!;
