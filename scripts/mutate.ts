@@ -66,6 +66,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "sql-parse", file: "src/sql/parse.ts", threshold: 0 },
   { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 0, timeoutMS: 60_000 },
   { name: "sql-state", file: "src/sql/state.ts", threshold: 0, timeoutMS: 60_000 },
+  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0 },
   // The shell guard (issue 28: new modules join at the same bar).
   // Measured over lines 89-303 (paths, links, redirections, options, wrappers, the first effects):
   // 93.5% (docs/testing.md, "The shell guard"); the rest of the module was not run in the session.
