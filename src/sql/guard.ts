@@ -457,6 +457,10 @@ class SqlGuardImpl implements SqlGuard {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
       const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
       if (String(col[0]?.type ?? "").toUpperCase() !== "INTEGER") return null;
+      // INTEGER PRIMARY KEY DESC as a column constraint, and a WITHOUT ROWID table, keep the key in an
+      // index of its own (pragma index_list origin "pk"): such a key is no rowid alias, and a new row's
+      // key is not above the largest rowid (DESC: it is NULL unless given).
+      if ((await this.db.read(`SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf("."))])).length > 0) return null;
       const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
       const m = r[0]?.m;
       if (m === null || m === undefined) return "0";
