@@ -448,7 +448,8 @@ class SqlGuardImpl implements SqlGuard {
    * returned bound. SQLite (autoinc.html): a new rowid is one more than the largest (AUTOINCREMENT: the
    * largest ever), unless the largest is the maximum integer. PostgreSQL (functions-sequence): nextval
    * of an ascending sequence returns more than its last value, so the bound is the smaller of the
-   * largest key and the sequence's last value. Null: not such an INSERT. */
+   * largest key and the sequence's last value, when the key's default is that sequence's nextval (or an
+   * identity). Null: not such an INSERT. */
   private async insertRange(info: TableInfo, plan: NonNullable<SqlCall["plan"]>): Promise<string | null> {
     if (info.pk === null || info.pk.length !== 1 || plan.conflict !== null || plan.columns === null) return null;
     const pk = info.pk[0]!;
@@ -469,12 +470,16 @@ class SqlGuardImpl implements SqlGuard {
     }
     const r = await this.db.read(
       `SELECT s.last_value::text AS last, s.start_value::text AS start, s.increment_by::text AS inc, s.cycle, (SELECT max(t.${quoteIdent(pk)})::text FROM ${info.q} AS t) AS mx,
-              (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS type
+              (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS type,
+              (SELECT a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) = format('nextval(%L::regclass)', to_regclass(pg_get_serial_sequence($1, $2))::text)
+                 FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS own
        FROM pg_sequences s WHERE to_regclass(format('%I.%I', s.schemaname, s.sequencename)) = to_regclass(pg_get_serial_sequence($1, $2))`,
       [info.q, pk],
     );
     const x = r[0];
-    if (x === undefined || x.cycle === true || !["integer", "bigint", "smallint"].includes(String(x.type)) || BigInt(String(x.inc)) <= 0n) return null;
+    // The key must come from that sequence: an identity column, or a default that is exactly its nextval
+    // (a serial whose default was changed, to a constant or another sequence, still owns its sequence).
+    if (x === undefined || x.own !== true || x.cycle === true || !["integer", "bigint", "smallint"].includes(String(x.type)) || BigInt(String(x.inc)) <= 0n) return null;
     const seq = x.last === null ? BigInt(String(x.start)) - 1n : BigInt(String(x.last));
     const bound = x.mx === null ? seq : BigInt(String(x.mx)) < seq ? BigInt(String(x.mx)) : seq;
     return bound.toString();

@@ -171,6 +171,23 @@ describe("postgres: an INSERT that leaves the key to a sequence", () => {
     await roundTrip(g, last);
   });
 
+  it("a serial whose default no longer is its sequence's nextval keeps the whole table (regression: the range above the owned sequence was kept, the new key came from elsewhere, and the undo said undone and left the row)", async () => {
+    await fresh(`CREATE TABLE k (id serial PRIMARY KEY, v text); INSERT INTO k (v) VALUES ('a'), ('b'); ALTER TABLE k ALTER COLUMN id SET DEFAULT -5;
+      CREATE SEQUENCE other; CREATE TABLE o (id serial PRIMARY KEY, v text); INSERT INTO o VALUES (100, 'a'); SELECT setval('o_id_seq', 100); ALTER TABLE o ALTER COLUMN id SET DEFAULT nextval('other');
+      CREATE TABLE neg (id serial PRIMARY KEY, v text); INSERT INTO neg (v) VALUES ('a'); ALTER TABLE neg ALTER COLUMN id SET DEFAULT -nextval('neg_id_seq');
+      CREATE TABLE "Odd" ("Id" serial PRIMARY KEY, v text); INSERT INTO "Odd" (v) VALUES ('a');`);
+    const g = await guard();
+    for (const [t, rows] of [["k", 2], ["o", 1], ["neg", 1]] as const) {
+      expect((await g.check(`INSERT INTO ${t} (v) VALUES ('n')`)).restorePoint, t).toMatchObject({ tables: [`public.${t}`], rows });
+    }
+    // A quoted serial whose default is still its own: the range (no rows above the key).
+    expect((await g.check(`INSERT INTO "Odd" (v) VALUES ('n')`)).restorePoint).toMatchObject({ tables: ["public.Odd"], rows: 0 });
+    await roundTrip(g, "INSERT INTO k (v) VALUES ('n')");
+    await roundTrip(g, "INSERT INTO o (v) VALUES ('n')");
+    await roundTrip(g, "INSERT INTO neg (v) VALUES ('n')");
+    await roundTrip(g, `INSERT INTO "Odd" (v) VALUES ('n')`);
+  });
+
   it("a cycling or descending sequence, or a key that is not an integer, keeps the whole table", async () => {
     await fresh(`CREATE SEQUENCE cyc CYCLE; CREATE TABLE c (id integer PRIMARY KEY DEFAULT nextval('cyc'), v text); ALTER SEQUENCE cyc OWNED BY c.id; INSERT INTO c (v) VALUES ('a');
       CREATE SEQUENCE down INCREMENT -1 MINVALUE -100 MAXVALUE 0 START 0; CREATE TABLE d (id integer PRIMARY KEY DEFAULT nextval('down'), v text); ALTER SEQUENCE down OWNED BY d.id; INSERT INTO d (v) VALUES ('a');
