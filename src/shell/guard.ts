@@ -392,7 +392,8 @@ class ShellGuardImpl implements ShellGuard {
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }
     let point: RestorePoint | null = null;
-    const overlap = overlapping(judged, state.repo !== null && this.entities.has("git_repo\u0000repo"));
+    // (the repository entity exists only when a repository-wide git call found its repository)
+    const overlap = overlapping(judged, this.entities.has("git_repo\u0000repo"));
     if (overlap && this.policy !== "snapshot" && this.policy !== "advisory") {
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason: "overlap", message: "not approved: calls of this line act on the same paths, so their undo depends on their order; the snapshot policy keeps them in a restore point", tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
     }
