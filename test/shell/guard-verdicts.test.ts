@@ -663,3 +663,25 @@ describe("an audit log that cannot be written", () => {
     }
   });
 });
+
+describe("restore points only where one lifts the refusal", () => {
+  it("under snapshot, an external effect or a call on a state that is not known takes no restore point", async () => {
+    const { g, store } = await guardOn("empty", "snapshot");
+    expect(g.check(sh("curl -X POST https://example.com -d x")).reason).toBe("external_effect");
+    expect(g.check(sh("git reset --hard")).reason).toBe("unknown_state");
+    expect(readdirNames(`${store}/points`)).toEqual([]);
+    const c = await guardOn("clean", "snapshot");
+    expect(c.g.check(sh("git push --force origin main")).reason).toBe("external_effect");
+    expect(readdirNames(`${c.store}/points`)).toEqual([]);
+  });
+});
+
+describe("git in a repository the same line creates: only that repository", () => {
+  it("other calls between the init and its git calls keep the rule; a git call in another folder is judged as it is", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    expect(g.check(sh("git init && mkdir d && git add d"))).toMatchObject({ approved: true, reason: "reversible" });
+    mkdirSync(`${ws}/other`);
+    const d = g.check(sh("git init sub && git -C other add ."));
+    expect(d).toMatchObject({ approved: false, reason: "unknown_state" });
+  });
+});
