@@ -75,9 +75,11 @@ export const MODULES: readonly MutationModule[] = [
   // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
   { name: "shell-glob", file: "src/shell/glob.ts", threshold: 95, timeoutMS: 30_000 }, // 97.6% (6 Dec 18:04)
   { name: "shell-guard", file: "src/shell/guard.ts", threshold: 90, timeoutMS: 20_000 },
-  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 60_000 },
-  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 60_000 },
-  { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 60_000 },
+  // restore, undo, workspace: their suites are in place (docs/testing.md); not yet measured (the
+  // target 90 stands until their first run sets it from the score).
+  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 20_000 },
+  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 20_000 },
+  { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 20_000 },
 ];
 
 export interface ModuleScore {

@@ -685,3 +685,33 @@ describe("git in a repository the same line creates: only that repository", () =
     expect(d).toMatchObject({ approved: false, reason: "unknown_state" });
   });
 });
+
+describe("more of the restore-point and fresh-repository rules", () => {
+  it("a line that loses uncommitted work and acts outside the workspace: refused as an external effect under snapshot, no restore point taken", async () => {
+    const { g, ws, store } = await guardOn("empty", "snapshot");
+    writeFileSync(`${ws}/notes.txt`, "work\n");
+    expect(g.check(sh("rm notes.txt; curl -X POST https://example.com -d x"))).toMatchObject({ approved: false, reason: "external_effect" });
+    expect(readdirNames(`${store}/points`)).toEqual([]);
+  });
+
+  it("a restore point's approval lists every step of its undo", async () => {
+    const { g } = await guardOn("empty", "snapshot");
+    const d = g.check(sh("echo a > x.txt && rm x.txt"));
+    const id = d.restorePoint!.id;
+    expect(d.message).toBe(`approved: restore point ${id} keeps what it would change; undo: put back what restore point ${id} holds; put back what restore point ${id} holds`);
+  });
+
+  it("git init where a repository exists already: judged on that repository (never undone by removing its .git)", async () => {
+    const { g, ws } = await guardOn("clean", "veto");
+    const d = g.check(sh("git init && git add a.txt"));
+    expect(d.calls.map((c) => c.name)).toContain("git_stage");
+    expect(d.inverse.map((s) => [s.tool, s.arguments.path])).not.toContainEqual(["fs_remove", `${ws}/.git`]);
+  });
+
+  it("a call the guard cannot read has no typed calls", async () => {
+    const { g } = await guardOn("empty");
+    const d = g.check({ get tool(): string { throw new Error("boom"); } });
+    expect(d.calls).toEqual([]);
+    expect(d.inverse).toEqual([]);
+  });
+});
