@@ -231,15 +231,17 @@ export class HookEngine {
     }
   }
 
-  /** Lets go of sessions over the bound (least recently used first) and of idle ones; never a busy one. */
-  private evict(): void {
+  /** Lets go of sessions over the bound (least recently used first) and of idle ones; never a busy one,
+   * nor `keep`, the session a call is opening (it is not yet counted busy: let go here, its log's lock
+   * would be released while the call goes on to write it). */
+  private evict(keep: string): void {
     const max = Math.max(1, this.options.maxSessions ?? DEFAULT_MAX_SESSIONS);
     const idle = this.options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
     const now = this.now();
     let over = this.sessions.size - max;
     for (const [key, s] of this.sessions) {
       if (over <= 0 && now - s.lastUsed < idle) break;
-      if (s.busy > 0) continue;
+      if (s.busy > 0 || key === keep) continue;
       this.sessions.delete(key);
       s.lock.release();
       over--;
@@ -253,7 +255,7 @@ export class HookEngine {
       s.lastUsed = this.now();
       this.sessions.delete(key);
       this.sessions.set(key, s);
-      this.evict();
+      this.evict(key);
       return s;
     }
     const logPath = auditLogPath(this.options.home, ev.agent, ev.sessionId);
@@ -295,7 +297,7 @@ export class HookEngine {
       busy: 0,
     };
     this.sessions.set(key, s);
-    this.evict();
+    this.evict(key);
     return s;
   }
 
