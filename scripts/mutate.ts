@@ -69,6 +69,9 @@ export const MODULES: readonly MutationModule[] = [
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 65, timeoutMS: 30_000 }, // 68.5% (6 Dec 17:35): far below the 90 target, survivors not sorted (issue 28)
   // The agent hooks (issue 28): what a PreToolUse/BeforeTool hook answers in each agent's contract.
   { name: "hooks-engine", file: "src/hooks/engine.ts", threshold: 90 },
+  { name: "hooks-guards", file: "src/hooks/guards.ts", threshold: 90 },
+  { name: "hooks-server", file: "src/hooks/server.ts", threshold: 90 },
+  { name: "hooks-agents", file: "src/hooks/agents.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {
