@@ -72,6 +72,9 @@ export const MODULES: readonly MutationModule[] = [
   { name: "hooks-guards", file: "src/hooks/guards.ts", threshold: 90 },
   { name: "hooks-server", file: "src/hooks/server.ts", threshold: 90 },
   { name: "hooks-agents", file: "src/hooks/agents.ts", threshold: 90 },
+  { name: "hooks-client", file: "src/hooks/client.ts", threshold: 90 },
+  { name: "hooks-shell", file: "src/hooks/shell.ts", threshold: 90 },
+  { name: "hooks-init", file: "src/hooks/init.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {
