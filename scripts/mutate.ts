@@ -76,6 +76,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "hooks-shell", file: "src/hooks/shell.ts", threshold: 90 },
   { name: "hooks-init", file: "src/hooks/init.ts", threshold: 90 },
   { name: "hooks-setup", file: "src/hooks/setup.ts", threshold: 90 },
+  { name: "hooks-opencode", file: "src/hooks/opencode.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {
