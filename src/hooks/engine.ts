@@ -14,6 +14,12 @@ import { shellStorePath } from "./server.js";
 import { LockBusyError, takeFileLock, type FileLock } from "../util/file-lock.js";
 import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
 
+/** A call routed to a guard. */
+type Routed = Exclude<Route, { kind: "unknown" }>;
+
+/** What a session start or a post-tool event is answered with (it decides nothing). */
+const NOTHING = { action: "allow", reason: "" } as const;
+
 
 /** One line of a session's audit log (docs/hooks.md, "Audit"). */
 export interface HookRecord {
@@ -275,8 +281,8 @@ export class HookEngine {
       if (existsSync(logPath)) {
         const text = readFileSync(logPath, "utf8");
         from = chainHead(text, nodeSha256);
-        const last = text.trimEnd().split("\n").pop();
-        seq = last === undefined || last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
+        const last = text.trimEnd().split("\n").pop() ?? "";
+        seq = last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
       }
     } catch (e) {
       lock.release();
@@ -320,52 +326,38 @@ export class HookEngine {
     return g;
   }
 
-  private async guardFor(s: Session, route: Route, cwd: string): Promise<HookGuard | null> {
+  /** The guard of a routed call: the workspace's shell guard, or the session's guard of that MCP server
+   * (null: no ontology is configured for the server). */
+  private async guardFor(s: Session, route: Routed, cwd: string): Promise<HookGuard | null> {
     if (route.kind === "shell") return this.shellGuard(s, cwd);
-    if (route.kind === "mcp") {
-      let g = s.mcp.get(route.server);
-      if (g === undefined) {
-        const make = this.options.mcp?.[route.server];
-        if (make === undefined) return null;
-        g = make();
-        s.mcp.set(route.server, g);
-      }
-      return g;
+    let g = s.mcp.get(route.server);
+    if (g === undefined) {
+      const make = this.options.mcp?.[route.server];
+      if (make === undefined) return null;
+      g = make();
+      s.mcp.set(route.server, g);
     }
-    return null;
+    return g;
   }
 
   private async handleEvent(s: Session, ev: HookEvent): Promise<AgentOutput> {
-    if (ev.phase === "start") return formatAnswer(ev.agent, "start", { action: "allow", reason: "" });
+    // A session start and a post-tool event decide nothing: formatAnswer writes no decision for them.
+    if (ev.phase === "start") return formatAnswer(ev.agent, "start", NOTHING);
     const route = routeTool(ev.agent, ev.tool, ev.input);
     if (ev.phase === "post") {
       await this.observe(s, ev, route);
-      return formatAnswer(ev.agent, "post", { action: "allow", reason: "" });
+      return formatAnswer(ev.agent, "post", NOTHING);
     }
-    let answer: GuardAnswer;
-    let guard: HookGuard | null = null;
-    if (route.kind === "unknown") {
-      answer = { action: "deny", reason: `refused: ${route.why}`, code: "unknown_tool", execution: null, decisions: [] };
-    } else {
-      guard = await this.guardFor(s, route, ev.cwd);
-      if (guard === null) {
-        answer = {
-          action: "deny",
-          reason: `refused: no ontology is configured for the MCP server \`${(route as { server: string }).server}\``,
-          code: "unknown_tool",
-          execution: null,
-          decisions: [],
-        };
-      } else {
-        answer = guard.check(route.call);
-        if (!isAnswer(answer)) throw new Error("the guard returned no answer");
-      }
-    }
+    if (route.kind === "unknown") return this.refuse(s, ev, `refused: ${route.why}`);
+    const guard = await this.guardFor(s, route, ev.cwd);
+    if (guard === null) return this.refuse(s, ev, `refused: no ontology is configured for the MCP server \`${(route as { server: string }).server}\``);
+    let answer = guard.check(route.call);
+    if (!isAnswer(answer)) throw new Error("the guard returned no answer");
     let approval: string | null = null;
     let reason = answer.reason;
-    if (answer.action === "ask" && ev.agent === "codex" && route.kind !== "unknown") {
+    if (answer.action === "ask" && ev.agent === "codex") {
       // Codex cannot ask: a denial naming the approval; the identical retry passes once after it.
-      const callKey = sha(JSON.stringify([route.call.name, jsonSafe(route.call.arguments)]));
+      const callKey = sha(callText(route.call));
       const found = this.findApproval(s.key, callKey);
       if (found !== null && found.approved && this.consumeApproval(found.id)) {
         approval = found.id;
@@ -382,13 +374,19 @@ export class HookEngine {
       }
     }
     this.record(s, ev, { ...answer, reason }, approval);
-    if (answer.action === "allow" && guard !== null && route.kind !== "unknown") {
+    if (answer.action === "allow") {
       const key = ev.toolUseId ?? callText(route.call);
       const list = s.pending.get(key) ?? [];
       list.push({ guard, call: route.call, execution: answer.execution });
       s.pending.set(key, list);
     }
     return formatAnswer(ev.agent, "pre", { action: answer.action, reason });
+  }
+
+  /** A call no guard judges (an unknown tool, an MCP server without an ontology): refused, recorded. */
+  private refuse(s: Session, ev: HookEvent, reason: string): AgentOutput {
+    this.record(s, ev, { action: "deny", reason, code: "unknown_tool", execution: null, decisions: [] }, null);
+    return formatAnswer(ev.agent, "pre", { action: "deny", reason });
   }
 
   /** The live stored approval of this call in this session; expired ones are deleted on the way. */

@@ -2,13 +2,13 @@
 // per workspace, an MCP server's guard per session), what the session's audit log records for it, what a
 // post-tool event observes, and how every failure on the way (a guard that cannot start, an answer that is
 // not one, a log that cannot be read or written, a lock held by another writer) is a refusal.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { verifyAuditLog } from "../../src/audit/index.js";
 import type { Agent } from "../../src/hooks/agents.js";
-import { approvalsDir, approveStored, auditLogPath, HookEngine, sessionFileName, toolResult, type StoredApproval } from "../../src/hooks/engine.js";
+import { approvalsDir, approveStored, auditLogPath, HookEngine, SessionLogBusyError, sessionFileName, toolResult, type StoredApproval } from "../../src/hooks/engine.js";
 import type { GuardAnswer, HookGuard } from "../../src/hooks/guards.js";
 import { readLockHolder } from "../../src/util/file-lock.js";
 import { fakeGuard, payload, POST } from "./helpers.js";
@@ -35,6 +35,24 @@ describe("session files", () => {
     }
     expect(sessionFileName("claude-code", "../x")).not.toBe(sessionFileName("claude-code", "../y"));
     expect(auditLogPath("/h", "opencode", "s")).toBe(join("/h", "audit", "opencode-s.jsonl"));
+    expect(approvalsDir("/h")).toBe(join("/h", "approvals"));
+  });
+
+  test("the log and the stored approvals are the user's alone (0600)", async () => {
+    const home = newHome();
+    const engine = new HookEngine({ home, shellGuard: () => fakeGuard({ action: "ask", reason: "r", execution: null }) });
+    await engine.handle("codex", payload("codex", "Bash", { command: "git reset --hard" }));
+    expect(statSync(auditLogPath(home, "codex", "sess-1")).mode & 0o777).toBe(0o600);
+    const [file] = readdirSync(approvalsDir(home));
+    expect(statSync(join(approvalsDir(home), file)).mode & 0o777).toBe(0o600);
+    engine.close();
+  });
+
+  test("SessionLogBusyError: code audit-log-busy, the log, the holder and what to do", () => {
+    const e = new SessionLogBusyError("/h/audit/codex-s.jsonl", "codex", 42, "/h/audit/codex-s.jsonl.lock");
+    expect([e.name, e.code]).toEqual(["SessionLogBusyError", "audit-log-busy"]);
+    expect(e.message).toMatch(/^refused: this session's audit log `\/h\/audit\/codex-s\.jsonl` is being written by another polar process \(pid 42, lock `\/h\/audit\/codex-s\.jsonl\.lock`\)/u);
+    expect(e.message).toContain("Use `polar hook codex` without --in-process");
   });
 });
 
@@ -104,6 +122,14 @@ describe("what one call answers and records", () => {
     expect(made).toBe(0);
     expect(records(home, "gemini")).toMatchObject([{ seq: 1, tool: "web_fetch", action: "deny", reason: "refused: polar has no guard for the gemini tool `web_fetch`", code: "unknown_tool", decisions: [] }]);
     engine.close();
+  });
+
+  test("a payload that cannot be read: exit 2 with the reason, nothing recorded", async () => {
+    const home = newHome();
+    const engine = new HookEngine({ home, shellGuard: () => fakeGuard({}) });
+    expect(await engine.handle("gemini", "{")).toEqual({ stdout: "", stderr: "polar: refused: the hook payload is not JSON\n", exitCode: 2 });
+    expect(await engine.handle("gemini", payload("claude-code", "Bash", { command: "ls" }))).toEqual({ stdout: "", stderr: "polar: refused: the hook event `PreToolUse` is not one polar answers for gemini\n", exitCode: 2 });
+    expect(existsSync(join(home, "audit"))).toBe(false);
   });
 
   test("a malformed call of a known tool is refused with what it lacks", async () => {
@@ -242,6 +268,15 @@ describe("post-tool events", () => {
     ]);
     // Post-tool events are not decisions: the log holds the three pre-tool answers only.
     expect(records(home)).toHaveLength(3);
+    // Matched by the call's text: each call's own execution, whatever order they finish in.
+    await engine.handle("claude-code", payload("claude-code", "Bash", { command: "touch c" }));
+    await engine.handle("claude-code", payload("claude-code", "Bash", { command: "touch d" }));
+    await engine.handle("claude-code", post("claude-code", "Bash", { command: "touch d" }, { tool_response: { stdout: "" } }));
+    await engine.handle("claude-code", post("claude-code", "Bash", { command: "touch c" }, { tool_response: { stdout: "" } }));
+    expect(g.observed.slice(4).map((o) => [o.call.arguments.command, o.execution])).toEqual([
+      ["touch d", "x5"],
+      ["touch c", "x4"],
+    ]);
     engine.close();
   });
 
@@ -367,7 +402,7 @@ describe("the session's audit log", () => {
     const engine = new HookEngine({ home, shellGuard: () => fakeGuard({}) });
     const out = await engine.handle("claude-code", payload("claude-code", "Bash", { command: "ls" }));
     expect(out).toMatchObject({ stdout: "", exitCode: 2 });
-    expect(out.stderr).toContain(`polar: refused: this session's audit log \`${log}\` is being written by another polar process (pid unknown, lock \`${log}.lock\`)`);
+    expect(out.stderr.startsWith(`polar: refused: this session's audit log \`${log}\` is being written by another polar process (pid unknown, lock \`${log}.lock\`)`)).toBe(true);
     expect(existsSync(log)).toBe(false);
     engine.close();
   });
@@ -497,9 +532,6 @@ describe("Codex approvals", () => {
     expect(idOf(other)).not.toBe(id);
     const otherSession = await engine.handle("codex", payload("codex", "Bash", { command: "git reset --hard" }, { session_id: "sess-2" }));
     expect(idOf(otherSession)).not.toBe(id);
-    // The same call with its arguments in another order is the same call.
-    const sameArgs = await new HookEngine({ home: newHome(), shellGuard: ask }).handle("codex", payload("codex", "Bash", { command: "x", workdir: "/w" }));
-    expect(sameArgs.exitCode).toBe(0);
     expect(await engine.handle("codex", payload("codex", "Bash", { command: "git reset --hard" }))).toEqual({ stdout: "", stderr: "", exitCode: 0 });
     engine.close();
   });
@@ -575,5 +607,35 @@ describe("Codex approvals", () => {
     expect(approveStored(home, "11111111", 0)).toBe(false);
     expect(new HookEngine({ home, shellGuard: null, now: () => 3_000_000 }).approve("0123abcd")).toBe(true);
     expect(stored(home, "0123abcd").expires).toBe(3_000_000 + 3600_000);
+    expect(new HookEngine({ home, shellGuard: null, now: () => 4_000_000, approvalTtlMs: 5 }).approve("0123abcd")).toBe(true);
+    expect(stored(home, "0123abcd").expires).toBe(4_000_005);
+  });
+
+  test("approve takes only an id of 8 lowercase hex digits, whatever files lie beside the approvals", () => {
+    const home = newHome();
+    const dir = approvalsDir(home);
+    mkdirSync(dir, { recursive: true });
+    for (const id of ["0123abcdX", "X0123abcd", "0123abcd0"]) {
+      writeFileSync(join(dir, `${id}.json`), JSON.stringify({ format: "polar-approval/1", id, session: "codex\u0000s", callKey: "k", approved: false, expires: 10 }));
+      expect(approveStored(home, id, 0)).toBe(false);
+    }
+  });
+
+  test("two ids issued for one call (two processes refused it at once): the one the user approved is used, whichever is listed first", async () => {
+    for (const approvedFirst of [true, false]) {
+      const home = newHome();
+      const engine = new HookEngine({ home, shellGuard: ask });
+      const p = payload("codex", "Bash", { command: "git reset --hard" });
+      const id = idOf(await engine.handle("codex", p));
+      const a = stored(home, id);
+      rmSync(join(approvalsDir(home), `${id}.json`));
+      const [yes, no] = approvedFirst ? ["00000001", "fffffffe"] : ["fffffffe", "00000001"];
+      writeFileSync(join(approvalsDir(home), `${yes}.json`), JSON.stringify({ ...a, id: yes, approved: true }));
+      writeFileSync(join(approvalsDir(home), `${no}.json`), JSON.stringify({ ...a, id: no }));
+      expect(await engine.handle("codex", p)).toEqual({ stdout: "", stderr: "", exitCode: 0 });
+      expect(records(home, "codex")[1]).toMatchObject({ approval: yes });
+      expect(readdirSync(approvalsDir(home))).toEqual([`${no}.json`]);
+      engine.close();
+    }
   });
 });
