@@ -25,6 +25,8 @@ describe("routeTool: MCP tools", () => {
     expect(routeTool("claude-code", "mcp__memory", {})).toEqual(unknown("polar has no guard for the claude-code tool `mcp__memory`"));
     expect(routeTool("claude-code", "mcp____x", {}).kind).toBe("unknown");
     expect(routeTool("claude-code", "xmcp__memory__read", {}).kind).toBe("unknown");
+    // A line break in the name: not one tool name (never judged as the tool before the break).
+    expect(routeTool("claude-code", "mcp__memory__read_graph\ndelete_entities", {}).kind).toBe("unknown");
   });
 });
 
@@ -78,11 +80,29 @@ describe("routeTool: Codex", () => {
 
   test("an argv that is not a `sh -c SCRIPT` is refused, never joined and guessed at", () => {
     const why = "the shell call's argv is not a shell script polar can read";
-    for (const argv of [["rm", "-rf", "/"], ["fish", "-c", "ls"], ["bash", "-x", "ls"], ["bash", "-lc"], ["bash", "-lc", "ls", "extra"], ["bash", "-cl", "ls"], ["mybash", "-c", "ls"], ["bash", "-lcx", "ls"], ["bash", "c", "ls"]]) {
+    for (const argv of [
+      ["rm", "-rf", "/"],
+      ["fish", "-c", "ls"],
+      ["bash", "-x", "ls"],
+      ["bash", "-lc"],
+      ["bash", "-lc", "ls", "extra"],
+      ["bash", "-cl", "ls"],
+      ["mybash", "-c", "ls"],
+      ["shred", "-c", "ls"],
+      ["bashful", "-c", "ls"],
+      ["/bin/sh.evil", "-c", "ls"],
+      ["/bin/", "-c", "ls"],
+      ["bash", "-lcx", "ls"],
+      ["bash", "x-c", "ls"],
+      ["bash", "c", "ls"],
+    ]) {
       expect(routeTool("codex", "shell", { command: argv })).toEqual(unknown(why));
     }
     expect(routeTool("codex", "shell", { command: ["bash", "-c", ""] })).toEqual(unknown("the shell call has no `command` string"));
     expect(routeTool("codex", "shell", { command: ["bash", "-c", 7] })).toEqual(unknown("the shell call has no `command` string"));
+    // An argv with anything but strings is not read as a command line at all.
+    expect(routeTool("codex", "shell", { command: ["bash", 1, "ls"] })).toEqual(unknown("the shell call has no `command` string"));
+    expect(routeTool("codex", "shell", { command: [1, "-c", "ls"] })).toEqual(unknown("the shell call has no `command` string"));
     expect(routeTool("codex", "shell", {})).toEqual(unknown("the shell call has no `command` string"));
   });
 
