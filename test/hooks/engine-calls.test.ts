@@ -407,6 +407,19 @@ describe("the session's audit log", () => {
     engine.close();
   });
 
+  test("a lock that cannot be created at all (here: a path too long for the system): refused with why, not taken for a busy log", async () => {
+    // A home whose audit directory can exist but whose session log path is over PATH_MAX (4096).
+    let home = newHome();
+    while (home.length < 4000) home = join(home, "d".repeat(Math.min(200, 4000 - home.length)));
+    mkdirSync(join(home, "audit"), { recursive: true });
+    const engine = new HookEngine({ home, shellGuard: () => fakeGuard({}) });
+    const out = await engine.handle("claude-code", payload("claude-code", "Bash", { command: "ls" }, { session_id: "s".repeat(100) }));
+    expect(out).toMatchObject({ stdout: "", exitCode: 2 });
+    // (The reason is cut at 2000 characters: the path fills it.)
+    expect(out.stderr.startsWith(`polar: refused: polar failed inside (cannot create the lock \`${home.slice(0, 1000)}`)).toBe(true);
+    engine.close();
+  });
+
   test("a failing call does not hold up the next one in the same workspace", async () => {
     let first = true;
     const engine = new HookEngine({
