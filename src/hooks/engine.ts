@@ -9,16 +9,13 @@ import { chainHead, createChain, HOOK_RECORD_FORMAT, type Chain } from "../audit
 export { HOOK_RECORD_FORMAT };
 import type { Decision } from "../guard/index.js";
 import { jsonSafe } from "../guard/index.js";
-import { failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
+import { acknowledge, failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
 import { shellStorePath } from "./server.js";
 import { LockBusyError, takeFileLock, type FileLock } from "../util/file-lock.js";
 import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
 
 /** A call routed to a guard. */
 type Routed = Exclude<Route, { kind: "unknown" }>;
-
-/** What a session start or a post-tool event is answered with (it decides nothing). */
-const NOTHING = { action: "allow", reason: "" } as const;
 
 
 /** One line of a session's audit log (docs/hooks.md, "Audit"). */
@@ -119,14 +116,14 @@ function approvalFile(home: string, id: string): string {
 }
 
 function readApproval(home: string, id: string): StoredApproval | null {
-  let a: StoredApproval;
+  let a: StoredApproval | null | undefined;
   try {
-    a = JSON.parse(readFileSync(approvalFile(home, id), "utf8")) as StoredApproval;
+    a = JSON.parse(readFileSync(approvalFile(home, id), "utf8")) as StoredApproval | null;
   } catch {
-    return null;
+    // unreadable: not an approval (below)
   }
   const ok = a?.format === "polar-approval/1" && a.id === id && typeof a.session === "string" && typeof a.callKey === "string" && typeof a.approved === "boolean" && Number.isFinite(a.expires);
-  return ok ? a : null;
+  return ok ? a! : null;
 }
 
 function writeApproval(home: string, a: StoredApproval): void {
@@ -281,7 +278,7 @@ export class HookEngine {
       if (existsSync(logPath)) {
         const text = readFileSync(logPath, "utf8");
         from = chainHead(text, nodeSha256);
-        const last = text.trimEnd().split("\n").pop() ?? "";
+        const last = text.trimEnd().split("\n").pop()!;
         seq = last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
       }
     } catch (e) {
@@ -341,12 +338,12 @@ export class HookEngine {
   }
 
   private async handleEvent(s: Session, ev: HookEvent): Promise<AgentOutput> {
-    // A session start and a post-tool event decide nothing: formatAnswer writes no decision for them.
-    if (ev.phase === "start") return formatAnswer(ev.agent, "start", NOTHING);
+    // A session start and a post-tool event decide nothing.
+    if (ev.phase === "start") return acknowledge(ev.agent);
     const route = routeTool(ev.agent, ev.tool, ev.input);
     if (ev.phase === "post") {
       await this.observe(s, ev, route);
-      return formatAnswer(ev.agent, "post", NOTHING);
+      return acknowledge(ev.agent);
     }
     if (route.kind === "unknown") return this.refuse(s, ev, `refused: ${route.why}`);
     const guard = await this.guardFor(s, route, ev.cwd);
@@ -364,12 +361,12 @@ export class HookEngine {
         answer = { ...answer, action: "allow" };
         reason = `approved once by \`polar approve ${found.id}\`: ${answer.reason}`;
       } else {
-        let id = found?.id;
-        if (id === undefined || found?.approved === true) {
+        let id: string;
+        if (found === null || found.approved) {
           // A new id (an approved one that another call used first is gone).
           id = randomBytes(4).toString("hex");
           writeApproval(this.options.home, { format: "polar-approval/1", id, session: s.key, callKey, approved: false, expires: this.now() + (this.options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS) });
-        }
+        } else id = found.id;
         reason = `${answer.reason} — to run this exact call once, the user runs \`polar approve ${id}\` and asks for a retry`;
       }
     }
@@ -485,7 +482,7 @@ export function toolResult(response: unknown): { exitCode: number; stdout?: stri
   const code = r.exitCode ?? r.exit_code ?? r.returncode;
   // The post-tool events of these agents fire for calls that ran; an error flag means it failed.
   const failed = r.is_error === true || r.success === false || r.interrupted === true;
-  const exitCode = typeof code === "number" && Number.isInteger(code) ? code : failed ? 1 : 0;
+  const exitCode = Number.isInteger(code) ? (code as number) : failed ? 1 : 0;
   const out: { exitCode: number; stdout?: string; stderr?: string; raw?: unknown } = { exitCode, raw: response };
   if (typeof r.stdout === "string") out.stdout = r.stdout;
   else if (typeof response === "string") out.stdout = response;

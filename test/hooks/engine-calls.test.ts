@@ -453,6 +453,7 @@ describe("sessions kept warm", () => {
     expect(engine.sessionCount()).toBe(1);
     const idle = new HookEngine({ home: newHome(), shellGuard: () => fakeGuard({}), sessionIdleMs: 100, now: () => now });
     const at = (session: string) => idle.handle("gemini", payload("gemini", "run_shell_command", { command: "ls" }, { session_id: session }));
+    now = 1000;
     await at("a");
     now += 99;
     await at("b");
@@ -582,6 +583,7 @@ describe("Codex approvals", () => {
     writeFileSync(join(dir, "notes.txt"), "x");
     writeFileSync(join(dir, "AAAAAAAA.json"), JSON.stringify({ ...approved, id: "AAAAAAAA" }));
     writeFileSync(join(dir, "0000000a.json"), "{");
+    writeFileSync(join(dir, "0000000b.json"), "null");
     for (const [i, broken] of [
       { ...approved, format: "polar-approval/2" },
       { ...approved, id: "00000000" },
@@ -595,7 +597,7 @@ describe("Codex approvals", () => {
     const refused = await engine.handle("codex", p);
     expect(idOf(refused)).toBe(id);
     expect(existsSync(join(dir, "20000000.json"))).toBe(false);
-    for (const f of ["notes.txt", "AAAAAAAA.json", "0000000a.json", "10000000.json", "10000006.json"]) expect(existsSync(join(dir, f))).toBe(true);
+    for (const f of ["notes.txt", "AAAAAAAA.json", "0000000a.json", "0000000b.json", "10000000.json", "10000006.json"]) expect(existsSync(join(dir, f))).toBe(true);
     // The live approval expires too.
     now += 100;
     const late = await engine.handle("codex", p);
@@ -618,6 +620,12 @@ describe("Codex approvals", () => {
     for (const id of ["0123ABCD", "0123abc", "0123abcde", " 0123abcd", ""]) expect(approveStored(home, id, 0)).toBe(false);
     writeFileSync(join(dir, "11111111.json"), JSON.stringify({ ...a, id: "22222222" }));
     expect(approveStored(home, "11111111", 0)).toBe(false);
+    // A stored approval of any other shape is none.
+    for (const [i, broken] of [null, [], { ...a, format: "polar-approval/2" }, { ...a, session: 1 }, { ...a, callKey: null }, { ...a, approved: "false" }, { ...a, expires: "3000" }, { ...a, expires: null }].entries()) {
+      const id = `3000000${i}`;
+      writeFileSync(join(dir, `${id}.json`), JSON.stringify(broken === null || Array.isArray(broken) ? broken : { ...broken, id }));
+      expect(approveStored(home, id, 0)).toBe(false);
+    }
     expect(new HookEngine({ home, shellGuard: null, now: () => 3_000_000 }).approve("0123abcd")).toBe(true);
     expect(stored(home, "0123abcd").expires).toBe(3_000_000 + 3600_000);
     expect(new HookEngine({ home, shellGuard: null, now: () => 4_000_000, approvalTtlMs: 5 }).approve("0123abcd")).toBe(true);
