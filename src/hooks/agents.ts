@@ -10,7 +10,7 @@ export const AGENTS = ["claude-code", "codex", "gemini"] as const;
 export type Agent = (typeof AGENTS)[number] | "opencode";
 
 export function isHookAgent(v: unknown): v is (typeof AGENTS)[number] {
-  return typeof v === "string" && (AGENTS as readonly string[]).includes(v);
+  return (AGENTS as readonly unknown[]).includes(v);
 }
 
 export function isAgent(v: unknown): v is Agent {
