@@ -5,4 +5,4 @@ import { mutationVitestConfig } from "./base.js";
 // Left out: lock.test.ts (child processes and a daemon per test; its in-process engine cases are
 // engine-lock.test.ts), cli/opencode/readme (child processes: a mutant in the engine they start
 // cannot be seen from here), server.test.ts (the daemon: its own row).
-export default mutationVitestConfig(["test/hooks/engine.test.ts", "test/hooks/engine-*.test.ts"], { timeoutMs: 20_000 });
+export default mutationVitestConfig(["test/hooks/engine.test.ts", "test/hooks/engine-*.test.ts"], { timeoutMs: 8_000 });
