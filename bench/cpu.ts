@@ -4,6 +4,7 @@
 // CPU time. Prints min and median of five rounds.
 //   npx tsx bench/cpu.ts [calls]                      this checkout
 //   npx tsx bench/cpu.ts --ab OLD.mjs NEW.mjs [calls]  two builds in one process, rounds alternating
+// (CPU_CHECK_ONLY=1: checks only; CPU_ROUNDS=n: rounds, default 5, 7 with --ab)
 // where each .mjs is an esbuild bundle of bench/lib/cpu-workload.ts (bench/cpu-ab.sh REV makes both).
 import { pathToFileURL } from "node:url";
 import { cpuWorkload, type CpuWorkload } from "./lib/cpu-workload.js";
@@ -33,18 +34,19 @@ if (ab) {
   }
 } else workloads.push(["this checkout", cpuWorkload()]);
 
-const M = Math.round(N / 6);
+const M = process.env.CPU_CHECK_ONLY === "1" ? 0 : Math.round(N / 6);
 for (const [, w] of workloads) {
   for (let i = 0; i < 100000; i++) sink ^= w.check(i);
-  for (let i = 0; i < 20000; i++) sink ^= w.observe(i);
+  for (let i = 0; i < Math.min(M, 20000); i++) sink ^= w.observe(i);
 }
 const checks = workloads.map(() => [] as number[]);
 const observes = workloads.map(() => [] as number[]);
-for (let rep = 0; rep < (ab ? 7 : 5); rep++) {
+const rounds = Number(process.env.CPU_ROUNDS ?? (ab ? 7 : 5));
+for (let rep = 0; rep < rounds; rep++) {
   for (let k = 0; k < workloads.length; k++) checks[k].push(round(workloads[k][1].check, N));
-  for (let k = 0; k < workloads.length; k++) observes[k].push(round(workloads[k][1].observe, M));
+  if (M > 0) for (let k = 0; k < workloads.length; k++) observes[k].push(round(workloads[k][1].observe, M));
 }
 for (let k = 0; k < workloads.length; k++) {
-  console.log(`${workloads[k][0]}: check cpu ns/call ${stat(checks[k])} | observe ${stat(observes[k])}`);
+  console.log(`${workloads[k][0]}: check cpu ns/call ${stat(checks[k])}${M > 0 ? ` | observe ${stat(observes[k])}` : ""}`);
 }
 console.log(sink & 1);

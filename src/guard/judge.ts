@@ -20,7 +20,7 @@ import { evaluate, NO_MODEL, type Evaluation, type ModelAnswers } from "./evalua
 import type { Before, Lifecycle } from "./lifecycle.js";
 import { askModels, isThenable } from "./models.js";
 import type { ResolvedOptions } from "./options.js";
-import { defineStateDigest } from "./reads.js";
+import { defineStateDigestFrozen } from "./reads.js";
 import type { CheckContext } from "./types.js";
 import type { UnknownMarks } from "./unknown.js";
 
@@ -187,7 +187,7 @@ export class Judge {
       }) as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
     // fields; the rest are assigned after it so every record keeps one field order.
-    defineStateDigest(decision, ev.digest);
+    defineStateDigestFrozen(decision, ev.digest);
     decision.ontologyHash = o.ontologyHash;
     decision.config = o.config;
     decision.configHash = o.configHash;

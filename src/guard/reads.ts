@@ -171,6 +171,14 @@ export function defineStateDigest(record: object, digest: LazyDigest): void {
   Object.defineProperty(record, "stateDigest", STATE_DIGEST);
 }
 
+/** defineStateDigest for a record frozen right after (which makes the field non-configurable, as
+ * defineStateDigest defines it): `__defineGetter__` takes no descriptor object to read, so it is the
+ * cheaper of the two runtime calls. */
+export function defineStateDigestFrozen(record: object, digest: LazyDigest): void {
+  new DigestHolder(record, digest);
+  (record as { __defineGetter__(name: string, get: () => unknown): void }).__defineGetter__("stateDigest", getStateDigest);
+}
+
 /** The reads frozen, each value the guard's own frozen copy: for reads canonicalJson accepted though
  * the recorder did not (it is never laxer). A value that cannot be copied fails the decision closed. */
 export function ownReads(reads: Read[]): Read[] {
