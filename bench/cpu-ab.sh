@@ -1,11 +1,12 @@
 #!/bin/sh
-# Bundles bench/lib/cpu-workload.ts from commit REV (default HEAD) and from the working tree into
+# Bundles bench/lib/cpu-workload.ts from commit REV (default HEAD; its tree extracted into .cache/, out of
+# tsc's way) and from the working tree into
 # bench/out/cpu-base.mjs and bench/out/cpu-new.mjs, then measures both in one process (bench/cpu.ts --ab).
 #   sh bench/cpu-ab.sh [REV] [calls]
 set -e
 cd "$(dirname "$0")/.."
 REV=${1:-HEAD}
-BASE=bench/out/base
+BASE=.cache/cpu-ab-base
 rm -rf "$BASE" && mkdir -p "$BASE"
 git archive "$REV" src bench | tar -x -C "$BASE"
 cp bench/lib/cpu-workload.ts "$BASE/bench/lib/cpu-workload.ts"
