@@ -57,7 +57,6 @@ import {
   numberToFixed,
   splitPath,
   timeToFixed,
-  toSize,
   toTagged,
   type TaggedValue,
 } from "./values.js";
@@ -392,8 +391,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       return;
     }
     if (o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize) {
-      const t = toSize(v, scratch);
-      writeOperand(view, k, t.tag, t.value);
+      writeSize(view, k, v);
       return;
     }
     writeTagged(view, k, v, o.type, interner, scratch);
@@ -652,14 +650,26 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 /** Operand value k: toTagged(v, type) written as writeOperand writes it, without a BigInt for strings
- * (interned ids) and integer numbers (counts, whole amounts: |v| × 10^6 < 2^53); the rest via toTagged. */
+ * (interned ids), integer numbers (counts, whole amounts: |v| × 10^6 < 2^53), booleans, null and
+ * absent values, and the values no scalar type takes (lists, objects); the rest via toTagged. */
 export function writeTagged(view: DataView, k: number, v: unknown, type: OperandTable["type"], interner: Interner, scratch: TaggedValue): void {
   if (type === SlotType.String && typeof v === "string") writeOperandInt(view, k, ValueTag.String, interner.id(v));
   else if (type === SlotType.Number && Number.isInteger(v) && Math.abs(v as number) <= MAX_FAST_INT) writeOperandInt(view, k, ValueTag.Number, (v as number) * FIXED_ONE);
+  else if (v === undefined) writeOperandInt(view, k, ValueTag.Missing, 0);
+  else if (v === null) writeOperandInt(view, k, ValueTag.Null, 0);
+  else if (type === SlotType.Bool) writeOperandInt(view, k, typeof v === "boolean" ? ValueTag.Bool : ValueTag.Missing, v === true ? 1 : 0);
   else {
     const t = toTagged(v, type, interner, scratch);
     writeOperand(view, k, t.tag, t.value);
   }
+}
+
+/** Operand value k for `size(ref)`: toSize(v) written as writeOperand writes it, without a BigInt (a
+ * list's length or an object's key count, times 10^6, is below 2^53). */
+export function writeSize(view: DataView, k: number, v: unknown): void {
+  if (Array.isArray(v)) writeOperandInt(view, k, ValueTag.Number, v.length * FIXED_ONE);
+  else if (isPlainObject(v)) writeOperandInt(view, k, ValueTag.Number, Object.keys(v).length * FIXED_ONE);
+  else writeOperandInt(view, k, ValueTag.Missing, 0);
 }
 
 /** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`.
