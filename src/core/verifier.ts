@@ -163,6 +163,8 @@ interface ArgPlan {
   param: string;
   source: ArgSource;
   path: string[];
+  /** `path` joined with dots (how presence operands name argument paths). */
+  pathText: string;
   slot: string;
   literal: unknown;
 }
@@ -194,7 +196,7 @@ function planArgs(entries: ArgMapEntry[]): ArgPlan[] {
     // A PreSlot ref may be written `slot` or `entity.slot`; the slot is the last part.
     const slot = a.ref.includes(".") ? a.ref.slice(a.ref.lastIndexOf(".") + 1) : a.ref;
     const path = a.ref === "" ? [] : splitPath(a.ref);
-    return { param: a.param, source: a.source, path, slot, literal };
+    return { param: a.param, source: a.source, path, pathText: path.join("."), slot, literal };
   });
 }
 
@@ -572,7 +574,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     const out: string[] = [];
     for (const a of plan) {
       let v: unknown;
-      if (a.source === ArgSource.CallArg && p.presentArgs.has(a.path.join("."))) {
+      if (a.source === ArgSource.CallArg && p.presentArgs.has(a.pathText)) {
         v = getPath(call.arguments, a.path);
       } else if (a.source === ArgSource.PreSlot && p.presentSlots.has(a.slot)) {
         const key = entityKey(p, call.arguments);
