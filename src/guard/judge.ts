@@ -20,7 +20,7 @@ import { evaluate, NO_MODEL, type Evaluation, type ModelAnswers } from "./evalua
 import type { Before, Lifecycle } from "./lifecycle.js";
 import { askModels, isThenable } from "./models.js";
 import type { ResolvedOptions } from "./options.js";
-import { defineStateDigestFrozen } from "./reads.js";
+import { defineStateDigest, stateDigestGetter, type StateDigestGetter } from "./reads.js";
 import type { CheckContext } from "./types.js";
 import type { UnknownMarks } from "./unknown.js";
 
@@ -38,6 +38,8 @@ const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined }
 export class Judge {
   /** The last decision's seq (the next check is seq + 1). */
   seq = 0;
+  /** Every record's `stateDigest`: the digest of its reads with this guard's SHA-256, made when read. */
+  private readonly stateDigest: StateDigestGetter;
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -46,7 +48,9 @@ export class Judge {
     private readonly unknown: UnknownMarks,
     private readonly book: ConsentBook,
     private readonly before: BeforeReader,
-  ) {}
+  ) {
+    this.stateDigest = stateDigestGetter(o.sha256);
+  }
 
   check(call: unknown, context?: CheckContext): Decision {
     const cfg = this.o.cfg;
@@ -188,7 +192,7 @@ export class Judge {
       }) as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
     // fields; the rest are assigned after it so every record keeps one field order.
-    defineStateDigestFrozen(decision, ev.digest);
+    defineStateDigest(decision, this.stateDigest);
     decision.ontologyHash = o.ontologyHash;
     decision.config = o.config;
     decision.configHash = o.configHash;

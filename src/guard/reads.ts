@@ -207,53 +207,31 @@ export class LazyDigest {
 
 }
 
-/** A base whose constructor returns the object it is given, so a subclass's private field lands on
- * that object. */
-class Returning {
-  constructor(target: object) {
-    return target as Returning;
-  }
+/** The accessor a guard's records read their `stateDigest` through: the digest (readsDigest, with
+ * `hash`) of the record's own `reads`, taken when first read and kept by the reads array (frozen, so
+ * the digest cannot change). One function per guard, shared by its records: they keep one hidden class,
+ * and a record carries nothing but its fields (no holder, nothing more to serialise or compare). */
+export type StateDigestGetter = (this: { readonly reads: readonly Read[] }) => string;
+
+export function stateDigestGetter(hash: Sha256 | undefined): StateDigestGetter {
+  const made = new WeakMap<readonly Read[], string>();
+  return function stateDigest(this: { readonly reads: readonly Read[] }): string {
+    const reads = this.reads;
+    let d = made.get(reads);
+    if (d === undefined) {
+      d = readsDigest(reads, hash);
+      made.set(reads, d);
+    }
+    return d;
+  };
 }
 
-/** A record's digest holder as a private field: invisible to every serialisation, to Object.keys and
- * to deep equality, like a non-enumerable symbol property, but added by an ordinary store where
- * `Object.defineProperty` costs a runtime call per record. */
-class DigestHolder extends Returning {
-  #digest: LazyDigest;
-  constructor(target: object, digest: LazyDigest) {
-    super(target);
-    this.#digest = digest;
-  }
-
-  static of(record: object): LazyDigest {
-    return (record as DigestHolder).#digest;
-  }
-}
-
-// Shared accessor functions (one per process, not one closure per record): V8 keeps records that share
-// them on one hidden class, where a getter literal per record costs microseconds.
-function getStateDigest(this: object): string {
-  return DigestHolder.of(this).get();
-}
-
-// No setter: a decision is immutable (assigning `stateDigest` throws in strict code, like any field of
-// a frozen record).
-const STATE_DIGEST: PropertyDescriptor = { get: getStateDigest, enumerable: true, configurable: false };
-
-/** Gives `record` its `stateDigest` as an own enumerable accessor backed by `digest`: JSON.stringify,
- * canonicalJson, spreads and structuredClone see a plain string; the holder (a private field) stays
- * out of every serialisation and of deep equality. */
-export function defineStateDigest(record: object, digest: LazyDigest): void {
-  new DigestHolder(record, digest);
-  Object.defineProperty(record, "stateDigest", STATE_DIGEST);
-}
-
-/** defineStateDigest for a record frozen right after (which makes the field non-configurable, as
- * defineStateDigest defines it): `__defineGetter__` takes no descriptor object to read, so it is the
- * cheaper of the two runtime calls. */
-export function defineStateDigestFrozen(record: object, digest: LazyDigest): void {
-  new DigestHolder(record, digest);
-  (record as { __defineGetter__(name: string, get: () => unknown): void }).__defineGetter__("stateDigest", getStateDigest);
+/** Gives `record` its `stateDigest` as an own enumerable accessor (`getter`, stateDigestGetter):
+ * JSON.stringify, canonicalJson, spreads and structuredClone see a plain string. For a record frozen
+ * right after, which makes the field non-configurable and read-only: `__defineGetter__` reads no
+ * descriptor object, the cheaper of the two runtime calls, on every check. */
+export function defineStateDigest(record: { readonly reads: readonly Read[] }, getter: StateDigestGetter): void {
+  (record as unknown as { __defineGetter__(name: string, get: () => unknown): void }).__defineGetter__("stateDigest", getter);
 }
 
 /** The reads frozen, each value the guard's own frozen copy: for reads canonicalJson accepted though
