@@ -60,6 +60,8 @@ export interface EvaluateInput {
   /** Entities whose Layer B values are unknown (src/guard/unknown.ts); a decision reading one fails
    * closed. The replay passes the marks the record hit. */
   unknown?: readonly UnknownMark[] | null;
+  /** tauFixed(config), when the caller holds it (the guard does: its configuration is fixed). */
+  tau?: number;
 }
 
 export interface Evaluation {
@@ -323,7 +325,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     admissible: g.admissible,
     reason: g.reason,
     verdict: g.verdict,
-    tau: tauFixed(input.config),
+    tau: input.tau ?? tauFixed(input.config),
     userMessages: input.userMessages,
     consent: input.detector,
     consentContext: input.consentContext ?? null,

@@ -40,6 +40,8 @@ export class Judge {
   seq = 0;
   /** Every record's `stateDigest`: the digest of its reads with this guard's SHA-256, made when read. */
   private readonly stateDigest: StateDigestGetter;
+  /** τ of the guard's (frozen) configuration in fixed point. */
+  private readonly tau: number;
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -50,6 +52,7 @@ export class Judge {
     private readonly before: BeforeReader,
   ) {
     this.stateDigest = stateDigestGetter(o.sha256);
+    this.tau = tauFixed(o.config);
   }
 
   check(call: unknown, context?: CheckContext): Decision {
@@ -107,6 +110,7 @@ export class Judge {
       userMessages,
       consentContext,
       model: ctx.error === null ? model : { ...NO_MODEL, error: ctx.error },
+      tau: this.tau,
       sha256: o.sha256,
       unknown: this.unknown.empty ? null : this.unknown.list(),
     });
@@ -181,13 +185,13 @@ export class Judge {
       ? {
         format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
         detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
-        tau: tauFixed(o.config), message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
+        tau: this.tau, message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
         unknown, reads: ev.reads,
       }
       : {
         format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
         detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
-        tau: tauFixed(o.config), message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
+        tau: this.tau, message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
         consentContext: frozenJsonSafe(consentContext), unknown, reads: ev.reads,
       }) as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
