@@ -125,12 +125,12 @@ describe("the state digest", () => {
   });
 
   it("stateDigestGetter: each record's digest is of its own reads, with the guard's SHA-256, taken once per reads", () => {
-    const short = (text: string) => new Uint8Array([text.length & 255]);
+    const short = (text: string | Uint8Array) => new Uint8Array([text.length & 255]);
     const wantA = readsDigest(reads, short);
     const wantB = readsDigest([], short);
     expect(wantA).not.toBe(wantB);
     let calls = 0;
-    const counting = (text: string) => {
+    const counting = (text: string | Uint8Array) => {
       calls++;
       return short(text);
     };
