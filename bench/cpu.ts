@@ -49,4 +49,9 @@ for (let rep = 0; rep < rounds; rep++) {
 for (let k = 0; k < workloads.length; k++) {
   console.log(`${workloads[k][0]}: check cpu ns/call ${stat(checks[k])}${M > 0 ? ` | observe ${stat(observes[k])}` : ""}`);
 }
+if (ab) {
+  // Each round measured both builds back to back: the ratio per round cancels most of the load's drift.
+  const ratio = (a: number[], b: number[]) => stat(a.map((x, i) => (1000 * b[i]) / x)).replace(/(\d+)/g, (d) => `${(Number(d) / 10).toFixed(1)}%`);
+  console.log(`second / first per round: check ${ratio(checks[0], checks[1])}${M > 0 ? ` | observe ${ratio(observes[0], observes[1])}` : ""}`);
+}
 console.log(sink & 1);
