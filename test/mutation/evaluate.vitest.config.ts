@@ -5,6 +5,7 @@ import { GUARD_TESTS } from "./guard-tests.js";
 // guard suite (every check goes through it).
 export default mutationVitestConfig([...new Set([
   "test/guard/evaluate-*.test.ts",
+  "test/guard/amount-limit.test.ts",
   "test/guard/read-once.test.ts",
   ...GUARD_TESTS,
 ])]);
