@@ -136,14 +136,16 @@ export class Lifecycle {
   }
 
   get(id: string): Execution | undefined {
-    const x = id.charCodeAt(0) === 0x78 /* x */ ? this.tracked.get(Number(id.slice(1))) : undefined;
+    // By the number after its first character; the id comparison refuses every other spelling.
+    const x = this.tracked.get(Number(id.slice(1)));
     return x !== undefined && x.id === id ? x : undefined;
   }
 
   /** The oldest pending execution of this call text (an observe that does not name one). */
   match(key: string): Execution | undefined {
     for (const x of this.pendingList) if (x.key === key) return x;
-    for (const x of this.tracked.values()) if (x.state === "pending" && x.key === key) return x;
+    // Every tracked execution is pending: observe, release and undo forget them.
+    for (const x of this.tracked.values()) if (x.key === key) return x;
     return undefined;
   }
 
