@@ -76,7 +76,7 @@ describe("a snapshot keeps what each observed call acted on before it ran", () =
     const result = JSON.stringify({ ...before, flights: updateFlights.arguments.flights });
     g.observe(updateFlights, result, { execution: d.execution! });
     resumed.observe(updateFlights, result, { execution: d.execution! });
-    expect((resumed.sequence()[0] as { before: { flights: unknown } }).before.flights).toEqual(before.flights);
+    expect((resumed.sequence()[0] as unknown as { before: { flights: unknown } }).before.flights).toEqual(before.flights);
     expect(resumed.sequence()).toEqual(g.sequence());
   });
 });
