@@ -46,13 +46,12 @@ export class RecordingView implements StateView {
       this.log.push([entity, id, slot]);
       return v;
     }
-    let own: unknown = v;
-    if (typeof v === "object" && v !== null) {
-      const c = ownedJson(v, false);
-      if (c === NOT_JSON) this.canonical = false;
-      else own = c;
-    } else if (!(typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v)))) {
+    // A JSON scalar as it is, an object as Layer B's own frozen copy or a fresh one (ownedJson).
+    const own = ownedJson(v, false);
+    if (own === NOT_JSON) {
       this.canonical = false;
+      this.log.push([entity, id, slot, v]);
+      return v;
     }
     this.log.push([entity, id, slot, own]);
     return own;
