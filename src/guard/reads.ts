@@ -12,8 +12,13 @@ import { NOT_JSON, ownedJson } from "../util/owned-json.js";
  * slot, `[entity, id, slot]` for a slot that was not asserted. */
 export type Read = [string, string, string | null, unknown?];
 
-function keyOf(entity: string, id: string, slot: string | null): string {
-  return `${entity}\u0000${id}\u0000${slot ?? ""}\u0000${slot === null ? "?" : "."}`;
+/** The key of an entity's existence; its slots' keys (slotKey) live in maps of their own. */
+function entityKey(entity: string, id: string): string {
+  return `${entity}\u0000${id}`;
+}
+
+function slotKey(entity: string, id: string, slot: string): string {
+  return `${entity}\u0000${id}\u0000${slot}`;
 }
 
 export class RecordingView implements StateView {
@@ -41,13 +46,12 @@ export class RecordingView implements StateView {
       this.log.push([entity, id, slot]);
       return v;
     }
-    let own: unknown = v;
-    if (typeof v === "object" && v !== null) {
-      const c = ownedJson(v, false);
-      if (c === NOT_JSON) this.canonical = false;
-      else own = c;
-    } else if (!(typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v)))) {
+    // A JSON scalar as it is, an object as Layer B's own frozen copy or a fresh one (ownedJson).
+    const own = ownedJson(v, false);
+    if (own === NOT_JSON) {
       this.canonical = false;
+      this.log.push([entity, id, slot, v]);
+      return v;
     }
     this.log.push([entity, id, slot, own]);
     return own;
@@ -280,20 +284,20 @@ export class ReplayView implements StateView {
 
   constructor(reads: readonly Read[]) {
     for (const r of reads) {
-      if (r[2] === null) this.entities.set(keyOf(r[0], r[1], null), r[3] === true);
-      else this.slots.set(keyOf(r[0], r[1], r[2]), r.length > 3 ? r[3] : undefined);
+      // A slot read without a value (`[entity, id, slot]`) is recorded as undefined.
+      if (r[2] === null) this.entities.set(entityKey(r[0], r[1]), r[3] === true);
+      else this.slots.set(slotKey(r[0], r[1], r[2]), r[3]);
     }
   }
 
   hasEntity(entity: string, id: string): boolean {
-    const k = keyOf(entity, id, null);
-    const v = this.entities.get(k);
+    const v = this.entities.get(entityKey(entity, id));
     if (v === undefined) this.unrecorded.push(`exists ${entity} ${id}`);
     return v === true;
   }
 
   slot(entity: string, id: string, slot: string): unknown {
-    const k = keyOf(entity, id, slot);
+    const k = slotKey(entity, id, slot);
     if (!this.slots.has(k)) this.unrecorded.push(`${entity} ${id} ${slot}`);
     return this.slots.get(k);
   }
@@ -306,17 +310,17 @@ export class OverlayView implements StateView {
 
   constructor(private readonly base: StateView, assertions: readonly SlotAssertion[]) {
     for (const a of assertions) {
-      this.entities.add(keyOf(a.entity, a.id, null));
-      this.slots.set(keyOf(a.entity, a.id, a.slot), a.value);
+      this.entities.add(entityKey(a.entity, a.id));
+      this.slots.set(slotKey(a.entity, a.id, a.slot), a.value);
     }
   }
 
   hasEntity(entity: string, id: string): boolean {
-    return this.entities.has(keyOf(entity, id, null)) || this.base.hasEntity(entity, id);
+    return this.entities.has(entityKey(entity, id)) || this.base.hasEntity(entity, id);
   }
 
   slot(entity: string, id: string, slot: string): unknown {
-    const k = keyOf(entity, id, slot);
+    const k = slotKey(entity, id, slot);
     return this.slots.has(k) ? this.slots.get(k) : this.base.slot(entity, id, slot);
   }
 }
