@@ -39,7 +39,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "search", file: "src/reference/search.ts", threshold: 90 },
   { name: "call", file: "src/guard/call.ts", threshold: 85 }, // 85.4% (6 Dec 17:19): below the 90 target, survivors not yet sorted (issue 28)
   { name: "config", file: "src/guard/config.ts", threshold: 95 },
-  { name: "reads", file: "src/guard/reads.ts", threshold: 75 }, // 79.5% (6 Dec 17:21): below the 90 target (issue 28)
+  { name: "reads", file: "src/guard/reads.ts", threshold: 90 }, // 93.7% (6 Dec 18:55, h-mutguard; docs/testing.md)
   { name: "lifecycle", file: "src/guard/lifecycle.ts", threshold: 85 }, // 88.3% (6 Dec 17:23): below the 90 target (issue 28)
   { name: "snapshot", file: "src/guard/snapshot.ts", threshold: 80 }, // 80.1% when added (2 Dec); raise to 90: survivors in reports/mutation/snapshot
   { name: "adapter-core", file: "src/adapters/core.ts", threshold: 95 },
