@@ -344,6 +344,29 @@ describe("the rows kept", () => {
     await roundTrip(h, g, "INSERT INTO orders (customer) VALUES ('new') ON CONFLICT DO NOTHING");
   });
 
+  it("SQLite names a column in any case, and the rowid alias also as rowid, oid, _rowid_: each sets or changes the key (regression: an INSERT naming the key so, or an UPDATE changing it so, was read as leaving the key alone; the undo said undone and left the row)", async () => {
+    const h = fresh(`CREATE TABLE u (Id INTEGER PRIMARY KEY, v TEXT); INSERT INTO u VALUES (1, 'a');
+      CREATE TABLE p (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO p VALUES (1, 'a'), (2, 'b');
+      CREATE TABLE c (id INTEGER PRIMARY KEY, p INTEGER REFERENCES p (id) ON UPDATE CASCADE); INSERT INTO c VALUES (1, 1);`);
+    const g = await guard(h);
+    for (const q of [`INSERT INTO orders ("ID", customer) VALUES (-1, 'x')`, "INSERT INTO u (id, v) VALUES (-1, 'x')", "INSERT INTO orders (rowid, customer) VALUES (-1, 'x')", "INSERT INTO orders (_rowid_, customer) VALUES (-1, 'x')", "INSERT INTO orders (OID, customer) VALUES (-1, 'x')"]) {
+      // The whole table, not the (empty) range above the largest key.
+      expect((await g.check(q)).restorePoint?.rows, q).toBeGreaterThan(0);
+      await roundTrip(h, g, q);
+    }
+    // The whole table (orders: 4 rows), not the row the WHERE matches by its key.
+    for (const q of [`UPDATE orders SET "ID" = 10 WHERE id = 3`, "UPDATE orders SET rowid = 11 WHERE id = 3"]) {
+      expect((await g.check(q)).restorePoint?.rows, q).toBe(4);
+      await roundTrip(h, g, q);
+    }
+    await roundTrip(h, g, `UPDATE u SET id = 10 WHERE "Id" = 1`);
+    // The child an ON UPDATE CASCADE changes is kept too.
+    for (const q of [`UPDATE p SET "ID" = 10 WHERE id = 1`, "UPDATE p SET _ROWID_ = 10 WHERE id = 1"]) {
+      expect((await g.check(q)).restorePoint?.tables, q).toEqual(["main.p", "main.c"]);
+      await roundTrip(h, g, q);
+    }
+  });
+
   it("INTEGER PRIMARY KEY DESC and WITHOUT ROWID keys are no rowid alias: the whole table is kept, and the new row goes again (regression: the DESC key was read as the rowid, the row the INSERT added with a NULL key was outside the kept range, and the undo said undone and left it)", async () => {
     const h = fresh(`CREATE TABLE d (id INTEGER PRIMARY KEY DESC, v TEXT); INSERT INTO d VALUES (5, 'a');
       CREATE TABLE wr (id INTEGER PRIMARY KEY, v TEXT) WITHOUT ROWID; INSERT INTO wr VALUES (5, 'a');
