@@ -158,6 +158,8 @@ class SqlGuardImpl implements SqlGuard {
   private readonly catalog: Catalog;
   private readonly journal: SqlJournal;
   private readonly pending = new Map<string, Pending>();
+  /** SQLite: the statements (by index) whose program deletes rows (the check's bytecode). */
+  private readonly deletes = new Set<number>();
   private seq = 0;
   readonly dialect: SqlDialect;
 
@@ -216,6 +218,7 @@ class SqlGuardImpl implements SqlGuard {
     if (typeof statement !== "string") return this.refusal(base, "malformed_call", `not judged (malformed_call): ${statement.error}`);
     const d = dispatchSql(statement, this.dialect);
     base.problems = d.problems;
+    this.deletes.clear();
     base.calls = d.calls.map((c) => ({ name: c.name, arguments: c.arguments, source: c.source }));
     if (d.problems.length > 0) {
       const p = d.problems[0]!;
@@ -250,6 +253,7 @@ class SqlGuardImpl implements SqlGuard {
           return this.refusal(base, "unparsed", `not judged (unparsed): SQLite reads statement ${s.index + 1} differently from PostgreSQL's parser (${(e as Error).message})`);
         }
         if (a !== b) return this.refusal(base, "unparsed", `not judged (unparsed): SQLite reads statement ${s.index + 1} differently from PostgreSQL's parser`);
+        if (/^Delete /m.test(a)) this.deletes.add(s.index);
       }
     }
     if (d.calls.length === 0) {
@@ -320,6 +324,12 @@ class SqlGuardImpl implements SqlGuard {
         slots.triggers = t.triggers.length > 0;
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
+        // SQLite: a program that deletes rows for an INSERT, or for an UPDATE that leaves the key alone,
+        // carries a REPLACE conflict clause of the table's definition (lang_conflict.html): it deletes
+        // rows other than the statement's own, and the undo's own writes would be resolved the same way.
+        if (this.deletes.has(c.statement) && (c.name === "sql_insert" || (c.name === "sql_update" && !this.names(plan?.columns ?? [], t.info.pk ?? [])))) {
+          return this.refusal(base, "unknown_effect", `not judged (unknown_effect): statement ${c.statement + 1} may delete other rows of ${t.info.name} (a REPLACE conflict clause), and an undo's own writes would be replaced the same way`);
+        }
         const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
         const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1 && this.dialect === "postgres") {

@@ -367,6 +367,19 @@ describe("the rows kept", () => {
     }
   });
 
+  it("a table whose UNIQUE constraint resolves conflicts by REPLACE: an INSERT, or an UPDATE of a constrained column, may delete other rows and is not judged (regression: the rows REPLACE deleted were outside the kept range or keys, and the undo said undone and lost them)", async () => {
+    const h = fresh(`CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT UNIQUE ON CONFLICT REPLACE, w TEXT); INSERT INTO r VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'z');`);
+    const g = await guard(h);
+    for (const q of ["INSERT INTO r (v) VALUES ('a')", "UPDATE r SET v = 'b' WHERE id = 1", "SELECT 1; INSERT INTO r (w) VALUES ('q')"]) {
+      const n = q.startsWith("SELECT") ? 2 : 1;
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect", message: `not judged (unknown_effect): statement ${n} may delete other rows of main.r (a REPLACE conflict clause), and an undo's own writes would be replaced the same way` });
+    }
+    // An UPDATE of other columns, or one that changes the key (kept whole), deletes no other row.
+    expect((await g.check("UPDATE r SET w = 'q' WHERE id = 1")).restorePoint).toMatchObject({ rows: 1 });
+    await roundTrip(h, g, "UPDATE r SET w = 'q' WHERE id = 1");
+    await roundTrip(h, g, "DELETE FROM r WHERE id = 2");
+  });
+
   it("INTEGER PRIMARY KEY DESC and WITHOUT ROWID keys are no rowid alias: the whole table is kept, and the new row goes again (regression: the DESC key was read as the rowid, the row the INSERT added with a NULL key was outside the kept range, and the undo said undone and left it)", async () => {
     const h = fresh(`CREATE TABLE d (id INTEGER PRIMARY KEY DESC, v TEXT); INSERT INTO d VALUES (5, 'a');
       CREATE TABLE wr (id INTEGER PRIMARY KEY, v TEXT) WITHOUT ROWID; INSERT INTO wr VALUES (5, 'a');
