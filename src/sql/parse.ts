@@ -190,8 +190,8 @@ const KIND: Record<string, DmlPlan["kind"]> = { InsertStmt: "insert", UpdateStmt
 function statementCalls(stmt: Node, index: number, text: string, calls: SqlCall[], problems: Problem[]): boolean {
   const type = Object.keys(stmt)[0]!;
   const s = stmt[type];
-  const add = (name: string, rel: RelName | null, args: Record<string, unknown>, plan?: DmlPlan): void => {
-    calls.push({ name, arguments: { ...(rel !== null ? { table: relText(rel) } : {}), ...args }, source: text, rel, ...(plan !== undefined ? { plan } : {}), statement: index });
+  const add = (name: string, rel: RelName | null, args: Record<string, unknown>): void => {
+    calls.push({ name, arguments: { ...(rel !== null ? { table: relText(rel) } : {}), ...args }, source: text, rel, statement: index });
   };
   const unknown = (detail: string): boolean => {
     problems.push({ reason: "unknown_command", detail, source: text });

@@ -51,7 +51,7 @@ describe("dispatchSql: data-changing statements", () => {
     q = "INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET v = 2";
     expect(read(q)).toEqual({ calls: [call("sql_insert", q, { table: "t" }, { schema: null, name: "t" }, { plan: plan("insert", { conflict: "update", values: [1] }) })], problems: [], statements: one(q) });
     // A value that is not a constant, or rows from a query: no values.
-    for (q of ["INSERT INTO t VALUES (1), (abs(2))", "INSERT INTO t SELECT * FROM u", "INSERT INTO t DEFAULT VALUES"]) {
+    for (q of ["INSERT INTO t VALUES (1), (abs(2))", "INSERT INTO t VALUES (1, abs(2))", "INSERT INTO t SELECT * FROM u", "INSERT INTO t DEFAULT VALUES"]) {
       expect(read(q), q).toEqual({ calls: [call("sql_insert", q, { table: "t" }, { schema: null, name: "t" }, { plan: plan("insert") })], problems: [], statements: one(q) });
     }
   });
