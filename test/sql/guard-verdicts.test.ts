@@ -188,6 +188,13 @@ describe("the call", () => {
     const v = await guard(fresh(), { policy: "veto" });
     expect(await v.check("VACUUM")).toMatchObject({ approved: false, action: "deny", route: "Vetoed", reason: "unknown_command" });
   });
+
+  it("a statement that reads the clock is not judged (regression: DELETE … WHERE d < date('now') was approved with the rows matched when the guard read them; run later, it matches rows the point does not hold, and the undo cannot put them back)", async () => {
+    const g = await guard(fresh());
+    for (const [q, what] of [["DELETE FROM orders WHERE total < julianday('now')", "'now'"], ["UPDATE orders SET total = 0 WHERE CURRENT_TIMESTAMP > customer", "CURRENT_TIMESTAMP"]]) {
+      expect(await g.check(q!), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect", message: `not judged (unknown_effect): ${what} is the time when the statement runs, not when the guard read its rows` });
+    }
+  });
 });
 
 describe("SQLite's own reading", () => {

@@ -198,6 +198,30 @@ describe("dispatchSql: functions with effects", () => {
   });
 });
 
+describe("dispatchSql: the clock", () => {
+  it("CURRENT_DATE, CURRENT_TIME(STAMP), LOCALTIME(STAMP) and the date strings 'now', 'today', 'tomorrow', 'yesterday' converted by a cast or a function are an unknown effect: read again when the statement runs", () => {
+    const clock = (what: string, q: string) => ({ reason: "unknown_effect", detail: `${what} is the time when the statement runs, not when the guard read its rows`, source: q });
+    const cases: [string, string][] = [
+      ["DELETE FROM t WHERE d < CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP"],
+      ["DELETE FROM t WHERE d < CURRENT_TIMESTAMP(2)", "CURRENT_TIMESTAMP"],
+      ["DELETE FROM t WHERE d < current_date", "CURRENT_DATE"],
+      ["UPDATE t SET a = 1 WHERE d < CURRENT_TIME", "CURRENT_TIME"],
+      ["DELETE FROM t WHERE d < LOCALTIMESTAMP", "LOCALTIMESTAMP"],
+      ["DELETE FROM t WHERE d < LOCALTIME(0)", "LOCALTIME"],
+      ["DELETE FROM t WHERE d < date('now')", "'now'"],
+      ["DELETE FROM t WHERE d < julianday(' NOW ')", "' NOW '"],
+      ["DELETE FROM t WHERE d < 'today'::date", "'today'"],
+      ["DELETE FROM t WHERE d < CAST('Tomorrow' AS date)", "'Tomorrow'"],
+      ["INSERT INTO t SELECT * FROM u WHERE d > strftime('%s', 'yesterday')", "'yesterday'"],
+    ];
+    for (const [q, what] of cases) expect(dispatchSql(q, "postgres").problems, q).toEqual([clock(what, q)]);
+    // The session's user is the same for the guard's read and the statement; other strings are strings.
+    for (const q of ["DELETE FROM t WHERE u = current_user", "DELETE FROM t WHERE name = 'now'", "DELETE FROM t WHERE d < date('2020-01-01')", "DELETE FROM t WHERE d < '2020-01-01'::date", "DELETE FROM t WHERE d < date(x)"]) {
+      expect(dispatchSql(q, "postgres").problems, q).toEqual([]);
+    }
+  });
+});
+
 describe("dispatchSql: the deterministic built-ins", () => {
   // The functions the guard reads as having no effect (their value is the same in the guard's SELECT of
   // the rows and in the statement): each, called by its own name (quoted, so no special syntax such as
