@@ -85,7 +85,8 @@ export const MODULES: readonly MutationModule[] = [
   { name: "hooks-guards", file: "src/hooks/guards.ts", threshold: 95 }, // 97.2% (6 Dec 18:33)
   { name: "hooks-agents", file: "src/hooks/agents.ts", threshold: 95 }, // 99.5% (6 Dec 18:55)
   { name: "hooks-server", file: "src/hooks/server.ts", threshold: 90 }, // 90.6% (6 Dec 19:37)
-  { name: "hooks-shell", file: "src/hooks/shell.ts", threshold: 90 },
+  { name: "hooks-shell", file: "src/hooks/shell.ts", threshold: 95 }, // 96.6% (6 Dec 19:39)
+  { name: "hooks-opencode", file: "src/hooks/opencode.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {
