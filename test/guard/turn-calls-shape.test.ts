@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemorySink, verifyAuditLog } from "../../src/audit/index.js";
 import { createGuard } from "../../src/guard/index.js";
+import type { ToolCall } from "../../src/core/types.js";
 import { airline, airlineState, NOW, referenceFactory } from "./helpers.js";
 
 const cancel = { name: "cancel_reservation", arguments: { reservation_id: "R1" } };
@@ -18,7 +19,8 @@ describe("turn calls missing a part", () => {
     it(`${what}: a malformed_call refusal, logged, that the audit replay re-derives`, () => {
       const sink = createMemorySink();
       const g = createGuard({ ontology: airline.blob, backend: referenceFactory, state: airlineState(), scope: "turn", config: { now: NOW, log: sink } });
-      const d = g.check(cancel, { turnCalls: [entry] });
+      // A caller outside TypeScript (or a model's output) can send any shape.
+      const d = g.check(cancel, { turnCalls: [entry as unknown as ToolCall] });
       expect(d).toMatchObject({ route: "Vetoed", approved: false, reason: "malformed_call" });
       expect(d.detail).toMatch(/^forward call 0/);
       expect(sink.records).toHaveLength(1);
