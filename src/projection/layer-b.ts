@@ -19,6 +19,9 @@ export interface LayerBJson {
   entities: Record<string, Record<string, Record<string, unknown>>>;
 }
 
+/** How many records Layer B's lookups remember. */
+const RECENT = 8;
+
 function emptyRecord(): SlotRecord {
   return Object.create(null) as SlotRecord;
 }
@@ -29,19 +32,33 @@ export class LayerB implements StateView {
   // only by the instance that owns it (created it after the last clone), otherwise copied first.
   private owned = new WeakSet<SlotRecord>();
 
-  /** The last record looked up (a check reads one entity's existence and slots in a row): two map
-   * lookups saved per read. Every write forgets it. */
-  private lastEntity: string | null = null;
-  private lastId = "";
-  private lastRec: SlotRecord | undefined = undefined;
+  /** The last records looked up, most recent RECENT of them (a check reads one entity's existence and
+   * slots in a row; a re-projected record's derived slots read the same few entities in turn: the
+   * airline's flight dates, six times per segment): map lookups saved per read. Every write forgets
+   * them. */
+  private readonly recentEntity: string[] = new Array<string>(RECENT).fill("");
+  private readonly recentId: string[] = new Array<string>(RECENT).fill("");
+  private readonly recentRec: Array<SlotRecord | undefined> = new Array<SlotRecord | undefined>(RECENT).fill(undefined);
+  private recentCount = 0;
+  private recentNext = 0;
 
   private lookup(entity: string, id: string): SlotRecord | undefined {
-    if (entity === this.lastEntity && id === this.lastId) return this.lastRec;
+    const n = this.recentCount;
+    for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
     const rec = this.types.get(entity)?.get(id);
-    this.lastEntity = entity;
-    this.lastId = id;
-    this.lastRec = rec;
+    const at = this.recentNext;
+    this.recentEntity[at] = entity;
+    this.recentId[at] = id;
+    this.recentRec[at] = rec;
+    this.recentNext = (at + 1) % RECENT;
+    if (n < RECENT) this.recentCount = n + 1;
     return rec;
+  }
+
+  /** Forgets the records looked up (before any write). */
+  private forget(): void {
+    this.recentCount = 0;
+    this.recentNext = 0;
   }
 
   hasEntity(entity: string, id: string): boolean {
@@ -126,7 +143,7 @@ export class LayerB implements StateView {
   }
 
   deleteEntity(entity: string, id: string): boolean {
-    this.lastEntity = null;
+    this.forget();
     const m = this.types.get(entity);
     if (m === undefined) return false;
     const had = m.delete(id);
@@ -214,7 +231,7 @@ export class LayerB implements StateView {
   }
 
   private typeMap(entity: string): Map<string, SlotRecord> {
-    this.lastEntity = null;
+    this.forget();
     let m = this.types.get(entity);
     if (m === undefined) {
       m = new Map();

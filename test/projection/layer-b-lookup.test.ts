@@ -1,5 +1,5 @@
-// LayerB remembers the last record looked up (a check reads one entity in a row); every write forgets
-// it, so a read after any write sees the write.
+// LayerB remembers the last records looked up (a check reads one entity in a row; derived slots read a
+// few entities in turn); every write forgets them, so a read after any write sees the write.
 import { describe, expect, it } from "vitest";
 import { LayerB } from "../../src/projection/layer-b.js";
 
@@ -35,5 +35,27 @@ describe("LayerB's last-record lookup", () => {
     c.set("r", "1", "s", "c");
     expect(b.slot("r", "1", "s")).toBe("b");
     expect(c.slot("r", "1", "s")).toBe("c");
+  });
+
+  it("reads of many entities in turn, absent ones among them, each answer their own entity, before and after writes", () => {
+    const b = new LayerB();
+    for (let i = 0; i < 12; i += 2) b.replaceEntity("d", `f/${i}`, { n: i });
+    const read = () => Array.from({ length: 12 }, (_, i) => [b.hasEntity("d", `f/${i}`), b.slot("d", `f/${i}`, "n")]);
+    const want = (extra: number[]) => Array.from({ length: 12 }, (_, i) => (i % 2 === 0 || extra.includes(i) ? [true, i] : [false, undefined]));
+    for (let round = 0; round < 3; round++) expect(read()).toEqual(want([]));
+    // Same ids, other types; then an absent entity remembered as absent appears, and one disappears.
+    expect(b.slot("e", "f/2", "n")).toBeUndefined();
+    expect(b.slot("d", "f/3", "n")).toBeUndefined();
+    b.set("d", "f/3", "n", 3);
+    expect(read()).toEqual(want([3]));
+    expect(b.slot("d", "f/4", "n")).toBe(4);
+    b.deleteEntity("d", "f/4");
+    expect(b.slot("d", "f/4", "n")).toBeUndefined();
+    expect(b.hasEntity("d", "f/5")).toBe(false);
+    b.ensureEntity("d", "f/5");
+    expect(b.hasEntity("d", "f/5")).toBe(true);
+    expect(b.slot("d", "f/7", "n")).toBeUndefined();
+    b.adoptEntity("d", "f/7", Object.assign(Object.create(null) as Record<string, unknown>, { n: 7 }));
+    expect(b.slot("d", "f/7", "n")).toBe(7);
   });
 });
