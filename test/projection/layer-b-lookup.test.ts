@@ -37,6 +37,27 @@ describe("LayerB's last-record lookup", () => {
     expect(c.slot("r", "1", "s")).toBe("c");
   });
 
+  it("after a clone, the original's own writes reach neither the clone nor a record kept earlier; a record is written in place only while no one else holds it", () => {
+    const b = new LayerB();
+    b.replaceEntity("r", "1", { s: "a", t: 1 });
+    b.replaceEntity("r", "2", { s: "a" });
+    const c = b.clone();
+    b.set("r", "1", "s", "b");
+    b.set("r", "1", "t", 2);
+    expect([b.slot("r", "1", "s"), b.slot("r", "1", "t"), c.slot("r", "1", "s"), c.slot("r", "1", "t")]).toEqual(["b", 2, "a", 1]);
+    const d = c.clone();
+    c.set("r", "2", "s", "c");
+    expect([b.slot("r", "2", "s"), c.slot("r", "2", "s"), d.slot("r", "2", "s")]).toEqual(["a", "c", "a"]);
+    // Kept twice in a row, with a write in between: each snapshot stays as it was.
+    const k1 = b.keptRecord("r", "1");
+    b.set("r", "1", "s", "x");
+    const k2 = b.keptRecord("r", "1");
+    b.set("r", "1", "s", "y");
+    b.set("r", "1", "s", "z");
+    expect([k1?.s, k2?.s, b.slot("r", "1", "s"), c.slot("r", "1", "s")]).toEqual(["b", "x", "z", "a"]);
+    expect(b.keptRecord("r", "9")).toBeUndefined();
+  });
+
   it("reads of many entities in turn, absent ones among them, each answer their own entity, before and after writes", () => {
     const b = new LayerB();
     for (let i = 0; i < 12; i += 2) b.replaceEntity("d", `f/${i}`, { n: i });
