@@ -109,11 +109,9 @@ export function verdictRecord(v: Verdict | VerdictWords): VerdictRecord {
   return r;
 }
 
-/** What the gate found (the verdict or a fail-closed reason, before the policy) is the Evaluation's
- * first fields: the gate makes the one object of the check, and evaluate fills in the rest. */
-type Gate = Evaluation;
-
-const NO_READS: Read[] = Object.freeze([]) as unknown as Read[];
+/** What the gate found: the verdict (or a fail-closed reason) before the policy. The same object becomes
+ * the check's Evaluation (finish adds the policy's fields to it): one object per check. */
+type Gate = Pick<Evaluation, "verdict" | "admissible" | "reason" | "detail" | "backendFailed" | "targets" | "classification" | "call">;
 
 function gateResult(
   reason: GuardReason,
@@ -122,11 +120,7 @@ function gateResult(
   call: ToolCall | null,
   admissible = false,
 ): Gate {
-  // route, message and the rest are set by evaluate (finish) before anyone reads them.
-  return {
-    route: "Vetoed", approved: false, admissible, reason, detail, verdict: null, targets: null, classification, message: null, refusal: null,
-    question: null, consent: null, reads: NO_READS, digest: null as unknown as LazyDigest, backendFailed: false, call, unknown: null,
-  };
+  return { verdict: null, admissible, reason, detail, backendFailed: false, targets: null, classification, call };
 }
 
 const optionsCache = new WeakMap<EffectiveConfig, VerdictOptions>();
@@ -371,15 +365,16 @@ function finish(
   consent: ConsentResult | null,
   unknown: UnknownMark[] | null,
 ): Evaluation {
-  g.route = route;
-  g.approved = isApproving(route);
-  g.detail = detail;
-  g.message = message;
-  g.refusal = route === "Vetoed" ? message : null;
-  g.question = route === "ConsentEscalated" ? message : null;
-  g.consent = consent;
-  g.reads = reads;
-  g.digest = digest;
-  g.unknown = unknown;
-  return g;
+  const ev = g as Evaluation;
+  ev.route = route;
+  ev.approved = isApproving(route);
+  ev.detail = detail;
+  ev.message = message;
+  ev.refusal = route === "Vetoed" ? message : null;
+  ev.question = route === "ConsentEscalated" ? message : null;
+  ev.consent = consent;
+  ev.reads = reads;
+  ev.digest = digest;
+  ev.unknown = unknown;
+  return ev;
 }

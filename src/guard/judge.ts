@@ -172,8 +172,7 @@ export class Judge {
     s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
   ): Decision {
     const o = this.o;
-    // An empty forward sequence (most checks) is the one frozen empty list: no freeze per record.
-    const forwardOut = forward.length === 0 ? NO_FORWARD : Object.freeze(forward);
+    const forwardOut = Object.freeze(forward);
     const verdict = ev.verdict === null ? null : ownVerdict(ev.verdict);
     const targets = ev.targets === null ? null : frozenJsonSafe(ev.targets);
     const messages = Object.freeze(userMessages);
@@ -229,17 +228,9 @@ export class Judge {
   }
 }
 
-const NO_STEPS: VerdictRecord["steps"] = Object.freeze([]) as unknown as VerdictRecord["steps"];
-
 /** The verdict frozen in place (the verifier builds it fresh per verdict). */
 function ownVerdict(v: VerdictRecord): VerdictRecord {
   const steps = v.steps;
-  // No step (a refusal without a complete π): the one frozen empty list, in the field's place.
-  if (steps.length === 0) {
-    v.steps = NO_STEPS;
-    Object.freeze(v.bottleneck);
-    return Object.freeze(v);
-  }
   for (let i = 0; i < steps.length; i++) {
     // A fresh object per step. Its values are frozen copies the guard owns (the call's, the forward
     // sequence's, the values read through the RecordingView: Layer B's own or copied on read), shared
