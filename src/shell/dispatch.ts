@@ -289,6 +289,13 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     run(ctx, rest.slice(i), dir, source);
     return;
   }
+  // `trap 'rm -rf x' EXIT` runs its string later, in this shell: code whose effect is not known. A
+  // listing (`trap`, `-p`, `-l`, `-P`), `trap - SIG` (reset) and `trap '' SIG` (ignore) run nothing.
+  const trapped = rest[0]?.text === "--" ? rest.slice(1) : rest;
+  if (name === "trap" && trapped.length > 1 && !["-", "", "-p", "-P", "-l"].includes(trapped[0]!.text as string)) {
+    problem(ctx, "unknown_effect", "trap runs code later whose effect is not known", source);
+    return;
+  }
   if (ctx.cat.readOnly.has(name)) return;
   const entry = ctx.cat.commands[name];
   if (entry === undefined) {

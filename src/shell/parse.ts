@@ -412,7 +412,8 @@ interface Parts {
   text: string;
   glob: boolean;
   why: string | null;
-  /** The word starts with a quoted part (`"~"/x` is not the home directory). */
+  /** The word does not start with a literal unquoted part, so a `~` there is not the home directory
+   * (`"~"/x`, `\~/x`, `$H/x`). */
   quotedStart: boolean;
 }
 
@@ -434,7 +435,7 @@ function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean)
     case "string":
     case "translated_string": {
       // Every part is read before an unknown one ends the word: a substitution after it runs too.
-      const parts = kids(n, true).map((c) => (c.type === "string_content" ? literal(c.text.replace(/\\([$`"\\\n])/g, "$1")) : wordParts(c, scope, out, true)));
+      const parts = kids(n, true).map((c) => (c.type === "string_content" ? literal(c.text.replace(/\\([$`"\\\n])/g, (_, e: string) => (e === "\n" ? "" : e))) : wordParts(c, scope, out, true)));
       return { ...joined(parts), quotedStart: true };
     }
     case "concatenation": {
@@ -457,7 +458,8 @@ function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean)
       // An unquoted expansion is split and globbed by bash (an empty one is no word at all): only a
       // value with no blanks or glob characters, under the usual IFS, is one word.
       if (!quoted && (/^$|[\s*?[]/.test(v) || scope.vars.has("IFS"))) return unresolved(`unquoted $${name.text} would be split or globbed`);
-      return { text: v, glob: false, why: null, quotedStart: quoted };
+      // (A value is never tilde-expanded: `H='~'; rm $H/x` removes `./~/x`.)
+      return literal(v, true);
     }
     case "ansi_c_string":
       return unresolved("ANSI-C quoting ($'…')");

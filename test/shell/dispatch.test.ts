@@ -335,6 +335,16 @@ const LINE_STATE_CASES: Case[] = [
     ["cd sub; rm rel", ["fs_remove path=@/sub/rel"]],
     ["cd sub && cd .. && rm a.txt; rm b.txt", ["fs_remove path=@/a.txt","unresolved_argument: b.txt: relative to a directory that is not known (cd)"]],
     ["cd sub || rm a.txt", ["fs_remove path=@/sub/a.txt"]],
+    // `trap` runs its string later in this shell (it was read-only: the string was never judged).
+    ["trap 'rm -rf a.txt' EXIT", ["unknown_effect: trap runs code later whose effect is not known"]],
+    ["trap -- 'rm a.txt' INT TERM", ["unknown_effect: trap runs code later whose effect is not known"]],
+    ["trap $X EXIT", ["unknown_effect: trap runs code later whose effect is not known"]],
+    ["trap", []],
+    ["trap -p INT", []],
+    ["trap -l", []],
+    ["trap - INT", []],
+    ["trap '' INT", []],
+    ["trap 'x'", []],
 ];
 
 describe("the shell's state along the line: a change it cannot follow is never judged as the value before it", () => {

@@ -289,6 +289,15 @@ const SHELL_STATE: Case[] = [
     ["test -d b && cd b; rm x", ["/w: test -d b","/w: cd b","?: rm x"]],
     ["cd src && rm x && rm y", ["/w: cd src","/w/src: rm x","/w/src: rm y"]],
     ["cd src || rm x; rm y", ["/w: cd src","/w/src: rm x","/w/src: rm y"]],
+    ["H='~'; rm \"$H\"/x $H/y", ["/w: rm ~/x ~/y"]],
+    ["X=a; c && Y=b; rm $X $Y", ["/w: c","/w: rm a ?$Y{unset or unknown variable $Y}"]],
+    ["c || true; rm x", ["/w: c","/w: true","/w: rm x"]],
+    ["while c; do :; done; rm x", ["/w: c","/w: :","/w: rm x"]],
+    ["X=a; for f in $X; do rm $f $X; done", ["/w: rm ?$f{unset or unknown variable $f} a"]],
+    ["X=a; for ((;;)); do rm $X; done", ["/w: rm a"]],
+    ["for ((ii=0; ii<3; ii++)); do rm $ii; done", ["/w: rm ?$ii{unset or unknown variable $ii}"]],
+    ["CDPATH=/etc; cd .x; rm y", ["/w: cd .x","?: rm y"]],
+    ["rm \"a\\\nb\"", ["/w: rm ab"]],
     ["cd a && cd b && rm x; rm y", ["/w: cd a","/w/a: cd b","/w/a/b: rm x","?: rm y"]],
     ["a || cd b && rm x", ["/w: a","/w: cd b","?: rm x"]],
     ["X=a; if c; then cd b; else rm $X; fi; rm x", ["/w: c","/w: cd b","?: rm a","?: rm x"]],
@@ -315,6 +324,12 @@ const SHELL_STATE: Case[] = [
 ];
 
 describe("the shell's state along the line: variables, directory, globs", () => {
+  it("nested loops are walked once each to see what they change, not once per enclosing loop", async () => {
+    await loadBashParser();
+    const line = `${"for i in 1; do ".repeat(40)}rm a${"; done".repeat(40)}`;
+    expect(parse(line)).toEqual(["/w: rm a"]);
+  });
+
   it.each(SHELL_STATE)("%j", async (line, expected) => {
     await loadBashParser();
     expect(parse(line)).toEqual(expected);
