@@ -62,11 +62,22 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
   { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000, coverageAnalysis: "all" }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
+  // The SQL guard's other modules (issue 28, h-mutsql): each with its own fast in-process set.
+  { name: "sql-parse", file: "src/sql/parse.ts", threshold: 0 },
+  { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 0, timeoutMS: 60_000 },
+  { name: "sql-state", file: "src/sql/state.ts", threshold: 0, timeoutMS: 60_000 },
+  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0 },
   // The shell guard (issue 28: new modules join at the same bar).
   // Measured over lines 89-303 (paths, links, redirections, options, wrappers, the first effects):
   // 93.5% (docs/testing.md, "The shell guard"); the rest of the module was not run in the session.
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 65, timeoutMS: 30_000 }, // 68.5% (6 Dec 17:35): far below the 90 target, survivors not sorted (issue 28)
+  // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
+  { name: "shell-glob", file: "src/shell/glob.ts", threshold: 90, timeoutMS: 30_000 },
+  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 90, timeoutMS: 60_000 },
+  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 60_000 },
+  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 60_000 },
+  { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 60_000 },
 ];
 
 export interface ModuleScore {

@@ -1,7 +1,8 @@
 // Glob expansion against the real filesystem at check time, bounded: a pattern is matched one path
-// segment at a time (picomatch, bash's rules: `*` does not match a leading dot), reading only the
-// directories the pattern walks through. Over the bound the expansion stops with `over: true`.
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+// segment at a time (picomatch with bash's rules: nothing but a leading dot matches a leading dot; POSIX brackets, so
+// `[!a]` is "not a" as in bash, not picomatch's default "! or a"), reading only the directories the
+// pattern walks through. Over the bound the expansion stops with `over: true`.
+import { lstatSync, readdirSync } from "node:fs";
 import picomatch from "picomatch";
 
 export const MAX_GLOB_MATCHES = 10_000;
@@ -17,20 +18,18 @@ export interface GlobResult {
 const GLOB_CHARS = /(^|[^\\])[*?[]/;
 
 export function expandGlob(pattern: string, cwd: string): GlobResult {
-  const absolute = pattern.startsWith("/");
-  const segs = pattern.split("/").filter((s, i) => s !== "" || i === 0);
-  let bases: string[] = [absolute ? "/" : cwd];
+  let bases: string[] = [pattern.startsWith("/") ? "/" : cwd];
   let entries = 0;
-  const start = absolute ? 1 : 0;
-  for (let i = start; i < segs.length; i++) {
-    const seg = segs[i]!;
-    const last = i === segs.length - 1;
+  for (const seg of pattern.split("/").filter((s) => s !== "")) {
     const next: string[] = [];
     if (!GLOB_CHARS.test(seg)) {
       const lit = seg.replace(/\\(.)/g, "$1");
       for (const b of bases) next.push(b === "/" ? `/${lit}` : `${b}/${lit}`);
     } else {
-      const isMatch = picomatch(seg, { dot: seg.startsWith("."), bash: true });
+      // POSIX brackets make `[!a]` bash's "not a"; a name's leading dot is matched only by a leading
+      // dot of the pattern, never by `*`, `?` or a bracket (bash without dotglob).
+      const isMatch = picomatch(seg, { posix: true });
+      const dots = seg.startsWith(".");
       for (const b of bases) {
         let names: string[];
         try {
@@ -41,16 +40,16 @@ export function expandGlob(pattern: string, cwd: string): GlobResult {
         entries += names.length;
         if (entries > MAX_GLOB_ENTRIES) return { matches: [], over: true };
         for (const name of names) {
-          if (isMatch(name)) {
+          if ((dots || !name.startsWith(".")) && isMatch(name)) {
             next.push(b === "/" ? `/${name}` : `${b}/${name}`);
             if (next.length > MAX_GLOB_MATCHES) return { matches: [], over: true };
           }
         }
       }
     }
+    // Never over MAX_GLOB_MATCHES here: a glob segment returns when it goes over, a literal one keeps
+    // the count. Once empty, every later segment keeps it empty.
     bases = next;
-    if (bases.length === 0) break;
-    if (!last && bases.length > MAX_GLOB_MATCHES) return { matches: [], over: true };
   }
   if (!GLOB_CHARS.test(pattern)) return { matches: [], over: false };
   // Literal segments after the last glob may name nothing: keep only what exists.
@@ -58,11 +57,12 @@ export function expandGlob(pattern: string, cwd: string): GlobResult {
   return { matches, over: false };
 }
 
+/** lstat: a dangling symbolic link exists (bash lists it). */
 function exists(p: string): boolean {
   try {
     lstatSync(p);
     return true;
   } catch {
-    return existsSync(p);
+    return false;
   }
 }

@@ -370,7 +370,7 @@ class ShellGuardImpl implements ShellGuard {
       const inFresh = this.inFreshRepo(typed.calls);
       if (inFresh.size > 0) judged = typed.calls.filter((_, i) => !inFresh.has(i));
     } catch {
-      judged = typed.calls; // unreadable: judged as they are (a git call with no repository is not grounded)
+      // unreadable: judged as they are (a git call with no repository is not grounded)
     }
     let state: { repo: string | null; paths: string[] };
     let d: Decision;
@@ -581,7 +581,6 @@ export function repoScope(calls: readonly TypedCall[]): RepoScope {
 /** Do two calls of the line touch the same path (or one under the other)? Chains of mkdir are not an
  * overlap (their inverses run in reverse order); a repository-wide git call overlaps every other call. */
 function overlapping(calls: TypedCall[], hasRepo: boolean): boolean {
-  if (calls.length < 2) return false;
   const repoCalls = calls.filter((c) => GIT_REPO_TOOLS.has(c.name)).length;
   if (hasRepo && (repoCalls > 1 || (repoCalls === 1 && calls.some((c) => !GIT_REPO_TOOLS.has(c.name) && !c.name.startsWith("git_ref"))))) return true;
   const touched: { i: number; p: string; mk: boolean }[] = [];

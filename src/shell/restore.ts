@@ -4,7 +4,7 @@
 // RepoScope: tracked paths, untracked paths, untracked and ignored paths, or the whole tree). Bounded in files and bytes: over
 // the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
 // Layout of the store: packs/<name>.pack + .idx (the new contents of each point, one pack per point),
-// objects/<sha256> (loose contents, outside a point), points/<id>.json (manifests).
+// objects/<sha256> (loose contents: written by stores before packs, still read), points/<id>.json (manifests).
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
@@ -134,8 +134,6 @@ export class RestoreStore {
 
   /** Objects of packs: hash → where its bytes are. Loaded on first use. */
   private packIndex: Map<string, { pack: string; off: number; len: number }> | null = null;
-  /** New objects of the restore point being taken: written as one pack at its end. */
-  private pending: Map<string, Buffer> | null = null;
 
   private packs(): Map<string, { pack: string; off: number; len: number }> {
     if (this.packIndex !== null) return this.packIndex;
@@ -153,28 +151,19 @@ export class RestoreStore {
     return m;
   }
 
-  private putObject(data: Buffer): string {
+  /** A content of the point being taken: new ones wait in `pending`, written as one pack at its end. */
+  private putObject(data: Buffer, pending: Map<string, Buffer>): string {
     const h = sha256(data);
-    if (this.pending?.has(h) || this.packs().has(h) || existsSync(`${this.dir}/objects/${h}`)) return h;
-    if (this.pending !== null) {
-      this.pending.set(h, data);
-      return h;
-    }
-    // Not fsynced: a restore point guards against an agent's mistake, not a power cut. A torn object
-    // is caught when read (its hash is checked: restore_failed), never restored wrong (docs/shell.md).
-    try {
-      writeFileSync(`${this.dir}/objects/${h}`, data, { mode: 0o600, flag: "wx" });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
+    if (pending.has(h) || this.packs().has(h) || existsSync(`${this.dir}/objects/${h}`)) return h;
+    pending.set(h, data);
     return h;
   }
 
-  /** The new objects of a point, as one pack file and its index (two files, not one per object). */
-  private flushPending(): void {
-    const pending = this.pending;
-    this.pending = null;
-    if (pending === null || pending.size === 0) return;
+  /** The new objects of a point, as one pack file and its index (two files, not one per object). Not
+   * fsynced: a restore point guards against an agent's mistake, not a power cut. A torn object is
+   * caught when read (its hash is checked: restore_failed), never restored wrong (docs/shell.md). */
+  private flushPending(pending: Map<string, Buffer>): void {
+    if (pending.size === 0) return;
     const hashes = [...pending.keys()];
     const name = `pk-${sha256(hashes.join("\n")).slice(0, 24)}`;
     const idx: Record<string, [number, number]> = {};
@@ -214,7 +203,7 @@ export class RestoreStore {
   take(paths: readonly string[], repoRoot: string | null, scope: RepoScope = { kind: "all" }, tracked?: TrackedUnder): RestorePoint {
     const budget = { files: 0, bytes: 0 };
     const kept: KeptPath[] = [];
-    this.pending = new Map();
+    const pending = new Map<string, Buffer>();
     try {
       const wanted = new Set(paths);
       const d = new Map<string, number | null>();
@@ -265,28 +254,27 @@ export class RestoreStore {
         }
         return true;
       });
-      for (const p of top) kept.push({ path: p, entries: this.keep(p, budget, null) });
+      for (const p of top) kept.push({ path: p, entries: this.keep(p, budget, null, pending) });
       let repo: RepoState | null = null;
       if (repoRoot !== null) {
-        if (scope.kind === "all" && !top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`) });
-        repo = this.keepRepo(repoRoot);
+        if (scope.kind === "all" && !top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`, pending) });
+        repo = this.keepRepo(repoRoot, pending);
         if (scope.kind !== "all") repo.scope = scope.kind === "tracked" ? "tracked" : scope.ignored ? "untracked+ignored" : "untracked";
       }
       const body = pointBody({ format: RESTORE_FORMAT, paths: kept, repo, files: budget.files, bytes: budget.bytes, dirs });
       const digest = sha256(JSON.stringify(body));
       const id = `rp-${digest.slice(0, 16)}`;
       const point: RestorePoint = { id, digest, ...body };
-      this.flushPending();
+      this.flushPending(pending);
       writeFileSync(`${this.dir}/points/${id}.json`, JSON.stringify(point));
       return point;
     } catch (e) {
-      this.pending = null;
       if (e instanceof RestoreError) throw e;
       throw new RestoreError("restore_failed", `the restore point could not be taken: ${(e as Error).message}`);
     }
   }
 
-  private keep(p: string, budget: { files: number; bytes: number }, skip: string | null): Entry[] | null {
+  private keep(p: string, budget: { files: number; bytes: number }, skip: string | null, pending: Map<string, Buffer>): Entry[] | null {
     let st;
     try {
       st = lstatSync(p);
@@ -309,17 +297,17 @@ export class RestoreStore {
       } else if (s!.isFile()) {
         budget.bytes += Number(s!.size);
         if (budget.bytes > this.bounds.maxBytes) throw new RestoreError("over_bound", `more than ${this.bounds.maxBytes} bytes to keep`);
-        entries.push({ rel, kind: "file", mode, hash: this.putObject(readFileSync(full)) });
+        entries.push({ rel, kind: "file", mode, hash: this.putObject(readFileSync(full), pending) });
       } else throw new RestoreError("restore_failed", `${full} is not a file, directory or symbolic link`);
     };
     visit(p, "", st);
     return entries;
   }
 
-  private keepRepo(root: string): RepoState {
+  private keepRepo(root: string, pending: Map<string, Buffer>): RepoState {
     const headText = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
     const indexPath = `${root}/.git/index`;
-    const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath)) : null;
+    const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath), pending) : null;
     const refs = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"])
       .split("\n")
       .filter((l) => l !== "" && !l.startsWith("refs/stash "))

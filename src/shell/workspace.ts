@@ -219,7 +219,8 @@ export class Workspace {
   /** A directory is clean when every entry under it is tracked, unmodified, in git's mode, and no
    * directory in it is empty (git does not keep empty directories). */
   private dirState(p: string, rel: string, changed: Map<string, string>, index: Map<string, number>): PathFacts["git"] {
-    const prefix = rel === "" ? "" : `${rel}/`;
+    // (never the repository's root: paths() answers it as "dirty" without a walk)
+    const prefix = `${rel}/`;
     for (const k of changed.keys()) if (k === rel || k.startsWith(prefix)) return "dirty";
     let entries = 0;
     const walk = (d: string, r: string): boolean => {

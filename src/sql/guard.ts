@@ -448,7 +448,8 @@ class SqlGuardImpl implements SqlGuard {
    * returned bound. SQLite (autoinc.html): a new rowid is one more than the largest (AUTOINCREMENT: the
    * largest ever), unless the largest is the maximum integer. PostgreSQL (functions-sequence): nextval
    * of an ascending sequence returns more than its last value, so the bound is the smaller of the
-   * largest key and the sequence's last value. Null: not such an INSERT. */
+   * largest key and the sequence's last value, when the key's default is that sequence's nextval (or an
+   * identity). Null: not such an INSERT. */
   private async insertRange(info: TableInfo, plan: NonNullable<SqlCall["plan"]>): Promise<string | null> {
     if (info.pk === null || info.pk.length !== 1 || plan.conflict !== null || plan.columns === null) return null;
     const pk = info.pk[0]!;
@@ -457,6 +458,10 @@ class SqlGuardImpl implements SqlGuard {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
       const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
       if (String(col[0]?.type ?? "").toUpperCase() !== "INTEGER") return null;
+      // INTEGER PRIMARY KEY DESC as a column constraint, and a WITHOUT ROWID table, keep the key in an
+      // index of its own (pragma index_list origin "pk"): such a key is no rowid alias, and a new row's
+      // key is not above the largest rowid (DESC: it is NULL unless given).
+      if ((await this.db.read(`SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf("."))])).length > 0) return null;
       const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
       const m = r[0]?.m;
       if (m === null || m === undefined) return "0";
@@ -465,12 +470,16 @@ class SqlGuardImpl implements SqlGuard {
     }
     const r = await this.db.read(
       `SELECT s.last_value::text AS last, s.start_value::text AS start, s.increment_by::text AS inc, s.cycle, (SELECT max(t.${quoteIdent(pk)})::text FROM ${info.q} AS t) AS mx,
-              (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS type
+              (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS type,
+              (SELECT a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) = format('nextval(%L::regclass)', to_regclass(pg_get_serial_sequence($1, $2))::text)
+                 FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = to_regclass($1) AND a.attname = $2) AS own
        FROM pg_sequences s WHERE to_regclass(format('%I.%I', s.schemaname, s.sequencename)) = to_regclass(pg_get_serial_sequence($1, $2))`,
       [info.q, pk],
     );
     const x = r[0];
-    if (x === undefined || x.cycle === true || !["integer", "bigint", "smallint"].includes(String(x.type)) || BigInt(String(x.inc)) <= 0n) return null;
+    // The key must come from that sequence: an identity column, or a default that is exactly its nextval
+    // (a serial whose default was changed, to a constant or another sequence, still owns its sequence).
+    if (x === undefined || x.own !== true || x.cycle === true || !["integer", "bigint", "smallint"].includes(String(x.type)) || BigInt(String(x.inc)) <= 0n) return null;
     const seq = x.last === null ? BigInt(String(x.start)) - 1n : BigInt(String(x.last));
     const bound = x.mx === null ? seq : BigInt(String(x.mx)) < seq ? BigInt(String(x.mx)) : seq;
     return bound.toString();
@@ -518,7 +527,7 @@ class SqlGuardImpl implements SqlGuard {
       if (t.scope === "range") {
         const got = await readRange(this.db, t.info, t.above!);
         total += got.rows.length;
-        if (total > max) return `not approved: ${verb(t)} ${t.info.name}, above whose largest key are more than ${max} rows`;
+        if (total > max) return `not approved: ${verb(t)} ${t.info.name} (${got.rows.length} rows above its largest key); with the rows kept for the string's other tables that is more than ${max} rows (the restore bound)`;
         tables.push({ ...this.pointTable(t.info, "range", got.rows, got.keys, depth), above: t.above! });
       } else if (t.scope === "keys") {
         const c = t.calls[0]!;

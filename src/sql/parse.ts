@@ -210,7 +210,7 @@ function statementCalls(stmt: Node, index: number, text: string, calls: SqlCall[
     case "DeleteStmt":
       return dmlWith(stmt, s, index, text, calls, problems);
     case "TruncateStmt":
-      for (const r of s.relations ?? []) add("sql_truncate", relOf(r.RangeVar), { cascade: s.behavior === "DROP_CASCADE", restart: s.restart_seqs === true, only: r.RangeVar?.inh === false });
+      for (const r of s.relations ?? []) add("sql_truncate", relOf(r.RangeVar), { cascade: s.behavior === "DROP_CASCADE", restart: s.restart_seqs === true, only: r.RangeVar?.inh !== true });
       return false;
     case "DropStmt": {
       const kinds: Record<string, string> = { OBJECT_TABLE: "table", OBJECT_INDEX: "index", OBJECT_VIEW: "view" };
@@ -237,7 +237,7 @@ function statementCalls(stmt: Node, index: number, text: string, calls: SqlCall[
         add("sql_create", { schema: s.relation?.schemaname ?? null, name: s.idxname }, { kind: "index", on: relText(relOf(s.relation)), ifNotExists: s.if_not_exists === true });
       } else {
         if (rv?.relpersistence === "t") return unknown("CREATE TEMPORARY is not judged");
-        add("sql_create", relOf(rv), { kind: type === "ViewStmt" ? "view" : "table", ifNotExists: s.if_not_exists === true || (type === "CreateTableAsStmt" && s.if_not_exists === true), replace: s.replace === true });
+        add("sql_create", relOf(rv), { kind: type === "ViewStmt" ? "view" : "table", ifNotExists: s.if_not_exists === true, replace: s.replace === true });
       }
       return false;
     }

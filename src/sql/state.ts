@@ -162,8 +162,10 @@ export class Catalog {
       if (there.length === 0) await this.db.read(`PREPARE ${PG_CATALOG_NAME} (text) AS ${PG_CATALOG}`);
       prepared.add(this.db);
     }
+    // Outside the try: a name that cannot be a literal is a StateError, not a dropped statement.
+    const literal = pgLiteral(qname);
     try {
-      return await this.db.read(`EXECUTE ${PG_CATALOG_NAME}(${pgLiteral(qname)})`);
+      return await this.db.read(`EXECUTE ${PG_CATALOG_NAME}(${literal})`);
     } catch (e) {
       // DEALLOCATE / DISCARD since: prepared again on the next try (the caller retries once).
       prepared.delete(this.db);
@@ -235,12 +237,6 @@ SELECT current_schema() AS cs,
   (SELECT json_agg(json_build_object('n', w.rulename, 'e', w.ev_type::text)) FROM r JOIN pg_rewrite w ON w.ev_class = r.oid AND w.rulename <> '_RETURN') AS rules,
   (EXISTS (SELECT 1 FROM r JOIN pg_attribute a ON a.attrelid = r.oid AND a.attidentity <> '') OR EXISTS (SELECT 1 FROM r JOIN pg_depend d ON d.refobjid = r.oid JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S')) AS seq,
   EXISTS (SELECT 1 FROM r JOIN pg_inherits h ON h.inhparent = r.oid) AS inh`;
-
-function pgArray(v: unknown): string[] {
-  if (Array.isArray(v)) return v.map(String);
-  if (typeof v === "string") return v.replace(/^\{|\}$/g, "").split(",").filter((x) => x !== "").map((x) => x.replace(/^"|"$/g, ""));
-  return [];
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Rows.

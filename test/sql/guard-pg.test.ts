@@ -149,6 +149,45 @@ describe("postgres: an INSERT that leaves the key to a sequence", () => {
     await roundTrip(wide, "INSERT INTO idt (v) VALUES ('b')");
   });
 
+  it("the rows above a sequence that is behind its largest key count into the restore bound with every other table of the string", async () => {
+    // behind: its sequence is at its start, the largest key 10, so the range above min(10, 0) holds the
+    // row with key 10 (1 row). DELETE FROM orders WHERE id = 2 matches 1 row; its cascade reaches items,
+    // kept whole (3 rows). The point holds 1 + 1 + 3 = 5 rows, in either order of the statements.
+    await fresh(`CREATE TABLE behind (id serial PRIMARY KEY, v text); INSERT INTO behind VALUES (10, 'ahead of the sequence');`);
+    const first = "INSERT INTO behind (v) VALUES ('x'); DELETE FROM orders WHERE id = 2";
+    const last = "DELETE FROM orders WHERE id = 2; INSERT INTO behind (v) VALUES ('x')";
+    for (const maxRows of [3, 4]) {
+      for (const q of [first, last]) {
+        const d = await (await guard({ bounds: { maxRows } })).check(q);
+        expect(d, `${q} (bound ${maxRows})`).toMatchObject({ approved: false, reason: "over_bound", restorePoint: null });
+      }
+    }
+    // Counted into the bound when the range comes after the cascade: it is the range that passes it.
+    expect((await (await guard({ bounds: { maxRows: 4 } })).check(last)).message).toBe("not approved: INSERT would add to public.behind (1 rows above its largest key); with the rows kept for the string's other tables that is more than 4 rows (the restore bound)");
+    const g = await guard({ bounds: { maxRows: 5 } });
+    const d = await g.check(first);
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["public.behind", "public.orders", "public.items"], rows: 5 } });
+    await roundTrip(g, first);
+    await roundTrip(g, last);
+  });
+
+  it("a serial whose default no longer is its sequence's nextval keeps the whole table (regression: the range above the owned sequence was kept, the new key came from elsewhere, and the undo said undone and left the row)", async () => {
+    await fresh(`CREATE TABLE k (id serial PRIMARY KEY, v text); INSERT INTO k (v) VALUES ('a'), ('b'); ALTER TABLE k ALTER COLUMN id SET DEFAULT -5;
+      CREATE SEQUENCE other; CREATE TABLE o (id serial PRIMARY KEY, v text); INSERT INTO o VALUES (100, 'a'); SELECT setval('o_id_seq', 100); ALTER TABLE o ALTER COLUMN id SET DEFAULT nextval('other');
+      CREATE TABLE neg (id serial PRIMARY KEY, v text); INSERT INTO neg (v) VALUES ('a'); ALTER TABLE neg ALTER COLUMN id SET DEFAULT -nextval('neg_id_seq');
+      CREATE TABLE "Odd" ("Id" serial PRIMARY KEY, v text); INSERT INTO "Odd" (v) VALUES ('a');`);
+    const g = await guard();
+    for (const [t, rows] of [["k", 2], ["o", 1], ["neg", 1]] as const) {
+      expect((await g.check(`INSERT INTO ${t} (v) VALUES ('n')`)).restorePoint, t).toMatchObject({ tables: [`public.${t}`], rows });
+    }
+    // A quoted serial whose default is still its own: the range (no rows above the key).
+    expect((await g.check(`INSERT INTO "Odd" (v) VALUES ('n')`)).restorePoint).toMatchObject({ tables: ["public.Odd"], rows: 0 });
+    await roundTrip(g, "INSERT INTO k (v) VALUES ('n')");
+    await roundTrip(g, "INSERT INTO o (v) VALUES ('n')");
+    await roundTrip(g, "INSERT INTO neg (v) VALUES ('n')");
+    await roundTrip(g, `INSERT INTO "Odd" (v) VALUES ('n')`);
+  });
+
   it("a cycling or descending sequence, or a key that is not an integer, keeps the whole table", async () => {
     await fresh(`CREATE SEQUENCE cyc CYCLE; CREATE TABLE c (id integer PRIMARY KEY DEFAULT nextval('cyc'), v text); ALTER SEQUENCE cyc OWNED BY c.id; INSERT INTO c (v) VALUES ('a');
       CREATE SEQUENCE down INCREMENT -1 MINVALUE -100 MAXVALUE 0 START 0; CREATE TABLE d (id integer PRIMARY KEY DEFAULT nextval('down'), v text); ALTER SEQUENCE down OWNED BY d.id; INSERT INTO d (v) VALUES ('a');

@@ -344,6 +344,23 @@ describe("the rows kept", () => {
     await roundTrip(h, g, "INSERT INTO orders (customer) VALUES ('new') ON CONFLICT DO NOTHING");
   });
 
+  it("INTEGER PRIMARY KEY DESC and WITHOUT ROWID keys are no rowid alias: the whole table is kept, and the new row goes again (regression: the DESC key was read as the rowid, the row the INSERT added with a NULL key was outside the kept range, and the undo said undone and left it)", async () => {
+    const h = fresh(`CREATE TABLE d (id INTEGER PRIMARY KEY DESC, v TEXT); INSERT INTO d VALUES (5, 'a');
+      CREATE TABLE wr (id INTEGER PRIMARY KEY, v TEXT) WITHOUT ROWID; INSERT INTO wr VALUES (5, 'a');
+      CREATE TABLE asc_ (id INTEGER PRIMARY KEY ASC, v TEXT); INSERT INTO asc_ VALUES (5, 'a');
+      CREATE TABLE tc (id INTEGER, v TEXT, PRIMARY KEY (id DESC)); INSERT INTO tc VALUES (5, 'a');`);
+    const g = await guard(h);
+    // lang_createtable.html ("ROWID"): the DESC column constraint is the exception; ASC and the table
+    // constraint with DESC are aliases, so only the rows above the largest key are kept.
+    for (const [t, rows, tables] of [["d", 1, ["main.d"]], ["wr", 1, ["main.wr"]], ["asc_", 0, ["main.asc_"]], ["tc", 0, ["main.tc"]]] as const) {
+      expect((await g.check(`INSERT INTO ${t} (v) VALUES ('b')`)).restorePoint, t).toMatchObject({ rows, tables });
+    }
+    await roundTrip(h, g, "INSERT INTO d (v) VALUES ('b')");
+    await roundTrip(h, g, "INSERT INTO asc_ (v) VALUES ('b')");
+    await roundTrip(h, g, "INSERT INTO tc (v) VALUES ('b')");
+    await roundTrip(h, g, "INSERT INTO wr (id, v) VALUES (6, 'b')");
+  });
+
   it("an INSERT into a table over the bound that leaves the key to SQLite is approved; naming the key is asked", async () => {
     const h = fresh();
     const g = await guard(h, { bounds: { maxRows: 3 } });

@@ -1,0 +1,416 @@
+// The undo journal and runner (src/shell/undo.ts), in-process: what a journal keeps and selects, how
+// each inverse step reads, what each step does to a real folder or repository, and when an undo is
+// refused (changed since, unknown state, no inverse, already undone) — the workspace as it was after
+// each answer.
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { RestoreError, RestoreStore, DEFAULT_BOUNDS } from "../../src/shell/restore.js";
+import { describeStep, entryIn, Journal, latestSession, runStep, stateFingerprint, undoEntry, workspaceOf, type InverseStep, type JournalEntry } from "../../src/shell/undo.js";
+import { git } from "../../src/shell/workspace.js";
+import { buildTemplate, copyTemplate, sh as bash, tempDir } from "./helpers.js";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function root(): string {
+  const r = realpathSync(tempDir("polar-shell-undo-"));
+  made.push(r);
+  return r;
+}
+
+let cleanTpl: string | null = null;
+/** A copy of the `clean` template (committed, branches main, feature, old, topic; tag v1). */
+function repo(): string {
+  if (cleanTpl === null) {
+    cleanTpl = buildTemplate("clean");
+    made.push(cleanTpl);
+  }
+  return copyTemplate(cleanTpl, `${root()}/ws`);
+}
+
+const step = (tool: string, args: Record<string, unknown> = {}, forwardTool = "fs_remove"): InverseStep => ({ tool, arguments: args, forwardTool, tier: "T1", annotation: "" });
+
+function entry(over: Partial<JournalEntry> = {}): JournalEntry {
+  return { id: "u-1-aaaaaa", execution: "s:1", call: { tool: "shell", args: { command: "x" } }, calls: [], tier: "T1", phi: 0, inverse: [step("nothing")], restorePoint: null, paths: [], kinds: {}, repo: null, after: stateFingerprint([], null), ...over };
+}
+
+function store(): RestoreStore {
+  const s = new RestoreStore(`${root()}/store`, DEFAULT_BOUNDS);
+  s.open();
+  return s;
+}
+
+describe("describeStep: one line per inverse step, paths relative to the workspace", () => {
+  it("names every step the runner knows", () => {
+    const cwd = "/w";
+    const lines = [
+      [step("nothing", {}, "git_clean"), "nothing to undo (git_clean changed nothing)"],
+      [step("git_restore_path", { path: "/w/a.txt" }), "git restore --source=HEAD --staged --worktree -- a.txt"],
+      [step("restore_point_apply", { point: "rp-1" }), "put back what restore point rp-1 holds"],
+      [step("fs_remove", { path: "/w/d/n.txt" }), "remove d/n.txt (created by the call)"],
+      [step("fs_remove", { path: "/w" }), "remove . (created by the call)"],
+      [step("fs_remove", { path: 5 }), "remove 5 (created by the call)"],
+      [step("fs_move_back", { source: "/w/a", destination: "/w/b" }), "mv b a"],
+      [step("fs_move_back_git", { source: "/w/a", destination: "/w/b" }), "mv b a; git restore --source=HEAD -- b"],
+      [step("fs_move_back_restore", { source: "/w/a", destination: "/w/b", point: "rp-2" }), "mv b a; put back b from restore point rp-2"],
+      [step("git_reset_to", { target: "abc" }), "git reset --hard abc"],
+      [step("git_uncommit", { target: "abc" }), "git reset --soft abc"],
+      [step("git_switch_to", { branch: "main", target: "abc" }), "git switch main"],
+      [step("git_switch_to", { branch: "", target: "abc" }), "git switch --detach abc"],
+      [step("git_ref_create", { ref: "refs/heads/x", target: "abc" }), "git update-ref refs/heads/x abc"],
+      [step("git_ref_delete", { ref: "refs/tags/v" }), "git update-ref -d refs/tags/v"],
+      [step("git_unstage", { paths: ["a", 3] }), "git reset -q -- a 3"],
+      [step("teleport_back", { x: 1 }), 'teleport_back {"x":1}'],
+    ] as const;
+    for (const [s, line] of lines) expect(describeStep(s, cwd)).toBe(line);
+  });
+});
+
+describe("the journal: one JSONL file per session", () => {
+  it("keeps entries and undo marks across instances; lists newest as index 1 with a preview; selects by index, id or the latest not undone", () => {
+    const file = `${root()}/s.jsonl`;
+    const j = new Journal(file);
+    expect(j.file).toBe(file);
+    expect(j.list("/w")).toEqual([]);
+    expect(j.select(undefined)).toBeNull();
+    const a = entry({ id: "u-1-a", inverse: [step("fs_remove", { path: "/w/a" })] });
+    const b = entry({ id: "u-2-b", inverse: [step("git_reset_to", { target: "abc" })] });
+    j.add(a);
+    j.add(b);
+    j.markUndone("u-2-b");
+    const k = new Journal(file);
+    expect(k.list("/w")).toEqual([
+      { ...a, index: 2, undone: false, preview: ["remove a (created by the call)"] },
+      { ...b, index: 1, undone: true, preview: ["git reset --hard abc"] },
+    ]);
+    expect(k.isUndone("u-2-b")).toBe(true);
+    expect(k.isUndone("u-1-a")).toBe(false);
+    expect(k.select(undefined)?.id).toBe("u-1-a");
+    expect(k.select(1)?.id).toBe("u-2-b");
+    expect(k.select(2)?.id).toBe("u-1-a");
+    for (const n of [0, -1, 1.5, 3]) expect(k.select(n)).toBeNull();
+    expect(k.select({ id: "u-1-a" })?.id).toBe("u-1-a");
+    expect(k.select({ id: "u-9" })).toBeNull();
+    k.markUndone("u-1-a");
+    expect(k.select(undefined)).toBeNull();
+    expect(readFileSync(file, "utf8").split("\n")).toEqual([JSON.stringify({ entry: a }), JSON.stringify({ entry: b }), JSON.stringify({ undone: "u-2-b" }), JSON.stringify({ undone: "u-1-a" }), ""]);
+  });
+});
+
+describe("which workspace and session an undo belongs to", () => {
+  it("workspaceOf: the nearest folder up with a .git, else the folder itself", () => {
+    const r = root();
+    mkdirSync(`${r}/repo/.git`, { recursive: true });
+    mkdirSync(`${r}/repo/a/b`, { recursive: true });
+    mkdirSync(`${r}/plain/c`, { recursive: true });
+    expect(workspaceOf(`${r}/repo/a/b`)).toBe(`${r}/repo`);
+    expect(workspaceOf(`${r}/repo`)).toBe(`${r}/repo`);
+    expect(workspaceOf(`${r}/plain/c`)).toBe(`${r}/plain/c`);
+  });
+
+  it("entryIn: its cwd, its repository or a touched path is the workspace or under it (not a sibling that shares the prefix)", () => {
+    expect(entryIn(entry({ cwd: "/w" }), "/w")).toBe(true);
+    expect(entryIn(entry({ cwd: "/w/sub" }), "/w")).toBe(true);
+    expect(entryIn(entry({ cwd: "/w/sub" }), "/w/")).toBe(true);
+    expect(entryIn(entry({ cwd: "/wx" }), "/w")).toBe(false);
+    expect(entryIn(entry({ repo: "/w" }), "/w")).toBe(true);
+    expect(entryIn(entry({ paths: ["/x/a", "/w/b"] }), "/w")).toBe(true);
+    expect(entryIn(entry({ paths: ["/x/a"], repo: "/x" }), "/w")).toBe(false);
+  });
+
+  it("latestSession: the most recently written journal; with a workspace, the latest with an execution in it", () => {
+    const r = root();
+    expect(latestSession(`${r}/none`)).toBeNull();
+    mkdirSync(`${r}/sessions`);
+    expect(latestSession(r)).toBeNull();
+    const write = (name: string, e: JournalEntry, t: number) => {
+      writeFileSync(`${r}/sessions/${name}.jsonl`, `${JSON.stringify({ entry: e })}\n`);
+      utimesSync(`${r}/sessions/${name}.jsonl`, t, t);
+    };
+    write("old", entry({ cwd: "/w1" }), 1_000);
+    write("new", entry({ cwd: "/w2" }), 2_000);
+    writeFileSync(`${r}/sessions/notes.txt`, "not a journal");
+    expect(latestSession(r)).toBe("new");
+    expect(latestSession(r, "/w1")).toBe("old");
+    expect(latestSession(r, "/w2")).toBe("new");
+    expect(latestSession(r, "/w3")).toBeNull();
+    // Written at the same time: by name.
+    write("b-same", entry({ cwd: "/w4" }), 3_000);
+    write("a-same", entry({ cwd: "/w4" }), 3_000);
+    expect(latestSession(r)).toBe("a-same");
+  });
+});
+
+describe("stateFingerprint: what the touched paths and the repository are now", () => {
+  it("changes with a path's content, mode, kind or absence; not with an untouched path", () => {
+    const r = root();
+    writeFileSync(`${r}/a`, "1");
+    writeFileSync(`${r}/other`, "o");
+    const f0 = stateFingerprint([`${r}/a`], null);
+    expect(stateFingerprint([`${r}/a`, `${r}/a`], null)).toBe(f0);
+    writeFileSync(`${r}/other`, "changed");
+    expect(stateFingerprint([`${r}/a`], null)).toBe(f0);
+    writeFileSync(`${r}/a`, "2");
+    const f1 = stateFingerprint([`${r}/a`], null);
+    expect(f1).not.toBe(f0);
+    rmSync(`${r}/a`);
+    expect(stateFingerprint([`${r}/a`], null)).not.toBe(f1);
+  });
+
+  it("in a repository: HEAD, the index, refs, the stash, and the content of untracked, ignored and modified files", () => {
+    const ws = repo();
+    const fp = () => stateFingerprint([], ws);
+    let prev = fp();
+    expect(fp()).toBe(prev);
+    const changes = [
+      () => bash(ws, "git checkout -q feature"),
+      () => bash(ws, "git branch extra"),
+      () => writeFileSync(`${ws}/u.txt`, "untracked"),
+      () => writeFileSync(`${ws}/u.txt`, "untracked, edited"),
+      () => writeFileSync(`${ws}/x.log`, "ignored"),
+      () => writeFileSync(`${ws}/x.log`, "ignored, edited"),
+      () => writeFileSync(`${ws}/a.txt`, "modified"),
+      () => writeFileSync(`${ws}/a.txt`, "modified again"),
+      () => bash(ws, "git add a.txt"),
+      () => bash(ws, "git stash -q"),
+      () => rmSync(`${ws}/.git/index`),
+    ];
+    writeFileSync(`${ws}/.gitignore`, "*.log\n");
+    bash(ws, "git add .gitignore && git commit -qm ignore");
+    prev = fp();
+    for (const change of changes) {
+      change();
+      const now = fp();
+      expect(now, change.toString()).not.toBe(prev);
+      prev = now;
+    }
+  });
+});
+
+describe("runStep: each inverse step on a real folder or repository", () => {
+  it("fs_remove removes a file or a whole folder; an absent path, or one under a file, is nothing to remove", () => {
+    const r = root();
+    mkdirSync(`${r}/d/e`, { recursive: true });
+    writeFileSync(`${r}/d/e/f`, "f");
+    writeFileSync(`${r}/file`, "x");
+    const s = store();
+    runStep(step("fs_remove", { path: `${r}/d` }), s, null, {});
+    expect(existsSync(`${r}/d`)).toBe(false);
+    runStep(step("fs_remove", { path: `${r}/absent` }), s, null, {});
+    runStep(step("fs_remove", { path: `${r}/file/under` }), s, null, {});
+    expect(readFileSync(`${r}/file`, "utf8")).toBe("x");
+    // Any other failure is the step's failure.
+    expect(() => runStep(step("fs_remove", { path: `${r}/${"n".repeat(300)}` }), s, null, {})).toThrow(/ENAMETOOLONG/);
+    expect(() => runStep(step("fs_remove", {}), s, null, {})).toThrow("inverse fs_remove: argument path is missing");
+    expect(() => runStep(step("fs_remove", { path: "" }), s, null, {})).toThrow("inverse fs_remove: argument path is missing");
+  });
+
+  it("fs_move_back moves the destination back only when the move happened", () => {
+    const r = root();
+    const s = store();
+    writeFileSync(`${r}/b`, "moved");
+    runStep(step("fs_move_back", { source: `${r}/a`, destination: `${r}/b` }), s, null, { [`${r}/a`]: "file" });
+    expect(readFileSync(`${r}/a`, "utf8")).toBe("moved");
+    expect(existsSync(`${r}/b`)).toBe(false);
+    // The source was absent before the call: the move failed; nothing is moved.
+    writeFileSync(`${r}/c`, "c");
+    runStep(step("fs_move_back", { source: `${r}/s`, destination: `${r}/c` }), s, null, { [`${r}/s`]: "absent" });
+    expect(existsSync(`${r}/s`)).toBe(false);
+    expect(existsSync(`${r}/c`)).toBe(true);
+    // The source is still there (the move did not happen): nothing is moved.
+    runStep(step("fs_move_back", { source: `${r}/a`, destination: `${r}/c` }), s, null, {});
+    expect(readFileSync(`${r}/a`, "utf8")).toBe("moved");
+    expect(readFileSync(`${r}/c`, "utf8")).toBe("c");
+    // The destination is not there: nothing is moved.
+    runStep(step("fs_move_back", { source: `${r}/gone`, destination: `${r}/none` }), s, null, {});
+    expect(existsSync(`${r}/gone`)).toBe(false);
+    // A dangling link moved is moved back (lstat, not stat).
+    symlinkSync("nowhere", `${r}/l2`);
+    runStep(step("fs_move_back", { source: `${r}/l1`, destination: `${r}/l2` }), s, null, {});
+    expect(readlinkSync(`${r}/l1`)).toBe("nowhere");
+    expect(() => runStep(step("fs_move_back", { source: `${r}/a` }), s, null, {})).toThrow("inverse fs_move_back: argument destination is missing");
+  });
+
+  it("fs_move_back_restore: moves back, then puts back what the destination held; a source inside the point is put back by the point, not moved", () => {
+    const r = root();
+    const s = store();
+    writeFileSync(`${r}/dest`, "old content");
+    const point = s.take([`${r}/dest`], null);
+    // The call moved src over dest.
+    writeFileSync(`${r}/dest`, "src content");
+    runStep(step("fs_move_back_restore", { source: `${r}/src`, destination: `${r}/dest`, point: point.id }), s, null, {});
+    expect(readFileSync(`${r}/src`, "utf8")).toBe("src content");
+    expect(readFileSync(`${r}/dest`, "utf8")).toBe("old content");
+    // The source is a kept path: the point holds it, it is not moved from the destination.
+    mkdirSync(`${r}/dir`);
+    writeFileSync(`${r}/dir/f`, "in dir");
+    writeFileSync(`${r}/d2`, "d2 before");
+    const p2 = s.take([`${r}/dir`, `${r}/d2`], null);
+    rmSync(`${r}/dir`, { recursive: true });
+    writeFileSync(`${r}/d2`, "in dir");
+    runStep(step("fs_move_back_restore", { source: `${r}/dir/f`, destination: `${r}/d2`, point: p2.id }), s, null, {});
+    expect(readFileSync(`${r}/dir/f`, "utf8")).toBe("in dir");
+    expect(readFileSync(`${r}/d2`, "utf8")).toBe("d2 before");
+    expect(() => runStep(step("fs_move_back_restore", { source: `${r}/a`, destination: `${r}/b`, point: "rp-nope" }), s, null, {})).toThrow(RestoreError);
+  });
+
+  it("git steps in a repository: restore a path, move back, reset, uncommit, switch, refs, unstage", () => {
+    const ws = repo();
+    const s = store();
+    const head = git(ws, ["rev-parse", "HEAD"]).trim();
+    const first = git(ws, ["rev-parse", "HEAD~1"]).trim();
+    writeFileSync(`${ws}/a.txt`, "changed");
+    runStep(step("git_restore_path", { path: `${ws}/a.txt` }), s, ws, {});
+    expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+    mkdirSync(`${ws}/src/extra`);
+    writeFileSync(`${ws}/src/extra/n`, "n");
+    runStep(step("git_restore_path", { path: `${ws}/src` }), s, ws, {});
+    expect(existsSync(`${ws}/src/extra`)).toBe(false);
+    expect(readFileSync(`${ws}/src/x.ts`, "utf8")).toBe("export const x = 1;\n");
+    // mv a.txt c.txt over a tracked c.txt? here: b.txt moved onto a.txt, git gives a.txt back.
+    rmSync(`${ws}/b.txt`);
+    writeFileSync(`${ws}/a.txt`, "beta\nmore\n");
+    runStep(step("fs_move_back_git", { source: `${ws}/b.txt`, destination: `${ws}/a.txt` }), s, ws, {});
+    expect(readFileSync(`${ws}/b.txt`, "utf8")).toBe("beta\nmore\n");
+    expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+    runStep(step("git_reset_to", { target: first }), s, ws, {});
+    expect(git(ws, ["rev-parse", "HEAD"]).trim()).toBe(first);
+    runStep(step("git_uncommit", { target: head }), s, ws, {});
+    expect(git(ws, ["rev-parse", "HEAD"]).trim()).toBe(head);
+    expect(git(ws, ["status", "--porcelain"]).trim()).not.toBe("");
+    runStep(step("git_reset_to", { target: head }), s, ws, {});
+    runStep(step("git_switch_to", { branch: "feature", target: head }), s, ws, {});
+    expect(readFileSync(`${ws}/.git/HEAD`, "utf8").trim()).toBe("ref: refs/heads/feature");
+    runStep(step("git_switch_to", { branch: "", target: first }), s, ws, {});
+    expect(readFileSync(`${ws}/.git/HEAD`, "utf8").trim()).toBe(first);
+    runStep(step("git_switch_to", { branch: "main", target: first }), s, ws, {});
+    runStep(step("git_switch_to", { target: head }), s, ws, {});
+    expect(readFileSync(`${ws}/.git/HEAD`, "utf8").trim()).toBe(head);
+    runStep(step("git_ref_create", { ref: "refs/heads/made", target: head }), s, ws, {});
+    expect(git(ws, ["rev-parse", "refs/heads/made"]).trim()).toBe(head);
+    runStep(step("git_ref_delete", { ref: "refs/heads/made" }), s, ws, {});
+    expect(git(ws, ["branch", "--list", "made"]).trim()).toBe("");
+    writeFileSync(`${ws}/new.txt`, "n");
+    bash(ws, "git add new.txt");
+    runStep(step("git_unstage", { paths: ["new.txt"] }), s, ws, {});
+    expect(git(ws, ["status", "--porcelain", "new.txt"]).trim()).toBe("?? new.txt");
+  });
+
+  it("fails with the reason: a step that needs the repository without one, a path in no repository, arguments of the wrong shape, an unknown step", () => {
+    const r = root();
+    const s = store();
+    for (const t of ["git_reset_to", "git_uncommit", "git_ref_create"]) expect(() => runStep(step(t, { target: "abc", ref: "refs/heads/x" }), s, null, {})).toThrow(`inverse ${t} needs the repository`);
+    expect(() => runStep(step("git_switch_to", { branch: "main" }), s, null, {})).toThrow("inverse git_switch_to needs the repository");
+    expect(() => runStep(step("git_switch_to", { target: "abc" }), s, null, {})).toThrow("inverse git_switch_to needs the repository");
+    expect(() => runStep(step("git_ref_delete", { ref: "refs/heads/x" }), s, null, {})).toThrow("inverse git_ref_delete needs the repository");
+    expect(() => runStep(step("git_unstage", { paths: ["a"] }), s, null, {})).toThrow("inverse git_unstage needs the repository");
+    expect(() => runStep(step("git_unstage", { paths: "a" }), s, r, {})).toThrow("git_unstage: paths is not a list");
+    writeFileSync(`${r}/a`, "a");
+    expect(() => runStep(step("git_restore_path", { path: `${r}/a` }), s, null, {})).toThrow(`${r}/a is not in a git repository`);
+    expect(readFileSync(`${r}/a`, "utf8")).toBe("a");
+    expect(() => runStep(step("git_reset_to", {}), s, r, {})).toThrow("inverse git_reset_to: argument target is missing");
+    expect(() => runStep(step("restore_point_apply", { point: "../x" }), s, null, {})).toThrow("not a restore point id: ../x");
+    let e: unknown = null;
+    try {
+      runStep(step("teleport_back"), s, null, {});
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(RestoreError);
+    expect((e as RestoreError).code).toBe("restore_failed");
+    expect((e as Error).message).toBe("no runner for inverse tool teleport_back");
+    runStep(step("nothing"), s, null, {});
+  });
+});
+
+describe("undoEntry: judged on the current state, then run", () => {
+  function setup(inverse: InverseStep[], paths: string[]) {
+    const r = root();
+    const j = new Journal(`${r}/s.jsonl`);
+    const s = store();
+    return { r, j, s, add: (over: Partial<JournalEntry> = {}) => {
+      const e = entry({ inverse, paths, after: stateFingerprint(paths, null), ...over });
+      j.add(e);
+      return e;
+    } };
+  }
+
+  it("nothing to undo, no such execution, already undone, no inverse", () => {
+    const { j, s } = setup([], []);
+    expect(undoEntry(j, s, "/w", undefined, false)).toEqual({ ok: false, id: null, reason: "nothing_to_undo", message: "nothing to undo", steps: [] });
+    expect(undoEntry(j, s, "/w", 1, false)).toEqual({ ok: false, id: null, reason: "not_found", message: "no such execution", steps: [] });
+    expect(undoEntry(j, s, "/w", { id: "u-x" }, false)).toEqual({ ok: false, id: null, reason: "not_found", message: "no such execution", steps: [] });
+    j.add(entry({ id: "u-none", inverse: [] }));
+    expect(undoEntry(j, s, "/w", undefined, false)).toEqual({ ok: false, id: "u-none", reason: "no_inverse", message: "u-none has no inverse (it was recorded, not approved as undoable)", steps: [] });
+    j.add(entry({ id: "u-empty", inverse: [step("")] }));
+    expect(undoEntry(j, s, "/w", { id: "u-empty" }, false).reason).toBe("no_inverse");
+    j.add(entry({ id: "u-null", inverse: [step("nothing"), { ...step("x"), tool: null as never }] }));
+    expect(undoEntry(j, s, "/w", { id: "u-null" }, false).reason).toBe("no_inverse");
+    j.add(entry({ id: "u-done" }));
+    j.markUndone("u-done");
+    expect(undoEntry(j, s, "/w", { id: "u-done" }, false)).toEqual({ ok: false, id: "u-done", reason: "already_undone", message: "u-done was undone already", steps: ["nothing to undo (fs_remove changed nothing)"] });
+  });
+
+  it("a dry run changes nothing; the undo runs π, marks the entry and calls back; a second is already undone", () => {
+    const { r, j, s, add } = setup([], []);
+    const p = `${r}/made.txt`;
+    writeFileSync(p, "made by the call");
+    const e = add({ id: "u-1", inverse: [step("fs_remove", { path: p })], paths: [p], after: stateFingerprint([p], null) });
+    let called = 0;
+    const dry = undoEntry(j, s, r, undefined, true, () => called++);
+    expect(dry).toEqual({ ok: true, id: "u-1", reason: "dry_run", message: "would undo u-1", steps: ["remove made.txt (created by the call)"] });
+    expect(existsSync(p)).toBe(true);
+    expect(called).toBe(0);
+    expect(undoEntry(j, s, r, { id: e.id }, false, () => called++)).toEqual({ ok: true, id: "u-1", reason: "undone", message: "undid u-1", steps: ["remove made.txt (created by the call)"] });
+    expect(existsSync(p)).toBe(false);
+    expect(called).toBe(1);
+    expect(new Journal(j.file).isUndone("u-1")).toBe(true);
+    expect(undoEntry(j, s, r, { id: "u-1" }, false).reason).toBe("already_undone");
+    // Without a callback too.
+    writeFileSync(`${r}/m2`, "x");
+    add({ id: "u-2", inverse: [step("fs_remove", { path: `${r}/m2` })], paths: [`${r}/m2`], after: stateFingerprint([`${r}/m2`], null) });
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("undone");
+  });
+
+  it("what the call touched changed since: refused, nothing run", () => {
+    const { r, j, s, add } = setup([], []);
+    const p = `${r}/made.txt`;
+    writeFileSync(p, "made by the call");
+    add({ id: "u-1", inverse: [step("fs_remove", { path: p })], paths: [p], after: stateFingerprint([p], null) });
+    writeFileSync(p, "newer work");
+    expect(undoEntry(j, s, r, undefined, false)).toEqual({ ok: false, id: "u-1", reason: "changed_since", message: "refused: what u-1 touched has changed since it ran; undoing it would destroy newer work", steps: ["remove made.txt (created by the call)"] });
+    expect(readFileSync(p, "utf8")).toBe("newer work");
+    // A dry run is refused the same way.
+    expect(undoEntry(j, s, r, undefined, true).reason).toBe("changed_since");
+  });
+
+  it("a state that cannot be read is unknown_state; a step that fails is inverse_failed, not marked, and calls back", () => {
+    const { r, j, s } = setup([], []);
+    j.add(entry({ id: "u-repo", repo: `${r}/not-a-repo`, after: "x" }));
+    const u = undoEntry(j, s, r, undefined, false);
+    expect(u.reason).toBe("unknown_state");
+    expect(u.message).toMatch(/^the current state could not be read: ENOENT/);
+    expect(u.ok).toBe(false);
+    j.add(entry({ id: "u-fail", inverse: [step("teleport_back")] }));
+    let called = 0;
+    expect(undoEntry(j, s, r, { id: "u-fail" }, false, () => called++)).toEqual({ ok: false, id: "u-fail", reason: "inverse_failed", message: "the undo of u-fail failed: no runner for inverse tool teleport_back", steps: ['teleport_back {}'] });
+    expect(called).toBe(1);
+    expect(j.isUndone("u-fail")).toBe(false);
+    expect(undoEntry(j, s, r, { id: "u-fail" }, false).reason).toBe("inverse_failed");
+  });
+
+  it("an entry without kinds (older journals) moves back as if every source existed", () => {
+    const { r, j, s } = setup([], []);
+    writeFileSync(`${r}/b`, "moved");
+    const paths = [`${r}/a`, `${r}/b`];
+    const e = entry({ id: "u-old", inverse: [step("fs_move_back", { source: `${r}/a`, destination: `${r}/b` })], paths, after: stateFingerprint(paths, null) });
+    delete (e as Partial<JournalEntry>).kinds;
+    appendFileSync(j.file, `${JSON.stringify({ entry: e })}\n`);
+    const k = new Journal(j.file);
+    expect(undoEntry(k, s, r, undefined, false).reason).toBe("undone");
+    expect(readFileSync(`${r}/a`, "utf8")).toBe("moved");
+    expect(lstatSync(`${r}/a`).isFile()).toBe(true);
+  });
+});

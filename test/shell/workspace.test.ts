@@ -1,0 +1,219 @@
+// Layer B of a workspace (src/shell/workspace.ts), in-process on real folders and one small git
+// repository: the facts a path and a repository give the verdict (kind, git state, inside the
+// workspace), what is cached until invalidate(), and the reads that fail (never a default).
+import { chmodSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { git, isDir, kindOf, Workspace, WorkspaceReadError } from "../../src/shell/workspace.js";
+import { buildTemplate, copyTemplate, sh as bash, tempDir } from "./helpers.js";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function root(): string {
+  const r = realpathSync(tempDir("polar-shell-ws-"));
+  made.push(r);
+  return r;
+}
+
+let tpl: string | null = null;
+/** A copy of the `rich` template: modified a.txt, staged staged.txt, untracked untracked.txt and
+ * notes/, ignored .env.local, build/, app.log, a stash, a symbolic link `link` to a.txt (tracked). */
+function rich(): string {
+  if (tpl === null) {
+    tpl = buildTemplate("rich");
+    made.push(tpl);
+  }
+  return copyTemplate(tpl, `${root()}/ws`);
+}
+
+describe("kindOf and isDir", () => {
+  it("the kind of what is at a path, not following a final link; absent also under a file", () => {
+    const r = root();
+    mkdirSync(`${r}/d`);
+    writeFileSync(`${r}/f`, "x");
+    symlinkSync("d", `${r}/l`);
+    expect(kindOf(`${r}/d`)).toBe("directory");
+    expect(kindOf(`${r}/f`)).toBe("file");
+    expect(kindOf(`${r}/l`)).toBe("symlink");
+    expect(kindOf("/dev/null")).toBe("other");
+    expect(kindOf(`${r}/none`)).toBe("absent");
+    expect(kindOf(`${r}/f/under`)).toBe("absent");
+    symlinkSync("loop", `${r}/loop`);
+    expect(() => kindOf(`${r}/loop/x`)).toThrow(WorkspaceReadError);
+    expect(() => kindOf(`${r}/loop/x`)).toThrow(/^cannot read .*\/loop\/x: ELOOP/);
+    expect(isDir(`${r}/d`)).toBe(true);
+    expect(isDir(`${r}/l`)).toBe(true);
+    expect(isDir(`${r}/f`)).toBe(false);
+    expect(isDir(`${r}/none`)).toBe(false);
+  });
+});
+
+describe("git", () => {
+  it("runs git in a folder and gives its output; a failure is a WorkspaceReadError naming the subcommand and git's first line", () => {
+    const ws = rich();
+    expect(git(ws, ["rev-parse", "--abbrev-ref", "HEAD"])).toBe("main\n");
+    expect(git(ws, ["hash-object", "--stdin"], "x")).toBe(`${bash(ws, "printf x | git hash-object --stdin")}`);
+    const r = root();
+    let e: unknown = null;
+    try {
+      git(r, ["status"]);
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(WorkspaceReadError);
+    expect((e as Error).name).toBe("WorkspaceReadError");
+    expect((e as Error).message).toBe("git status failed: fatal: not a git repository (or any of the parent directories): .git");
+  });
+});
+
+describe("Workspace.repoOf", () => {
+  it("the nearest folder up with a .git (a file or a folder), cached until invalidate()", () => {
+    const r = root();
+    mkdirSync(`${r}/repo/.git`, { recursive: true });
+    mkdirSync(`${r}/repo/a/b`, { recursive: true });
+    mkdirSync(`${r}/wt/c`, { recursive: true });
+    writeFileSync(`${r}/wt/.git`, "gitdir: elsewhere\n");
+    const w = new Workspace(r);
+    expect(w.repoOf(`${r}/repo/a/b`)).toBe(`${r}/repo`);
+    expect(w.repoOf(`${r}/repo`)).toBe(`${r}/repo`);
+    expect(w.repoOf(`${r}/wt/c`)).toBe(`${r}/wt`);
+    expect(w.repoOf(r)).toBeNull();
+    // Cached: a .git made later is not seen until invalidate().
+    mkdirSync(`${r}/repo/a/.git`);
+    expect(w.repoOf(`${r}/repo/a/b`)).toBe(`${r}/repo`);
+    w.invalidate();
+    expect(w.repoOf(`${r}/repo/a/b`)).toBe(`${r}/repo/a`);
+    // Every folder walked through is cached: none above the found one is read again.
+    rmSync(`${r}/repo/a/.git`, { recursive: true });
+    expect(w.repoOf(`${r}/repo/a`)).toBe(`${r}/repo/a`);
+  });
+});
+
+describe("Workspace.paths: the facts of each touched path", () => {
+  it("outside a repository: kind, `outside` (absent when nothing is there) and whether it is inside the workspace", () => {
+    const r = root();
+    mkdirSync(`${r}/ws/d`, { recursive: true });
+    writeFileSync(`${r}/ws/f`, "x");
+    writeFileSync(`${r}/out`, "x");
+    symlinkSync(`${r}/out`, `${r}/ws/to-out`);
+    symlinkSync(`${r}/ws/f`, `${r}/ws/to-in`);
+    const w = new Workspace(`${r}/ws`);
+    const f = w.paths([`${r}/ws/f`, `${r}/ws/d`, `${r}/ws/none`, `${r}/ws/none/deeper`, `${r}/out`, `${r}/ws/to-out`, `${r}/ws/to-in`, `${r}/ws`, `${r}/wsx`, `${r}/ws/f`]);
+    expect(Object.fromEntries([...f].map(([p, x]) => [p.slice(r.length), x]))).toEqual({
+      "/ws/f": { kind: "file", git: "outside", inside: true },
+      "/ws/d": { kind: "directory", git: "outside", inside: true },
+      "/ws/none": { kind: "absent", git: "absent", inside: true },
+      "/ws/none/deeper": { kind: "absent", git: "absent", inside: false },
+      "/out": { kind: "file", git: "outside", inside: false },
+      "/ws/to-out": { kind: "symlink", git: "outside", inside: false },
+      "/ws/to-in": { kind: "symlink", git: "outside", inside: true },
+      "/ws": { kind: "directory", git: "outside", inside: true },
+      "/wsx": { kind: "absent", git: "absent", inside: false },
+    });
+    expect(w.gitCalls).toBe(0);
+  });
+
+  it("in a repository: clean, modified, staged, untracked, ignored, a deleted tracked path, a clean or dirty folder, the root, its .git", () => {
+    const ws = rich();
+    writeFileSync(`${ws}/spaced name.txt`, "x");
+    bash(ws, "git add 'spaced name.txt' && git commit -qm spaced -o 'spaced name.txt' && echo more >> 'spaced name.txt'");
+    bash(ws, "rm b.txt && mkdir -p empty/inner");
+    writeFileSync(`${ws}/src/lib/new.ts`, "n");
+    const w = new Workspace(ws);
+    const names = ["bin/run.sh", "a.txt", "staged.txt", "untracked.txt", ".env.local", "b.txt", "nothing.txt", "docs", "src", "notes", "link", "spaced name.txt", "build", "empty", ".git", ".git/config", "bin"];
+    const f = w.paths([...names.map((n) => `${ws}/${n}`), ws]);
+    const git = Object.fromEntries(names.map((n) => [n, f.get(`${ws}/${n}`)!.git]));
+    expect(git).toEqual({
+      "bin/run.sh": "clean",
+      "a.txt": "modified",
+      "staged.txt": "staged",
+      "untracked.txt": "untracked",
+      ".env.local": "ignored",
+      "b.txt": "modified",
+      "nothing.txt": "absent",
+      docs: "clean",
+      src: "dirty",
+      notes: "dirty",
+      link: "clean",
+      "spaced name.txt": "modified",
+      build: "dirty",
+      empty: "dirty",
+      ".git": "outside",
+      ".git/config": "outside",
+      bin: "clean",
+    });
+    expect(f.get(ws)).toEqual({ kind: "directory", git: "dirty", inside: true });
+    expect(f.get(`${ws}/b.txt`)).toEqual({ kind: "absent", git: "modified", inside: true });
+    // One status and one ls-files for all of them.
+    expect(w.gitCalls).toBe(2);
+    // Cached until invalidate().
+    w.paths([`${ws}/a.txt`]);
+    expect(w.gitCalls).toBe(2);
+    w.invalidate();
+    w.paths([`${ws}/a.txt`]);
+    expect(w.gitCalls).toBe(4);
+  });
+
+  it("a tracked file in another mode than git writes it, or a link where a file was, is modified", () => {
+    const ws = rich();
+    chmodSync(`${ws}/b.txt`, 0o600);
+    chmodSync(`${ws}/bin/run.sh`, 0o644);
+    bash(ws, "git config core.fileMode false");
+    rmSync(`${ws}/docs/readme.md`);
+    symlinkSync("../a.txt", `${ws}/docs/readme.md`);
+    rmSync(`${ws}/link`);
+    writeFileSync(`${ws}/link`, "a.txt");
+    const w = new Workspace(ws);
+    const f = w.paths([`${ws}/b.txt`, `${ws}/bin/run.sh`, `${ws}/bin`, `${ws}/docs/readme.md`, `${ws}/link`]);
+    expect([...f.values()].map((x) => x.git)).toEqual(["modified", "modified", "dirty", "modified", "modified"]);
+  });
+
+  it("a path whose git read fails is a WorkspaceReadError, never a default", () => {
+    const ws = rich();
+    writeFileSync(`${ws}/.git/index`, "garbage");
+    const w = new Workspace(ws);
+    expect(() => w.paths([`${ws}/a.txt`])).toThrow(WorkspaceReadError);
+  });
+});
+
+describe("Workspace.repo and ref", () => {
+  it("the repository's facts: head, branch, upstream and ahead, dirty, untracked, ignored, stashes; cached until invalidate()", () => {
+    const ws = rich();
+    const w = new Workspace(ws);
+    const head = git(ws, ["rev-parse", "HEAD"]).trim();
+    expect(w.repo(ws)).toEqual({ root: ws, head, branch: "main", upstream: null, ahead: null, dirty: true, untracked: true, ignored: true, stashes: 1 });
+    const calls = w.gitCalls;
+    expect(calls).toBe(2);
+    w.repo(ws);
+    expect(w.gitCalls).toBe(calls);
+    bash(ws, "git stash -q -u && git stash -q --all || true");
+    w.invalidate();
+    const after = w.repo(ws);
+    expect(after.stashes).toBeGreaterThanOrEqual(2);
+    expect(after.dirty).toBe(false);
+  });
+
+  it("a clean repository on a detached HEAD with an upstream elsewhere; an empty repository", () => {
+    const ws = rich();
+    bash(ws, "git stash clear && git reset -q --hard && git clean -qfdx && git branch -q --set-upstream-to=old main 2>/dev/null || git branch -q -u old");
+    const w = new Workspace(ws);
+    const f = w.repo(ws);
+    expect(f).toMatchObject({ branch: "main", upstream: "old", ahead: 1, dirty: false, untracked: false, ignored: false, stashes: 0 });
+    bash(ws, "git checkout -q --detach HEAD");
+    w.invalidate();
+    expect(w.repo(ws)).toMatchObject({ branch: "", upstream: null, ahead: null });
+    const r = root();
+    bash(r, "git init -q -b trunk");
+    expect(new Workspace(r).repo(r)).toEqual({ root: r, head: null, branch: "trunk", upstream: null, ahead: null, dirty: false, untracked: false, ignored: false, stashes: 0 });
+  });
+
+  it("a ref's target, or null when it does not exist; each read is counted", () => {
+    const ws = rich();
+    const w = new Workspace(ws);
+    expect(w.ref(ws, "refs/tags/v1")).toBe(git(ws, ["rev-parse", "v1"]).trim());
+    expect(w.ref(ws, "refs/heads/nope")).toBeNull();
+    expect(w.gitCalls).toBe(2);
+  });
+});
