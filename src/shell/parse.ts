@@ -107,14 +107,17 @@ export function parseCommandLine(source: string, cwd: string, home: string, dept
 
 /** The text of the innermost node holding the error (a MISSING node is an error too, with no text). */
 function firstError(n: Node): string {
-  const inner = kids(n).find((c) => c.hasError);
+  const inner = tokens(n).find((c) => c.hasError);
   return inner === undefined ? n.text.slice(0, 40) : firstError(inner);
 }
 
-/** A node's children (named or all); web-tree-sitter types them as nullable, which a tree never holds. */
-function kids(n: Node, named = false): Node[] {
-  const all = named ? n.namedChildren : n.children;
-  if ((all as (Node | null)[]).includes(null)) throw new Unparsed("the parser gave a null node");
+/** A node's named children, or (`tokens`) all of them. */
+const named = (n: Node): Node[] => present(n.namedChildren);
+const tokens = (n: Node): Node[] => present(n.children);
+
+/** web-tree-sitter types children as nullable, which a tree never holds: not read if it does. */
+function present(all: (Node | null)[]): Node[] {
+  if (all.includes(null)) throw new Unparsed("the parser gave a null node");
   return all as Node[];
 }
 
@@ -155,7 +158,7 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
     case "process_substitution": {
       // Run in a copy of the shell: a `cd` or an assignment inside does not reach the commands after.
       const inner = copy(scope);
-      for (const c of kids(n, true)) walk(c, inner, out, n.type === "subshell" ? redirects : []);
+      for (const c of named(n)) walk(c, inner, out, n.type === "subshell" ? redirects : []);
       return;
     }
     case "list": {
@@ -174,7 +177,7 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
     case "case_statement": {
       // `if a; then b; elif …; else …; fi`, `case w in …)`: the condition (the word) runs, each
       // statement and branch after it may not.
-      const [first, ...rest] = kids(n, true);
+      const [first, ...rest] = named(n);
       walk(first!, scope, out, redirects);
       for (const c of rest) maybe(scope, false, (s, o) => walk(c, s, o, redirects), out);
       return;
@@ -186,18 +189,20 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       return;
     case "pipeline":
       // Each command of a pipeline runs in a subshell of its own.
-      for (const c of kids(n, true)) walk(c, copy(scope), out, redirects);
+      for (const c of named(n)) walk(c, copy(scope), out, redirects);
       return;
     case "redirected_statement": {
-      // The redirections apply to every command of the body (its one other child).
+      // The redirections apply to every command of the body (the other children).
       const own = [...redirects];
       const body: Node[] = [];
-      for (const c of kids(n, true)) {
+      for (const c of named(n)) {
         if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, own);
         else body.push(c);
       }
-      if (body.length === 0) push(out, { argv: [], redirects: own, cwd: scope.cwd, env: {}, text: n.text });
+      const start = out.length;
       for (const c of body) walk(c, scope, out, own);
+      // A body with no simple command to carry them (`> f`, `[[ … ]] > f`, `((…)) > f`) still opens the files.
+      if (!out.slice(start).some((c) => own.every((r) => c.redirects.includes(r)))) push(out, { argv: [], redirects: own, cwd: scope.cwd, env: {}, text: n.text });
       return;
     }
     case "variable_assignment":
@@ -206,16 +211,13 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
     case "declaration_command": {
       // `declare -u/-l/-i/-n X=…` changes or redirects the value (upper case, arithmetic, a name
       // reference): with an option, the names it sets are unknown.
-      const options = kids(n, true).some((c) => c.type === "word" && /^[-+]/.test(c.text));
-      for (const c of kids(n, true)) {
+      const options = named(n).some((c) => /^[-+]/.test(c.text));
+      for (const c of named(n)) {
         if (c.type === "variable_assignment") assign(c, scope, out, !options);
-        else if (options && c.type === "variable_name") scope.vars.set(c.text, null);
+        else if (options) scope.vars.set(c.text, null);
       }
       return;
     }
-    case "unset_command":
-      for (const c of kids(n, true)) scope.vars.set(c.text, null);
-      return;
     case "command":
       command(n, scope, out, redirects);
       return;
@@ -224,27 +226,28 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       // of that moment: walked with both unknown. Whatever it may set is unknown after the definition.
       // (Globs too: the function may run after a `shopt`, and may run one.)
       const inner: Scope = { cwd: null, vars: new Map([[GLOBS, null]]), trial: scope.trial };
-      for (const c of kids(n, true)) walk(c, inner, out, redirects);
+      for (const c of named(n)) walk(c, inner, out, redirects);
       for (const k of inner.vars.keys()) scope.vars.set(k, null);
       if (inner.vars.has("PWD")) scope.cwd = null;
       return;
     }
-    case "simple_expansion":
-      return;
     case "variable_name":
-      // A bare name outside `$…` is an arithmetic context (`((X=1))`, `$((X++))`, a C-style for):
-      // it may be assigned there.
+      // A bare name outside `$…` is an arithmetic context (`((X=1))`, `$((X++))`, a C-style for) or
+      // `unset X`: it may be assigned there.
       scope.vars.set(n.text, null);
+      return;
+    case "simple_expansion":
+      // `$X` reads X: nothing inside it runs.
       return;
     default:
       // A statement followed by `&` runs in the background, in a subshell.
-      for (const c of kids(n, true)) walk(c, c.nextSibling?.type === "&" ? copy(scope) : scope, out, redirects);
+      for (const c of named(n)) walk(c, c.nextSibling?.type === "&" ? copy(scope) : scope, out, redirects);
   }
 }
 
 /** The parts of `a && b || c` (tree-sitter nests them to the left) and the operators between them. */
 function chain(n: Node, parts: Node[], ops: string[]): void {
-  for (const c of kids(n)) {
+  for (const c of tokens(n)) {
     if (!c.isNamed) ops.push(c.type);
     else if (c.type === "list") chain(c, parts, ops);
     else parts.push(c);
@@ -252,7 +255,7 @@ function chain(n: Node, parts: Node[], ops: string[]): void {
 }
 
 function loop(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]): void {
-  for (const c of kids(n, true)) {
+  for (const c of named(n)) {
     walk(c, scope, out, redirects);
     // `for ((i=0; i<3; i++))`: the names in the header change each time round (tree-sitter reads
     // some of them as plain words).
@@ -271,7 +274,7 @@ function field(n: Node, name: string): Node {
 function assigned(n: Node, scope: Scope, out: SimpleCommand[]): Word {
   const value = n.childForFieldName("value");
   const w = value === null ? { text: "", raw: "", glob: false, why: null } : word(value, scope, out);
-  if (!kids(n).some((c) => c.type === "+=")) return w;
+  if (!tokens(n).some((c) => c.type === "+=")) return w;
   const old = scope.vars.get(field(n, "name").text);
   return typeof old === "string" && w.text !== null ? { ...w, text: old + w.text } : unknown(n.text, `${field(n, "name").text}+= on a value not known`);
 }
@@ -289,14 +292,14 @@ const REDIRECTIONS = new Set(["file_redirect", "heredoc_redirect", "herestring_r
 /** Adds the redirection `n` (one of REDIRECTIONS) to `into`; substitutions in it are walked. */
 function collectRedirects(n: Node, scope: Scope, out: SimpleCommand[], into: Redirect[]): void {
   if (n.type === "file_redirect") {
-    const op = kids(n).filter((c) => !c.isNamed).map((c) => c.text).join("");
+    const op = tokens(n).filter((c) => !c.isNamed).map((c) => c.text).join("");
     const dest = n.childForFieldName("destination");
     into.push({ op: op || ">", target: dest === null ? null : word(dest, scope, out) });
   } else if (n.type === "heredoc_redirect") {
     into.push({ op: "<<", target: null });
     // `cat <<EOF > f`: tree-sitter files the output redirection under the heredoc, and a pipeline
     // after the heredoc's start (`cat <<EOF | sh`) too.
-    for (const c of kids(n, true)) {
+    for (const c of named(n)) {
       if (c.type === "file_redirect") collectRedirects(c, scope, out, into);
       else walk(c, scope, out, []);
     }
@@ -316,7 +319,7 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[])
   const env: Record<string, Word> = {};
   const redirects = [...outer];
   let prev: Node | null = null;
-  for (const c of kids(n)) {
+  for (const c of tokens(n)) {
     // `a\<newline>b` is one word to bash (the pair is removed), two to tree-sitter: not judged. Inside
     // a command a line break only comes from such a continuation, so a two-byte gap that ends at the
     // start of the next line is exactly `\<newline>`.
@@ -326,7 +329,7 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[])
     prev = c;
     if (c.type === "variable_assignment") env[field(c, "name").text] = assigned(c, scope, out);
     else if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, redirects);
-    else if (c.type === "command_name") argv.push(word(kids(c, true)[0] ?? c, scope, out));
+    else if (c.type === "command_name") argv.push(word(named(c)[0] ?? c, scope, out));
     else if (c.isNamed) argv.push(word(c, scope, out));
     // A lone `$` argument (`rm $`) is an anonymous node: bash passes it as the word `$`; one right
     // before a string is the `$"…"` prefix of that string.
@@ -435,18 +438,18 @@ function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean)
     case "string":
     case "translated_string": {
       // Every part is read before an unknown one ends the word: a substitution after it runs too.
-      const parts = kids(n, true).map((c) => (c.type === "string_content" ? literal(c.text.replace(/\\([$`"\\\n])/g, (_, e: string) => (e === "\n" ? "" : e))) : wordParts(c, scope, out, true)));
+      const parts = named(n).map((c) => (c.type === "string_content" ? literal(c.text.replace(/\\([$`"\\\n])/g, (_, e: string) => (e === "\n" ? "" : e))) : wordParts(c, scope, out, true)));
       return { ...joined(parts), quotedStart: true };
     }
     case "concatenation": {
       // Braces are expanded when they are unquoted, whatever else is quoted (`{a,"b"}`).
-      if (BRACES.test(kids(n).map((c) => (c.type === "word" ? c.text : "_")).join(""))) return unresolved("brace expansion");
-      const parts = kids(n).map((c) => wordParts(c, scope, out, false));
+      if (BRACES.test(tokens(n).map((c) => (c.type === "word" ? c.text : "_")).join(""))) return unresolved("brace expansion");
+      const parts = tokens(n).map((c) => wordParts(c, scope, out, false));
       return { ...joined(parts), quotedStart: parts[0]!.quotedStart };
     }
     case "simple_expansion":
     case "expansion": {
-      const name = kids(n, true).find((c) => c.type === "variable_name" || c.type === "special_variable_name");
+      const name = named(n).find((c) => c.type === "variable_name" || c.type === "special_variable_name");
       // Only a plain ${NAME} or $NAME is resolved; ${X:-y}, ${#X}, ${X/a/b} are not (and may run
       // substitutions or assign: walked).
       if (name === undefined || (n.type === "expansion" && n.text !== `\${${name.text}}`)) {

@@ -335,6 +335,9 @@ const LINE_STATE_CASES: Case[] = [
     ["cd sub; rm rel", ["fs_remove path=@/sub/rel"]],
     ["cd sub && cd .. && rm a.txt; rm b.txt", ["fs_remove path=@/a.txt","unresolved_argument: b.txt: relative to a directory that is not known (cd)"]],
     ["cd sub || rm a.txt", ["fs_remove path=@/sub/a.txt"]],
+    // A statement with no simple command still opens the files of its redirections (they were lost).
+    ["[[ -n x ]] > a.txt", ["fs_write path=@/a.txt"]],
+    ["(( 1 )) > a.txt", ["fs_write path=@/a.txt"]],
     // `trap` runs its string later in this shell (it was read-only: the string was never judged).
     ["trap 'rm -rf a.txt' EXIT", ["unknown_effect: trap runs code later whose effect is not known"]],
     ["trap -- 'rm a.txt' INT TERM", ["unknown_effect: trap runs code later whose effect is not known"]],

@@ -199,6 +199,9 @@ describe("simple commands, words and directories", () => {
 const SHELL_STATE: Case[] = [
     // Redirections: an outer one applies to every command inside; substitutions in a target run.
     ["{ rm a > x; } > y", ["/w: rm a >y >x"]],
+    ["[[ -n $(rm a) ]] > f", ["/w: rm a","/w:  >f"]],
+    ["(( 1 )) > f", ["/w:  >f"]],
+    ["if [[ x ]]; then :; fi > f", ["/w: : >f"]],
     ["{ echo $(rm a); } > f", ["/w: rm a","/w: echo ?$(rm a){command substitution $(rm a)} >f"]],
     ["while :; do cat; done <<< x", ["/w: : <<<","/w: cat <<<"]],
     ["{ cat; } <<EOF\nx\nEOF", ["/w: cat <<"]],
@@ -298,6 +301,9 @@ const SHELL_STATE: Case[] = [
     ["for ((ii=0; ii<3; ii++)); do rm $ii; done", ["/w: rm ?$ii{unset or unknown variable $ii}"]],
     ["CDPATH=/etc; cd .x; rm y", ["/w: cd .x","?: rm y"]],
     ["rm \"a\\\nb\"", ["/w: rm ab"]],
+    ["diff <(cd src) a; rm x", ["/w: cd src","/w: diff ?<(cd src){command substitution <(cd src)} a","/w: rm x"]],
+    ["declare X=a-b; rm $X", ["/w: rm a-b"]],
+    ["X=a; unset -v X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
     ["cd a && cd b && rm x; rm y", ["/w: cd a","/w/a: cd b","/w/a/b: rm x","?: rm y"]],
     ["a || cd b && rm x", ["/w: a","/w: cd b","?: rm x"]],
     ["X=a; if c; then cd b; else rm $X; fi; rm x", ["/w: c","/w: cd b","?: rm a","?: rm x"]],
@@ -324,6 +330,12 @@ const SHELL_STATE: Case[] = [
 ];
 
 describe("the shell's state along the line: variables, directory, globs", () => {
+  it("a loop of 2,000 simple commands is read (walking it first to see what it changes keeps nothing)", async () => {
+    await loadBashParser();
+    const r = parseCommandLine(`while :; do ${":;".repeat(1999)} done`, "/w", "/h");
+    expect(r.ok && r.commands.length).toBe(2000);
+  });
+
   it("nested loops are walked once each to see what they change, not once per enclosing loop", async () => {
     await loadBashParser();
     const line = `${"for i in 1; do ".repeat(40)}rm a${"; done".repeat(40)}`;
