@@ -17,8 +17,8 @@ export function define(obj: Record<string, unknown>, key: string, value: unknown
   else obj[key] = value;
 }
 
+/** What a value that is not JSON is (`typeof` names undefined, functions, symbols and bigints). */
 function kindOf(v: unknown): string {
-  if (v === undefined) return "undefined";
   if (typeof v === "number") return "non-finite number";
   if (typeof v === "object" && v !== null) return `object of class ${(v as object).constructor?.name ?? "unknown"}`;
   return typeof v;

@@ -53,7 +53,8 @@ export class Execution {
   /** `before` for the entry of its observe: the value when it is made already, else a function that
    * makes it when first read (./lazy.ts). */
   lazyBefore(): Record<string, unknown> | (() => Record<string, unknown>) | undefined {
-    if (this.frozen !== null || typeof this.snap !== "function") return this.entry.before;
+    // Once the entry is made, `snap` holds its value (the entry read `before`).
+    if (typeof this.snap !== "function") return this.entry.before;
     return () => this.entry.before!;
   }
 
@@ -136,14 +137,16 @@ export class Lifecycle {
   }
 
   get(id: string): Execution | undefined {
-    const x = id.charCodeAt(0) === 0x78 /* x */ ? this.tracked.get(Number(id.slice(1))) : undefined;
+    // By the number after its first character; the id comparison refuses every other spelling.
+    const x = this.tracked.get(Number(id.slice(1)));
     return x !== undefined && x.id === id ? x : undefined;
   }
 
   /** The oldest pending execution of this call text (an observe that does not name one). */
   match(key: string): Execution | undefined {
     for (const x of this.pendingList) if (x.key === key) return x;
-    for (const x of this.tracked.values()) if (x.state === "pending" && x.key === key) return x;
+    // Every tracked execution is pending: observe, release and undo forget them.
+    for (const x of this.tracked.values()) if (x.key === key) return x;
     return undefined;
   }
 
@@ -240,12 +243,9 @@ export class Lifecycle {
   /** Session scope's forward sequence: observed calls, then pending ones in check order; only the last
    * maxDepth (all mutating: more would be `depth_exceeded` either way). */
   sessionForward(): unknown[] {
-    if (this.pendingList.length === 0) return this.observed.slice();
-    const n = this.observed.length + this.pendingList.length;
-    const out: unknown[] = new Array<unknown>(n);
-    for (let i = 0; i < this.observed.length; i++) out[i] = this.observed[i];
-    for (let i = 0; i < this.pendingList.length; i++) out[this.observed.length + i] = pendingEntry(this.pendingList[i]);
-    return n > this.maxDepth ? out.slice(n - this.maxDepth) : out;
+    const out: unknown[] = this.observed.slice();
+    for (const x of this.pendingList) out.push(pendingEntry(x));
+    return out.length > this.maxDepth ? out.slice(out.length - this.maxDepth) : out;
   }
 
   /**
@@ -260,7 +260,8 @@ export class Lifecycle {
     const claimed = new Set<Execution>();
     const rest: { copy: unknown; key: string | null }[] = [];
     for (const c of calls) {
-      const x = c.key === null ? undefined : this.pendingList.find((p) => p.key === c.key && !claimed.has(p));
+      // A call that is not one (key null) matches no execution: every execution's key is a string.
+      const x = this.pendingList.find((p) => p.key === c.key && !claimed.has(p));
       if (x !== undefined) claimed.add(x);
       else rest.push(c);
     }
@@ -302,12 +303,9 @@ export class Lifecycle {
 
   private drop(x: Execution): void {
     const list = this.pendingList;
-    // Most often the execution just checked (a call released or observed before the next check).
-    if (list.length > 0 && list[list.length - 1] === x) {
-      list.pop();
-      return;
-    }
-    const i = list.indexOf(x);
+    // Searched from the end: most often it is the execution just checked (a call released or observed
+    // before the next check). Each execution is in the list at most once.
+    const i = list.lastIndexOf(x);
     if (i >= 0) list.splice(i, 1);
   }
 

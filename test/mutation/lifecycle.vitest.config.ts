@@ -10,5 +10,6 @@ export default mutationVitestConfig([...new Set([
   "test/guard/own-executed.test.ts",
   "test/guard/session.test.ts",
   "test/guard/snapshot.test.ts",
+  "test/guard/snapshot-history.test.ts",
   ...GUARD_TESTS,
 ])]);
