@@ -63,21 +63,28 @@ export const MODULES: readonly MutationModule[] = [
   // The SQL guard (issue 28): the verdict on a statement.
   { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000, coverageAnalysis: "all" }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
   // The SQL guard's other modules (issue 28, h-mutsql): each with its own fast in-process set.
-  { name: "sql-parse", file: "src/sql/parse.ts", threshold: 0 },
-  { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 0, timeoutMS: 60_000 },
-  { name: "sql-state", file: "src/sql/state.ts", threshold: 0, timeoutMS: 60_000 },
-  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0 },
+  { name: "sql-parse", file: "src/sql/parse.ts", threshold: 75, coverageAnalysis: "all" }, // 78.7% (6 Dec 18:38, first run, per-test coverage, before parse-load): below the 90 target
+  { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 95, timeoutMS: 60_000, coverageAnalysis: "all" }, // 95.3% (6 Dec 18:53)
+  { name: "sql-state", file: "src/sql/state.ts", threshold: 0, timeoutMS: 60_000, coverageAnalysis: "all" }, // not yet measured (docs/testing.md): set from its first recorded score
+  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0, coverageAnalysis: "all" }, // not yet measured (docs/testing.md): set from its first recorded score
   // The shell guard (issue 28: new modules join at the same bar).
   // Measured over lines 89-303 (paths, links, redirections, options, wrappers, the first effects):
   // 93.5% (docs/testing.md, "The shell guard"); the rest of the module was not run in the session.
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 65, timeoutMS: 30_000 }, // 68.5% (6 Dec 17:35): far below the 90 target, survivors not sorted (issue 28)
   // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
-  { name: "shell-glob", file: "src/shell/glob.ts", threshold: 90, timeoutMS: 30_000 },
-  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 90, timeoutMS: 60_000 },
+  { name: "shell-glob", file: "src/shell/glob.ts", threshold: 95, timeoutMS: 30_000 }, // 97.6% (6 Dec 18:04)
+  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 90, timeoutMS: 20_000 },
   { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 60_000 },
   { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 60_000 },
   { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 60_000 },
+  // The agent hooks (issue 28): what a PreToolUse/BeforeTool hook answers in each agent's contract
+  // (docs/testing.md, "The agent hooks"). client, shell, init, setup and opencode have their sets
+  // (test/mutation/hooks-*.vitest.config.ts) but no measured row yet: they join here when measured.
+  { name: "hooks-engine", file: "src/hooks/engine.ts", threshold: 95 }, // 95.5% (6 Dec 18:46)
+  { name: "hooks-guards", file: "src/hooks/guards.ts", threshold: 95 }, // 97.2% (6 Dec 18:33)
+  { name: "hooks-agents", file: "src/hooks/agents.ts", threshold: 95 }, // 99.5% (6 Dec 18:55)
+  { name: "hooks-server", file: "src/hooks/server.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {

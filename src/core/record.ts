@@ -133,7 +133,7 @@ export function writeOperandInt(view: DataView, i: number, tag: number, value: n
 
 /** Steps actually present: the count field, clamped to the record's capacity so a corrupt count
  * cannot make the reader run past the output region. */
-function stepCount(view: DataView): number {
+export function stepCount(view: DataView): number {
   const n = view.getUint32(OUT_N_STEPS, LE);
   return n > MAX_STEPS ? MAX_STEPS : n;
 }

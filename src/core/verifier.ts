@@ -11,9 +11,24 @@ import {
   OperandKind,
   OUT_B_CALL,
   OUT_B_EDGE,
+  OUT_AMOUNT,
+  OUT_AMOUNT_STATE,
   OUT_B_TOOL,
+  OUT_COMPLETE,
+  OUT_LOSS,
+  OUT_NODES,
+  OUT_PHI,
   OUT_REASON,
+  OUT_STATUS,
+  OUT_STEPS,
   OUTPUT_SIZE,
+  STEP_AMOUNT,
+  STEP_AMOUNT_STATE,
+  STEP_CALL,
+  STEP_EDGE,
+  STEP_LOSS,
+  STEP_PHI,
+  STEP_SIZE,
   Reason,
   SlotType,
   Status,
@@ -23,7 +38,7 @@ import {
 import type { ArgMapEntry, EdgeTable, OntologyTables, OperandTable } from "../ontology/tables.js";
 import type { SearchBackend } from "./backend.js";
 import { Interner } from "./interner.js";
-import { outputBytes, outputWords, readOutput, tierFlags, writeCall, writeHeader, writeOperand, writeOperandInt, type RawOutput } from "./record.js";
+import { outputBytes, outputWords, stepCount, tierFlags, writeCall, writeHeader, writeOperand, writeOperandInt } from "./record.js";
 import type {
   Bottleneck,
   ExecutedCall,
@@ -42,7 +57,6 @@ import {
   numberToFixed,
   splitPath,
   timeToFixed,
-  toSize,
   toTagged,
   type TaggedValue,
 } from "./values.js";
@@ -149,6 +163,8 @@ interface ArgPlan {
   param: string;
   source: ArgSource;
   path: string[];
+  /** `path` joined with dots (how presence operands name argument paths). */
+  pathText: string;
   slot: string;
   literal: unknown;
 }
@@ -180,7 +196,7 @@ function planArgs(entries: ArgMapEntry[]): ArgPlan[] {
     // A PreSlot ref may be written `slot` or `entity.slot`; the slot is the last part.
     const slot = a.ref.includes(".") ? a.ref.slice(a.ref.lastIndexOf(".") + 1) : a.ref;
     const path = a.ref === "" ? [] : splitPath(a.ref);
-    return { param: a.param, source: a.source, path, slot, literal };
+    return { param: a.param, source: a.source, path, pathText: path.join("."), slot, literal };
   });
 }
 
@@ -293,6 +309,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   const slotStamp = new Float64Array(tables.slots.length);
   const slotValue: unknown[] = new Array<unknown>(tables.slots.length).fill(undefined);
   let stamp = 0;
+  /** The plans of the calls of the verdict being written (search), by position. */
+  const callPlans: (ToolPlan | undefined)[] = new Array<ToolPlan | undefined>(MAX_CALLS).fill(undefined);
 
   // Converting τ and now (regular expressions, BigInt) and the tier list was most of a verdict's host
   // time, and callers pass the same values every time: the last conversion is kept. Only immutable
@@ -375,8 +393,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       return;
     }
     if (o.kind === OperandKind.SlotSize || o.kind === OperandKind.ArgSize) {
-      const t = toSize(v, scratch);
-      writeOperand(view, k, t.tag, t.value);
+      writeSize(view, k, v);
       return;
     }
     writeTagged(view, k, v, o.type, interner, scratch);
@@ -407,6 +424,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       const call = forward[i];
       checkCall(call, i);
       const p = byName.get(call.name);
+      // Each call's plan, looked up once (the writing loop below reads it back).
+      if (i < MAX_CALLS) callPlans[i] = p;
       if (p === undefined || !p.readOnly) mutating++;
     }
     // Beyond the record's capacity the answer is already known: more mutating calls than any depth bound.
@@ -421,7 +440,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     let operandCount = 0;
     for (let i = 0; i < n; i++) {
       const call = forward[i];
-      const p = byName.get(call.name);
+      const p = callPlans[i];
       if (p === undefined) {
         writeCall(view, i, -1, false, interner.fresh(), operandCount);
         continue;
@@ -460,45 +479,56 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     return backend.run();
   }
 
-  /** The verdict's fields, in their order, but `bytes` (or `words`), which the caller adds last. */
+  /** The verdict's fields, in their order, but `bytes` (or `words`), which the caller adds last. The
+   * output record is read field by field where it is used (record.ts readOutput's reading, without its
+   * intermediate objects). */
   function decode(forward: readonly ExecutedCall[], out: DataView, state: StateView): Omit<Verdict, "bytes"> {
-    const raw: RawOutput = readOutput(out);
-    if (raw.status !== Status.Ok) {
-      throw new VerifierError("internal-error", `the ${backend.kind} search answered status ${raw.status}`, "the input record or the loaded ontology is inconsistent");
+    const status = out.getInt32(OUT_STATUS, true);
+    const rawReason = out.getInt32(OUT_REASON, true);
+    if (status !== Status.Ok) {
+      throw new VerifierError("internal-error", `the ${backend.kind} search answered status ${status}`, "the input record or the loaded ontology is inconsistent");
     }
-    const reason = REASON_NAMES[raw.reason as Reason];
-    if (reason === undefined) throw new VerifierError("internal-error", `the ${backend.kind} search answered reason ${raw.reason}`);
-    const steps: VerdictStep[] = raw.steps.map((s) => {
-      const st = step(forward, s.call, s.edge, s.phi, s.loss, state);
-      const amount = amountOf(s.amountState ?? AmountState.None, s.amount ?? 0n);
+    const reason = REASON_NAMES[rawReason as Reason];
+    if (reason === undefined) throw new VerifierError("internal-error", `the ${backend.kind} search answered reason ${rawReason}`);
+    const n = stepCount(out);
+    const steps: VerdictStep[] = new Array<VerdictStep>(n);
+    for (let k = 0; k < n; k++) {
+      const at = OUT_STEPS + k * STEP_SIZE;
+      const st = step(forward, out.getInt32(at + STEP_CALL, true), out.getInt32(at + STEP_EDGE, true), out.getInt32(at + STEP_PHI, true), out.getInt32(at + STEP_LOSS, true), state);
+      const amountState = out.getInt32(at + STEP_AMOUNT_STATE, true);
+      const amount = amountOf(amountState, amountState !== AmountState.None ? out.getBigInt64(at + STEP_AMOUNT, true) : 0n);
       if (amount !== undefined) st.amount = amount;
-      return st;
-    });
-    const edge = raw.bottleneckEdge >= 0 ? tables.edges[raw.bottleneckEdge] : undefined;
+      steps[k] = st;
+    }
+    const bCall = out.getInt32(OUT_B_CALL, true);
+    const bEdge = out.getInt32(OUT_B_EDGE, true);
+    const bTool = out.getInt32(OUT_B_TOOL, true);
+    const edge = bEdge >= 0 ? tables.edges[bEdge] : undefined;
     const bottleneck: Bottleneck = {
-      call: raw.bottleneckCall,
-      tool: raw.bottleneckTool >= 0 ? tables.tools[raw.bottleneckTool].name : raw.bottleneckCall >= 0 ? (forward[raw.bottleneckCall]?.name ?? null) : null,
+      call: bCall,
+      tool: bTool >= 0 ? tables.tools[bTool].name : bCall >= 0 ? (forward[bCall]?.name ?? null) : null,
       reason,
       annotation: edge?.id ?? null,
       line: edge?.span.line ?? null,
       col: edge?.span.col ?? null,
     };
-    const named = steps.find((s) => s.call === raw.bottleneckCall && s.annotation === edge?.id);
+    const named = steps.find((s) => s.call === bCall && s.annotation === edge?.id);
     if (named !== undefined && named.amount !== undefined) bottleneck.amount = named.amount;
-    if (reason === "bound_violated" && edge !== undefined && raw.bottleneckCall >= 0 && raw.bottleneckCall < forward.length) {
-      const missing = missingArguments(raw.bottleneckEdge, forward, raw.bottleneckCall, state);
+    if (reason === "bound_violated" && edge !== undefined && bCall >= 0 && bCall < forward.length) {
+      const missing = missingArguments(bEdge, forward, bCall, state);
       if (missing.length > 0) bottleneck.missingArguments = missing;
     }
     const verdict: Omit<Verdict, "bytes"> = {
       reason,
-      complete: raw.complete === 1,
-      phi: raw.phi,
-      loss: raw.loss,
+      complete: out.getInt32(OUT_COMPLETE, true) === 1,
+      phi: out.getInt32(OUT_PHI, true),
+      loss: out.getInt32(OUT_LOSS, true),
       steps,
       bottleneck,
-      nodes: raw.nodes,
+      nodes: out.getUint32(OUT_NODES, true),
     };
-    const total = amountOf(raw.amountState ?? AmountState.None, raw.amount ?? 0n);
+    const totalState = out.getInt32(OUT_AMOUNT_STATE, true);
+    const total = amountOf(totalState, totalState !== AmountState.None ? out.getBigInt64(OUT_AMOUNT, true) : 0n);
     if (total !== undefined) verdict.amount = total;
     return verdict;
   }
@@ -544,7 +574,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     const out: string[] = [];
     for (const a of plan) {
       let v: unknown;
-      if (a.source === ArgSource.CallArg && p.presentArgs.has(a.path.join("."))) {
+      if (a.source === ArgSource.CallArg && p.presentArgs.has(a.pathText)) {
         v = getPath(call.arguments, a.path);
       } else if (a.source === ArgSource.PreSlot && p.presentSlots.has(a.slot)) {
         const key = entityKey(p, call.arguments);
@@ -622,14 +652,26 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 /** Operand value k: toTagged(v, type) written as writeOperand writes it, without a BigInt for strings
- * (interned ids) and integer numbers (counts, whole amounts: |v| × 10^6 < 2^53); the rest via toTagged. */
+ * (interned ids), integer numbers (counts, whole amounts: |v| × 10^6 < 2^53), booleans, null and
+ * absent values, and the values no scalar type takes (lists, objects); the rest via toTagged. */
 export function writeTagged(view: DataView, k: number, v: unknown, type: OperandTable["type"], interner: Interner, scratch: TaggedValue): void {
   if (type === SlotType.String && typeof v === "string") writeOperandInt(view, k, ValueTag.String, interner.id(v));
   else if (type === SlotType.Number && Number.isInteger(v) && Math.abs(v as number) <= MAX_FAST_INT) writeOperandInt(view, k, ValueTag.Number, (v as number) * FIXED_ONE);
+  else if (v === undefined) writeOperandInt(view, k, ValueTag.Missing, 0);
+  else if (v === null) writeOperandInt(view, k, ValueTag.Null, 0);
+  else if (type === SlotType.Bool) writeOperandInt(view, k, typeof v === "boolean" ? ValueTag.Bool : ValueTag.Missing, v === true ? 1 : 0);
   else {
     const t = toTagged(v, type, interner, scratch);
     writeOperand(view, k, t.tag, t.value);
   }
+}
+
+/** Operand value k for `size(ref)`: toSize(v) written as writeOperand writes it, without a BigInt (a
+ * list's length or an object's key count, times 10^6, is below 2^53). */
+export function writeSize(view: DataView, k: number, v: unknown): void {
+  if (Array.isArray(v)) writeOperandInt(view, k, ValueTag.Number, v.length * FIXED_ONE);
+  else if (isPlainObject(v)) writeOperandInt(view, k, ValueTag.Number, Object.keys(v).length * FIXED_ONE);
+  else writeOperandInt(view, k, ValueTag.Missing, 0);
 }
 
 /** Layer B from plain JSON: `{ "now"?: "...", "entities": { "<entity>": { "<id>": { "<slot>": value } } } }`.

@@ -4,7 +4,7 @@
 import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier, type VerdictWords } from "../core/verifier.js";
-import { defineLazyHex } from "./lazy.js";
+import { defineLazyHexToFreeze } from "./lazy.js";
 import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import { refusalText } from "../policies/text.js";
@@ -60,6 +60,8 @@ export interface EvaluateInput {
   /** Entities whose Layer B values are unknown (src/guard/unknown.ts); a decision reading one fails
    * closed. The replay passes the marks the record hit. */
   unknown?: readonly UnknownMark[] | null;
+  /** tauFixed(config), when the caller holds it (the guard does: its configuration is fixed). */
+  tau?: number;
 }
 
 export interface Evaluation {
@@ -99,25 +101,17 @@ export function verdictRecord(v: Verdict | VerdictWords): VerdictRecord {
     nodes: v.nodes,
   } as VerdictRecord;
   // `bytes` is the hex of the verdict bytes, written when first read (./lazy.ts): most checks are
-  // never serialised in the process that made them.
-  defineLazyHex(r, "words" in v ? v.words : v.bytes);
+  // never serialised in the process that made them. The guard freezes the record (judge.ts ownVerdict)
+  // before handing it out; the audit replay only compares it.
+  defineLazyHexToFreeze(r, "words" in v ? v.words : v.bytes);
   // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
   if (v.amount !== undefined) r.amount = v.amount;
   return r;
 }
 
-/** What the gate found: the verdict (or a fail-closed reason) before the policy. One object per check. */
-interface Gate {
-  verdict: VerdictRecord | null;
-  admissible: boolean;
-  reason: GuardReason;
-  detail: string | null;
-  backendFailed: boolean;
-  targets: TargetEvaluation[] | null;
-  classification: RequestClass | null;
-  /** The checked call, when it passed the shape check (the policy sees it). */
-  call: ToolCall | null;
-}
+/** What the gate found: the verdict (or a fail-closed reason) before the policy. The same object becomes
+ * the check's Evaluation (finish adds the policy's fields to it): one object per check. */
+type Gate = Pick<Evaluation, "verdict" | "admissible" | "reason" | "detail" | "backendFailed" | "targets" | "classification" | "call">;
 
 function gateResult(
   reason: GuardReason,
@@ -304,7 +298,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     g.detail = `layer b value is not json: ${describeError(e)}`;
   }
   if (g.reason === "read_only") {
-    return result(g, reads, digest, "Approved", g.detail, null, null, null);
+    return finish(g, reads, digest, "Approved", g.detail, null, null, null);
   }
   let unknown: UnknownMark[] | null = null;
   if (input.unknown != null && input.unknown.length > 0) {
@@ -325,7 +319,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     admissible: g.admissible,
     reason: g.reason,
     verdict: g.verdict,
-    tau: tauFixed(input.config),
+    tau: input.tau ?? tauFixed(input.config),
     userMessages: input.userMessages,
     consent: input.detector,
     consentContext: input.consentContext ?? null,
@@ -355,13 +349,13 @@ export function evaluate(input: EvaluateInput): Evaluation {
     message = refusalText({ ...policyInput, reason: "internal_error" });
     g.reason = "internal_error";
     g.admissible = false;
-    return result(g, reads, digest, "Vetoed", describeError(e), message, null, unknown);
+    return finish(g, reads, digest, "Vetoed", describeError(e), message, null, unknown);
   }
-  return result(g, reads, digest, route, detail, message, consent, unknown);
+  return finish(g, reads, digest, route, detail, message, consent, unknown);
 }
 
-/** The Evaluation, built once: refusal and question are the message by route. */
-function result(
+/** The gate's object completed into the Evaluation: refusal and question are the message by route. */
+function finish(
   g: Gate,
   reads: Read[],
   digest: LazyDigest,
@@ -371,23 +365,16 @@ function result(
   consent: ConsentResult | null,
   unknown: UnknownMark[] | null,
 ): Evaluation {
-  return {
-    route,
-    approved: isApproving(route),
-    admissible: g.admissible,
-    reason: g.reason,
-    detail,
-    verdict: g.verdict,
-    targets: g.targets,
-    classification: g.classification,
-    message,
-    refusal: route === "Vetoed" ? message : null,
-    question: route === "ConsentEscalated" ? message : null,
-    consent,
-    reads,
-    digest,
-    backendFailed: g.backendFailed,
-    call: g.call,
-    unknown,
-  };
+  const ev = g as Evaluation;
+  ev.route = route;
+  ev.approved = isApproving(route);
+  ev.detail = detail;
+  ev.message = message;
+  ev.refusal = route === "Vetoed" ? message : null;
+  ev.question = route === "ConsentEscalated" ? message : null;
+  ev.consent = consent;
+  ev.reads = reads;
+  ev.digest = digest;
+  ev.unknown = unknown;
+  return ev;
 }

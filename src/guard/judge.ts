@@ -20,7 +20,7 @@ import { evaluate, NO_MODEL, type Evaluation, type ModelAnswers } from "./evalua
 import type { Before, Lifecycle } from "./lifecycle.js";
 import { askModels, isThenable } from "./models.js";
 import type { ResolvedOptions } from "./options.js";
-import { defineStateDigest } from "./reads.js";
+import { defineStateDigest, stateDigestGetter, type StateDigestGetter } from "./reads.js";
 import type { CheckContext } from "./types.js";
 import type { UnknownMarks } from "./unknown.js";
 
@@ -38,6 +38,10 @@ const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined }
 export class Judge {
   /** The last decision's seq (the next check is seq + 1). */
   seq = 0;
+  /** Every record's `stateDigest`: the digest of its reads with this guard's SHA-256, made when read. */
+  private readonly stateDigest: StateDigestGetter;
+  /** τ of the guard's (frozen) configuration in fixed point. */
+  private readonly tau: number;
 
   constructor(
     private readonly o: ResolvedOptions,
@@ -46,7 +50,10 @@ export class Judge {
     private readonly unknown: UnknownMarks,
     private readonly book: ConsentBook,
     private readonly before: BeforeReader,
-  ) {}
+  ) {
+    this.stateDigest = stateDigestGetter(o.sha256);
+    this.tau = tauFixed(o.config);
+  }
 
   check(call: unknown, context?: CheckContext): Decision {
     const cfg = this.o.cfg;
@@ -103,6 +110,7 @@ export class Judge {
       userMessages,
       consentContext,
       model: ctx.error === null ? model : { ...NO_MODEL, error: ctx.error },
+      tau: this.tau,
       sha256: o.sha256,
       unknown: this.unknown.empty ? null : this.unknown.list(),
     });
@@ -176,18 +184,18 @@ export class Judge {
       ? {
         format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
         detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
-        tau: tauFixed(o.config), message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
+        tau: this.tau, message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
         unknown, reads: ev.reads,
       }
       : {
         format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
         detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
-        tau: tauFixed(o.config), message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
+        tau: this.tau, message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
         consentContext: frozenJsonSafe(consentContext), unknown, reads: ev.reads,
       }) as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
     // fields; the rest are assigned after it so every record keeps one field order.
-    defineStateDigest(decision, ev.digest);
+    defineStateDigest(decision, this.stateDigest);
     decision.ontologyHash = o.ontologyHash;
     decision.config = o.config;
     decision.configHash = o.configHash;

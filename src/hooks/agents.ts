@@ -10,7 +10,7 @@ export const AGENTS = ["claude-code", "codex", "gemini"] as const;
 export type Agent = (typeof AGENTS)[number] | "opencode";
 
 export function isHookAgent(v: unknown): v is (typeof AGENTS)[number] {
-  return typeof v === "string" && (AGENTS as readonly string[]).includes(v);
+  return (AGENTS as readonly unknown[]).includes(v);
 }
 
 export function isAgent(v: unknown): v is Agent {
@@ -107,13 +107,15 @@ function oneLine(s: string): string {
   return t.length > 2000 ? `${t.slice(0, 1997)}...` : t === "" ? "refused by polar (no reason given)" : t;
 }
 
+/** The answer to an event that decides nothing (a post-tool event, a session start): polar was told. */
+export function acknowledge(agent: Agent): AgentOutput {
+  return { stdout: agent === "codex" ? "" : "{}\n", stderr: "", exitCode: 0 };
+}
+
 /** The answer as the agent reads it. `phase` decides the event name in the JSON. */
 export function formatAnswer(agent: Agent, phase: HookEvent["phase"], answer: HookAnswer): AgentOutput {
+  if (phase !== "pre") return acknowledge(agent);
   const reason = oneLine(answer.reason);
-  if (phase !== "pre") {
-    // Post-tool and session-start events only inform polar; nothing is decided there.
-    return { stdout: agent === "codex" ? "" : "{}\n", stderr: "", exitCode: 0 };
-  }
   // "ask" exists for Claude Code and Gemini CLI; Codex rejects it as unsupported and runs the call,
   // so an escalation for Codex is a denial (the reason says how to approve: `polar approve ID`).
   const action: HookAction = answer.action === "ask" && agent === "codex" ? "deny" : answer.action;

@@ -9,10 +9,13 @@ import { chainHead, createChain, HOOK_RECORD_FORMAT, type Chain } from "../audit
 export { HOOK_RECORD_FORMAT };
 import type { Decision } from "../guard/index.js";
 import { jsonSafe } from "../guard/index.js";
-import { failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
+import { acknowledge, failClosed, formatAnswer, parseHookInput, type Agent, type AgentOutput, type HookAction, type HookEvent } from "./agents.js";
 import { shellStorePath } from "./server.js";
 import { LockBusyError, takeFileLock, type FileLock } from "../util/file-lock.js";
 import { refusingGuard, routeTool, type GuardAnswer, type GuardCall, type HookGuard, type Route } from "./guards.js";
+
+/** A call routed to a guard. */
+type Routed = Exclude<Route, { kind: "unknown" }>;
 
 
 /** One line of a session's audit log (docs/hooks.md, "Audit"). */
@@ -113,14 +116,14 @@ function approvalFile(home: string, id: string): string {
 }
 
 function readApproval(home: string, id: string): StoredApproval | null {
-  let a: StoredApproval;
+  let a: StoredApproval | null | undefined;
   try {
-    a = JSON.parse(readFileSync(approvalFile(home, id), "utf8")) as StoredApproval;
+    a = JSON.parse(readFileSync(approvalFile(home, id), "utf8")) as StoredApproval | null;
   } catch {
-    return null;
+    // unreadable: not an approval (below)
   }
   const ok = a?.format === "polar-approval/1" && a.id === id && typeof a.session === "string" && typeof a.callKey === "string" && typeof a.approved === "boolean" && Number.isFinite(a.expires);
-  return ok ? a : null;
+  return ok ? a! : null;
 }
 
 function writeApproval(home: string, a: StoredApproval): void {
@@ -231,15 +234,17 @@ export class HookEngine {
     }
   }
 
-  /** Lets go of sessions over the bound (least recently used first) and of idle ones; never a busy one. */
-  private evict(): void {
+  /** Lets go of sessions over the bound (least recently used first) and of idle ones; never a busy one,
+   * nor `keep`, the session a call is opening (it is not yet counted busy: let go here, its log's lock
+   * would be released while the call goes on to write it). */
+  private evict(keep: string): void {
     const max = Math.max(1, this.options.maxSessions ?? DEFAULT_MAX_SESSIONS);
     const idle = this.options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
     const now = this.now();
     let over = this.sessions.size - max;
     for (const [key, s] of this.sessions) {
       if (over <= 0 && now - s.lastUsed < idle) break;
-      if (s.busy > 0) continue;
+      if (s.busy > 0 || key === keep) continue;
       this.sessions.delete(key);
       s.lock.release();
       over--;
@@ -253,7 +258,7 @@ export class HookEngine {
       s.lastUsed = this.now();
       this.sessions.delete(key);
       this.sessions.set(key, s);
-      this.evict();
+      this.evict(key);
       return s;
     }
     const logPath = auditLogPath(this.options.home, ev.agent, ev.sessionId);
@@ -273,8 +278,8 @@ export class HookEngine {
       if (existsSync(logPath)) {
         const text = readFileSync(logPath, "utf8");
         from = chainHead(text, nodeSha256);
-        const last = text.trimEnd().split("\n").pop();
-        seq = last === undefined || last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
+        const last = text.trimEnd().split("\n").pop()!;
+        seq = last === "" ? 0 : Number((JSON.parse(last) as { seq?: unknown }).seq) || 0;
       }
     } catch (e) {
       lock.release();
@@ -295,7 +300,7 @@ export class HookEngine {
       busy: 0,
     };
     this.sessions.set(key, s);
-    this.evict();
+    this.evict(key);
     return s;
   }
 
@@ -318,75 +323,67 @@ export class HookEngine {
     return g;
   }
 
-  private async guardFor(s: Session, route: Route, cwd: string): Promise<HookGuard | null> {
+  /** The guard of a routed call: the workspace's shell guard, or the session's guard of that MCP server
+   * (null: no ontology is configured for the server). */
+  private async guardFor(s: Session, route: Routed, cwd: string): Promise<HookGuard | null> {
     if (route.kind === "shell") return this.shellGuard(s, cwd);
-    if (route.kind === "mcp") {
-      let g = s.mcp.get(route.server);
-      if (g === undefined) {
-        const make = this.options.mcp?.[route.server];
-        if (make === undefined) return null;
-        g = make();
-        s.mcp.set(route.server, g);
-      }
-      return g;
+    let g = s.mcp.get(route.server);
+    if (g === undefined) {
+      const make = this.options.mcp?.[route.server];
+      if (make === undefined) return null;
+      g = make();
+      s.mcp.set(route.server, g);
     }
-    return null;
+    return g;
   }
 
   private async handleEvent(s: Session, ev: HookEvent): Promise<AgentOutput> {
-    if (ev.phase === "start") return formatAnswer(ev.agent, "start", { action: "allow", reason: "" });
+    // A session start and a post-tool event decide nothing.
+    if (ev.phase === "start") return acknowledge(ev.agent);
     const route = routeTool(ev.agent, ev.tool, ev.input);
     if (ev.phase === "post") {
       await this.observe(s, ev, route);
-      return formatAnswer(ev.agent, "post", { action: "allow", reason: "" });
+      return acknowledge(ev.agent);
     }
-    let answer: GuardAnswer;
-    let guard: HookGuard | null = null;
-    if (route.kind === "unknown") {
-      answer = { action: "deny", reason: `refused: ${route.why}`, code: "unknown_tool", execution: null, decisions: [] };
-    } else {
-      guard = await this.guardFor(s, route, ev.cwd);
-      if (guard === null) {
-        answer = {
-          action: "deny",
-          reason: `refused: no ontology is configured for the MCP server \`${(route as { server: string }).server}\``,
-          code: "unknown_tool",
-          execution: null,
-          decisions: [],
-        };
-      } else {
-        answer = guard.check(route.call);
-        if (!isAnswer(answer)) throw new Error("the guard returned no answer");
-      }
-    }
+    if (route.kind === "unknown") return this.refuse(s, ev, `refused: ${route.why}`);
+    const guard = await this.guardFor(s, route, ev.cwd);
+    if (guard === null) return this.refuse(s, ev, `refused: no ontology is configured for the MCP server \`${(route as { server: string }).server}\``);
+    let answer = guard.check(route.call);
+    if (!isAnswer(answer)) throw new Error("the guard returned no answer");
     let approval: string | null = null;
     let reason = answer.reason;
-    if (answer.action === "ask" && ev.agent === "codex" && route.kind !== "unknown") {
+    if (answer.action === "ask" && ev.agent === "codex") {
       // Codex cannot ask: a denial naming the approval; the identical retry passes once after it.
-      const callKey = sha(JSON.stringify([route.call.name, jsonSafe(route.call.arguments)]));
+      const callKey = sha(callText(route.call));
       const found = this.findApproval(s.key, callKey);
       if (found !== null && found.approved && this.consumeApproval(found.id)) {
         approval = found.id;
         answer = { ...answer, action: "allow" };
         reason = `approved once by \`polar approve ${found.id}\`: ${answer.reason}`;
       } else {
-        let id = found?.id;
-        if (id === undefined || found?.approved === true) {
+        let id: string;
+        if (found === null || found.approved) {
           // A new id (an approved one that another call used first is gone).
           id = randomBytes(4).toString("hex");
           writeApproval(this.options.home, { format: "polar-approval/1", id, session: s.key, callKey, approved: false, expires: this.now() + (this.options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS) });
-        }
+        } else id = found.id;
         reason = `${answer.reason} — to run this exact call once, the user runs \`polar approve ${id}\` and asks for a retry`;
       }
     }
     this.record(s, ev, { ...answer, reason }, approval);
-    if (answer.action === "allow" && guard !== null && route.kind !== "unknown") {
+    if (answer.action === "allow") {
       const key = ev.toolUseId ?? callText(route.call);
       const list = s.pending.get(key) ?? [];
       list.push({ guard, call: route.call, execution: answer.execution });
       s.pending.set(key, list);
     }
     return formatAnswer(ev.agent, "pre", { action: answer.action, reason });
+  }
+
+  /** A call no guard judges (an unknown tool, an MCP server without an ontology): refused, recorded. */
+  private refuse(s: Session, ev: HookEvent, reason: string): AgentOutput {
+    this.record(s, ev, { action: "deny", reason, code: "unknown_tool", execution: null, decisions: [] }, null);
+    return formatAnswer(ev.agent, "pre", { action: "deny", reason });
   }
 
   /** The live stored approval of this call in this session; expired ones are deleted on the way. */
@@ -485,7 +482,7 @@ export function toolResult(response: unknown): { exitCode: number; stdout?: stri
   const code = r.exitCode ?? r.exit_code ?? r.returncode;
   // The post-tool events of these agents fire for calls that ran; an error flag means it failed.
   const failed = r.is_error === true || r.success === false || r.interrupted === true;
-  const exitCode = typeof code === "number" && Number.isInteger(code) ? code : failed ? 1 : 0;
+  const exitCode = Number.isInteger(code) ? (code as number) : failed ? 1 : 0;
   const out: { exitCode: number; stdout?: string; stderr?: string; raw?: unknown } = { exitCode, raw: response };
   if (typeof r.stdout === "string") out.stdout = r.stdout;
   else if (typeof response === "string") out.stdout = response;

@@ -56,7 +56,7 @@ export function routeTool(agent: Agent, tool: string, input: Record<string, unkn
     // Codex may pass argv as a list; a list is joined only when it is `bash -lc "<script>"`-shaped.
     if (Array.isArray(command) && command.every((c) => typeof c === "string")) {
       const argv = command as string[];
-      if (argv.length === 3 && /^(ba|z)?sh$/u.test(argv[0].replace(/^.*\//u, "")) && /^-l?c$/u.test(argv[1])) return shell(argv[2]);
+      if (argv.length === 3 && /^(ba|z)?sh$/u.test(argv[0].slice(argv[0].lastIndexOf("/") + 1)) && /^-l?c$/u.test(argv[1])) return shell(argv[2]);
       return { kind: "unknown", why: `the ${tool} call's argv is not a shell script polar can read` };
     }
     if (typeof command !== "string" || command === "") return bad(tool, "`command` string");
@@ -81,7 +81,8 @@ export function routeTool(agent: Agent, tool: string, input: Record<string, unkn
         case "MultiEdit": {
           // Judged as one edit of the file: what is at stake is the file's current content.
           const edits = input.edits;
-          const first = Array.isArray(edits) && typeof edits[0] === "object" && edits[0] !== null ? (edits[0] as Record<string, unknown>) : null;
+          // (typeof null is "object": a null first edit is `first === null` below.)
+          const first = Array.isArray(edits) && typeof edits[0] === "object" ? (edits[0] as Record<string, unknown> | null) : null;
           return first === null ? bad(tool, "`edits` list") : edit(s(input, "file_path"), s(first, "old_string"), s(first, "new_string"));
         }
         case "NotebookEdit":

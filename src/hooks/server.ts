@@ -290,18 +290,19 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
     });
     return closing;
   };
-  const old = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(socket, () => resolve());
     });
+    // The socket is the user's alone (0600). It lives in the home made 0700 above, so no other user
+    // reaches it before this. (Not by process.umask: that is process-wide, and a worker thread cannot set it.)
+    chmodSync(socket, 0o600);
   } catch (e) {
+    server.close();
     daemonLock.release();
     if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") return null; // another daemon won the race
     throw e;
-  } finally {
-    process.umask(old);
   }
   writeFileSync(join(home, "polar.pid"), `${process.pid}\n`, { mode: 0o600 });
   const tcp = await listenTcp(home, handler);

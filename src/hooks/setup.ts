@@ -40,7 +40,8 @@ export function readHookConfig(home: string): HookConfig {
   const o = raw as { mcp?: unknown };
   if (typeof o !== "object" || o === null || Array.isArray(o)) throw new HookConfigError(`\`${file}\` is not a JSON object`);
   for (const k of Object.keys(o)) if (k !== "mcp") throw new HookConfigError(`\`${file}\`: unknown key \`${k}\``);
-  const mcp = o.mcp ?? {};
+  // Absent: no server. Any other value that is not an object (null too) is a wrong shape, never "none".
+  const mcp = o.mcp === undefined ? {} : o.mcp;
   if (typeof mcp !== "object" || mcp === null || Array.isArray(mcp)) throw new HookConfigError(`\`${file}\`: \`mcp\` is not an object`);
   const out: Record<string, McpServerConfig> = {};
   for (const [name, v] of Object.entries(mcp as Record<string, unknown>)) {

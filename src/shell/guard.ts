@@ -388,10 +388,12 @@ class ShellGuardImpl implements ShellGuard {
         const readOnly = line === null ? null : { ...line, catalogue: this.catalogueDigest };
         return this.finish({ ...base, approved: true, action: "allow", reason: "creation_only", message: `approved: it only creates directories, and in any state loses nothing (mkdir fails on an existing path); the state could not be read (${(e as Error).message}), so which directories it creates is not known and no undo is journaled`, tier: "T1", restorePoint: null, execution: null, inverse: [], core: null, readOnly }, null);
       }
-      return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message: `the workspace could not be read: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
+      const message = reason === "unknown_state" ? `the workspace could not be read: ${(e as Error).message}` : `not judged: internal error: ${(e as Error).message}`;
+      return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason, message, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
     }
     let point: RestorePoint | null = null;
-    const overlap = overlapping(judged, state.repo !== null && this.entities.has("git_repo\u0000repo"));
+    // (the repository entity exists only when a repository-wide git call found its repository)
+    const overlap = overlapping(judged, this.entities.has("git_repo\u0000repo"));
     if (overlap && this.policy !== "snapshot" && this.policy !== "advisory") {
       return this.finish({ ...base, approved: false, action: this.policy === "veto" ? "deny" : "ask", reason: "overlap", message: "not approved: calls of this line act on the same paths, so their undo depends on their order; the snapshot policy keeps them in a restore point", tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
     }

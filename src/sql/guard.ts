@@ -148,6 +148,8 @@ interface Pending {
   point: SqlRestorePoint;
 }
 
+/** SQLite's names of the rowid (lang_createtable.html "ROWID"). */
+const ROWID_NAMES = new Set(["rowid", "oid", "_rowid_"]);
 const ROW_LOSSES = new Set(["row_data", "table_data", "cascaded_rows"]);
 
 class SqlGuardImpl implements SqlGuard {
@@ -156,6 +158,8 @@ class SqlGuardImpl implements SqlGuard {
   private readonly catalog: Catalog;
   private readonly journal: SqlJournal;
   private readonly pending = new Map<string, Pending>();
+  /** SQLite: the statements (by index) whose program deletes rows (the check's bytecode). */
+  private readonly deletes = new Set<number>();
   private seq = 0;
   readonly dialect: SqlDialect;
 
@@ -214,6 +218,7 @@ class SqlGuardImpl implements SqlGuard {
     if (typeof statement !== "string") return this.refusal(base, "malformed_call", `not judged (malformed_call): ${statement.error}`);
     const d = dispatchSql(statement, this.dialect);
     base.problems = d.problems;
+    this.deletes.clear();
     base.calls = d.calls.map((c) => ({ name: c.name, arguments: c.arguments, source: c.source }));
     if (d.problems.length > 0) {
       const p = d.problems[0]!;
@@ -248,6 +253,7 @@ class SqlGuardImpl implements SqlGuard {
           return this.refusal(base, "unparsed", `not judged (unparsed): SQLite reads statement ${s.index + 1} differently from PostgreSQL's parser (${(e as Error).message})`);
         }
         if (a !== b) return this.refusal(base, "unparsed", `not judged (unparsed): SQLite reads statement ${s.index + 1} differently from PostgreSQL's parser`);
+        if (/^Delete /m.test(a)) this.deletes.add(s.index);
       }
     }
     if (d.calls.length === 0) {
@@ -264,6 +270,16 @@ class SqlGuardImpl implements SqlGuard {
       this.catalog.clear();
       return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
     }
+  }
+
+  /** Does a statement's column list name any of `cols`? PostgreSQL: exactly (the parser has folded
+   * unquoted names; quoted ones are other columns). SQLite matches names without regard to case, and its
+   * rowid, oid and _rowid_ name the rowid (lang_createtable.html "ROWID"): each counts as naming any key
+   * column (a rowid alias is the key; naming it sets or changes the key). */
+  private names(list: readonly string[], cols: readonly string[]): boolean {
+    if (this.dialect === "postgres") return list.some((x) => cols.includes(x));
+    const want = new Set(cols.map((x) => x.toLowerCase()));
+    return list.some((x) => want.has(x.toLowerCase()) || ROWID_NAMES.has(x.toLowerCase()));
   }
 
   /** Layer B, the verdict, the restore point. Runs inside the read-only transaction. */
@@ -308,7 +324,13 @@ class SqlGuardImpl implements SqlGuard {
         slots.triggers = t.triggers.length > 0;
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
-        const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !(plan.columns ?? []).some((x) => t.info.pk!.includes(x))));
+        // SQLite: a program that deletes rows for an INSERT, or for an UPDATE that leaves the key alone,
+        // carries a REPLACE conflict clause of the table's definition (lang_conflict.html): it deletes
+        // rows other than the statement's own, and the undo's own writes would be resolved the same way.
+        if (this.deletes.has(c.statement) && (c.name === "sql_insert" || (c.name === "sql_update" && !this.names(plan?.columns ?? [], t.info.pk ?? [])))) {
+          return this.refusal(base, "unknown_effect", `not judged (unknown_effect): statement ${c.statement + 1} may delete other rows of ${t.info.name} (a REPLACE conflict clause), and an undo's own writes would be replaced the same way`);
+        }
+        const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
         const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1 && this.dialect === "postgres") {
           // One round trip (each costs PGlite ~0.5 ms): the bounded count, and the pre-image only when
@@ -338,7 +360,7 @@ class SqlGuardImpl implements SqlGuard {
         // TRUNCATE … CASCADE empties every referencing table, whatever it references (sql-truncate).
         if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && (t.rows > 0 || c.name === "sql_truncate")) {
           for (const ch of t.info.children) {
-            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && ch.parentColumns.some((x) => (c.plan?.columns ?? []).includes(x));
+            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && this.names(c.plan?.columns ?? [], ch.parentColumns);
             if (!acts) continue;
             // Children that reference the matched rows (by the statement's own SELECT when it has one).
             const hit = c.name !== "sql_truncate" && t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
@@ -453,7 +475,7 @@ class SqlGuardImpl implements SqlGuard {
   private async insertRange(info: TableInfo, plan: NonNullable<SqlCall["plan"]>): Promise<string | null> {
     if (info.pk === null || info.pk.length !== 1 || plan.conflict !== null || plan.columns === null) return null;
     const pk = info.pk[0]!;
-    if (plan.columns.includes(pk)) return null;
+    if (this.names(plan.columns, [pk])) return null;
     if (this.dialect === "sqlite") {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
       const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);

@@ -147,10 +147,27 @@ function walk(n: Node, visit: (key: string, v: Node) => void): void {
   }
 }
 
-/** Problems inside one statement's expressions: side-effecting functions. */
+/** PostgreSQL's and SQLite's special date/time input strings that read the clock ('now'::date,
+ * date('now'), datetime('now'), …). */
+const CLOCK_WORDS = new Set(["now", "today", "tomorrow", "yesterday"]);
+
+/** A string constant that reads the clock when it is converted. */
+function clockWord(n: Node): string | null {
+  const v = n?.A_Const?.sval?.sval;
+  return typeof v === "string" && CLOCK_WORDS.has(v.trim().toLowerCase()) ? v : null;
+}
+
+/** Problems inside one statement's expressions: side-effecting functions, and the clock (read again
+ * when the statement runs, so the rows it matches then may not be the rows the guard read). */
 function effects(stmt: Node, source: string): Problem[] {
   const out: Problem[] = [];
+  const clock = (what: string): void => {
+    out.push({ reason: "unknown_effect", detail: `${what} is the time when the statement runs, not when the guard read its rows`, source });
+  };
   walk(stmt, (k, v) => {
+    if (k === "SQLValueFunction" && /^SVFOP_(CURRENT_DATE|CURRENT_TIME|LOCALTIME)/.test(String(v?.op))) clock(String(v.op).replace(/^SVFOP_/, "").replace(/_N$/, ""));
+    if (k === "TypeCast" && clockWord(v.arg) !== null) clock(`'${clockWord(v.arg)!}'`);
+    if (k === "FuncCall") for (const a of v.args ?? []) if (clockWord(a) !== null) clock(`'${clockWord(a)!}'`);
     if (k === "FuncCall") {
       const names = (v.funcname ?? []).map((x: Node) => x?.String?.sval);
       const name = String(names[names.length - 1] ?? "").toLowerCase();
@@ -190,8 +207,8 @@ const KIND: Record<string, DmlPlan["kind"]> = { InsertStmt: "insert", UpdateStmt
 function statementCalls(stmt: Node, index: number, text: string, calls: SqlCall[], problems: Problem[]): boolean {
   const type = Object.keys(stmt)[0]!;
   const s = stmt[type];
-  const add = (name: string, rel: RelName | null, args: Record<string, unknown>, plan?: DmlPlan): void => {
-    calls.push({ name, arguments: { ...(rel !== null ? { table: relText(rel) } : {}), ...args }, source: text, rel, ...(plan !== undefined ? { plan } : {}), statement: index });
+  const add = (name: string, rel: RelName | null, args: Record<string, unknown>): void => {
+    calls.push({ name, arguments: { ...(rel !== null ? { table: relText(rel) } : {}), ...args }, source: text, rel, statement: index });
   };
   const unknown = (detail: string): boolean => {
     problems.push({ reason: "unknown_command", detail, source: text });

@@ -423,6 +423,16 @@ async function insertRows(db: SqlAdapter, t: PointTable, rows: string[]): Promis
   }
 }
 
+/** The first table of a point whose scope is not now as the point holds it (a created relation: gone;
+ * any other: its rows, as a multiset), or null. */
+async function notRestored(db: SqlAdapter, p: SqlRestorePoint): Promise<string | null> {
+  for (const t of p.tables) {
+    const now = await scopeNow(db, t);
+    if (t.scope === "created" ? now !== null : now === null || fingerprintRows(now.rows) !== fingerprintRows(t.rows)) return t.table;
+  }
+  return null;
+}
+
 /** Undo one journal entry on `db` (also for `polar undo`). */
 export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: SqlAdapter, sel: SqlUndoSelector, dryRun: boolean): Promise<SqlUndoResult> {
   const e = journal.select(sel);
@@ -464,7 +474,14 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
       await db.writeTransaction(async () => {
         const changed = await check();
         if (changed !== null) throw new StateError(`the rows of ${changed} changed while the undo began`);
-        if (!e.inverse.every((s) => s.tool === "nothing")) await applyPoint(db, point);
+        if (!e.inverse.every((s) => s.tool === "nothing")) {
+          await applyPoint(db, point);
+          // Proof before the commit: every scope is back as the point holds it (a write the undo did not
+          // foresee — a conflict clause, a constraint's action — fails the undo instead of being answered
+          // as undone).
+          const off = await notRestored(db, point);
+          if (off !== null) throw new StateError(`after the undo the rows of ${off} are not as restore point ${point.id} holds them`);
+        }
       });
     }
   } catch (err) {

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { INPUT_SIZE, OUT_N_STEPS, OUTPUT_SIZE, SlotType } from "../../src/abi.js";
 import { Interner } from "../../src/core/interner.js";
 import { outputBytes, outputWords, wordsToBytes, writeOperand, writeOperandInt } from "../../src/core/record.js";
-import { writeTagged } from "../../src/core/verifier.js";
-import { toTagged, type TaggedValue } from "../../src/core/values.js";
+import { writeSize, writeTagged } from "../../src/core/verifier.js";
+import { toSize, toTagged, type TaggedValue } from "../../src/core/values.js";
 
 const bytes = (v: DataView) => Buffer.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).toString("hex");
 
@@ -42,6 +42,21 @@ describe("operand values without BigInt", () => {
         expect(bytes(a), `${String(v)} as ${SlotType[type]}`).toBe(bytes(b));
         k++;
       }
+    }
+  });
+});
+
+describe("size operands without BigInt", () => {
+  it("writeSize writes what toSize + writeOperand write: lists, objects (plain or without prototype), anything else", () => {
+    const big = new Array(100_000);
+    const values: unknown[] = [undefined, null, 0, "abc", true, [], [1, 2, 3], big, {}, { a: 1, b: [2] }, Object.create(null), Object.assign(Object.create(null), { x: 1 }), new Date(0), new Map([[1, 2]]), () => 1];
+    for (const [i, v] of values.entries()) {
+      const a = new DataView(new ArrayBuffer(INPUT_SIZE));
+      const b = new DataView(new ArrayBuffer(INPUT_SIZE));
+      writeSize(a, i, v);
+      const t = toSize(v, { tag: 0, value: 0n });
+      writeOperand(b, i, t.tag, t.value);
+      expect(bytes(a), `value ${i}`).toBe(bytes(b));
     }
   });
 });

@@ -2,7 +2,7 @@
 // hashed into the state digest, answered back from the record alone (a read it does not hold is
 // reported), and overlaid by a candidate target state.
 import { describe, expect, it } from "vitest";
-import { defineStateDigest, isCanonicalJson, LazyDigest, OverlayView, ownCanonicalReads, ownReads, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
+import { defineStateDigest, stateDigestGetter, isCanonicalJson, LazyDigest, OverlayView, ownCanonicalReads, ownReads, readsDigest, RecordingView, ReplayView, sortReads, type Read } from "../../src/guard/reads.js";
 import type { StateView } from "../../src/core/types.js";
 import { canonicalJson } from "../../src/projection/canonical.js";
 import { sha256Hex } from "../../src/util/sha256.js";
@@ -108,17 +108,43 @@ describe("the state digest", () => {
     expect(calls).toBe(1);
   });
 
-  it("defineStateDigest gives a record a plain, enumerable, read-only stateDigest and nothing else", () => {
-    const record: Record<string, unknown> = { route: "Approved" };
-    defineStateDigest(record, new LazyDigest(reads, undefined));
-    expect(JSON.parse(JSON.stringify(record))).toEqual({ route: "Approved", stateDigest: readsDigest(reads) });
-    expect({ ...record }).toEqual({ route: "Approved", stateDigest: readsDigest(reads) });
-    expect(Object.keys(record)).toEqual(["route", "stateDigest"]);
+  it("defineStateDigest gives a (then frozen) record a plain, enumerable, read-only stateDigest and nothing else", () => {
+    const record: Record<string, unknown> = { route: "Approved", reads };
+    defineStateDigest(record as { reads: Read[] }, stateDigestGetter(undefined));
+    Object.freeze(record);
+    expect(JSON.parse(JSON.stringify(record))).toEqual({ route: "Approved", reads, stateDigest: readsDigest(reads) });
+    expect({ ...record }).toEqual({ route: "Approved", reads, stateDigest: readsDigest(reads) });
+    expect(structuredClone(record)).toEqual({ route: "Approved", reads, stateDigest: readsDigest(reads) });
+    expect(Object.keys(record)).toEqual(["route", "reads", "stateDigest"]);
+    expect(Object.getOwnPropertyDescriptor(record, "stateDigest")).toMatchObject({ enumerable: true, configurable: false });
     expect(() => {
       record.stateDigest = "x";
     }).toThrow(TypeError);
     expect(() => Object.defineProperty(record, "stateDigest", { value: "x" })).toThrow(TypeError);
     expect(record.stateDigest).toBe(readsDigest(reads));
+  });
+
+  it("stateDigestGetter: each record's digest is of its own reads, with the guard's SHA-256, taken once per reads", () => {
+    const short = (text: string | Uint8Array) => new Uint8Array([text.length & 255]);
+    const wantA = readsDigest(reads, short);
+    const wantB = readsDigest([], short);
+    expect(wantA).not.toBe(wantB);
+    let calls = 0;
+    const counting = (text: string | Uint8Array) => {
+      calls++;
+      return short(text);
+    };
+    const get = stateDigestGetter(counting);
+    const a: Record<string, unknown> = { reads };
+    const b: Record<string, unknown> = { reads: [] };
+    defineStateDigest(a as { reads: Read[] }, get);
+    defineStateDigest(b as { reads: Read[] }, get);
+    expect(calls).toBe(0);
+    expect([a.stateDigest, a.stateDigest, b.stateDigest, b.stateDigest]).toEqual([wantA, wantA, wantB, wantB]);
+    expect(calls).toBe(2); // each record's reads digested once
+    const plain: Record<string, unknown> = { reads };
+    defineStateDigest(plain as { reads: Read[] }, stateDigestGetter(undefined));
+    expect(plain.stateDigest).toBe(sha256Hex(canonicalJson(reads)));
   });
 
   it("ownReads: the tuples frozen, each value replaced by a frozen copy; the caller's value is never frozen or changed", () => {

@@ -1,50 +1,20 @@
 // The hook engine and the agents' contracts, in process: every agent's refusal is a block in that
 // agent's terms, every failure refuses, every decision is in the session's chained audit log and
 // `verifyAuditLog` re-derives it.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { verifyAuditLog } from "../../src/audit/index.js";
-import { failClosed, formatAnswer, parseHookInput, type Agent } from "../../src/hooks/agents.js";
+import { failClosed, formatAnswer, parseHookInput } from "../../src/hooks/agents.js";
 import { approvalsDir, approveStored, auditLogPath, HookEngine, toolResult } from "../../src/hooks/engine.js";
-import { routeTool, type GuardAnswer, type GuardCall, type HookGuard } from "../../src/hooks/guards.js";
+import { routeTool, type GuardAnswer, type HookGuard } from "../../src/hooks/guards.js";
+import { engineWith, fakeGuard, payload, SHELL } from "./helpers.js";
 import { mcpGuards, readHookConfig } from "../../src/hooks/setup.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const memoryBlob = join(root, "ontologies/mcp-memory/memory.blob");
-
-const PRE: Record<Agent, string> = { "claude-code": "PreToolUse", codex: "PreToolUse", gemini: "BeforeTool", opencode: "tool.execute.before" };
-const POST: Record<Agent, string> = { "claude-code": "PostToolUse", codex: "PostToolUse", gemini: "AfterTool", opencode: "tool.execute.after" };
-const SHELL: Record<Agent, string> = { "claude-code": "Bash", codex: "Bash", gemini: "run_shell_command", opencode: "bash" };
-
-function payload(agent: Agent, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ session_id: "sess-1", cwd: "/tmp/ws", hook_event_name: PRE[agent], tool_name: tool, tool_input: input, ...extra });
-}
-
-/** A guard that answers what it is told, and records what it saw. */
-function fakeGuard(answer: Partial<GuardAnswer> | (() => GuardAnswer)): HookGuard & { checks: GuardCall[]; observed: Array<{ call: GuardCall; exitCode: number; execution: string | null }> } {
-  const checks: GuardCall[] = [];
-  const observed: Array<{ call: GuardCall; exitCode: number; execution: string | null }> = [];
-  return {
-    checks,
-    observed,
-    check(call) {
-      checks.push(call);
-      if (typeof answer === "function") return answer();
-      return { action: "allow", reason: "ok", code: "reversible", execution: "x1", decisions: [], ...answer };
-    },
-    observe(call, result, execution) {
-      observed.push({ call, exitCode: result.exitCode, execution });
-    },
-  };
-}
-
-function engineWith(guard: HookGuard | null, mcp?: Record<string, () => HookGuard>): { engine: HookEngine; home: string } {
-  const home = mkdtempSync(join(tmpdir(), "polar-hooks-"));
-  return { engine: new HookEngine({ home, shellGuard: guard === null ? null : () => guard, mcp }), home };
-}
 
 describe("agent contracts", () => {
   test("a refusal is each agent's block: Claude Code and Codex permissionDecision deny, Gemini decision deny, exit 0", () => {
@@ -132,15 +102,6 @@ describe("HookEngine", () => {
     const { engine } = engineWith(fakeGuard({}));
     const out = await engine.handle("claude-code", payload("claude-code", "mcp__github__delete_repo", {}));
     expect(out.stdout).toContain("no ontology is configured for the MCP server `github`");
-  });
-
-  test("the audit log cannot be written: refused, not allowed unrecorded", async () => {
-    const { engine, home } = engineWith(fakeGuard({}));
-    await engine.handle("claude-code", payload("claude-code", "Bash", { command: "ls" }));
-    chmodSync(auditLogPath(home, "claude-code", "sess-1"), 0o400);
-    const out = await engine.handle("claude-code", payload("claude-code", "Bash", { command: "ls" }));
-    // root writes read-only files: then the call is allowed and recorded, which is also not a loss.
-    if (process.getuid?.() !== 0) expect(out).toMatchObject({ exitCode: 2 });
   });
 
   test("post-tool: the approved execution is observed with the exit code", async () => {

@@ -651,3 +651,15 @@ describe("more of each decision", () => {
     expect(g.list()[0]!.call).toEqual({ tool: "shell", args: { command: "echo x > new.txt" } });
   });
 });
+
+describe("an audit log that cannot be written", () => {
+  it("is internal_error: never approved, asked even under advisory and for mkdir alone (denied under veto), with the error", async () => {
+    for (const [policy, action] of [["advisory", "ask"], ["veto", "deny"]] as const) {
+      const { g, ws } = await guardOn("empty", policy, { log: { append: () => { throw new Error("disk full"); } } });
+      writeFileSync(`${ws}/n`, "n");
+      for (const line of ["rm n", "echo x > m", "mkdir d"]) {
+        expect(g.check(sh(line)), line).toMatchObject({ approved: false, action, route: action === "ask" ? "ConsentEscalated" : "Vetoed", reason: "internal_error", message: "not judged: internal error: disk full", core: null, execution: null });
+      }
+    }
+  });
+});

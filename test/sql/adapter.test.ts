@@ -157,11 +157,19 @@ function recorder(opts: { status?: () => string | null; inTxn?: () => boolean; e
 
 describe("postgresAdapter", () => {
   it("refuses what is not one connection: no query function, or a pool", () => {
-    for (const bad of [null, 5, {}, { query: 1 }]) {
-      expect(() => postgresAdapter(bad as never), String(bad)).toThrow(expect.objectContaining({ name: "SqlAdapterError", code: "bad-db", message: "postgresAdapter needs a PGlite instance or a connected pg.Client" }));
+    const thrown = (bad: unknown): unknown => {
+      try {
+        postgresAdapter(bad as never);
+      } catch (e) {
+        return { error: e instanceof SqlAdapterError, name: (e as SqlAdapterError).name, code: (e as SqlAdapterError).code, message: (e as Error).message };
+      }
+      return null;
+    };
+    for (const bad of [null, undefined, 5, {}, { query: 1 }]) {
+      expect(thrown(bad), String(bad)).toEqual({ error: true, name: "SqlAdapterError", code: "bad-db", message: "postgresAdapter needs a PGlite instance or a connected pg.Client" });
     }
     const pool = { query: async () => ({ rows: [] }), totalCount: 0, idleCount: 0 };
-    expect(() => postgresAdapter(pool)).toThrow(expect.objectContaining({ code: "bad-db", message: "postgresAdapter needs one connection (a pg.Client), not a Pool: the guard's reads and the undo must share it" }));
+    expect(thrown(pool)).toEqual({ error: true, name: "SqlAdapterError", code: "bad-db", message: "postgresAdapter needs one connection (a pg.Client), not a Pool: the guard's reads and the undo must share it" });
     // Either count alone is not a pool.
     expect(postgresAdapter({ query: async () => ({ rows: [] }), totalCount: 0 } as never).dialect).toBe("postgres");
     expect(postgresAdapter({ query: async () => ({ rows: [] }), idleCount: 0 } as never).dialect).toBe("postgres");

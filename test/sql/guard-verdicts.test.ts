@@ -188,6 +188,13 @@ describe("the call", () => {
     const v = await guard(fresh(), { policy: "veto" });
     expect(await v.check("VACUUM")).toMatchObject({ approved: false, action: "deny", route: "Vetoed", reason: "unknown_command" });
   });
+
+  it("a statement that reads the clock is not judged (regression: DELETE … WHERE d < date('now') was approved with the rows matched when the guard read them; run later, it matches rows the point does not hold, and the undo cannot put them back)", async () => {
+    const g = await guard(fresh());
+    for (const [q, what] of [["DELETE FROM orders WHERE total < julianday('now')", "'now'"], ["UPDATE orders SET total = 0 WHERE CURRENT_TIMESTAMP > customer", "CURRENT_TIMESTAMP"]]) {
+      expect(await g.check(q!), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect", message: `not judged (unknown_effect): ${what} is the time when the statement runs, not when the guard read its rows` });
+    }
+  });
 });
 
 describe("SQLite's own reading", () => {
@@ -342,6 +349,42 @@ describe("the rows kept", () => {
     await roundTrip(h, g, "INSERT INTO empty (v) VALUES ('x'), ('y')");
     await roundTrip(h, g, "INSERT INTO plain (v) VALUES ('b')");
     await roundTrip(h, g, "INSERT INTO orders (customer) VALUES ('new') ON CONFLICT DO NOTHING");
+  });
+
+  it("SQLite names a column in any case, and the rowid alias also as rowid, oid, _rowid_: each sets or changes the key (regression: an INSERT naming the key so, or an UPDATE changing it so, was read as leaving the key alone; the undo said undone and left the row)", async () => {
+    const h = fresh(`CREATE TABLE u (Id INTEGER PRIMARY KEY, v TEXT); INSERT INTO u VALUES (1, 'a');
+      CREATE TABLE p (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO p VALUES (1, 'a'), (2, 'b');
+      CREATE TABLE c (id INTEGER PRIMARY KEY, p INTEGER REFERENCES p (id) ON UPDATE CASCADE); INSERT INTO c VALUES (1, 1);`);
+    const g = await guard(h);
+    for (const q of [`INSERT INTO orders ("ID", customer) VALUES (-1, 'x')`, "INSERT INTO u (id, v) VALUES (-1, 'x')", "INSERT INTO orders (rowid, customer) VALUES (-1, 'x')", "INSERT INTO orders (_rowid_, customer) VALUES (-1, 'x')", "INSERT INTO orders (OID, customer) VALUES (-1, 'x')"]) {
+      // The whole table, not the (empty) range above the largest key.
+      expect((await g.check(q)).restorePoint?.rows, q).toBeGreaterThan(0);
+      await roundTrip(h, g, q);
+    }
+    // The whole table (orders: 4 rows), not the row the WHERE matches by its key.
+    for (const q of [`UPDATE orders SET "ID" = 10 WHERE id = 3`, "UPDATE orders SET rowid = 11 WHERE id = 3"]) {
+      expect((await g.check(q)).restorePoint?.rows, q).toBe(4);
+      await roundTrip(h, g, q);
+    }
+    await roundTrip(h, g, `UPDATE u SET id = 10 WHERE "Id" = 1`);
+    // The child an ON UPDATE CASCADE changes is kept too.
+    for (const q of [`UPDATE p SET "ID" = 10 WHERE id = 1`, "UPDATE p SET _ROWID_ = 10 WHERE id = 1"]) {
+      expect((await g.check(q)).restorePoint?.tables, q).toEqual(["main.p", "main.c"]);
+      await roundTrip(h, g, q);
+    }
+  });
+
+  it("a table whose UNIQUE constraint resolves conflicts by REPLACE: an INSERT, or an UPDATE of a constrained column, may delete other rows and is not judged (regression: the rows REPLACE deleted were outside the kept range or keys, and the undo said undone and lost them)", async () => {
+    const h = fresh(`CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT UNIQUE ON CONFLICT REPLACE, w TEXT); INSERT INTO r VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'z');`);
+    const g = await guard(h);
+    for (const q of ["INSERT INTO r (v) VALUES ('a')", "UPDATE r SET v = 'b' WHERE id = 1", "SELECT 1; INSERT INTO r (w) VALUES ('q')"]) {
+      const n = q.startsWith("SELECT") ? 2 : 1;
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect", message: `not judged (unknown_effect): statement ${n} may delete other rows of main.r (a REPLACE conflict clause), and an undo's own writes would be replaced the same way` });
+    }
+    // An UPDATE of other columns, or one that changes the key (kept whole), deletes no other row.
+    expect((await g.check("UPDATE r SET w = 'q' WHERE id = 1")).restorePoint).toMatchObject({ rows: 1 });
+    await roundTrip(h, g, "UPDATE r SET w = 'q' WHERE id = 1");
+    await roundTrip(h, g, "DELETE FROM r WHERE id = 2");
   });
 
   it("INTEGER PRIMARY KEY DESC and WITHOUT ROWID keys are no rowid alias: the whole table is kept, and the new row goes again (regression: the DESC key was read as the rowid, the row the INSERT added with a NULL key was outside the kept range, and the undo said undone and left it)", async () => {

@@ -51,7 +51,7 @@ describe("dispatchSql: data-changing statements", () => {
     q = "INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET v = 2";
     expect(read(q)).toEqual({ calls: [call("sql_insert", q, { table: "t" }, { schema: null, name: "t" }, { plan: plan("insert", { conflict: "update", values: [1] }) })], problems: [], statements: one(q) });
     // A value that is not a constant, or rows from a query: no values.
-    for (q of ["INSERT INTO t VALUES (1), (abs(2))", "INSERT INTO t SELECT * FROM u", "INSERT INTO t DEFAULT VALUES"]) {
+    for (q of ["INSERT INTO t VALUES (1), (abs(2))", "INSERT INTO t VALUES (1, abs(2))", "INSERT INTO t SELECT * FROM u", "INSERT INTO t DEFAULT VALUES"]) {
       expect(read(q), q).toEqual({ calls: [call("sql_insert", q, { table: "t" }, { schema: null, name: "t" }, { plan: plan("insert") })], problems: [], statements: one(q) });
     }
   });
@@ -194,6 +194,30 @@ describe("dispatchSql: functions with effects", () => {
     // Deterministic ones, in any case, bare or in pg_catalog.
     for (q of ["DELETE FROM t WHERE pg_catalog.lower(a) = 'x'", "DELETE FROM t WHERE LOWER(a) = coalesce(b, 'x') AND abs(c) > 1", "UPDATE t SET a = upper(a)"]) {
       expect((read(q) as { problems: unknown[] }).problems, q).toEqual([]);
+    }
+  });
+});
+
+describe("dispatchSql: the clock", () => {
+  it("CURRENT_DATE, CURRENT_TIME(STAMP), LOCALTIME(STAMP) and the date strings 'now', 'today', 'tomorrow', 'yesterday' converted by a cast or a function are an unknown effect: read again when the statement runs", () => {
+    const clock = (what: string, q: string) => ({ reason: "unknown_effect", detail: `${what} is the time when the statement runs, not when the guard read its rows`, source: q });
+    const cases: [string, string][] = [
+      ["DELETE FROM t WHERE d < CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP"],
+      ["DELETE FROM t WHERE d < CURRENT_TIMESTAMP(2)", "CURRENT_TIMESTAMP"],
+      ["DELETE FROM t WHERE d < current_date", "CURRENT_DATE"],
+      ["UPDATE t SET a = 1 WHERE d < CURRENT_TIME", "CURRENT_TIME"],
+      ["DELETE FROM t WHERE d < LOCALTIMESTAMP", "LOCALTIMESTAMP"],
+      ["DELETE FROM t WHERE d < LOCALTIME(0)", "LOCALTIME"],
+      ["DELETE FROM t WHERE d < date('now')", "'now'"],
+      ["DELETE FROM t WHERE d < julianday(' NOW ')", "' NOW '"],
+      ["DELETE FROM t WHERE d < 'today'::date", "'today'"],
+      ["DELETE FROM t WHERE d < CAST('Tomorrow' AS date)", "'Tomorrow'"],
+      ["INSERT INTO t SELECT * FROM u WHERE d > strftime('%s', 'yesterday')", "'yesterday'"],
+    ];
+    for (const [q, what] of cases) expect(dispatchSql(q, "postgres").problems, q).toEqual([clock(what, q)]);
+    // The session's user is the same for the guard's read and the statement; other strings are strings.
+    for (const q of ["DELETE FROM t WHERE u = current_user", "DELETE FROM t WHERE name = 'now'", "DELETE FROM t WHERE d < date('2020-01-01')", "DELETE FROM t WHERE d < '2020-01-01'::date", "DELETE FROM t WHERE d < date(x)"]) {
+      expect(dispatchSql(q, "postgres").problems, q).toEqual([]);
     }
   });
 });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlGuard, sqliteAdapter, type SqlAdapter, type SqlGuard, type SqlGuardOptions } from "../../src/sql/index.js";
-import { describeSqlStep, latestSqlSession, newPointId, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, SqlStoreError, summary, undoSqlEntry, type SqlJournalEntry, type SqlRestorePoint } from "../../src/sql/undo.js";
+import { describeSqlStep, latestSqlSession, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, SqlStoreError, summary, undoSqlEntry, type SqlJournalEntry, type SqlRestorePoint } from "../../src/sql/undo.js";
 
 let root: string;
 beforeAll(() => {
@@ -265,6 +265,25 @@ describe("undoSqlEntry: refusals", () => {
     h.raw.exec("BEGIN; DROP TABLE orders; COMMIT;");
     expect(await undoSqlEntry(journal, store, h.db, undefined, false)).toMatchObject({ ok: false, id: "q-2", reason: "changed_since", message: "refused: the transaction q-2 ran in has ended; ROLLBACK can no longer take it back" });
     expect(journal.isUndone("q-2")).toBe(false);
+  });
+});
+
+describe("undoSqlEntry: an undo is proved before it commits", () => {
+  it("writes that do not bring the scope back (here a REPLACE conflict clause deleting a row the undo sets back) fail the undo: nothing changes and it is not marked undone", async () => {
+    const h = fresh("CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT UNIQUE ON CONFLICT REPLACE); INSERT INTO r VALUES (1, 'a'), (2, 'b'), (3, 'c');");
+    const store = new SqlStore(h.store);
+    store.open();
+    const t = { table: "main.r", q: '"main"."r"', scope: "table" as const, kind: "table" as const, columns: ["id", "v"], insertable: ["id", "v"], identityAlways: false, pk: ["id"], rows: ['[{"i":"1"},"a"]', '[{"i":"2"},"b"]', '[{"i":"3"},"c"]'], keys: ['[{"i":"1"}]', '[{"i":"2"}]', '[{"i":"3"}]'], definition: null, depth: 1, children: [] };
+    store.save(point("sp-r", [t]));
+    // The statement the point was taken for: row 2 is deleted by the conflict, row 1 changed.
+    h.raw.exec("UPDATE r SET v = 'b' WHERE id = 1");
+    const after = state(h);
+    const journal = new SqlJournal(store.journalFile("r"));
+    journal.add({ id: "q-1", execution: "r:1", statement: "UPDATE r SET v = 'b' WHERE id = 1", database: "sqlite::memory:", dialect: "sqlite", calls: [], tier: "T2", inverse: [{ tool: "sql_restore_rows", arguments: { point: "sp-r" }, forwardTool: "sql_update", tier: "T2", annotation: "" }], restorePoint: null, point: "sp-r", after: { "main.r": await scopeFingerprint(h.db, t, 100) }, maxRows: 100 });
+    // Putting row 2 back (v = 'b') makes the conflict clause delete row 1: the scope is not as the point holds it.
+    expect(await undoSqlEntry(journal, store, h.db, undefined, false)).toMatchObject({ ok: false, id: "q-1", reason: "inverse_failed", message: "the undo of q-1 failed (nothing was changed): after the undo the rows of main.r are not as restore point sp-r holds them" });
+    expect(state(h)).toBe(after);
+    expect(journal.isUndone("q-1")).toBe(false);
   });
 });
 

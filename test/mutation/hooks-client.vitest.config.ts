@@ -1,0 +1,5 @@
+import { mutationVitestConfig } from "./base.js";
+
+// src/hooks/client.ts (`polar hook`'s thin client): its suite against a stand-in daemon on a temporary
+// socket in the test's process, then OpenCode's plugin (which asks through it, the daemon in process).
+export default mutationVitestConfig(["test/hooks/client.test.ts", "test/hooks/opencode.test.ts"], { timeoutMs: 8_000 });
