@@ -100,10 +100,54 @@ export function buildCalls(db: AirlineFixture["db"], count = 64): ToolCall[] {
 
 export type HistoryKind = "mixed" | "single-edge";
 
+/** A flight date as τ²-bench's db keeps it. */
+interface FlightDate {
+  status: string;
+  available_seats?: Record<string, number>;
+  prices?: Record<string, number>;
+}
+
+const CABINS = ["economy", "business", "basic_economy"] as const;
+
 /**
- * Executed calls for session sequences: admissible edits (passengers, baggages with the same count,
- * flights of non-basic-economy reservations) on reservations the candidates do not touch, each with
- * its result (the reservation as the tool returns it) and its `before` snapshot.
+ * A cabin change that keeps the flights, as τ²-bench's `update_reservation_flights` would run it, or
+ * null when the tool would refuse it or the ontology's self-undo (airline.flights.self) would not hold:
+ * the reservation must be live, unflown and rebookable; the new cabin must have the seats for every
+ * passenger on every segment (the tool checks it); basic economy may change cabin but not stay basic
+ * economy. A cabin change, not the same itinerary again: τ²-bench's fares have all moved since booking
+ * (no reservation's fares are current), so re-writing the same itinerary is never an exact undo, while a
+ * cabin change re-prices every segment and its undo's amount is exact. The payment is the user's first
+ * credit card (the tool refuses an unknown payment method; a card has no balance to run short). The
+ * result is the reservation as the tool returns it: flights re-priced in the new cabin, the difference
+ * paid, the cabin set.
+ */
+function cabinChange(db: AirlineFixture["db"], state: LayerB, r: Reservation): ExecutedCall | null {
+  const id = r.reservation_id;
+  if (state.slot("reservation", id, "flown") !== false || state.slot("reservation", id, "rebookable") !== true) return null;
+  const flights = db.flights as Record<string, { dates?: Record<string, FlightDate> }>;
+  const seats = r.passengers.length;
+  const cabin = CABINS.find((c) => c !== r.cabin && r.flights.every((f) => {
+    const d = flights[f.flight_number]?.dates?.[f.date];
+    return d?.status === "available" && (d.available_seats?.[c] ?? 0) >= seats && typeof d.prices?.[c] === "number";
+  }));
+  const user = db.users[r.user_id] as { payment_methods?: Record<string, { source: string }> } | undefined;
+  const card = Object.keys(user?.payment_methods ?? {}).sort().find((k) => user!.payment_methods![k].source === "credit_card");
+  if (cabin === undefined || card === undefined) return null;
+  const booked = r.flights as Array<{ flight_number: string; date: string; price: number }>;
+  const newFlights = booked.map((f) => ({ ...f, price: flights[f.flight_number].dates![f.date].prices![cabin] }));
+  const diff = (newFlights.reduce((a, f) => a + f.price, 0) - booked.reduce((a, f) => a + f.price, 0)) * seats;
+  const paid = (r as { payment_history?: unknown[] }).payment_history ?? [];
+  const payments = [...paid, ...(diff === 0 ? [] : [{ payment_id: card, amount: diff }])];
+  const result = { ...r, flights: newFlights, cabin, payment_history: payments };
+  return { name: "update_reservation_flights", arguments: { reservation_id: id, cabin, flights: flightRefs(r), payment_id: card }, result, before: {} };
+}
+
+/**
+ * Executed calls for session sequences: admissible edits (passengers, baggages with the same count, a
+ * cabin change: cabinChange) on reservations the candidates do not touch, each with its result (the
+ * reservation as the tool returns it) and its `before` snapshot. Every call is admissible alone and the
+ * history as a whole is (test/bench/sequences.test.ts), so a sequence's verdict is decided by its
+ * candidate, not by a refused history.
  */
 export function buildHistory(db: AirlineFixture["db"], state: LayerB, count = 63, kinds: HistoryKind = "mixed"): ExecutedCall[] {
   const rs = liveReservations(db).slice().reverse();
@@ -118,8 +162,9 @@ export function buildHistory(db: AirlineFixture["db"], state: LayerB, count = 63
     const kind = kinds === "mixed" ? out.length % 3 : (out.length % 2) * 2;
     if (kind === 0) out.push({ name: "update_reservation_passengers", arguments: { reservation_id: id, passengers: r.passengers }, result, before });
     else if (kind === 1) out.push({ name: "update_reservation_baggages", arguments: { reservation_id: id, total_baggages: r.total_baggages, nonfree_baggages: r.nonfree_baggages, payment_id: "credit_card_1" }, result, before });
-    else if (r.cabin !== "basic_economy" && state.slot("reservation", id, "flown") === false) {
-      out.push({ name: "update_reservation_flights", arguments: { reservation_id: id, cabin: r.cabin, flights: flightRefs(r), payment_id: "credit_card_1" }, result, before });
+    else {
+      const c = cabinChange(db, state, r);
+      if (c !== null) out.push({ ...c, before });
     }
   }
   return out;
@@ -133,9 +178,11 @@ export function sequence(f: AirlineFixture, n: number, k: number, kind: HistoryK
   return n === 1 ? [f.calls[k % f.calls.length]] : [...head, f.calls[k % f.calls.length]];
 }
 
-export function loadAirline(): AirlineFixture {
+/** The workload over τ²-bench's airline db (airlineDbPath: the full data, else the vendored sample), or
+ * over the db given. */
+export function loadAirline(at: { path: string; source: "tau2" | "sample" } = airlineDbPath()): AirlineFixture {
   const { blob, tables, rules } = loadAirlineOntology();
-  const { path, source } = airlineDbPath();
+  const { path, source } = at;
   const dbText = readFileSync(path, "utf8");
   const db = JSON.parse(dbText) as AirlineFixture["db"];
   const state = projectDocument(rules, db, new LayerB());

@@ -205,7 +205,11 @@ export function safeExecuted(raw: unknown, frozen = false): unknown {
   const safe = frozen ? frozenJsonSafe(raw) : jsonSafe(raw);
   // A marker stays the marker (the check then says "is not an object", not "has no tool name").
   if (!isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return safe;
-  const out: Record<string, unknown> = { name: safe.name, arguments: safe.arguments };
+  // Only what the copy holds: an entry without `name` or `arguments` has no such key (an own key whose
+  // value is undefined is not JSON, and the record's audit line could not be written).
+  const out: Record<string, unknown> = {};
+  if (safe.name !== undefined) out.name = safe.name;
+  if (safe.arguments !== undefined) out.arguments = safe.arguments;
   if (safe.result !== undefined) out.result = safe.result;
   if (safe.before !== undefined) out.before = safe.before;
   return frozen ? Object.freeze(out) : out;

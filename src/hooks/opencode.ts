@@ -21,26 +21,27 @@ function cliPath(): string {
   return fileURLToPath(new URL("../bin/polar.js", import.meta.url));
 }
 
-async function ask(event: "tool.execute.before" | "tool.execute.after", directory: string, input: ToolInput, args: unknown, result?: unknown): Promise<{ action: string; reason: string }> {
-  const payload: Record<string, unknown> = {
-    hook_event_name: event,
-    session_id: input.sessionID,
-    cwd: directory,
-    tool_name: input.tool,
-    tool_input: args,
-  };
-  if (input.callID !== undefined) payload.tool_use_id = input.callID;
-  if (event === "tool.execute.after") payload.tool_response = result ?? null;
+/** One event of OpenCode's as the hook payload (a call id that is not there is left out by JSON). */
+function hookEvent(name: "tool.execute.before" | "tool.execute.after", directory: string, input: ToolInput, args: unknown): Record<string, unknown> {
+  return { hook_event_name: name, session_id: input.sessionID, cwd: directory, tool_name: input.tool, tool_input: args, tool_use_id: input.callID };
+}
+
+/** Sends one event to the daemon: its stdout, or its refusal thrown (the reason, `polar: …`). */
+async function send(payload: Record<string, unknown>): Promise<string> {
   const out = await runHookClient("opencode", JSON.stringify(payload), {
     home: polarHome(),
     timeoutMs: 20_000,
     serveCommand: [process.env.POLAR_NODE ?? "node", cliPath(), "serve"],
   });
-  if (out.exitCode !== 0) throw new Error(out.stderr.trim() || "polar: refused (no reason given)");
-  if (event === "tool.execute.after") return { action: "allow", reason: "" };
+  if (out.exitCode !== 0) throw new Error(out.stderr.trim());
+  return out.stdout;
+}
+
+/** The daemon's answer to a pre-tool event; anything that is not one is thrown (a refusal). */
+function answerOf(stdout: string): { action: string; reason: string } {
   let answer: unknown;
   try {
-    answer = JSON.parse(out.stdout);
+    answer = JSON.parse(stdout);
   } catch {
     throw new Error("polar: refused: the daemon's answer is not JSON");
   }
@@ -56,14 +57,14 @@ export const PolarGuard = async (ctx: { directory: string }): Promise<Record<str
   return {
     "tool.execute.before": async (input, output) => {
       if (!OPENCODE_TOOLS.has(input.tool)) return;
-      const a = await ask("tool.execute.before", directory, input, output.args);
+      const a = answerOf(await send(hookEvent("tool.execute.before", directory, input, output.args)));
       if (a.action !== "allow") throw new Error(`polar: ${a.reason}`);
     },
     "tool.execute.after": async (input, output) => {
       if (!OPENCODE_TOOLS.has(input.tool)) return;
       // OpenCode passes the call's args with the input of this event; without them nothing is observed.
       const args = (input as ToolInput & { args?: unknown }).args ?? output.args ?? {};
-      await ask("tool.execute.after", directory, input, args, { output: output.output, metadata: output.metadata }).catch(() => {});
+      await send({ ...hookEvent("tool.execute.after", directory, input, args), tool_response: { output: output.output, metadata: output.metadata } }).catch(() => {});
     },
   };
 };

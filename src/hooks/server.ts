@@ -110,7 +110,7 @@ export function readTcpEndpoint(home: string): TcpEndpoint | null {
   try {
     const [port, token] = readFileSync(tcpFile(home), "utf8").split("\n");
     const n = Number(port);
-    if (!Number.isInteger(n) || n < 1 || n > 65535 || !/^[0-9a-f]{64}$/u.test(token ?? "")) return null;
+    if (!Number.isInteger(n) || n < 1 || n > 65535 || !/^[0-9a-f]{64}$/u.test(String(token))) return null;
     return { port: n, token };
   } catch {
     return null;
@@ -219,7 +219,7 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
     (transport: "unix" | "tcp", token: Buffer | null): RequestListener =>
     (req, res) => {
       void (async () => {
-        const url = req.url ?? "";
+        const url = req.url!; // always set on a server's request
         const http = url.startsWith("/http/");
         try {
           if (transport === "tcp") {
@@ -281,7 +281,7 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
         (s) =>
           new Promise<void>((resolve) => {
             s.close(() => resolve());
-            s.closeAllConnections?.();
+            s.closeAllConnections();
           }),
       ),
     ).then(() => {

@@ -343,21 +343,39 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       const list = sub(op);
       const by = optSub("by");
       const sign = op === "min" ? -1 : 1;
+      if (op === "sum") {
+        // eachItem's loop written out (no closure per evaluation): the airline rules sum over every
+        // reservation's segments four times.
+        return (c) => {
+          const l = listOf(list(c));
+          if (l === undefined) return undefined;
+          let total = 0;
+          let any = false;
+          const saveItem = c.item, saveIndex = c.index;
+          try {
+            for (let i = 0; i < l.length; i++) {
+              c.item = l[i];
+              c.index = i;
+              const v = by ? by(c) : l[i];
+              if (v === undefined || v === null) continue;
+              if (typeof v !== "number") throw evalError(`\`sum\` at \`${at}\` met a ${typeof v}`);
+              total += v;
+              any = true;
+            }
+          } finally {
+            c.item = saveItem;
+            c.index = saveIndex;
+          }
+          return any || l.length === 0 ? total : undefined;
+        };
+      }
       return (c) => {
         const l = listOf(list(c));
         if (l === undefined) return undefined;
         let best: unknown = undefined;
-        let total = 0;
-        let any = false;
         eachItem(c, l, (i) => {
           const v = by ? by(c) : l[i];
           if (v === undefined || v === null) return;
-          if (op === "sum") {
-            if (typeof v !== "number") throw evalError(`\`sum\` at \`${at}\` met a ${typeof v}`);
-            total += v;
-            any = true;
-            return;
-          }
           if (best === undefined) {
             best = v;
             return;
@@ -366,7 +384,7 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
           if (cmp === undefined) throw evalError(`\`${op}\` at \`${at}\` compares a ${typeof v} with a ${typeof best}`);
           if (cmp * sign > 0) best = v;
         });
-        return op === "sum" ? (any || l.length === 0 ? total : undefined) : best;
+        return best;
       };
     }
     case "first":
@@ -399,17 +417,37 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
     case "all": {
       const list = sub(op);
       const where = optSub("where");
+      if (op === "filter") {
+        return (c) => {
+          const l = listOf(list(c));
+          if (l === undefined) return undefined;
+          const kept: unknown[] = [];
+          eachItem(c, l, (i) => {
+            if (!where || truthy(where(c))) kept.push(l[i]);
+          });
+          return kept;
+        };
+      }
+      // count, any, all: how many items hold, every item asked (an item's error is an error even when
+      // an earlier one decided the answer), eachItem's loop written out with no list of the kept ones.
       return (c) => {
         const l = listOf(list(c));
         if (l === undefined) return undefined;
-        const kept: unknown[] = [];
-        eachItem(c, l, (i) => {
-          if (!where || truthy(where(c))) kept.push(l[i]);
-        });
-        if (op === "count") return kept.length;
-        if (op === "filter") return kept;
-        if (op === "any") return kept.length > 0;
-        return kept.length === l.length;
+        let held = 0;
+        const saveItem = c.item, saveIndex = c.index;
+        try {
+          for (let i = 0; i < l.length; i++) {
+            c.item = l[i];
+            c.index = i;
+            if (!where || truthy(where(c))) held++;
+          }
+        } finally {
+          c.item = saveItem;
+          c.index = saveIndex;
+        }
+        if (op === "count") return held;
+        if (op === "any") return held > 0;
+        return held === l.length;
       };
     }
     case "map": {
@@ -544,6 +582,7 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         issue(issues, `${at}/template`, "`template` must be a string");
         return missing;
       }
+      const known = issues.length;
       const parts: (string | Evaluator)[] = [];
       const re = /\{([^{}]+)\}/g;
       let last = 0;
@@ -553,7 +592,15 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         last = m.index + m[0].length;
       }
       if (last < t.length) parts.push(t.slice(last));
-      return (c) => joinParts(parts, c);
+      // One evaluator per template text (its parts are paths, the same for the same text), so that the
+      // same id built by several expressions is remembered once (templateOf).
+      if (issues.length > known) return templateOf(parts);
+      let ev = TEMPLATES.get(t);
+      if (ev === undefined) {
+        ev = templateOf(parts);
+        if (TEMPLATES.size < MAX_TEMPLATES) TEMPLATES.set(t, ev);
+      }
+      return ev;
     }
     case "concat": {
       const parts = compileList(o.concat, `${at}/concat`, issues);
@@ -732,6 +779,51 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
   }
   issue(issues, at, `unknown operator \`${op}\``);
   return missing;
+}
+
+/** The evaluators of the template texts compiled so far (at most MAX_TEMPLATES are kept). */
+const TEMPLATES = new Map<string, Evaluator>();
+const MAX_TEMPLATES = 1024;
+
+/** How many strings a template remembers (a power of two). */
+const TEMPLATE_MEMORY = 8;
+
+/** A template's evaluator. The string built from the same part values is the same string: the last few
+ * built are remembered with their parts' values, and a template evaluated again over the same values
+ * (a rule set that builds one entity id in several derived slots: the airline's flight-date id, eight
+ * times per segment) returns the string it built, whose hash Layer B's maps and comparisons have
+ * already computed, instead of building, flattening and hashing a new one. A part that is not a string
+ * or number is never remembered. */
+function templateOf(parts: (string | Evaluator)[]): Evaluator {
+  const evs = parts.filter((p): p is Evaluator => typeof p !== "string");
+  const n = evs.length;
+  if (n === 0) return (c) => joinParts(parts, c);
+  const values: unknown[] = new Array<unknown>(TEMPLATE_MEMORY * n).fill(undefined);
+  const built: string[] = new Array<string>(TEMPLATE_MEMORY).fill("");
+  const now: unknown[] = new Array<unknown>(n).fill(undefined);
+  let count = 0;
+  let next = 0;
+  return (c) => {
+    for (let j = 0; j < n; j++) {
+      const v = evs[j](c);
+      if (typeof v !== "string" && typeof v !== "number") return joinParts(parts, c);
+      now[j] = v;
+    }
+    search: for (let k = 0; k < count; k++) {
+      for (let j = 0; j < n; j++) if (!Object.is(values[k * n + j], now[j])) continue search;
+      return built[k];
+    }
+    let s = "";
+    for (let i = 0, j = 0; i < parts.length; i++) {
+      const p = parts[i];
+      s += typeof p === "string" ? p : String(now[j++]);
+    }
+    for (let j = 0; j < n; j++) values[next * n + j] = now[j];
+    built[next] = s;
+    next = (next + 1) & (TEMPLATE_MEMORY - 1);
+    if (count < TEMPLATE_MEMORY) count++;
+    return s;
+  };
 }
 
 function joinParts(parts: (string | Evaluator)[], c: EvalContext): string | undefined {

@@ -19,29 +19,64 @@ export interface LayerBJson {
   entities: Record<string, Record<string, Record<string, unknown>>>;
 }
 
+/** An entity's record and the generation of the instance that may write it in place. */
+interface Entry {
+  rec: SlotRecord;
+  gen: number;
+}
+
+/** No instance's generation: the record was kept for a reader (keptRecord), so it is copied before
+ * any write. */
+const KEPT = 0;
+let generations = 0;
+
+/** A generation no instance had (a clone shares every entry, so both sides take new ones). */
+function newGeneration(): number {
+  return ++generations;
+}
+
+/** How many records Layer B's lookups remember. */
+const RECENT = 8;
+
 function emptyRecord(): SlotRecord {
   return Object.create(null) as SlotRecord;
 }
 
 export class LayerB implements StateView {
-  private readonly types = new Map<string, Map<string, SlotRecord>>();
+  private readonly types = new Map<string, Map<string, Entry>>();
   // Copy-on-write: clone() shares slot records between the two instances; a record is written in place
-  // only by the instance that owns it (created it after the last clone), otherwise copied first.
-  private owned = new WeakSet<SlotRecord>();
+  // only by the instance that owns it (its entry carries this instance's generation: made after the
+  // last clone, and not kept for a reader since), otherwise copied first. A generation stamp rather
+  // than a set of owned records: no hashing and no weak-table entry per record.
+  private gen = newGeneration();
 
-  /** The last record looked up (a check reads one entity's existence and slots in a row): two map
-   * lookups saved per read. Every write forgets it. */
-  private lastEntity: string | null = null;
-  private lastId = "";
-  private lastRec: SlotRecord | undefined = undefined;
+  /** The last records looked up, most recent RECENT of them (a check reads one entity's existence and
+   * slots in a row; a re-projected record's derived slots read the same few entities in turn: the
+   * airline's flight dates, six times per segment): map lookups saved per read. Every write forgets
+   * them. */
+  private readonly recentEntity: string[] = new Array<string>(RECENT).fill("");
+  private readonly recentId: string[] = new Array<string>(RECENT).fill("");
+  private readonly recentRec: Array<SlotRecord | undefined> = new Array<SlotRecord | undefined>(RECENT).fill(undefined);
+  private recentCount = 0;
+  private recentNext = 0;
 
   private lookup(entity: string, id: string): SlotRecord | undefined {
-    if (entity === this.lastEntity && id === this.lastId) return this.lastRec;
-    const rec = this.types.get(entity)?.get(id);
-    this.lastEntity = entity;
-    this.lastId = id;
-    this.lastRec = rec;
+    const n = this.recentCount;
+    for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
+    const rec = this.types.get(entity)?.get(id)?.rec;
+    const at = this.recentNext;
+    this.recentEntity[at] = entity;
+    this.recentId[at] = id;
+    this.recentRec[at] = rec;
+    this.recentNext = (at + 1) % RECENT;
+    if (n < RECENT) this.recentCount = n + 1;
     return rec;
+  }
+
+  /** Forgets the records looked up (before any write). */
+  private forget(): void {
+    this.recentCount = 0;
+    this.recentNext = 0;
   }
 
   hasEntity(entity: string, id: string): boolean {
@@ -66,11 +101,7 @@ export class LayerB implements StateView {
   /** Makes the entity exist (with no slots if it is new). */
   ensureEntity(entity: string, id: string): void {
     const m = this.typeMap(entity);
-    if (!m.has(id)) {
-      const rec = emptyRecord();
-      this.owned.add(rec);
-      m.set(id, rec);
-    }
+    if (!m.has(id)) m.set(id, { rec: emptyRecord(), gen: this.gen });
   }
 
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
@@ -86,8 +117,7 @@ export class LayerB implements StateView {
       if (v === undefined) delete rec[k];
       else rec[k] = held !== undefined && sameOwnedJson(held[k], v) ? held[k] : this.keep(v);
     }
-    this.owned.add(rec);
-    this.typeMap(entity).set(id, rec);
+    this.typeMap(entity).set(id, { rec, gen: this.gen });
   }
 
   /** replaceEntity without copying the record: `slots` must be a fresh prototype-free record that the
@@ -96,8 +126,7 @@ export class LayerB implements StateView {
   adoptEntity(entity: string, id: string, slots: SlotRecord): void {
     const keys = Object.keys(slots);
     for (let i = 0; i < keys.length; i++) slots[keys[i]] = this.keep(slots[keys[i]]);
-    this.owned.add(slots);
-    this.typeMap(entity).set(id, slots);
+    this.typeMap(entity).set(id, { rec: slots, gen: this.gen });
   }
 
   /** Whether the values written now are the library's own (the guard's observe; see withOwnValues). */
@@ -126,7 +155,7 @@ export class LayerB implements StateView {
   }
 
   deleteEntity(entity: string, id: string): boolean {
-    this.lastEntity = null;
+    this.forget();
     const m = this.types.get(entity);
     if (m === undefined) return false;
     const had = m.delete(id);
@@ -138,16 +167,17 @@ export class LayerB implements StateView {
    * copies the record first (copy-on-write), so the caller may read it later (the guard's `before`
    * snapshot, taken when first needed). Read-only; undefined when the entity does not exist. */
   keptRecord(entity: string, id: string): Readonly<SlotRecord> | undefined {
-    const rec = this.lookup(entity, id);
-    if (rec !== undefined) this.owned.delete(rec);
-    return rec;
+    const e = this.types.get(entity)?.get(id);
+    if (e === undefined) return undefined;
+    e.gen = KEPT;
+    return e.rec;
   }
 
   /** A copy of the entity's slots (prototype-free), or undefined when it does not exist. */
   entity(entity: string, id: string): Readonly<SlotRecord> | undefined {
-    const rec = this.types.get(entity)?.get(id);
-    if (rec === undefined) return undefined;
-    return Object.assign(emptyRecord(), rec);
+    const e = this.types.get(entity)?.get(id);
+    if (e === undefined) return undefined;
+    return Object.assign(emptyRecord(), e.rec);
   }
 
   /** Entity types present, sorted. */
@@ -173,7 +203,7 @@ export class LayerB implements StateView {
     const out = new LayerB();
     for (const [type, m] of this.types) out.types.set(type, new Map(m));
     // From now on both sides share every record, so neither may write one in place.
-    this.owned = new WeakSet();
+    this.gen = newGeneration();
     return out;
   }
 
@@ -184,7 +214,7 @@ export class LayerB implements StateView {
       const m = this.types.get(type)!;
       const byId: Record<string, Record<string, unknown>> = {};
       for (const id of [...m.keys()].sort()) {
-        const rec = m.get(id)!;
+        const rec = m.get(id)!.rec;
         const slots: Record<string, unknown> = {};
         for (const k of Object.keys(rec).sort()) defineData(slots, k, rec[k]);
         defineData(byId, id, slots);
@@ -213,8 +243,8 @@ export class LayerB implements StateView {
     return out;
   }
 
-  private typeMap(entity: string): Map<string, SlotRecord> {
-    this.lastEntity = null;
+  private typeMap(entity: string): Map<string, Entry> {
+    this.forget();
     let m = this.types.get(entity);
     if (m === undefined) {
       m = new Map();
@@ -225,13 +255,13 @@ export class LayerB implements StateView {
 
   private writable(entity: string, id: string): SlotRecord {
     const m = this.typeMap(entity);
-    const rec = m.get(id);
-    if (rec !== undefined && this.owned.has(rec)) return rec;
-    const own = rec === undefined ? emptyRecord() : Object.assign(emptyRecord(), rec);
-    this.owned.add(own);
-    m.set(id, own);
+    const e = m.get(id);
+    if (e !== undefined && e.gen === this.gen) return e.rec;
+    const own = e === undefined ? emptyRecord() : Object.assign(emptyRecord(), e.rec);
+    m.set(id, { rec: own, gen: this.gen });
     return own;
   }
+
 }
 
 // Assignment to `__proto__` on a plain object would set the prototype; defining keeps it data.

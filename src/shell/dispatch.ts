@@ -2,7 +2,7 @@
 // (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
 // What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
 // unknown_effect, unparsed, over_bound): such a call is never approved without a question.
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
@@ -211,6 +211,20 @@ function simple(ctx: Ctx, c: SimpleCommand): void {
   ctx.out.commands++;
   redirects(ctx, c.redirects, c.cwd, c.text);
   run(ctx, c.argv, c.cwd, c.text);
+  // A `cd` that fails leaves the commands after it where they were (`cd build; rm -rf *`): its
+  // directory must be one now, or be made earlier on the line.
+  if (c.chdir !== undefined && !isDirectoryNow(c.chdir) && !ctx.out.calls.some((k) => k.name === "fs_mkdir" && k.arguments.path === c.chdir)) {
+    problem(ctx, "unresolved_argument", `cd to ${c.chdir}, which is not a directory now: if the cd fails, the commands after it run where they were`, c.text);
+  }
+}
+
+/** A directory, or a link to one. */
+function isDirectoryNow(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Judges argv (a command and its arguments) run in cwd. */
@@ -273,6 +287,13 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     }
     if (name === "command" && (rest[0]?.text === "-v" || rest[0]?.text === "-V")) return;
     run(ctx, rest.slice(i), dir, source);
+    return;
+  }
+  // `trap 'rm -rf x' EXIT` runs its string later, in this shell: code whose effect is not known. A
+  // listing (`trap`, `-p`, `-l`, `-P`), `trap - SIG` (reset) and `trap '' SIG` (ignore) run nothing.
+  const trapped = rest[0]?.text === "--" ? rest.slice(1) : rest;
+  if (name === "trap" && trapped.length > 1 && !["-", "", "-p", "-P", "-l"].includes(trapped[0]!.text as string)) {
+    problem(ctx, "unknown_effect", "trap runs code later whose effect is not known", source);
     return;
   }
   if (ctx.cat.readOnly.has(name)) return;

@@ -34,6 +34,9 @@ export interface SimpleCommand {
   env: Record<string, Word>;
   /** Source text, for messages. */
   text: string;
+  /** For a `cd` to a known directory: that directory (a `cd` that fails leaves the commands after it
+   * where they were, so the dispatcher checks that it exists). */
+  chdir?: string;
 }
 
 export type ParseResult =
@@ -69,9 +72,13 @@ export function bashParser(): Parser {
 }
 
 interface Scope {
+  /** The directory; null once a `cd` (or a function that may run one) made it unknown. */
   cwd: string | null;
+  /** Variables of the line, HOME and PWD from the start; null when set to a value not known here.
+   * Their presence matters too: IFS (splitting), CDPATH (`cd`), GLOBIGNORE and GLOBS (globs). */
   vars: Map<string, string | null>;
-  home: string;
+  /** Walking a loop once only to see what it changes (its commands are not kept). */
+  trial: boolean;
 }
 
 class Unparsed extends Error {}
@@ -79,18 +86,16 @@ class Unparsed extends Error {}
 /** Parses a command line into its simple commands. Never throws for any input string. */
 export function parseCommandLine(source: string, cwd: string, home: string, depth = 0): ParseResult {
   if (typeof source !== "string") return { ok: false, reason: "unparsed", detail: "the command is not a string" };
-  if (Buffer.byteLength(source, "utf8") > MAX_COMMAND_BYTES) return { ok: false, reason: "unparsed", detail: `the command is over ${MAX_COMMAND_BYTES} bytes` };
+  if (Buffer.byteLength(source) > MAX_COMMAND_BYTES) return { ok: false, reason: "unparsed", detail: `the command is over ${MAX_COMMAND_BYTES} bytes` };
   if (source.includes("\u0000")) return { ok: false, reason: "unparsed", detail: "the command holds a NUL byte" };
   if (depth > MAX_NESTING) return { ok: false, reason: "unparsed", detail: "sh -c nested too deep" };
-  const parser = bashParser();
-  const tree = parser.parse(source);
+  const tree = bashParser().parse(source);
   if (tree === null) return { ok: false, reason: "unparsed", detail: "the parser gave no tree" };
   try {
     const root = tree.rootNode;
     if (root.hasError) return { ok: false, reason: "unparsed", detail: `syntax error near \`${firstError(root)}\`` };
     const out: SimpleCommand[] = [];
-    const scope: Scope = { cwd, vars: new Map([["HOME", home], ["PWD", cwd]]), home };
-    walk(root, scope, out, []);
+    walk(root, { cwd, vars: new Map([["HOME", home], ["PWD", cwd]]), trial: false }, out, []);
     return { ok: true, commands: out };
   } catch (e) {
     if (e instanceof Unparsed) return { ok: false, reason: "unparsed", detail: e.message };
@@ -100,10 +105,20 @@ export function parseCommandLine(source: string, cwd: string, home: string, dept
   }
 }
 
+/** The text of the innermost node holding the error (a MISSING node is an error too, with no text). */
 function firstError(n: Node): string {
-  if (n.type === "ERROR" || n.isMissing) return n.text.slice(0, 40);
-  for (const c of n.children) if (c !== null && (c.hasError || c.isMissing)) return firstError(c);
-  return n.text.slice(0, 40);
+  const inner = tokens(n).find((c) => c.hasError);
+  return inner === undefined ? n.text.slice(0, 40) : firstError(inner);
+}
+
+/** A node's named children, or (`tokens`) all of them. */
+const named = (n: Node): Node[] => present(n.namedChildren);
+const tokens = (n: Node): Node[] => present(n.children);
+
+/** web-tree-sitter types children as nullable, which a tree never holds: not read if it does. */
+function present(all: (Node | null)[]): Node[] {
+  if (all.includes(null)) throw new Unparsed("the parser gave a null node");
+  return all as Node[];
 }
 
 function push(out: SimpleCommand[], c: SimpleCommand): void {
@@ -111,144 +126,200 @@ function push(out: SimpleCommand[], c: SimpleCommand): void {
   out.push(c);
 }
 
-/** Walks a statement; `redirects` are those of enclosing redirected statements (they apply to every
- * command inside). */
+const copy = (s: Scope): Scope => ({ cwd: s.cwd, vars: new Map(s.vars), trial: s.trial });
+
+/** Walks a part that may not run (`again`: or may run many times): what it changes in the shell is
+ * unknown after it (and, when it may run again, in it: found by walking it once beforehand). */
+function maybe(scope: Scope, again: boolean, run: (s: Scope, out: SimpleCommand[]) => void, out: SimpleCommand[]): void {
+  if (again && !scope.trial) {
+    const t = { ...copy(scope), trial: true };
+    run(t, []);
+    merge(scope, t);
+  }
+  const s = copy(scope);
+  run(s, out);
+  merge(scope, s);
+}
+
+/** What `s` (a copy of `scope` after a part that may not have run) changed is unknown in `scope`. */
+function merge(scope: Scope, s: Scope): void {
+  for (const [k, v] of s.vars) if (scope.vars.get(k) !== v) scope.vars.set(k, null);
+  if (s.cwd !== scope.cwd) moved(scope, null);
+}
+
+/** Walks any node for what runs in it: the simple commands of statements, lists, pipelines, control
+ * flow (every branch may run), and the command and process substitutions inside words and expressions.
+ * A node type not named here is walked child by child, so nothing inside it is missed. `redirects` are
+ * those of enclosing redirected statements (they apply to every command inside). */
 function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]): void {
   switch (n.type) {
-    case "program":
-    case "list":
+    case "subshell":
+    case "command_substitution":
+    case "process_substitution": {
+      // Run in a copy of the shell: a `cd` or an assignment inside does not reach the commands after.
+      const inner = copy(scope);
+      for (const c of named(n)) walk(c, inner, out, n.type === "subshell" ? redirects : []);
+      return;
+    }
+    case "list": {
+      // `a && b && c`: the first part runs; the rest may not, each seeing what the parts before it
+      // did. With `||` among them, each part after the first may or may not run on its own.
+      const parts: Node[] = [];
+      const ops: string[] = [];
+      chain(n, parts, ops);
+      const [first, ...rest] = parts;
+      walk(first!, scope, out, redirects);
+      if (ops.every((o) => o === "&&")) maybe(scope, false, (s, o) => rest.forEach((c) => walk(c, s, o, redirects)), out);
+      else for (const c of rest) maybe(scope, false, (s, o) => walk(c, s, o, redirects), out);
+      return;
+    }
+    case "if_statement":
+    case "case_statement": {
+      // `if a; then b; elif …; else …; fi`, `case w in …)`: the condition (the word) runs, each
+      // statement and branch after it may not.
+      const [first, ...rest] = named(n);
+      walk(first!, scope, out, redirects);
+      for (const c of rest) maybe(scope, false, (s, o) => walk(c, s, o, redirects), out);
+      return;
+    }
+    case "while_statement":
+    case "for_statement":
+    case "c_style_for_statement":
+      maybe(scope, true, (s, o) => loop(n, s, o, redirects), out);
+      return;
     case "pipeline":
-    case "compound_statement":
-    case "do_group":
-    case "else_clause":
-    case "elif_clause":
-    case "negated_command":
-      for (const c of n.namedChildren) if (c !== null) walk(c, scope, out, redirects);
+      // Each command of a pipeline runs in a subshell of its own.
+      for (const c of named(n)) walk(c, copy(scope), out, redirects);
       return;
-    case "comment":
-    case "heredoc_body":
-    case "heredoc_start":
-    case "heredoc_end":
-      return;
-    case "subshell": {
-      const inner: Scope = { cwd: scope.cwd, vars: new Map(scope.vars), home: scope.home };
-      for (const c of n.namedChildren) if (c !== null) walk(c, inner, out, redirects);
-      return;
-    }
     case "redirected_statement": {
+      // The redirections apply to every command of the body (the other children).
       const own = [...redirects];
-      const body = n.childForFieldName("body");
-      for (const c of n.namedChildren) {
-        if (c === null || c === body) continue;
-        collectRedirects(c, scope, out, own);
+      const body: Node[] = [];
+      for (const c of named(n)) {
+        if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, own);
+        else body.push(c);
       }
-      if (body !== null) walk(body, scope, out, own);
-      else if (own.length > redirects.length) push(out, { argv: [], redirects: own, cwd: scope.cwd, env: {}, text: n.text });
+      const start = out.length;
+      for (const c of body) walk(c, scope, out, own);
+      // A body with no simple command to carry them (`> f`, `[[ … ]] > f`, `((…)) > f`) still opens the files.
+      if (!out.slice(start).some((c) => own.every((r) => c.redirects.includes(r)))) push(out, { argv: [], redirects: own, cwd: scope.cwd, env: {}, text: n.text });
       return;
     }
-    case "variable_assignment": {
-      assign(n, scope, out);
+    case "variable_assignment":
+      assign(n, scope, out, true);
       return;
-    }
-    case "variable_assignments": {
-      for (const c of n.namedChildren) if (c !== null && c.type === "variable_assignment") assign(c, scope, out);
-      return;
-    }
-    case "declaration_command":
-    case "unset_command": {
-      for (const c of n.namedChildren) {
-        if (c === null) continue;
-        if (c.type === "variable_assignment") assign(c, scope, out);
-        else if (c.type === "variable_name" || c.type === "word") scope.vars.set(c.text, n.type === "unset_command" ? null : scope.vars.get(c.text) ?? null);
+    case "declaration_command": {
+      // `declare -u/-l/-i/-n X=…` changes or redirects the value (upper case, arithmetic, a name
+      // reference): with an option, the names it sets are unknown.
+      const options = named(n).some((c) => /^[-+]/.test(c.text));
+      for (const c of named(n)) {
+        if (c.type === "variable_assignment") assign(c, scope, out, !options);
+        else if (options) scope.vars.set(c.text, null);
       }
       return;
     }
     case "command":
       command(n, scope, out, redirects);
       return;
-    case "if_statement":
-    case "while_statement":
-    case "until_statement":
-    case "for_statement":
-    case "c_style_for_statement":
-    case "case_statement":
-    case "case_item":
-    case "function_definition":
-    case "test_command":
-    case "arithmetic_expansion": {
-      // Every branch may run: walk conditions and bodies alike. A loop variable is unknown.
-      if (n.type === "for_statement") {
-        const v = n.childForFieldName("variable");
-        if (v !== null) scope.vars.set(v.text, null);
-        for (const c of n.childrenForFieldName("value")) if (c !== null) word(c, scope, out);
-      }
-      for (const c of n.namedChildren) {
-        if (c === null) continue;
-        if (STATEMENTS.has(c.type)) walk(c, scope, out, redirects);
-        else if (c.type === "file_redirect" || c.type === "heredoc_redirect" || c.type === "herestring_redirect") collectRedirects(c, scope, out, redirects);
-        else expansionsIn(c, scope, out);
-      }
+    case "function_definition": {
+      // The body runs when the function is called, later on the line, with the variables and directory
+      // of that moment: walked with both unknown. Whatever it may set is unknown after the definition.
+      // (Globs too: the function may run after a `shopt`, and may run one.)
+      const inner: Scope = { cwd: null, vars: new Map([[GLOBS, null]]), trial: scope.trial };
+      for (const c of named(n)) walk(c, inner, out, redirects);
+      for (const k of inner.vars.keys()) scope.vars.set(k, null);
+      if (inner.vars.has("PWD")) scope.cwd = null;
       return;
     }
+    case "variable_name":
+      // A bare name outside `$…` is an arithmetic context (`((X=1))`, `$((X++))`, a C-style for) or
+      // `unset X`: it may be assigned there.
+      scope.vars.set(n.text, null);
+      return;
+    case "simple_expansion":
+      // `$X` reads X: nothing inside it runs.
+      return;
     default:
-      if (STATEMENTS.has(n.type)) {
-        for (const c of n.namedChildren) if (c !== null) walk(c, scope, out, redirects);
-        return;
-      }
-      // Anything else at statement level (a bare word, an expansion): walk its substitutions.
-      expansionsIn(n, scope, out);
+      // A statement followed by `&` runs in the background, in a subshell.
+      for (const c of named(n)) walk(c, c.nextSibling?.type === "&" ? copy(scope) : scope, out, redirects);
   }
 }
 
-const STATEMENTS = new Set([
-  "program", "list", "pipeline", "compound_statement", "do_group", "else_clause", "elif_clause", "negated_command",
-  "subshell", "redirected_statement", "variable_assignment", "variable_assignments", "declaration_command",
-  "unset_command", "command", "if_statement", "while_statement", "until_statement", "for_statement",
-  "c_style_for_statement", "case_statement", "case_item", "function_definition", "test_command", "comment",
-]);
-
-function assign(n: Node, scope: Scope, out: SimpleCommand[]): void {
-  const name = n.childForFieldName("name");
-  const value = n.childForFieldName("value");
-  if (name === null) return;
-  const w = value === null ? { text: "", raw: "", glob: false, why: null } : word(value, scope, out);
-  scope.vars.set(name.text, w.glob ? null : w.text);
+/** The parts of `a && b || c` (tree-sitter nests them to the left) and the operators between them. */
+function chain(n: Node, parts: Node[], ops: string[]): void {
+  for (const c of tokens(n)) {
+    if (!c.isNamed) ops.push(c.type);
+    else if (c.type === "list") chain(c, parts, ops);
+    else parts.push(c);
+  }
 }
 
+function loop(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]): void {
+  for (const c of named(n)) {
+    walk(c, scope, out, redirects);
+    // `for ((i=0; i<3; i++))`: the names in the header change each time round (tree-sitter reads
+    // some of them as plain words).
+    if (n.type === "c_style_for_statement" && c.type !== "do_group") for (const [name] of c.text.matchAll(/[A-Za-z_]\w*/g)) scope.vars.set(name, null);
+  }
+}
+
+/** A field the grammar always gives the node; a tree without it is not read. */
+function field(n: Node, name: string): Node {
+  const f = n.childForFieldName(name);
+  if (f === null) throw new Unparsed(`a ${n.type} without its ${name}`);
+  return f;
+}
+
+/** The value an assignment gives its variable: `X=v`, `X+=v` (appended to the value it had), `X=` (empty). */
+function assigned(n: Node, scope: Scope, out: SimpleCommand[]): Word {
+  const value = n.childForFieldName("value");
+  const w = value === null ? { text: "", raw: "", glob: false, why: null } : word(value, scope, out);
+  if (!tokens(n).some((c) => c.type === "+=")) return w;
+  const old = scope.vars.get(field(n, "name").text);
+  return typeof old === "string" && w.text !== null ? { ...w, text: old + w.text } : unknown(n.text, `${field(n, "name").text}+= on a value not known`);
+}
+
+function assign(n: Node, scope: Scope, out: SimpleCommand[], known: boolean): void {
+  const w = assigned(n, scope, out);
+  // `X[1]=v` sets one element (`X[0]=v` is $X): the variable is not known after it.
+  const name = field(n, "name");
+  const whole = name.type === "variable_name";
+  scope.vars.set(whole ? name.text : name.text.replace(/\[.*$/s, ""), known && whole && !w.glob ? w.text : null);
+}
+
+const REDIRECTIONS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
+
+/** Adds the redirection `n` (one of REDIRECTIONS) to `into`; substitutions in it are walked. */
 function collectRedirects(n: Node, scope: Scope, out: SimpleCommand[], into: Redirect[]): void {
   if (n.type === "file_redirect") {
-    let op = "";
-    for (const c of n.children) if (c !== null && !c.isNamed) op += c.text;
+    const op = tokens(n).filter((c) => !c.isNamed).map((c) => c.text).join("");
     const dest = n.childForFieldName("destination");
     into.push({ op: op || ">", target: dest === null ? null : word(dest, scope, out) });
-    return;
-  }
-  if (n.type === "heredoc_redirect") {
+  } else if (n.type === "heredoc_redirect") {
     into.push({ op: "<<", target: null });
-    // `cat <<EOF > f`: tree-sitter files the output redirection under the heredoc.
-    for (const c of n.namedChildren) {
-      if (c === null) continue;
+    // `cat <<EOF > f`: tree-sitter files the output redirection under the heredoc, and a pipeline
+    // after the heredoc's start (`cat <<EOF | sh`) too.
+    for (const c of named(n)) {
       if (c.type === "file_redirect") collectRedirects(c, scope, out, into);
-      else if (c.type === "heredoc_body") expansionsIn(c, scope, out);
-      else if (STATEMENTS.has(c.type)) walk(c, scope, out, []);
+      else walk(c, scope, out, []);
     }
-    return;
-  }
-  if (n.type === "herestring_redirect") {
+  } else {
     into.push({ op: "<<<", target: null });
-    expansionsIn(n, scope, out);
-    return;
+    walk(n, scope, out, []);
   }
-  expansionsIn(n, scope, out);
 }
+
+/** Builtins that set variables they name (`read X`, `printf -v X`, `mapfile X`, `getopts o X`, `let X=1`). */
+const SETTERS = new Set<string | null | undefined>(["read", "printf", "mapfile", "readarray", "getopts", "let"]);
+/** Marks, among the variables, that a `shopt` or `set` (or a function that may run one) changed what a glob matches. */
+const GLOBS = " globs";
 
 function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[]): void {
   const argv: Word[] = [];
   const env: Record<string, Word> = {};
   const redirects = [...outer];
   let prev: Node | null = null;
-  for (const c of n.children) {
-    if (c === null) continue;
+  for (const c of tokens(n)) {
     // `a\<newline>b` is one word to bash (the pair is removed), two to tree-sitter: not judged. Inside
     // a command a line break only comes from such a continuation, so a two-byte gap that ends at the
     // start of the next line is exactly `\<newline>`.
@@ -256,39 +327,60 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[])
       throw new Unparsed("a line continuation inside a word");
     }
     prev = c;
+    if (c.type === "variable_assignment") env[field(c, "name").text] = assigned(c, scope, out);
+    else if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, redirects);
+    else if (c.type === "command_name") argv.push(word(named(c)[0] ?? c, scope, out));
+    else if (c.isNamed) argv.push(word(c, scope, out));
     // A lone `$` argument (`rm $`) is an anonymous node: bash passes it as the word `$`; one right
     // before a string is the `$"…"` prefix of that string.
-    if (!c.isNamed) {
-      const next = c.nextSibling;
-      if (c.type === "$" && (next === null || next.startIndex !== c.endIndex)) argv.push({ text: "$", raw: "$", glob: false, why: null });
-      continue;
-    }
-    if (c.type === "variable_assignment") {
-      const name = c.childForFieldName("name");
-      const value = c.childForFieldName("value");
-      if (name !== null) env[name.text] = value === null ? { text: "", raw: "", glob: false, why: null } : word(value, scope, out);
-    } else if (c.type === "command_name") {
-      const inner = c.namedChild(0);
-      argv.push(inner === null ? { text: c.text, raw: c.text, glob: false, why: null } : word(inner, scope, out));
-    } else if (c.type === "file_redirect" || c.type === "heredoc_redirect" || c.type === "herestring_redirect") {
-      collectRedirects(c, scope, out, redirects);
-    } else if (c.type === "comment") {
-      continue;
-    } else {
-      argv.push(word(c, scope, out));
-    }
+    else if (c.type === "$" && c.nextSibling?.startIndex !== c.endIndex) argv.push({ text: "$", raw: "$", glob: false, why: null });
   }
   const cmd: SimpleCommand = { argv, redirects, cwd: scope.cwd, env, text: n.text };
   push(out, cmd);
-  // `cd` changes the directory of the commands after it in the same shell.
-  if (argv.length > 0 && argv[0]!.text === "cd") {
-    // `cd -` goes to the previous directory (not known here); other `-…` words are options.
-    const dest = argv.find((w, i) => i > 0 && (w.text === "-" || !(w.text ?? "").startsWith("-")));
-    if (dest === undefined) scope.cwd = scope.home;
-    else if (dest.text === null || dest.glob || scope.cwd === null) scope.cwd = null;
-    else if (dest.text === "-") scope.cwd = null;
-    else scope.cwd = joinPath(scope.cwd, dest.text);
-    scope.vars.set("PWD", scope.cwd);
+  effects(cmd, scope);
+}
+
+/** What a command changes in the shell for the commands after it. */
+function effects(cmd: SimpleCommand, scope: Scope): void {
+  const argv = cmd.argv;
+  // `builtin cd`, `command read`: the builtin itself.
+  let i = 0;
+  while (argv[i]?.text === "builtin" || argv[i]?.text === "command") i++;
+  const name = argv[i]?.text;
+  if (name === "cd") cd(cmd, argv.slice(i + 1), scope);
+  else if (name === "pushd" || name === "popd") moved(scope, null);
+  else if (name === "shopt" || name === "set") scope.vars.set(GLOBS, null);
+  else if (name === "eval" || name === "source" || name === ".") {
+    // Runs code in this shell: anything may have changed.
+    forget(scope);
+    moved(scope, null);
+    scope.vars.set(GLOBS, null);
+  } else if (SETTERS.has(name) && (name !== "printf" || argv.some((w) => w.text === null || w.text.startsWith("-v")))) forget(scope);
+}
+
+/** Every variable known so far becomes unknown. */
+function forget(scope: Scope): void {
+  for (const k of scope.vars.keys()) scope.vars.set(k, null);
+}
+
+function moved(scope: Scope, to: string | null): void {
+  scope.cwd = to;
+  scope.vars.set("PWD", to);
+}
+
+/** `cd [-L|-P|-e|-@]… [--] [DIR]`: the directory after it, when known. */
+function cd(cmd: SimpleCommand, args: Word[], scope: Scope): void {
+  let i = 0;
+  while (args[i]?.text !== "-" && args[i]?.text !== "--" && args[i]?.text?.startsWith("-") === true) i++;
+  if (args[i]?.text === "--") i++;
+  const dest = args[i];
+  // No operand: $HOME. `cd -` goes to $OLDPWD, not followed here.
+  const to = dest === undefined ? scope.vars.get("HOME") ?? null : dest.glob || dest.text === "-" ? null : dest.text;
+  // A relative directory is searched in $CDPATH first (unless it starts with `.`).
+  if (to === null || (!to.startsWith("/") && (scope.cwd === null || (scope.vars.has("CDPATH") && !/^\.\.?(\/|$)/.test(to))))) moved(scope, null);
+  else {
+    cmd.chdir = joinPath(scope.cwd ?? "/", to);
+    moved(scope, cmd.chdir);
   }
 }
 
@@ -306,109 +398,96 @@ export function joinPath(base: string, p: string): string {
 
 const unknown = (raw: string, why: string): Word => ({ text: null, raw, glob: false, why });
 
-/** Walks the command and process substitutions inside a node (they run too). */
-function expansionsIn(n: Node, scope: Scope, out: SimpleCommand[]): void {
-  if (n.type === "command_substitution" || n.type === "process_substitution") {
-    const inner: Scope = { cwd: scope.cwd, vars: new Map(scope.vars), home: scope.home };
-    for (const c of n.namedChildren) if (c !== null) walk(c, inner, out, []);
-    return;
-  }
-  for (const c of n.namedChildren) if (c !== null) expansionsIn(c, scope, out);
-}
-
 /** Resolves one word-like node. Substitutions inside it are walked as commands. */
-export function word(n: Node, scope: Scope, out: SimpleCommand[]): Word {
+function word(n: Node, scope: Scope, out: SimpleCommand[]): Word {
   const raw = n.text;
   const parts = wordParts(n, scope, out, false);
   if (parts.why !== null) return unknown(raw, parts.why);
-  let text = parts.text;
-  if (!parts.quotedStart && (text === "~" || text.startsWith("~/"))) text = scope.home + text.slice(1);
-  else if (!parts.quotedStart && text.startsWith("~")) return unknown(raw, "another user's home (~user)");
-  return { text, raw, glob: parts.glob, why: null };
+  if (parts.glob && (scope.vars.has(GLOBS) || scope.vars.has("GLOBIGNORE"))) return unknown(raw, "a glob after shopt, set or GLOBIGNORE may have changed what it matches");
+  if (parts.quotedStart || !parts.text.startsWith("~")) return { text: parts.text, raw, glob: parts.glob, why: null };
+  if (parts.text !== "~" && !parts.text.startsWith("~/")) return unknown(raw, "another user's home (~user)");
+  // `~` is $HOME, as the line may have set it.
+  const home = scope.vars.get("HOME");
+  return typeof home === "string" ? { text: home + parts.text.slice(1), raw, glob: parts.glob, why: null } : unknown(raw, "~ with $HOME not known");
 }
 
 interface Parts {
   text: string;
   glob: boolean;
   why: string | null;
+  /** The word does not start with a literal unquoted part, so a `~` there is not the home directory
+   * (`"~"/x`, `\~/x`, `$H/x`). */
   quotedStart: boolean;
 }
 
+const literal = (text: string, quotedStart = false): Parts => ({ text, glob: false, why: null, quotedStart });
+const unresolved = (why: string): Parts => ({ text: "", glob: false, why, quotedStart: false });
+
+/** Unquoted brace expansion ({a,b}, {1..3}) makes several words. */
+const BRACES = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+
+/** `quoted`: inside double quotes (an expansion there is not split or globbed). */
 function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean): Parts {
   switch (n.type) {
     case "word":
-    case "command_name":
     case "number":
-    case "file_descriptor": {
-      const t = n.text;
-      if (!quoted && /[{][^{}]*[,][^{}]*[}]|[{][^{}]*\.\.[^{}]*[}]/.test(t)) return { text: "", glob: false, why: "brace expansion", quotedStart: false };
-      const glob = !quoted && /(^|[^\\])[*?[]/.test(t);
-      return { text: unescape(t), glob, why: null, quotedStart: false };
-    }
+      // (`\~` is a quoted start too: not the home directory.)
+      return { text: unescape(n.text), glob: /(^|[^\\])[*?[]/.test(n.text), why: null, quotedStart: n.text.startsWith("\\") };
     case "raw_string":
-      return { text: n.text.slice(1, -1), glob: false, why: null, quotedStart: true };
-    case "ansi_c_string":
-      return { text: "", glob: false, why: "ANSI-C quoting ($'…')", quotedStart: true };
-    case "translated_string":
-    case "string": {
-      let text = "";
-      for (const c of n.namedChildren) {
-        if (c === null) continue;
-        if (c.type === "string_content") text += c.text.replace(/\\([$`"\\\n])/g, "$1");
-        else {
-          const p = wordParts(c, scope, out, true);
-          if (p.why !== null) return { ...p, quotedStart: true };
-          text += p.text;
-        }
-      }
-      return { text, glob: false, why: null, quotedStart: true };
+      return literal(n.text.slice(1, -1), true);
+    case "string":
+    case "translated_string": {
+      // Every part is read before an unknown one ends the word: a substitution after it runs too.
+      const parts = named(n).map((c) => (c.type === "string_content" ? literal(c.text.replace(/\\([$`"\\\n])/g, (_, e: string) => (e === "\n" ? "" : e))) : wordParts(c, scope, out, true)));
+      return { ...joined(parts), quotedStart: true };
     }
     case "concatenation": {
-      // Unquoted brace expansion ({a,b}, {1..3}) makes several words: not resolved.
-      if (!quoted && n.children.some((c) => c !== null && (c.type === "word" || !c.isNamed) && /[{}]/.test(c.text)) && /\{[^{}]*(,|\.\.)[^{}]*\}/.test(n.text)) {
-        return { text: "", glob: false, why: "brace expansion", quotedStart: false };
-      }
-      let text = "";
-      let glob = false;
-      let first = true;
-      let quotedStart = false;
-      for (const c of n.children) {
-        if (c === null) continue;
-        const p = wordParts(c, scope, out, quoted);
-        if (p.why !== null) return p;
-        if (first) quotedStart = p.quotedStart;
-        first = false;
-        text += p.text;
-        glob ||= p.glob;
-      }
-      return { text, glob, why: null, quotedStart };
+      // Braces are expanded when they are unquoted, whatever else is quoted (`{a,"b"}`).
+      if (BRACES.test(tokens(n).map((c) => (c.type === "word" ? c.text : "_")).join(""))) return unresolved("brace expansion");
+      const parts = tokens(n).map((c) => wordParts(c, scope, out, false));
+      return { ...joined(parts), quotedStart: parts[0]!.quotedStart };
     }
     case "simple_expansion":
     case "expansion": {
-      const nameNode = n.namedChildren.find((c) => c !== null && (c.type === "variable_name" || c.type === "special_variable_name"));
-      // Only a plain ${NAME} or $NAME is resolved; ${X:-y}, ${#X}, ${X/a/b} are not.
-      const plain = n.type === "simple_expansion" || n.text === `\${${nameNode?.text ?? ""}}`;
-      if (nameNode === undefined || nameNode === null || !plain) return { text: "", glob: false, why: `parameter expansion ${n.text}`, quotedStart: false };
-      const v = scope.vars.get(nameNode.text);
-      if (v === undefined || v === null) return { text: "", glob: false, why: `unset or unknown variable $${nameNode.text}`, quotedStart: false };
-      // An unquoted expansion is split and globbed by bash: only a value with no blanks or glob chars is safe.
-      if (!quoted && /[\s*?[]/.test(v)) return { text: "", glob: false, why: `unquoted $${nameNode.text} would be split or globbed`, quotedStart: false };
-      return { text: v, glob: false, why: null, quotedStart: quoted };
+      const name = named(n).find((c) => c.type === "variable_name" || c.type === "special_variable_name");
+      // Only a plain ${NAME} or $NAME is resolved; ${X:-y}, ${#X}, ${X/a/b} are not (and may run
+      // substitutions or assign: walked).
+      if (name === undefined || (n.type === "expansion" && n.text !== `\${${name.text}}`)) {
+        walk(n, scope, out, []);
+        return unresolved(`parameter expansion ${n.text}`);
+      }
+      const v = scope.vars.get(name.text);
+      if (typeof v !== "string") return unresolved(`unset or unknown variable $${name.text}`);
+      // An unquoted expansion is split and globbed by bash (an empty one is no word at all): only a
+      // value with no blanks or glob characters, under the usual IFS, is one word.
+      if (!quoted && (/^$|[\s*?[]/.test(v) || scope.vars.has("IFS"))) return unresolved(`unquoted $${name.text} would be split or globbed`);
+      // (A value is never tilde-expanded: `H='~'; rm $H/x` removes `./~/x`.)
+      return literal(v, true);
     }
+    case "ansi_c_string":
+      return unresolved("ANSI-C quoting ($'…')");
     case "command_substitution":
     case "process_substitution":
-      expansionsIn(n, scope, out);
-      return { text: "", glob: false, why: `command substitution ${n.text.slice(0, 40)}`, quotedStart: false };
+      walk(n, scope, out, []);
+      return unresolved(`command substitution ${n.text.slice(0, 40)}`);
     case "arithmetic_expansion":
-      return { text: "", glob: false, why: "arithmetic expansion", quotedStart: false };
-    case "$":
-      // A lone `$` before a quote ($"…") or at the end of a word: literal.
-      return { text: "$", glob: false, why: null, quotedStart: false };
+      walk(n, scope, out, []);
+      return unresolved("arithmetic expansion");
     default:
-      if (!n.isNamed) return { text: n.text, glob: false, why: null, quotedStart: false };
-      expansionsIn(n, scope, out);
-      return { text: "", glob: false, why: `${n.type} ${n.text.slice(0, 40)}`, quotedStart: false };
+      if (!n.isNamed) return literal(n.text);
+      walk(n, scope, out, []);
+      return unresolved(`${n.type} ${n.text.slice(0, 40)}`);
   }
+}
+
+/** The parts of one word put together: unknown when one of them is. */
+function joined(parts: Parts[]): Parts {
+  let text = "";
+  for (const p of parts) {
+    if (p.why !== null) return p;
+    text += p.text;
+  }
+  return { text, glob: parts.some((p) => p.glob), why: null, quotedStart: false };
 }
 
 function unescape(t: string): string {

@@ -151,7 +151,7 @@ function walk(n: Node, visit: (key: string, v: Node) => void): void {
  * date('now'), datetime('now'), …). */
 const CLOCK_WORDS = new Set(["now", "today", "tomorrow", "yesterday"]);
 
-/** A string constant that reads the clock when it is converted. */
+/** A string constant that reads the clock when it is converted to a date or time. */
 function clockWord(n: Node): string | null {
   const v = n?.A_Const?.sval?.sval;
   return typeof v === "string" && CLOCK_WORDS.has(v.trim().toLowerCase()) ? v : null;
@@ -166,8 +166,8 @@ function effects(stmt: Node, source: string): Problem[] {
   };
   walk(stmt, (k, v) => {
     if (k === "SQLValueFunction" && /^SVFOP_(CURRENT_DATE|CURRENT_TIME|LOCALTIME)/.test(String(v?.op))) clock(String(v.op).replace(/^SVFOP_/, "").replace(/_N$/, ""));
-    if (k === "TypeCast" && clockWord(v.arg) !== null) clock(`'${clockWord(v.arg)!}'`);
-    if (k === "FuncCall") for (const a of v.args ?? []) if (clockWord(a) !== null) clock(`'${clockWord(a)!}'`);
+    // Any such string: a cast, a function, COALESCE, a comparison with a date column all convert it.
+    if (k === "A_Const" && clockWord({ A_Const: v }) !== null) clock(`'${clockWord({ A_Const: v })!}'`);
     if (k === "FuncCall") {
       const names = (v.funcname ?? []).map((x: Node) => x?.String?.sval);
       const name = String(names[names.length - 1] ?? "").toLowerCase();

@@ -4,7 +4,7 @@
 // `bad-snapshot` error whose one-line message names the field.
 import { describe, expect, it } from "vitest";
 import { GuardError } from "../../src/guard/errors.js";
-import { readSnapshot } from "../../src/guard/snapshot.js";
+import { plainCopy, readSnapshot } from "../../src/guard/snapshot.js";
 import { MAX_HISTORY, MAX_QUESTIONS, MAX_TRACKED, SNAPSHOT_FORMAT } from "../../src/guard/types.js";
 import { MAX_MARKS } from "../../src/guard/unknown.js";
 
@@ -22,6 +22,7 @@ function refusal(value: unknown): string {
     expect(e).toBeInstanceOf(GuardError);
     expect((e as GuardError).code).toBe("bad-snapshot");
     expect((e as GuardError).message).not.toMatch(/\n/u);
+    expect((e as GuardError).help).toBe("pass what `guard.snapshot()` returned (through JSON if you like) to a guard with the same ontology, config, policy and scope");
     return (e as GuardError).message;
   }
   throw new Error("the snapshot was read");
@@ -156,5 +157,38 @@ describe("the shape of an entry", () => {
     expect(refusal(snapshot({ sequence: [{ seq: 0, call: { ...call, result: 1, extra: 2 } }] }))).toBe(
       "the snapshot's `sequence[0].call` has an unknown key `extra`: `{ name, arguments, result?, before? }` expected",
     );
+  });
+});
+
+describe("each refusal names the field", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ["an unknown top-level key", { layerB: {} }, "the snapshot's `(snapshot)` has an unknown key `layerB`: `{ format, ontologyHash, configHash, policy, scope, seq, executions, sequence, history, questions, unknown }` expected"],
+    ["an execution's call without a name", { executions: [{ seq: 1, call: { name: "", arguments: {} }, admitted: true, committed: false }] }, "the snapshot's `executions[0].call` has no tool name (`name` is not a non-empty string)"],
+    ["an execution's admitted", { executions: [{ seq: 1, call, admitted: 1, committed: false }] }, "the snapshot's `executions[0].admitted` is not a boolean"],
+    ["an execution's committed", { executions: [{ seq: 1, call, admitted: true, committed: "no" }] }, "the snapshot's `executions[0].committed` is not a boolean"],
+    ["a history entry's admitted", { history: [{ call, admitted: null }] }, "the snapshot's `history[0].admitted` is not a boolean"],
+    ["a history entry's call", { history: [{ call: { name: "t", arguments: [] }, admitted: true }] }, "the snapshot's `history[0].call` (`t`): `arguments` is not a plain object"],
+    ["a sequence entry's result", { sequence: [{ seq: 0, call: { ...call, result: Number.NaN } }] }, "the snapshot's `sequence[0].call.result` is not a finite number: JSON data expected"],
+    ["a sequence entry's before", { sequence: [{ seq: 0, call: { ...call, before: { s: Infinity } } }] }, "the snapshot's `sequence[0].call.before.s` is not a finite number: JSON data expected"],
+    ["a question's hash that is not a string", { questions: [{ hash: 7, asked: 0 }] }, "the snapshot's `questions[0].hash` is not a string"],
+  ])("%s", (_what, over, message) => {
+    expect(refusal(snapshot(over))).toBe(message);
+  });
+
+  it("a question's hash is exactly 64 lower-case hex digits: nothing before or after them", () => {
+    const q = (h: string) => snapshot({ questions: [{ hash: h, asked: 0 }] });
+    expect(readSnapshot(q(hash(9)), binding).questions[0].hash).toBe(hash(9));
+    for (const h of [`x${hash(9)}`, `${hash(9)}x`, `${hash(9)}0`, hash(9).slice(1), hash(9).toUpperCase().replace(/0/gu, "A")]) {
+      expect(refusal(q(h))).toBe("the snapshot's `questions[0].hash` is not 64 lower-case hex digits (a call's SHA-256)");
+    }
+  });
+});
+
+describe("plainCopy: the guard's data as JSON text would give it back", () => {
+  it("leaves out undefined members, writes undefined list entries and non-finite numbers as null", () => {
+    const v = { a: undefined, b: [undefined, Number.NaN, -Infinity, 1], c: { d: undefined, e: "x" }, n: Infinity };
+    const copy = plainCopy(v);
+    expect(copy).toStrictEqual({ b: [null, null, null, 1], c: { e: "x" }, n: null });
+    expect(copy).toStrictEqual(JSON.parse(JSON.stringify(v)));
   });
 });

@@ -80,7 +80,8 @@ describe("adaptShellGuard: observe", () => {
     g.observe(call, { exitCode: 0, stdout: "o", stderr: "e", raw: { x: 1 } }, "x2");
     g.observe(call, { exitCode: 3 }, null);
     g.observe(call, { exitCode: 0, stdout: "" }, null);
-    expect(sg.observed).toEqual([
+    // Strictly: an output the agent did not give is not there at all (not there as undefined).
+    expect(sg.observed).toStrictEqual([
       [{ tool: "shell", args: call.arguments }, { exitCode: 0, stdout: "o", stderr: "e" }, { execution: "x2" }],
       [{ tool: "shell", args: call.arguments }, { exitCode: 3 }, {}],
       [{ tool: "shell", args: call.arguments }, { exitCode: 0, stdout: "" }, {}],

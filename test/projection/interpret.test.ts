@@ -134,6 +134,39 @@ describe("expressions", () => {
     expect(evalSlot("toString", {})).toBeUndefined();
   });
 
+  it("a template text used by several expressions builds each id from its own values, however many in a row", () => {
+    // The same template in three derived slots over 20 items (more than the strings a template
+    // remembers), numbers, a -0, a boolean and a missing part among them: every id is its item's.
+    const items = Array.from({ length: 20 }, (_, i) => ({ a: i % 3 === 0 ? `f${i}` : i, b: i === 7 ? -0 : i === 9 ? true : i === 11 ? undefined : `d${i % 4}` }));
+    const expected = items.map((x) => (x.b === undefined ? null : `${String(x.a)}/${String(x.b)}`));
+    const ids = { map: "items", to: { template: "{$item.a}/{$item.b}" } };
+    const rec = { items };
+    const rules = parseProjectionRules({
+      format: "polar-projection/1", domain: "d",
+      entities: { t: { fields: [], slots: { one: ids, two: { map: "items", to: { template: "{$item.a}/{$item.b}" } }, back: { map: { const: [19, 3, 7, 0, 9, 11, 12] }, to: { template: "{$item}/{$item}" } } } } },
+      documents: { db: [{ entity: "t", from: "recs", id: "$key" }] },
+    });
+    const out = projectDocument(rules, { recs: { x: rec, y: { items: items.slice().reverse() } } }, new LayerB());
+    expect(out.slot("t", "x", "one")).toEqual(expected);
+    expect(out.slot("t", "x", "two")).toEqual(expected);
+    expect(out.slot("t", "y", "one")).toEqual(expected.slice().reverse());
+    expect(out.slot("t", "x", "back")).toEqual(["19/19", "3/3", "7/7", "0/0", "9/9", "11/11", "12/12"]);
+    expect(evalSlot({ template: "{n}:{n}" }, { n: -0 })).toBe("0:0");
+  });
+
+  it("count, any and all ask every item: an item that contradicts the rule is an error even after the answer is known", () => {
+    const list = { const: [1, 2, "x"] };
+    const bad = { gt: [{ sum: { const: ["$item"] } }, { const: 0 }] };
+    expect(evalSlot({ count: { const: [1, 2, 3] }, where: { gt: ["$item", { const: 1 }] } }, {})).toBe(2);
+    expect(evalSlot({ any: { const: [1, 2, 3] }, where: { gt: ["$item", { const: 2 }] } }, {})).toBe(true);
+    expect(evalSlot({ all: { const: [1, 2, 3] }, where: { gt: ["$item", { const: 1 }] } }, {})).toBe(false);
+    expect(evalSlot({ all: { const: [] }, where: { const: false } }, {})).toBe(true);
+    expect(evalSlot({ sum: { const: [1, null, 2.5] } }, {})).toBe(3.5);
+    expect(evalSlot({ sum: { const: [null] } }, {})).toBeUndefined();
+    expect(evalSlot({ sum: { const: [] } }, {})).toBe(0);
+    for (const op of ["count", "any", "all"]) expect(() => evalSlot({ [op]: list, where: bad }, {})).toThrow(/`sum` at .* met a string/);
+  });
+
   it("fails with eval-error when the data contradicts the rule", () => {
     expect(() => evalSlot({ min: { const: [1, "a"] } }, {})).toThrow(/`min` at .* compares a string with a number/);
     expect(() => evalSlot({ sum: { const: [1, "a"] } }, {})).toThrow(ProjectionError);

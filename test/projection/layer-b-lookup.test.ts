@@ -1,5 +1,5 @@
-// LayerB remembers the last record looked up (a check reads one entity in a row); every write forgets
-// it, so a read after any write sees the write.
+// LayerB remembers the last records looked up (a check reads one entity in a row; derived slots read a
+// few entities in turn); every write forgets them, so a read after any write sees the write.
 import { describe, expect, it } from "vitest";
 import { LayerB } from "../../src/projection/layer-b.js";
 
@@ -35,5 +35,48 @@ describe("LayerB's last-record lookup", () => {
     c.set("r", "1", "s", "c");
     expect(b.slot("r", "1", "s")).toBe("b");
     expect(c.slot("r", "1", "s")).toBe("c");
+  });
+
+  it("after a clone, the original's own writes reach neither the clone nor a record kept earlier; a record is written in place only while no one else holds it", () => {
+    const b = new LayerB();
+    b.replaceEntity("r", "1", { s: "a", t: 1 });
+    b.replaceEntity("r", "2", { s: "a" });
+    const c = b.clone();
+    b.set("r", "1", "s", "b");
+    b.set("r", "1", "t", 2);
+    expect([b.slot("r", "1", "s"), b.slot("r", "1", "t"), c.slot("r", "1", "s"), c.slot("r", "1", "t")]).toEqual(["b", 2, "a", 1]);
+    const d = c.clone();
+    c.set("r", "2", "s", "c");
+    expect([b.slot("r", "2", "s"), c.slot("r", "2", "s"), d.slot("r", "2", "s")]).toEqual(["a", "c", "a"]);
+    // Kept twice in a row, with a write in between: each snapshot stays as it was.
+    const k1 = b.keptRecord("r", "1");
+    b.set("r", "1", "s", "x");
+    const k2 = b.keptRecord("r", "1");
+    b.set("r", "1", "s", "y");
+    b.set("r", "1", "s", "z");
+    expect([k1?.s, k2?.s, b.slot("r", "1", "s"), c.slot("r", "1", "s")]).toEqual(["b", "x", "z", "a"]);
+    expect(b.keptRecord("r", "9")).toBeUndefined();
+  });
+
+  it("reads of many entities in turn, absent ones among them, each answer their own entity, before and after writes", () => {
+    const b = new LayerB();
+    for (let i = 0; i < 12; i += 2) b.replaceEntity("d", `f/${i}`, { n: i });
+    const read = () => Array.from({ length: 12 }, (_, i) => [b.hasEntity("d", `f/${i}`), b.slot("d", `f/${i}`, "n")]);
+    const want = (extra: number[]) => Array.from({ length: 12 }, (_, i) => (i % 2 === 0 || extra.includes(i) ? [true, i] : [false, undefined]));
+    for (let round = 0; round < 3; round++) expect(read()).toEqual(want([]));
+    // Same ids, other types; then an absent entity remembered as absent appears, and one disappears.
+    expect(b.slot("e", "f/2", "n")).toBeUndefined();
+    expect(b.slot("d", "f/3", "n")).toBeUndefined();
+    b.set("d", "f/3", "n", 3);
+    expect(read()).toEqual(want([3]));
+    expect(b.slot("d", "f/4", "n")).toBe(4);
+    b.deleteEntity("d", "f/4");
+    expect(b.slot("d", "f/4", "n")).toBeUndefined();
+    expect(b.hasEntity("d", "f/5")).toBe(false);
+    b.ensureEntity("d", "f/5");
+    expect(b.hasEntity("d", "f/5")).toBe(true);
+    expect(b.slot("d", "f/7", "n")).toBeUndefined();
+    b.adoptEntity("d", "f/7", Object.assign(Object.create(null) as Record<string, unknown>, { n: 7 }));
+    expect(b.slot("d", "f/7", "n")).toBe(7);
   });
 });

@@ -306,6 +306,56 @@ describe("`sh -c` scripts and `cd`: the inner line is judged in the directory it
 });
 
 // redirections: a file written, a descriptor or device not
+// What the line changes in the shell for the commands after it (variables, the directory, globs),
+// followed as bash runs it: a value the parser cannot follow makes the word or directory unknown.
+const LINE_STATE_CASES: Case[] = [
+    // Each of these was read wrongly before (the parser's own statements: test/shell/parse.test.ts).
+    ["echo $(( $(rm a.txt) ))", ["fs_remove path=@/a.txt"]],
+    ["echo ${X:-$(rm a.txt)}", ["fs_remove path=@/a.txt"]],
+    ["echo \"$U$(rm a.txt)\"", ["fs_remove path=@/a.txt"]],
+    ["X=b.txt; printf -v X a.txt; rm $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["X=b.txt; read X <<< a.txt; rm $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["X=a; X+=.txt; rm $X", ["fs_remove path=@/a.txt"]],
+    ["declare -u X=a.txt; rm $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["HOME=/etc; rm ~/passwd", ["fs_remove path=/etc/passwd"]],
+    ["X=; cd $X; rm -rf *", ["unresolved_argument: *: relative to a directory that is not known (cd)"]],
+    ["shopt -s dotglob; rm -rf *", ["unresolved_argument: *: a glob after shopt, set or GLOBIGNORE may have changed what it matches"]],
+    ["test -d sub && cd sub; rm a.txt", ["unresolved_argument: a.txt: relative to a directory that is not known (cd)"]],
+    ["cd src | rm a.txt", ["fs_remove path=@/a.txt"]],
+    ["pushd src; rm x.ts", ["unresolved_argument: x.ts: relative to a directory that is not known (cd)"]],
+    ["command cd src; rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["IFS=.; X=a.txt; rm $X", ["unresolved_argument: $X: unquoted $X would be split or globbed"]],
+    ["rm \\~/a.txt", ["fs_remove path=@/~/a.txt"]],
+    ["X=b.txt; while :; do rm $X; X=a.txt; done", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    // A cd that fails leaves the commands after it where they were: its directory must exist or be made first.
+    ["cd build; rm -rf *", ["fs_remove path=@/build/*","unresolved_argument: cd to @/build, which is not a directory now: if the cd fails, the commands after it run where they were"]],
+    ["cd build && rm a.txt", ["fs_remove path=@/build/a.txt","unresolved_argument: cd to @/build, which is not a directory now: if the cd fails, the commands after it run where they were"]],
+    ["mkdir -p build && cd build && rm a.txt", ["fs_mkdir path=@/build","fs_remove path=@/build/a.txt"]],
+    ["cd src; rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["cd sub; rm rel", ["fs_remove path=@/sub/rel"]],
+    ["cd sub && cd .. && rm a.txt; rm b.txt", ["fs_remove path=@/a.txt","unresolved_argument: b.txt: relative to a directory that is not known (cd)"]],
+    ["cd sub || rm a.txt", ["fs_remove path=@/sub/a.txt"]],
+    // A statement with no simple command still opens the files of its redirections (they were lost).
+    ["[[ -n x ]] > a.txt", ["fs_write path=@/a.txt"]],
+    ["(( 1 )) > a.txt", ["fs_write path=@/a.txt"]],
+    // `trap` runs its string later in this shell (it was read-only: the string was never judged).
+    ["trap 'rm -rf a.txt' EXIT", ["unknown_effect: trap runs code later whose effect is not known"]],
+    ["trap -- 'rm a.txt' INT TERM", ["unknown_effect: trap runs code later whose effect is not known"]],
+    ["trap $X EXIT", ["unknown_effect: trap runs code later whose effect is not known"]],
+    ["trap", []],
+    ["trap -p INT", []],
+    ["trap -l", []],
+    ["trap - INT", []],
+    ["trap '' INT", []],
+    ["trap 'x'", []],
+];
+
+describe("the shell's state along the line: a change it cannot follow is never judged as the value before it", () => {
+  it.each(LINE_STATE_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 const REDIRECT_CASES: Case[] = [
     ["echo hi > out.txt", ["fs_write path=@/out.txt"]],
     ["echo hi >> a.txt", ["fs_write path=@/a.txt"]],

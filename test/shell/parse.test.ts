@@ -19,7 +19,7 @@ function show(c: SimpleCommand): string {
 
 function parse(line: string): string[] {
   const r = parseCommandLine(line, "/w", "/home/u");
-  return r.ok ? r.commands.map(show) : [`unparsed: ${r.detail}`];
+  return r.ok ? r.commands.map(show) : [`${r.reason}: ${r.detail}`];
 }
 
 describe("before the grammar is loaded", () => {
@@ -49,6 +49,48 @@ describe("limits: what a parse may cost before the line is refused", () => {
     expect(parseCommandLine(":;".repeat(2001), "/w", "/h")).toEqual({ ok: false, reason: "unparsed", detail: "more than 2000 simple commands" });
     const ok = parseCommandLine(":;".repeat(2000), "/w", "/h");
     expect(ok.ok && ok.commands.length).toBe(2000);
+  });
+});
+
+describe("a parser that fails is a refusal, never a partial reading", () => {
+  it("no tree, a walk that throws (an Error or anything else) and a syntax error each refuse with the reason; the tree is freed", async () => {
+    const parser = await loadBashParser();
+    const spy = vi.spyOn(parser, "parse");
+    try {
+      spy.mockReturnValueOnce(null);
+      expect(parseCommandLine("ls", "/w", "/h")).toEqual({ ok: false, reason: "unparsed", detail: "the parser gave no tree" });
+      const freed: string[] = [];
+      const broken = (thrown: unknown) => ({ get rootNode(): never { throw thrown; }, delete: () => freed.push(String(thrown)) });
+      spy.mockReturnValueOnce(broken(new Error("boom")) as never);
+      expect(parseCommandLine("ls", "/w", "/h")).toEqual({ ok: false, reason: "unparsed", detail: "parser walk failed: boom" });
+      spy.mockReturnValueOnce(broken(7) as never);
+      expect(parseCommandLine("ls", "/w", "/h")).toEqual({ ok: false, reason: "unparsed", detail: "parser walk failed: 7" });
+      expect(freed).toEqual(["Error: boom", "7"]);
+      // A real tree is freed after the walk, read or refused.
+      spy.mockRestore();
+      const real = vi.spyOn(parser, "parse");
+      const deleted: number[] = [];
+      real.mockImplementation(function (this: typeof parser, ...args: Parameters<typeof parser.parse>) {
+        real.mockRestore();
+        const tree = parser.parse(...args)!;
+        const del = tree.delete.bind(tree);
+        tree.delete = () => { deleted.push(1); del(); };
+        return tree;
+      });
+      expect(parseCommandLine("rm a; if", "/w", "/h").ok).toBe(false);
+      expect(deleted).toEqual([1]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it.each([
+    ["X=(a b", "syntax error near ``"], // a missing `)`: the error is the empty node where it belongs
+    [`rm a; if ${"x".repeat(60)}`, `syntax error near \`rm a; if ${"x".repeat(31)}\``], // the first 40 characters
+    ["echo ok; echo $(", "syntax error near `$(`"],
+  ])("%j is refused: %s", async (line, detail) => {
+    await loadBashParser();
+    expect(parseCommandLine(line, "/w", "/h")).toEqual({ ok: false, reason: "unparsed", detail });
   });
 });
 
@@ -86,10 +128,10 @@ const CASES: Case[] = [
     ["unset X; X=1; unset X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
     ["export HOME; rm $HOME/x", ["/w: rm /home/u/x"]],
     ["for f in a b; do rm $f; done", ["/w: rm ?$f{unset or unknown variable $f}"]],
-    ["for f in $(rm x); do :; done", ["/w: rm x","/w: rm x","/w: :"]],
+    ["for f in $(rm x); do :; done", ["/w: rm x","/w: :"]],
     ["for ((i=0;i<3;i++)); do rm a; done", ["/w: rm a"]],
     ["case $X in a) rm a;; b) rm b;; esac", ["/w: rm a","/w: rm b"]],
-    ["f() { rm a; }", ["/w: rm a"]],
+    ["f() { rm a; }", ["?: rm a"]],
     ["[[ -f $(rm a) ]]", ["/w: rm a"]],
     ["(( x = 1 ))", []],
     ["echo $((1+2))", ["/w: echo ?$((1+2)){arithmetic expansion}"]],
@@ -146,6 +188,161 @@ const CASES: Case[] = [
 
 describe("simple commands, words and directories", () => {
   it.each(CASES)("%j", async (line, expected) => {
+    await loadBashParser();
+    expect(parse(line)).toEqual(expected);
+  });
+});
+
+// What a command line changes in the shell for the commands after it (variables, the directory, how
+// words are split and globbed), read the way bash runs it: where the parser cannot follow a change, the
+// words and directories it touches are unknown, never a value bash would not use.
+const SHELL_STATE: Case[] = [
+    // Redirections: an outer one applies to every command inside; substitutions in a target run.
+    ["{ rm a > x; } > y", ["/w: rm a >y >x"]],
+    ["[[ -n $(rm a) ]] > f", ["/w: rm a","/w:  >f"]],
+    ["(( 1 )) > f", ["/w:  >f"]],
+    ["if [[ x ]]; then :; fi > f", ["/w: : >f"]],
+    ["{ echo $(rm a); } > f", ["/w: rm a","/w: echo ?$(rm a){command substitution $(rm a)} >f"]],
+    ["while :; do cat; done <<< x", ["/w: : <<<","/w: cat <<<"]],
+    ["{ cat; } <<EOF\nx\nEOF", ["/w: cat <<"]],
+    ["cat <<EOF | rm a\nx\nEOF", ["/w: rm a","/w: cat <<"]],
+    ["> f; < g", ["/w:  >f","/w:  <g"]],
+    ["rm a 2>&1 >> log &> all >| p <&- >&-", ["/w: rm a >&1 >>log &>all >|p <&- >&-"]],
+    ["echo x > $(rm a)", ["/w: rm a","/w: echo x >?$(rm a){command substitution $(rm a)}"]],
+    ["cat <<< \"$(rm a)\"", ["/w: rm a","/w: cat <<<"]],
+    // Variables: assignments, appends, elements, declarations, unset.
+    ["rm $HOME/x $PWD/y", ["/w: rm /home/u/x /w/y"]],
+    ["A=1 B=2; rm $A$B", ["/w: rm 12"]],
+    ["X=a; X+=.txt; rm $X", ["/w: rm a.txt"]],
+    ["X+=b; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a rm $X", ["/w: X=a rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; X+=b cmd; Y+=c cmd", ["/w: X=ab cmd","/w: Y=?Y+=c{Y+= on a value not known} cmd"]],
+    ["X=a; X[0]=v; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; X=(b c); rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["declare -u X=a; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["declare X=a; rm $X", ["/w: rm a"]],
+    ["R=a; declare -n R; rm $R", ["/w: rm ?$R{unset or unknown variable $R}"]],
+    ["X=a; declare -x X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; declare X; rm $X", ["/w: rm a"]],
+    ["X=1; unset -v X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=~/a; rm $X", ["/w: rm /home/u/a"]],
+    ["X=*.ts; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    // Builtins that set the variables they name make every variable unknown after them.
+    ["X=a; read Y; rm $X", ["/w: read Y","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; printf -v Y b; rm $X", ["/w: printf -v Y b","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; printf -vY b; rm $X", ["/w: printf -vY b","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; printf b; rm $X", ["/w: printf b","/w: rm a"]],
+    ["X=a; printf $U; rm $X", ["/w: printf ?$U{unset or unknown variable $U}","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; command read Y; rm $X", ["/w: command read Y","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; builtin command printf -vY b; rm $X", ["/w: builtin command printf -vY b","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; mapfile Y; rm $X", ["/w: mapfile Y","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; readarray Y; rm $X", ["/w: readarray Y","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; getopts o Y; rm $X", ["/w: getopts o Y","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; let Y=1; rm $X", ["/w: let Y=1","/w: rm ?$X{unset or unknown variable $X}"]],
+    // Arithmetic may assign the names it holds; substitutions inside it run.
+    ["X=a; ((X=1)); rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; echo $((X=1)); rm $X", ["/w: echo ?$((X=1)){arithmetic expansion}","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; for ((i=0; i<3; i++)); do rm $i $X; done", ["/w: rm ?$i{unset or unknown variable $i} a"]],
+    ["echo $(( $(rm a) ))", ["/w: rm a","/w: echo ?$(( $(rm a) )){arithmetic expansion}"]],
+    ["X=a; [[ -n $X ]]; rm $X", ["/w: rm a"]],
+    // A parameter expansion with an operator is not resolved; what it holds runs, and it may assign.
+    ["echo ${X:-$(rm a)}", ["/w: rm a","/w: echo ?${X:-$(rm a)}{parameter expansion ${X:-$(rm a)}}"]],
+    ["X=; echo ${X:=a}; rm $X", ["/w: echo ?${X:=a}{parameter expansion ${X:=a}}","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["echo ${#X} ${X[0]} ${@:2}", ["/w: echo ?${#X}{parameter expansion ${#X}} ?${X[0]}{parameter expansion ${X[0]}} ?${@:2}{parameter expansion ${@:2}}"]],
+    // An unquoted empty value is no word; a changed IFS splits differently.
+    ["X=; rm $X a \"$X\"", ["/w: rm ?$X{unquoted $X would be split or globbed} a "]],
+    ["IFS=.; X=a.txt; rm $X \"$X\"", ["/w: rm ?$X{unquoted $X would be split or globbed} a.txt"]],
+    ["IFS=.; rm \"a b\"", ["/w: rm \"a b\""]],
+    // A word is unknown from its first unknown part, and the substitutions after that part still run.
+    ["rm $U$(rm a)", ["/w: rm a","/w: rm ?$U$(rm a){unset or unknown variable $U}"]],
+    ["echo \"$U$(rm a)\"", ["/w: rm a","/w: echo ?\"$U$(rm a)\"{unset or unknown variable $U}"]],
+    ["echo \"$(rm a)$(rm b)\"", ["/w: rm a","/w: rm b","/w: echo ?\"$(rm a)$(rm b)\"{command substitution $(rm a)}"]],
+    // `~` is $HOME as the line sets it.
+    ["HOME=/etc; rm ~/passwd ~", ["/w: rm /etc/passwd /etc"]],
+    ["unset HOME; rm ~/x", ["/w: rm ?~/x{~ with $HOME not known}"]],
+    ["HOME=/etc; cd; rm x", ["/w: cd","/etc: rm x"]],
+    ["unset HOME; cd; rm x", ["/w: cd","?: rm x"]],
+    ["rm '~'/x '~' \\~/y", ["/w: rm ~/x ~ ~/y"]],
+    // `cd`: options, `--`, $CDPATH, an absolute directory after an unknown one; pushd, popd, builtin cd.
+    ["cd -- -d; rm x", ["/w: cd -- -d","/w/-d: rm x"]],
+    ["cd -P -- src; rm x", ["/w: cd -P -- src","/w/src: rm x"]],
+    ["cd -L -e; rm x", ["/w: cd -L -e","/home/u: rm x"]],
+    ["cd $X; cd /tmp; rm x", ["/w: cd ?$X{unset or unknown variable $X}","?: cd /tmp","/tmp: rm x"]],
+    ["cd \"\"; rm x", ["/w: cd ","/w: rm x"]],
+    ["CDPATH=/etc; cd ssh; rm x", ["/w: cd ssh","?: rm x"]],
+    ["CDPATH=/etc; cd ./src; rm x; cd ..; rm y; cd .; rm z; cd ../q; rm q", ["/w: cd ./src","/w/src: rm x","/w/src: cd ..","/w: rm y","/w: cd .","/w: rm z","/w: cd ../q","/q: rm q"]],
+    ["pushd src; rm x", ["/w: pushd src","?: rm x"]],
+    ["popd; rm x", ["/w: popd","?: rm x"]],
+    ["builtin cd src; rm x", ["/w: builtin cd src","/w/src: rm x"]],
+    ["command cd src; rm x", ["/w: command cd src","/w/src: rm x"]],
+    // Code run in this shell (eval, source, .): anything may have changed.
+    ["eval x; rm $HOME a *", ["/w: eval x","?: rm ?$HOME{unset or unknown variable $HOME} a ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches}"]],
+    ["source f; rm x", ["/w: source f","?: rm x"]],
+    [". f; rm x", ["/w: . f","?: rm x"]],
+    // shopt, set and GLOBIGNORE change what a glob matches.
+    ["shopt -s dotglob; rm * a", ["/w: shopt -s dotglob","/w: rm ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches} a"]],
+    ["set -f; rm *", ["/w: set -f","/w: rm ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches}"]],
+    ["GLOBIGNORE=x; rm *", ["/w: rm ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches}"]],
+    // A function's body runs when it is called, with the variables and directory of that moment.
+    ["f() { rm a $HOME *; }", ["?: rm a ?$HOME{unset or unknown variable $HOME} ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches}"]],
+    ["X=a; f() { X=b; }; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["f() { cd /; }; rm x", ["?: cd /","?: rm x"]],
+    ["f() { :; }; rm * a", ["?: :","/w: rm ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches} a"]],
+    // A part that may not run (after && or ||, a branch) or may run many times (a loop): what it changes is unknown after it.
+    ["test -d b && cd b; rm x", ["/w: test -d b","/w: cd b","?: rm x"]],
+    ["cd src && rm x && rm y", ["/w: cd src","/w/src: rm x","/w/src: rm y"]],
+    ["cd src || rm x; rm y", ["/w: cd src","/w/src: rm x","/w/src: rm y"]],
+    ["H='~'; rm \"$H\"/x $H/y", ["/w: rm ~/x ~/y"]],
+    ["X=a; c && Y=b; rm $X $Y", ["/w: c","/w: rm a ?$Y{unset or unknown variable $Y}"]],
+    ["c || true; rm x", ["/w: c","/w: true","/w: rm x"]],
+    ["while c; do :; done; rm x", ["/w: c","/w: :","/w: rm x"]],
+    ["X=a; for f in $X; do rm $f $X; done", ["/w: rm ?$f{unset or unknown variable $f} a"]],
+    ["X=a; for ((;;)); do rm $X; done", ["/w: rm a"]],
+    ["for ((ii=0; ii<3; ii++)); do rm $ii; done", ["/w: rm ?$ii{unset or unknown variable $ii}"]],
+    ["CDPATH=/etc; cd .x; rm y", ["/w: cd .x","?: rm y"]],
+    ["rm \"a\\\nb\"", ["/w: rm ab"]],
+    ["diff <(cd src) a; rm x", ["/w: cd src","/w: diff ?<(cd src){command substitution <(cd src)} a","/w: rm x"]],
+    ["declare X=a-b; rm $X", ["/w: rm a-b"]],
+    ["X=a; unset -v X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["cd a && cd b && rm x; rm y", ["/w: cd a","/w/a: cd b","/w/a/b: rm x","?: rm y"]],
+    ["a || cd b && rm x", ["/w: a","/w: cd b","?: rm x"]],
+    ["X=a; if c; then cd b; else rm $X; fi; rm x", ["/w: c","/w: cd b","?: rm a","?: rm x"]],
+    ["X=a; if c; then X=b; fi; rm $X", ["/w: c","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; if X=c; then rm $X; fi", ["/w: rm c"]],
+    ["case $X in a) cd /;; esac; rm x", ["/w: cd /","?: rm x"]],
+    ["X=a; while c; do rm $X; X=b; done", ["/w: c","/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; for f in 1; do rm $X; done; rm $X", ["/w: rm a","/w: rm a"]],
+    ["until false; do cd ..; done; rm x", ["?: false","?: cd ..","?: rm x"]],
+    ["for i in 1; do for j in 2; do X=b; done; done; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    // Each command of a pipeline, and one sent to the background, runs in a subshell.
+    ["cd src | rm x; rm y", ["/w: cd src","/w: rm x","/w: rm y"]],
+    ["cd / & rm x", ["/w: cd /","/w: rm x"]],
+    ["echo $(cd src; rm x); rm y", ["/w: cd src","/w/src: rm x","/w: echo ?$(cd src; rm x){command substitution $(cd src; rm x)}","/w: rm y"]],
+    ["X=a; echo $(X=b); ( X=c ); rm $X", ["/w: echo ?$(X=b){command substitution $(X=b)}","/w: rm a"]],
+    // Words: braces, quotes, escapes, a command name built from parts.
+    ["rm {ab,c} {a,bc} x{a,b {a..c} {a,\"b\"} \"{a,b}\"x {a,b\"}\" {ab..cd}", ["/w: rm ?{ab,c}{brace expansion} ?{a,bc}{brace expansion} x{a,b ?{a..c}{brace expansion} ?{a,\"b\"}{brace expansion} {a,b}x {a,b} ?{ab..cd}{brace expansion}"]],
+    ["\"r\"m a", ["/w: rm a"]],
+    ["X=rm; $X a", ["/w: rm a"]],
+    ["rm \"\\$x \\` \\\\ \\a\"", ["/w: rm \"$x ` \\\\ \\\\a\""]],
+    ["rm a[bc] 'a*' \"b?\" c\\[d", ["/w: rm a[bc](glob) a* b? c[d"]],
+    ["rm $(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)", ["/w: echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","/w: rm ?$(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa){command substitution $(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}"]],
+    ["rm <(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)", ["/w: echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","/w: rm ?<(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa){command substitution <(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}"]],
+];
+
+describe("the shell's state along the line: variables, directory, globs", () => {
+  it("a loop of 2,000 simple commands is read (walking it first to see what it changes keeps nothing)", async () => {
+    await loadBashParser();
+    const r = parseCommandLine(`while :; do ${":;".repeat(1999)} done`, "/w", "/h");
+    expect(r.ok && r.commands.length).toBe(2000);
+  });
+
+  it("nested loops are walked once each to see what they change, not once per enclosing loop", async () => {
+    await loadBashParser();
+    const line = `${"for i in 1; do ".repeat(40)}rm a${"; done".repeat(40)}`;
+    expect(parse(line)).toEqual(["/w: rm a"]);
+  });
+
+  it.each(SHELL_STATE)("%j", async (line, expected) => {
     await loadBashParser();
     expect(parse(line)).toEqual(expected);
   });

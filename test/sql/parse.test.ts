@@ -199,7 +199,7 @@ describe("dispatchSql: functions with effects", () => {
 });
 
 describe("dispatchSql: the clock", () => {
-  it("CURRENT_DATE, CURRENT_TIME(STAMP), LOCALTIME(STAMP) and the date strings 'now', 'today', 'tomorrow', 'yesterday' converted by a cast or a function are an unknown effect: read again when the statement runs", () => {
+  it("CURRENT_DATE, CURRENT_TIME(STAMP), LOCALTIME(STAMP) and the date strings 'now', 'today', 'tomorrow', 'yesterday' anywhere (a cast, a function, COALESCE, a comparison converts them) are an unknown effect: read again when the statement runs", () => {
     const clock = (what: string, q: string) => ({ reason: "unknown_effect", detail: `${what} is the time when the statement runs, not when the guard read its rows`, source: q });
     const cases: [string, string][] = [
       ["DELETE FROM t WHERE d < CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP"],
@@ -213,10 +213,14 @@ describe("dispatchSql: the clock", () => {
       ["DELETE FROM t WHERE d < 'today'::date", "'today'"],
       ["DELETE FROM t WHERE d < CAST('Tomorrow' AS date)", "'Tomorrow'"],
       ["INSERT INTO t SELECT * FROM u WHERE d > strftime('%s', 'yesterday')", "'yesterday'"],
+      ["DELETE FROM t WHERE d < coalesce(e, 'now')", "'now'"],
+      ["DELETE FROM t WHERE d < greatest(e, 'today')", "'today'"],
+      ["DELETE FROM t WHERE d < 'now'", "'now'"],
     ];
     for (const [q, what] of cases) expect(dispatchSql(q, "postgres").problems, q).toEqual([clock(what, q)]);
     // The session's user is the same for the guard's read and the statement; other strings are strings.
-    for (const q of ["DELETE FROM t WHERE u = current_user", "DELETE FROM t WHERE name = 'now'", "DELETE FROM t WHERE d < date('2020-01-01')", "DELETE FROM t WHERE d < '2020-01-01'::date", "DELETE FROM t WHERE d < date(x)"]) {
+    // (A clock word compared with a text column is refused too: the guard does not read column types.)
+    for (const q of ["DELETE FROM t WHERE u = current_user", "DELETE FROM t WHERE name = 'nowhere'", "DELETE FROM t WHERE d < date('2020-01-01')", "DELETE FROM t WHERE d < '2020-01-01'::date", "DELETE FROM t WHERE d < date(x)"]) {
       expect(dispatchSql(q, "postgres").problems, q).toEqual([]);
     }
   });
