@@ -404,6 +404,9 @@ function word(n: Node, scope: Scope, out: SimpleCommand[]): Word {
   const parts = wordParts(n, scope, out, false);
   if (parts.why !== null) return unknown(raw, parts.why);
   if (parts.glob && (scope.vars.has(GLOBS) || scope.vars.has("GLOBIGNORE"))) return unknown(raw, "a glob after shopt, set or GLOBIGNORE may have changed what it matches");
+  // The text has lost its quotes and escapes, so a quoted `*`, `?` or `[` beside a live one would be
+  // expanded as a pattern character (`rm \[a\]*` removes `[a]x`, not `ax`).
+  if (parts.glob && parts.quotedGlob) return unknown(raw, "a glob beside quoted or escaped glob characters");
   if (parts.quotedStart || !parts.text.startsWith("~")) return { text: parts.text, raw, glob: parts.glob, why: null };
   if (parts.text !== "~" && !parts.text.startsWith("~/")) return unknown(raw, "another user's home (~user)");
   // `~` is $HOME, as the line may have set it.
@@ -418,10 +421,12 @@ interface Parts {
   /** The word does not start with a literal unquoted part, so a `~` there is not the home directory
    * (`"~"/x`, `\~/x`, `$H/x`). */
   quotedStart: boolean;
+  /** A quoted or escaped `*`, `?`, `[` or `]`: a literal character of the word, not of a pattern. */
+  quotedGlob: boolean;
 }
 
-const literal = (text: string, quotedStart = false): Parts => ({ text, glob: false, why: null, quotedStart });
-const unresolved = (why: string): Parts => ({ text: "", glob: false, why, quotedStart: false });
+const literal = (text: string, quotedStart = false): Parts => ({ text, glob: false, why: null, quotedStart, quotedGlob: /[*?[\]]/.test(text) });
+const unresolved = (why: string): Parts => ({ text: "", glob: false, why, quotedStart: false, quotedGlob: false });
 
 /** Unquoted brace expansion ({a,b}, {1..3}) makes several words. */
 const BRACES = /\{[^{}]*(,|\.\.)[^{}]*\}/;
@@ -432,7 +437,7 @@ function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean)
     case "word":
     case "number":
       // (`\~` is a quoted start too: not the home directory.)
-      return { text: unescape(n.text), glob: /(^|[^\\])[*?[]/.test(n.text), why: null, quotedStart: n.text.startsWith("\\") };
+      return { text: unescape(n.text), glob: /(^|[^\\])[*?[]/.test(n.text), why: null, quotedStart: n.text.startsWith("\\"), quotedGlob: /\\[*?[\]]/.test(n.text) };
     case "raw_string":
       return literal(n.text.slice(1, -1), true);
     case "string":
@@ -487,7 +492,7 @@ function joined(parts: Parts[]): Parts {
     if (p.why !== null) return p;
     text += p.text;
   }
-  return { text, glob: parts.some((p) => p.glob), why: null, quotedStart: false };
+  return { text, glob: parts.some((p) => p.glob), why: null, quotedStart: false, quotedGlob: parts.some((p) => p.quotedGlob) };
 }
 
 function unescape(t: string): string {

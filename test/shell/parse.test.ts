@@ -325,6 +325,9 @@ const SHELL_STATE: Case[] = [
     ["X=rm; $X a", ["/w: rm a"]],
     ["rm \"\\$x \\` \\\\ \\a\"", ["/w: rm \"$x ` \\\\ \\\\a\""]],
     ["rm a[bc] 'a*' \"b?\" c\\[d", ["/w: rm a[bc](glob) a* b? c[d"]],
+    // A quoted or escaped pattern character beside a live one: the text has lost which is which
+    // (bash's `\[a\]*` matches `[a]x`, the pattern `[a]*` would match `ax`), so the word is not known.
+    ["rm \\[a\\]* '*'x* \"[\"b]? c\\?* d[e]'*' f*", ["/w: rm ?\\[a\\]*{a glob beside quoted or escaped glob characters} ?'*'x*{a glob beside quoted or escaped glob characters} ?\"[\"b]?{a glob beside quoted or escaped glob characters} ?c\\?*{a glob beside quoted or escaped glob characters} ?d[e]'*'{a glob beside quoted or escaped glob characters} f*(glob)"]],
     ["rm $(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)", ["/w: echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","/w: rm ?$(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa){command substitution $(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}"]],
     ["rm <(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)", ["/w: echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","/w: rm ?<(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa){command substitution <(echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}"]],
 ];
