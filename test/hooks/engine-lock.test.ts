@@ -2,32 +2,12 @@
 // cases stay in lock.test.ts): a second engine on the same polar home is refused with what to do (never
 // judged unlogged), a session let go releases its log's lock, a lock whose pid is gone is taken over and
 // the log goes on as one chain.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { verifyAuditLog } from "../../src/audit/index.js";
 import { auditLogPath, HookEngine } from "../../src/hooks/engine.js";
-import type { HookGuard } from "../../src/hooks/guards.js";
+import { deadPid, denying, home, logOf, pre } from "./lock-helpers.js";
 import { readLockHolder } from "../../src/util/file-lock.js";
-
-const denying: HookGuard = {
-  check: () => ({ action: "deny", reason: "refused: test", code: "irreversible", execution: null, decisions: [] }),
-  observe() {},
-};
-
-const home = (): string => mkdtempSync(join(tmpdir(), "polar-lock-"));
-/** The pid of a process that has exited. */
-const deadPid = (): number => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
-
-function pre(command: string, cwd = "/tmp"): string {
-  return JSON.stringify({ session_id: "one", cwd, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } });
-}
-
-function logOf(h: string): string {
-  return readFileSync(auditLogPath(h, "claude-code", "one"), "utf8");
-}
 
 describe("one writer per hook session log", () => {
   test("two engines on one polar home (two daemons, or a daemon and --in-process): the second is refused with what to do, the log stays one chain", async () => {

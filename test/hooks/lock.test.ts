@@ -11,29 +11,12 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { verifyAuditLog } from "../../src/audit/index.js";
 import { auditLogPath, HookEngine } from "../../src/hooks/engine.js";
-import type { HookGuard } from "../../src/hooks/guards.js";
+import { deadPid, denying, home, logOf, pre } from "./lock-helpers.js";
 import { ping, serveLockPath, socketPath, startServer } from "../../src/hooks/server.js";
 import { LockBusyError, readLockHolder, takeFileLock } from "../../src/util/file-lock.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const POLAR = join(ROOT, "bin/polar.js");
-
-const denying: HookGuard = {
-  check: () => ({ action: "deny", reason: "refused: test", code: "irreversible", execution: null, decisions: [] }),
-  observe() {},
-};
-
-const home = (): string => mkdtempSync(join(tmpdir(), "polar-lock-"));
-/** The pid of a process that has exited. */
-const deadPid = (): number => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
-
-function pre(command: string, cwd = "/tmp"): string {
-  return JSON.stringify({ session_id: "one", cwd, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } });
-}
-
-function logOf(h: string): string {
-  return readFileSync(auditLogPath(h, "claude-code", "one"), "utf8");
-}
 
 const children: ChildProcess[] = [];
 afterEach(() => {
