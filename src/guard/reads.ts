@@ -147,7 +147,6 @@ function oneEntitySorted(log: readonly Read[]): Read[] | null {
         keys[i] = -1;
         continue;
       }
-      if (typeof slot !== "string") return null;
       const k = rankOfName.get(slot);
       if (k !== undefined) keys[i] = k;
       else if (pass === 0 && addRank(slot)) added = true;
