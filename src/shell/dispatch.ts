@@ -459,6 +459,14 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
 
 function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void {
   let i = 0;
+  // GNU find's options before the roots: `-H`, `-L`, `-P`, `-D DEBUGOPTS`, `-OLEVEL` (`find -L DIR
+  // -delete` deletes under DIR, not under `.`).
+  while (i < args.length) {
+    const t = args[i]!.text;
+    if (t === "-H" || t === "-L" || t === "-P" || (t !== null && /^-O\d*$/.test(t))) i++;
+    else if (t === "-D") i += 2;
+    else break;
+  }
   const roots: Word[] = [];
   while (i < args.length) {
     const t = args[i]!.text;
@@ -488,7 +496,8 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unresolved_argument", "find -exec without a command", source);
         continue;
       }
-      if (ctx.cat.readOnly.has(innerName)) continue;
+      // A read-only wrapper (`env`, `command`) runs the command after it on the files.
+      if (ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName]) continue;
       const effect = ctx.cat.commands[innerName]?.effect;
       if (effect === "remove") for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
       else if (effect === "write" || effect === "sed") for (const r of rootPaths) call(ctx, "fs_write", { path: r }, source);
