@@ -416,13 +416,39 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "shell": {
-      const ci = rest.findIndex((w) => w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text));
-      if (ci < 0) {
-        if (rest.some((w) => w.text === "--version" || w.text === "--help") ) return;
+      // The shell's own options come first (`-o OPT`, `-O OPT`, `--rcfile FILE` take a value; `-` and
+      // `--` end them); with `-c` the first operand is the command string, without it a script file
+      // (`bash ./x.sh -c ls` runs x.sh: the `-c` after it is the script's).
+      let i = 0;
+      let c = false;
+      let info = false;
+      for (; i < rest.length; i++) {
+        const w = rest[i]!;
+        const t = w.text;
+        if (t === null) {
+          // After `-c`: the string, or an option before it (either way the string is not known).
+          if (c) break;
+          problem(ctx, "unresolved_argument", `${name}: an argument ${w.raw} is not known`, source);
+          return;
+        }
+        if (t === "--" || t === "-") {
+          i++;
+          break;
+        }
+        if (!/^[-+]./.test(t)) break;
+        if (t === "--version" || t === "--help") info = true;
+        else if (t === "--rcfile" || t === "--init-file") i++;
+        else if (!t.startsWith("--")) {
+          if (t.startsWith("-") && t.includes("c")) c = true;
+          if (/[oO]/.test(t)) i++;
+        }
+      }
+      if (info) return;
+      if (!c) {
         problem(ctx, "unknown_effect", `${name} runs a script whose effect is not known`, source);
         return;
       }
-      const script = rest[ci + 1];
+      const script = rest[i];
       if (script === undefined || script.text === null) {
         problem(ctx, "unresolved_argument", `${name} -c with a string that is not known`, source);
         return;
