@@ -161,10 +161,16 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
 }
 
 /** Splits argv after the command name into options and operands (`--` ends options). */
-function operands(args: Word[], optionsWithValue: readonly string[]): { opts: string[]; ops: Word[]; optValues: Map<string, Word> } {
+function operands(args: Word[], optionsWithValue: readonly string[]): { opts: string[]; ops: Word[]; optValues: Map<string, Word>; values: [string, Word][] } {
   const opts: string[] = [];
   const ops: Word[] = [];
+  // The last value of each option, and every value in order (`sed -e A -e B`).
   const optValues = new Map<string, Word>();
+  const values: [string, Word][] = [];
+  const set = (name: string, w: Word): void => {
+    optValues.set(name, w);
+    values.push([name, w]);
+  };
   let done = false;
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
@@ -181,22 +187,22 @@ function operands(args: Word[], optionsWithValue: readonly string[]): { opts: st
     const name = t.startsWith("--") && eq > 0 ? t.slice(0, eq) : t;
     opts.push(name);
     if (optionsWithValue.includes(name)) {
-      if (t.startsWith("--") && eq > 0) optValues.set(name, { ...w, text: t.slice(eq + 1) });
-      else if (i + 1 < args.length) optValues.set(name, args[++i]!);
+      if (t.startsWith("--") && eq > 0) set(name, { ...w, text: t.slice(eq + 1) });
+      else if (i + 1 < args.length) set(name, args[++i]!);
     } else if (!t.startsWith("--") && t.length > 2) {
       // Bundled short options: -rf; one taking a value ends the bundle (-n5, -t dir).
       for (let k = 1; k < t.length; k++) {
         const o = `-${t[k]}`;
         opts.push(o);
         if (optionsWithValue.includes(o)) {
-          if (k + 1 < t.length) optValues.set(o, { ...w, text: t.slice(k + 1) });
-          else if (i + 1 < args.length) optValues.set(o, args[++i]!);
+          if (k + 1 < t.length) set(o, { ...w, text: t.slice(k + 1) });
+          else if (i + 1 < args.length) set(o, args[++i]!);
           break;
         }
       }
     }
   }
-  return { opts, ops, optValues };
+  return { opts, ops, optValues, values };
 }
 
 /** Wrappers' options that set the directory the command runs in. */
@@ -226,6 +232,24 @@ function isDirectoryNow(p: string): boolean {
     return false;
   }
 }
+
+/** A sed script of commands that only print, substitute, branch and read (GNU sed's `p`, `d`, `s///`
+ * without the `w` and `e` flags, `y`, labels, `a`/`i`/`c` text, `r`/`R`, blocks), each with its
+ * addresses: anything else (`w`, `W`, `e`, an address form not listed) is not read as read-only. Each
+ * part ends where the next must start (the lookaheads), so a script that does not match is refused in
+ * time linear in its length, never by trying every split of it. */
+const SED_ADDRESS = String.raw`(?:\d+(?:~\d+)?(?!\d)|\$|/(?:\\.|[^/\\\n])*/[IM]*(?![IM]))`;
+const SED_COMMAND = [
+  String.raw`[pdDnNPhHgGxzF=]`,
+  String.raw`[qQlL](?:[ \t]*\d+)?(?![ \t]*\d)`,
+  String.raw`[{}]`,
+  String.raw`[btT](?:[ \t]*[^;\n}\s#]+)?(?![ \t]*[^;\n}\s#])`,
+  String.raw`:[ \t]*[^;\n}\s#]+(?![^;\n}\s#])`,
+  String.raw`[#aicrR][^\n]*(?![^\n])`,
+  String.raw`s(?<s>[^\\\n])(?:\\.|(?!\k<s>)[^\\\n])*\k<s>(?:\\[\s\S]|(?!\k<s>)[^\\])*\k<s>[gpiImM\d]*(?![gpiImM\d])`,
+  String.raw`y(?<y>[^\\\n])(?:\\.|(?!\k<y>)[^\\\n])*\k<y>(?:\\.|(?!\k<y>)[^\\\n])*\k<y>`,
+].join("|");
+const SED_READ_ONLY = new RegExp(String.raw`^(?:[\s;]*(?:${SED_ADDRESS}(?:\s*,\s*(?:${SED_ADDRESS}|[+~]\d+(?!\d)))?\s*(?:!\s*)?)?(?:${SED_COMMAND}))*[\s;]*$`);
 
 /** Judges argv (a command and its arguments) run in cwd. */
 function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
@@ -304,7 +328,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     return;
   }
   // An output option (sort -o FILE) takes a value like the options that are listed as taking one.
-  const { opts, ops, optValues } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
+  const { opts, ops, optValues, values } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
@@ -396,8 +420,19 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     case "sed": {
       // `-i.bak`, `-ni` are bundles that hold `-i`; `--in-place=.bak` is named `--in-place` (operands()).
       const inPlace = has(opts, "-i", "--in-place");
+      const scriptOptions = has(opts, "-e", "--expression", "-f", "--file");
+      // The script may write files (`w`, `W`, `s///w`) or run commands (`e`, `s///e`): it is read
+      // (sedReadOnly) unless --sandbox makes sed refuse those; a script file is not read at all.
+      if (!has(opts, "--sandbox")) {
+        const scripts = scriptOptions ? values.filter(([o]) => o === "-e" || o === "--expression" || o === "-f" || o === "--file") : ops.slice(0, 1).map((w): [string, Word] => ["", w]);
+        for (const [o, w] of scripts) {
+          if (o === "-f" || o === "--file") problem(ctx, "unknown_effect", `${name}: the script file ${w.raw} is not read`, source);
+          else if (w.text === null) problem(ctx, "unresolved_argument", `${name}: the script ${w.raw} is not known`, source);
+          else if (!SED_READ_ONLY.test(w.text)) problem(ctx, "unknown_effect", `${name}: the script ${w.raw} may write files or run commands (w, W, e)`, source);
+        }
+      }
       if (!inPlace) return;
-      const files = has(opts, "-e", "--expression", "-f", "--file") ? ops : ops.slice(1);
+      const files = scriptOptions ? ops : ops.slice(1);
       const ps = paths(ctx, files, cwd, source);
       if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
       return;
@@ -590,7 +625,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     return;
   }
-  const { opts, ops, optValues } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
+  const { opts, ops, optValues, values } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
   const text = ops.map((w) => w.text);
   const where = dir;
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
