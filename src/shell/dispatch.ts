@@ -32,15 +32,27 @@ export interface Dispatch {
   commands: number;
 }
 
+/** When a read-only command is not read-only: any of `options` (alone, in a bundle of short options
+ * or as `--option=value`), more than `operands` operands (counted after `optionsWithValue`' values),
+ * an operand that is one of `words`, or an operand starting with `operandPrefix`. Such a line is asked. */
+export interface ReadOnlyUnless {
+  options?: string[];
+  optionsWithValue?: string[];
+  operands?: number;
+  words?: string[];
+  operandPrefix?: string;
+}
+
 export interface Catalogue {
   readOnly: Set<string>;
-  wrappers: Record<string, { optionsWithValue: string[]; assignments?: boolean; positionals?: number; onlyWithOperands?: boolean }>;
+  readOnlyUnless: Record<string, ReadOnlyUnless>;
+  wrappers: Record<string, { optionsWithValue: string[]; assignments?: boolean; positionals?: number; onlyWithOperands?: boolean; outputOptions?: string[]; commandOptions?: string[] }>;
   commands: Record<string, { effect: string; optionsWithValue?: string[]; skipOperands?: number; outputOptions?: string[] }>;
 }
 
 export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] = []): Catalogue {
-  const j = json as { format?: unknown; readOnly?: unknown; wrappers?: unknown; commands?: unknown };
-  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
+  const j = json as { format?: unknown; readOnly?: unknown; readOnlyUnless?: unknown; wrappers?: unknown; commands?: unknown };
+  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.readOnlyUnless !== "object" || j.readOnlyUnless === null || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
     throw new Error("the command catalogue is not polar-shell-commands/1");
   }
   const readOnly = new Set<string>();
@@ -48,7 +60,7 @@ export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] =
     if (typeof x !== "string" || x === "") throw new Error("a read-only command name is not a non-empty string");
     readOnly.add(x);
   }
-  return { readOnly, wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
+  return { readOnly, readOnlyUnless: j.readOnlyUnless as Catalogue["readOnlyUnless"], wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
 }
 
 interface Ctx {
@@ -251,6 +263,21 @@ const SED_COMMAND = [
 ].join("|");
 const SED_READ_ONLY = new RegExp(String.raw`^(?:[\s;]*(?:${SED_ADDRESS}(?:\s*,\s*(?:${SED_ADDRESS}|[+~]\d+(?!\d)))?\s*(?:!\s*)?)?(?:${SED_COMMAND}))*[\s;]*$`);
 
+/** The first word (or the operand count) that makes a read-only command write or change the system,
+ * or null. An operand that is not known may be any of them. */
+function notReadOnly(u: ReadOnlyUnless | undefined, args: Word[]): string | null {
+  if (u === undefined) return null;
+  const { opts, ops } = operands(args, u.optionsWithValue ?? []);
+  const option = opts.find((o) => u.options?.includes(o));
+  if (option !== undefined) return option;
+  for (const w of ops) {
+    if (w.text === null) return w.raw;
+    if (u.words?.includes(w.text) === true || (u.operandPrefix !== undefined && w.text.startsWith(u.operandPrefix))) return w.text;
+  }
+  if (u.operands !== undefined && ops.length > u.operands) return `with ${ops.length} operands`;
+  return null;
+}
+
 /** Judges argv (a command and its arguments) run in cwd. */
 function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
   if (argv.length === 0) return;
@@ -289,6 +316,23 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
           i += inWord === null ? 2 : 1;
           continue;
         }
+        const option = eq > 0 ? t.slice(0, eq) : t;
+        // `env -S 'rm x'` (`-S'rm x'`, `--split-string=…`) runs a line env splits itself.
+        if (wrap.commandOptions?.some((o) => o === option || (!o.startsWith("--") && t.startsWith(o))) === true) {
+          problem(ctx, "unknown_effect", `${name} ${option.slice(0, 2) === "--" ? option : option.slice(0, 2)} runs a command line whose effect is not known`, source);
+          return;
+        }
+        // `time -o FILE cmd` writes its report to FILE.
+        if (wrap.outputOptions?.includes(option) === true) {
+          const v = eq > 0 ? { ...rest[i]!, text: t.slice(eq + 1) } : rest[i + 1];
+          if (v === undefined) problem(ctx, "unresolved_argument", `${name}: an output option without a value`, source);
+          else {
+            const ps = paths(ctx, [v], dir, source);
+            if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
+          }
+          i += eq > 0 ? 1 : 2;
+          continue;
+        }
         i += wrap.optionsWithValue.includes(t) ? 2 : 1;
         continue;
       }
@@ -320,7 +364,11 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     problem(ctx, "unknown_effect", "trap runs code later whose effect is not known", source);
     return;
   }
-  if (ctx.cat.readOnly.has(name)) return;
+  if (ctx.cat.readOnly.has(name)) {
+    const why = notReadOnly(ctx.cat.readOnlyUnless[name], rest);
+    if (why !== null) problem(ctx, "unknown_effect", `${name} ${why} may write files or change the system`, source);
+    return;
+  }
   const entry = ctx.cat.commands[name];
   if (entry === undefined) {
     if (name.includes("/")) problem(ctx, "unknown_effect", `${name} runs a program whose effect is not known`, source);
@@ -441,11 +489,12 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       find(ctx, rest, cwd, source);
       return;
     case "xargs": {
-      const inner = ops;
+      // xargs' options end at the command (`xargs yq -i …`: the -i is yq's).
+      const inner = ops.length === 0 ? [] : rest.slice(rest.indexOf(ops[0]!));
       if (inner.length === 0) return; // echo
       const innerName = inner[0]!.text;
       // The arguments come from standard input: only a read-only command is safe whatever they are.
-      if (innerName !== null && ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName]) return;
+      if (innerName !== null && ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName] && !ctx.cat.readOnlyUnless[innerName]) return;
       run(ctx, inner, cwd, source);
       problem(ctx, "unresolved_argument", `xargs feeds ${inner[0]!.raw} arguments from standard input`, source);
       return;
@@ -558,7 +607,8 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
         continue;
       }
       // A read-only wrapper (`env`, `command`) runs the command after it on the files.
-      if (ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName]) continue;
+      // A read-only command that writes with some arguments (readOnlyUnless) gets them from find.
+      if (ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName] && !ctx.cat.readOnlyUnless[innerName]) continue;
       const effect = ctx.cat.commands[innerName]?.effect;
       if (effect === "remove") for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
       else if (effect === "write" || effect === "sed") for (const r of rootPaths) call(ctx, "fs_write", { path: r }, source);
