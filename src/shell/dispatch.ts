@@ -556,7 +556,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       remote(ctx, name, rest, opts, ops, cwd, source);
       return;
     case "environment":
-      environment(ctx, name, ops, opts, source);
+      environment(ctx, name, rest, ops, opts, source);
       return;
     case "program":
       if (rest.length === 1 && (rest[0]!.text === "--version" || rest[0]!.text === "-V" || rest[0]!.text === "--help")) return;
@@ -990,6 +990,35 @@ const REMOTE_READ: Record<string, Set<string>> = {
   kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "view", "get-contexts", "current-context", "get-clusters", "get-users"]),
 };
 
+/** The global options that may come before a command's verb: those that take a value (the next word,
+ * or `=value`) and those that do not. Another option before the verb makes the verb not known (its
+ * value, if it takes one, could be read as the verb: `kubectl -n logs delete pod x`). */
+const GLOBAL_OPTIONS: Record<string, { value: readonly string[]; flags: readonly string[] }> = {
+  kubectl: {
+    value: ["-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--token", "--as", "--as-group", "--as-uid", "--request-timeout", "--certificate-authority", "--client-certificate", "--client-key", "--cache-dir", "--tls-server-name", "--username", "--password", "-v", "--v"],
+    flags: ["--insecure-skip-tls-verify", "--match-server-version", "--warnings-as-errors"],
+  },
+  docker: { value: ["-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"], flags: ["-D", "--debug", "--tls", "--tlsverify"] },
+};
+const ENV_GLOBAL = { value: [], flags: ["-g", "--global", "-q", "--quiet", "-s", "--silent", "--json"] };
+
+/** The words from a command's verb on, after its global options; null when an option that is not
+ * listed comes before the verb (or a word that is not known). */
+function fromVerb(rest: Word[], global: { value: readonly string[]; flags: readonly string[] }): Word[] | null {
+  for (let i = 0; i < rest.length; i++) {
+    const t = rest[i]!.text;
+    if (t === null) return null;
+    if (!t.startsWith("-") || t === "-") return rest.slice(i);
+    if (t === "--") return rest.slice(i + 1);
+    const eq = t.indexOf("=");
+    const name = t.startsWith("--") && eq > 0 ? t.slice(0, eq) : t;
+    if (global.value.includes(name)) {
+      if (name === t) i++;
+    } else if (!global.flags.includes(t)) return null;
+  }
+  return [];
+}
+
 /** Options of curl and wget that name a file they write besides the download. */
 const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"];
 const WGET_FILES = ["-o", "--output-file", "-a", "--append-output"];
@@ -1056,19 +1085,31 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     return;
   }
   const read = REMOTE_READ[name];
-  const sub = ops[0]?.text ?? null;
-  // The verb is the first word, or the second after a group (`gh pr view`, `docker container ps`);
-  // never a later operand (`docker rm top` removes the container named top).
-  const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (ops[1]?.text ?? null) : null;
+  // The verb is the first word after the global options, or the second after a group (`gh pr view`,
+  // `docker container ps`); never a later operand (`docker rm top` removes the container named top).
+  const from = fromVerb(rest, GLOBAL_OPTIONS[name] ?? { value: [], flags: [] });
+  const sub = from?.[0]?.text ?? null;
+  const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (from?.[1]?.text ?? null) : null;
   if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
 }
 
-const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet", "fmt"]);
-const ENV_PROGRAM = new Set(["run", "test", "start", "exec", "x", "dlx", "build", "bench", "check", "clippy", "run-script", "t", "tst"]);
+const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet"]);
+// `fmt` rewrites the sources (`go fmt`, `cargo fmt`); `cargo check` runs build scripts.
+const ENV_PROGRAM = new Set(["run", "test", "start", "exec", "x", "dlx", "build", "bench", "clippy", "run-script", "t", "tst", "fmt"]);
+/** Read-only verbs that also change the environment or the project with more words: `npm config set`,
+ * `go env -w`, `conda env create`, `pnpm env use`, `npm version patch` (edits package.json, commits, tags).
+ * They read with no operand, with one of `words` first (`config get KEY`), or with operands that are all
+ * `names`; and with no option but `options`. */
+const ENV_READ_ONLY_WITH: Record<string, { words: readonly string[]; options: readonly string[]; names?: RegExp }> = {
+  config: { words: ["get", "list", "ls", "show"], options: ["--list", "-l", "--show", "--get", "--json", "--global", "-g"] },
+  // `go env GOPATH GOROOT` prints variables.
+  env: { words: ["list", "export"], options: ["--json"], names: /^[A-Z][A-Z0-9_]*$/ },
+  version: { words: [], options: ["--json"] },
+};
 const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
 
-function environment(ctx: Ctx, name: string, ops: Word[], opts: string[], source: string): void {
+function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: string[], source: string): void {
   if (ops.length === 0 && (opts.length === 0 || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
   const sub = ops[0]?.text;
   if (sub === null || sub === undefined) {
@@ -1079,8 +1120,21 @@ function environment(ctx: Ctx, name: string, ops: Word[], opts: string[], source
     call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     return;
   }
-  if (ENV_READ.has(sub) && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
-  if (ENV_PROGRAM.has(sub)) {
+  // Read-only only when the subcommand comes first: an option before it that is not listed may take it
+  // as its value (`npm -w ls install x` installs), and only with the words that keep it a read.
+  const from = fromVerb(rest, ENV_GLOBAL);
+  const more = ENV_READ_ONLY_WITH[sub];
+  const after = from !== null && from[0] === ops[0] ? operands(from.slice(1), []) : null;
+  const first = after?.ops[0]?.text ?? null;
+  const readOnly =
+    after !== null &&
+    (more === undefined ||
+      ((after.ops.length === 0 || (first !== null && more.words.includes(first)) || after.ops.every((w) => w.text !== null && more.names?.test(w.text) === true)) &&
+        after.opts.every((o) => more.options.includes(o))));
+  // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
+  const runs = sub === "check" && name === "cargo";
+  if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
+  if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;
   }
