@@ -34,7 +34,7 @@ for (const command of ["ls", "ls", "frobnicate notes.txt"]) {
 process.stdout.write(JSON.stringify(out));
 `,
     );
-    const env = { ...process.env, POLAR_HOME: home };
+    const env: NodeJS.ProcessEnv = { ...process.env, POLAR_HOME: home };
     delete env.POLAR_NODE;
     try {
       const r = spawnSync(process.execPath, [probe], { env, encoding: "utf8", timeout: 60_000 });
