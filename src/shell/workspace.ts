@@ -5,7 +5,7 @@
 // approved. Git facts are cached per session until observe() (the guard clears the cache).
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, relative, sep } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 
 export class WorkspaceReadError extends Error {
   constructor(message: string) {
@@ -269,7 +269,10 @@ export class Workspace {
       else if (rec[0] === "?") untracked = true;
       else if (rec[0] === "!") ignored = true;
     }
-    const stash = existsSync(`${root}/.git/logs/refs/stash`) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
+    // The stash's reflog is in the repository's .git folder, or, where `.git` is a file (a linked
+    // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
+    const log = kindOf(`${root}/.git`) === "directory" ? `${root}/.git/logs/refs/stash` : resolve(root, this.run(root, ["rev-parse", "--git-path", "logs/refs/stash"]).trim());
+    const stash = existsSync(log) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
     const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash || "0", 10) || 0 };
     this.repoCache.set(root, facts);
     return facts;

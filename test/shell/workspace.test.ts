@@ -209,6 +209,19 @@ describe("Workspace.repo and ref", () => {
     expect(new Workspace(r).repo(r)).toEqual({ root: r, head: null, branch: "trunk", upstream: null, ahead: null, dirty: false, untracked: false, ignored: false, stashes: 0 });
   });
 
+  it("a linked worktree (`.git` a file): the stash of the repository it shares is counted, none when there is none", () => {
+    const ws = rich();
+    const wt = `${root()}/wt`;
+    bash(ws, `git worktree add -q '${wt}' -b side`);
+    const w = new Workspace(wt);
+    expect(w.repoOf(wt)).toBe(wt);
+    expect(w.repo(wt)).toMatchObject({ root: wt, branch: "side", dirty: false, stashes: 1 });
+    bash(wt, "git stash clear");
+    w.invalidate();
+    expect(w.repo(wt).stashes).toBe(0);
+    expect(new Workspace(ws).repo(ws).stashes).toBe(0);
+  });
+
   it("a ref's target, or null when it does not exist; each read is counted", () => {
     const ws = rich();
     const w = new Workspace(ws);
