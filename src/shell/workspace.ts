@@ -75,12 +75,15 @@ export class Workspace {
   private readonly pathCache = new Map<string, PathFacts>();
   private readonly repoCache = new Map<string, RepoFacts>();
   private readonly umask: number;
+  /** Entries walked under one directory before its git state is "dirty" (unknown, never clean). */
+  readonly maxWalkEntries: number;
   /** How many git processes this workspace ran (for tests and the benchmark). */
   gitCalls = 0;
 
-  constructor(root: string) {
+  constructor(root: string, options: { maxWalkEntries?: number } = {}) {
     this.root = root;
     this.umask = process.umask();
+    this.maxWalkEntries = options.maxWalkEntries ?? MAX_WALK_ENTRIES;
   }
 
   /** Forget every git fact (after a call ran). */
@@ -232,7 +235,7 @@ export class Workspace {
       }
       if (names.length === 0) return false;
       for (const n of names) {
-        if (++entries > MAX_WALK_ENTRIES) return false;
+        if (++entries > this.maxWalkEntries) return false;
         const full = `${d}/${n}`;
         const rr = `${r}${n}`;
         const st = lstatSync(full);
