@@ -359,9 +359,11 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[],
     else if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, redirects, argv);
     else if (c.type === "command_name") argv.push(word(named(c)[0] ?? c, scope, out));
     else if (c.isNamed) argv.push(word(c, scope, out));
-    // A lone `$` argument (`rm $`) is an anonymous node: bash passes it as the word `$`; one right
-    // before a string is the `$"…"` prefix of that string.
-    else if (c.type === "$" && c.nextSibling?.startIndex !== c.endIndex) argv.push({ text: "$", raw: "$", glob: false, why: null });
+    // A lone `$` (`rm $`), `==` and `=~` (`rm == a`) are anonymous nodes: bash passes each as the word
+    // of its text. A `$` right before a string is the `$"…"` prefix of that string; `==` joined to the
+    // word after it is one word to bash, two to tree-sitter (`rm =="x"`).
+    else if (c.nextSibling?.startIndex !== c.endIndex) argv.push({ text: c.text, raw: c.text, glob: false, why: null });
+    else if (c.type !== "$") throw new Unparsed(`\`${c.text}\` joined to the word after it`);
   }
   argv.push(...extra);
   const cmd: SimpleCommand = { argv, redirects, cwd: scope.cwd, env, text: n.text };
@@ -508,7 +510,8 @@ function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean)
       walk(n, scope, out, []);
       return unresolved("arithmetic expansion");
     default:
-      if (!n.isNamed) return literal(n.text);
+      // An anonymous `$` in a word: bash's `$` (`a$`), or the `$"…"` prefix of the string after it (`x$"y"` is `xy`).
+      if (!n.isNamed) return literal(n.nextSibling?.type === "string" ? "" : n.text);
       walk(n, scope, out, []);
       return unresolved(`${n.type} ${n.text.slice(0, 40)}`);
   }

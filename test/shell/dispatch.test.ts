@@ -402,6 +402,7 @@ const READ_AS_BASH_CASES: Case[] = [
     ["cd >/dev/null src; rm x.ts", ["fs_remove path=@/src/x.ts"]],
     ["ls a.txt\\\r\nrm -rf src", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
     ["rm a.txt\\\n\\\nb.txt", ["unparsed: a line continuation inside a word"]],
+    ["rm == a.txt x$\"y\"", ["fs_remove path=@/==", "fs_remove path=@/a.txt", "fs_remove path=@/xy"]],
 ];
 
 describe("words after a redirection, carriage returns and line continuations are read as bash reads them", () => {

@@ -172,6 +172,13 @@ const CASES: Case[] = [
     ["X='lit'; rm \"$X\"", ["/w: rm lit"]],
     ["Y=*.ts; rm $Y", ["/w: rm ?$Y{unset or unknown variable $Y}"]],
     ["rm $ b", ["/w: rm $ b"]],
+    // `==` and `=~` are words of a command (`rm == a` removes `==`; they were dropped), `$"…"` is the
+    // string (`x$"y"` is `xy`; was `x$y`), also as a value or a redirection's target.
+    ["rm == a =~ b", ["/w: rm == a =~ b"]],
+    ["rm ==\"x\"", ["unparsed: `==` joined to the word after it"]],
+    ["rm x$\"y\" a$ $\"z\"", ["/w: rm xy a$ z"]],
+    ["X=$\"a b\"; rm \"$X\"; echo > $\"f\"", ["/w: rm \"a b\"","/w: echo >f"]],
+    ["rm {.\"x\".} {1..1000000000000000000000000000000000000000000}", ["/w: rm {.x.} ?{1..1000000000000000000000000000000000000000000}{brace_expression {1..100000000000000000000000000000000000}"]],
     ["cd --; rm x", ["/w: cd --","/home/u: rm x"]],
     ["rm a\\ b c\\*d", ["/w: rm \"a b\" c*d"]],
     ["rm a\\\nb", ["unparsed: a line continuation inside a word"]],
@@ -345,6 +352,9 @@ const SHELL_STATE: Case[] = [
     ["X=a; for ((;;)); do rm $X; done", ["/w: rm a"]],
     ["for ((ii=0; ii<3; ii++)); do rm $ii; done", ["/w: rm ?$ii{unset or unknown variable $ii}"]],
     ["CDPATH=/etc; cd .x; rm y", ["/w: cd .x","?: rm y"]],
+    ["CDPATH=/etc; cd a/./b; rm y", ["/w: cd a/./b","?: rm y"]],
+    ["CDPATH=/etc; cd src/..; rm y", ["/w: cd src/..","?: rm y"]],
+    ["X=\"a b\"; rm x$X \"x$X\"", ["/w: rm ?x$X{unquoted $X would be split or globbed} \"xa b\""]],
     ["rm \"a\\\nb\"", ["/w: rm ab"]],
     ["diff <(cd src) a; rm x", ["/w: cd src","/w: diff ?<(cd src){command substitution <(cd src)} a","/w: rm x"]],
     ["declare X=a-b; rm $X", ["/w: rm a-b"]],
