@@ -528,5 +528,6 @@ function joined(parts: Parts[]): Parts {
 }
 
 function unescape(t: string): string {
-  return t.replace(/\\(.)/gs, (_, c: string) => (c === "\n" ? "" : c));
+  // (A word never holds a backslash-newline: tree-sitter reads it as a line continuation between words.)
+  return t.replace(/\\(.)/gs, "$1");
 }
