@@ -154,7 +154,7 @@ function oneEntitySorted(log: readonly Read[]): Read[] | null {
       keys[i] = k;
     }
   }
-  const out: Read[] = new Array<Read>(n);
+  const out: Read[] = [];
   const order = orderScratch;
   for (let i = 0; i < n; i++) {
     const key = keys[i];
@@ -167,16 +167,17 @@ function oneEntitySorted(log: readonly Read[]): Read[] | null {
     }
     order[j] = i;
   }
-  for (let i = 0; i < n; i++) out[i] = log[order[i]];
+  for (let i = 0; i < n; i++) out.push(log[order[i]]);
   return out;
 }
 
 /** A sorted copy by insertion (stable, like Array.prototype.sort): a one-call check's few reads arrive nearly in
  * order (one entity at a time), where this beats the general sort and its comparator calls. */
 function insertionSorted(reads: readonly Read[]): Read[] {
-  const out: Read[] = new Array<Read>(reads.length);
+  const out: Read[] = [];
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
+    out.push(r);
     let j = i;
     while (j > 0 && compareReads(out[j - 1], r) > 0) {
       out[j] = out[j - 1];
