@@ -1,0 +1,64 @@
+// What RecordingView.reads() hands out (src/guard/reads.ts): the canonical order (entity, id, existence
+// before slots, slot name; the first of repeated reads) also for entity types that share an id, and
+// however many slot names a process has seen; and a list of the caller's own, which the view never
+// touches again.
+import { describe, expect, it } from "vitest";
+import { RecordingView, sortReads, type Read } from "../../src/guard/reads.js";
+import type { StateView } from "../../src/core/types.js";
+
+const state: StateView = { hasEntity: () => true, slot: (_e, _i, s) => `${s}!` };
+
+/** The view's reads after `ops`, and what they must be: the reads sorted by the string comparison. */
+function record(ops: [string, string, string | null][]): { view: RecordingView; want: Read[] } {
+  const view = new RecordingView(state);
+  const log: Read[] = [];
+  for (const [e, id, slot] of ops) {
+    if (slot === null) log.push([e, id, null, view.hasEntity(e, id)]);
+    else log.push([e, id, slot, view.slot(e, id, slot)]);
+  }
+  const sorted = sortReads(log.slice());
+  const want = sorted.filter((r, i) => i === 0 || !(r[0] === sorted[i - 1][0] && r[1] === sorted[i - 1][1] && r[2] === sorted[i - 1][2]));
+  return { view, want };
+}
+
+describe("RecordingView.reads()", () => {
+  it("two entity types under one id: each entity's reads together, existence first", () => {
+    const { view, want } = record([
+      ["user", "mia", "payment_methods"],
+      ["reservation", "mia", null],
+      ["user", "mia", null],
+      ["reservation", "mia", "cabin"],
+      ["user", "mia", "membership"],
+    ]);
+    const reads = view.reads();
+    expect(reads.map((r) => `${r[0]} ${r[2]}`)).toEqual(["reservation null", "reservation cabin", "user null", "user membership", "user payment_methods"]);
+    expect(reads).toEqual(want);
+  });
+
+  it("however many slot names a process sees (more than any ontology has), each view's reads are in order", () => {
+    for (let i = 0; i < 4_200; i++) {
+      const name = `s${String(i).padStart(5, "0")}`;
+      const { view, want } = record([
+        ["reservation", "R1", "status"],
+        ["reservation", "R1", name],
+        ["reservation", "R1", null],
+      ]);
+      expect(view.reads()).toEqual(want);
+    }
+  });
+
+  it("hands out a list of the caller's own: freezing it leaves the view recording, and the next list has every read", () => {
+    for (const n of [3, 40, 100]) {
+      const ops: [string, string, string | null][] = [];
+      for (let i = 0; i < n; i++) ops.push([i % 2 === 0 ? "user" : "reservation", "R1", `slot${n - i}`]);
+      const { view, want } = record(ops);
+      const first = Object.freeze(view.reads());
+      expect(first).toEqual(want);
+      view.hasEntity("flight", "HAT001");
+      const again = view.reads();
+      expect(again).not.toBe(first);
+      expect(again).toHaveLength(n + 1);
+      expect(again.at(0)).toEqual(["flight", "HAT001", null, true]);
+    }
+  });
+});
