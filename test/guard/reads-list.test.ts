@@ -35,6 +35,19 @@ describe("RecordingView.reads()", () => {
     expect(reads).toEqual(want);
   });
 
+  it("existence before every slot, whatever the slot's name (one that reads as a negative number too)", () => {
+    const { view, want } = record([
+      ["user", "mia", "b"],
+      ["reservation", "R1", "-1"],
+      ["reservation", "R1", null],
+      ["reservation", "R1", " -2"],
+      ["user", "mia", null],
+    ]);
+    const reads = view.reads();
+    expect(reads.map((r) => `${r[0]} ${r[2]}`)).toEqual(["reservation null", "reservation  -2", "reservation -1", "user null", "user b"]);
+    expect(reads).toEqual(want);
+  });
+
   it("however many slot names a process sees (more than any ontology has), each view's reads are in order", () => {
     for (let i = 0; i < 4_200; i++) {
       const name = `s${String(i).padStart(5, "0")}`;
