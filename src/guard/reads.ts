@@ -255,26 +255,19 @@ export function ownReads(reads: Read[]): Read[] {
 }
 
 /**
- * The reads kept as they are, frozen, when the recorder found every value canonical JSON (each object
- * value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and entity, id and
- * slot are strings; null otherwise, with no tuple frozen (the caller lets canonicalJson decide).
- * Without `canonical` (reads not from a RecordingView) each value is checked here.
+ * The reads kept as they are, frozen, when the recorder found every value canonical JSON (`canonical`:
+ * each object value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and
+ * entity, id and slot are strings; null otherwise, with no tuple frozen (the caller lets canonicalJson
+ * decide).
  */
-export function ownCanonicalReads(reads: Read[], canonical?: boolean): Read[] | null {
-  if (canonical === false) return null;
+export function ownCanonicalReads(reads: Read[], canonical: boolean): Read[] | null {
+  if (!canonical) return null;
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
     if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
-    // Not told by a recorder: each value is checked here.
-    if (canonical === undefined && r.length > 3 && !isCanonicalJson(r[3])) return null;
   }
   for (let i = 0; i < reads.length; i++) Object.freeze(reads[i]);
   return Object.freeze(reads) as Read[];
-}
-
-/** Whether canonicalJson accepts `value` (the same rules), without building any text. */
-export function isCanonicalJson(value: unknown): boolean {
-  return ownedJson(value, false) !== NOT_JSON;
 }
 
 /** Answers reads from a record; a read the record does not hold is noted (the replay reports it). */

@@ -1,30 +1,41 @@
 // ownCanonicalReads (src/guard/reads.ts): a check's reads kept as they are (frozen in place) only when
-// every one is canonical JSON; any other read gives null, so the caller lets canonicalJson decide and
-// name the problem. A read is [entity, id, slot | null, value?].
+// the recorder found every value canonical JSON and every entity, id and slot is a string; otherwise
+// null, nothing frozen, so the caller lets canonicalJson decide and name the problem. A read is
+// [entity, id, slot | null, value?].
 import { describe, expect, it } from "vitest";
-import { ownCanonicalReads, type Read } from "../../src/guard/reads.js";
+import { ownCanonicalReads, RecordingView, type Read } from "../../src/guard/reads.js";
 
-const read = (value: unknown, slot: unknown = "s"): Read => ["reservation", "R1", slot, value] as unknown as Read;
+/** A recorder that read `value` from reservation R1's slot `s`, and its existence. */
+function recorded(value: unknown): RecordingView {
+  const view = new RecordingView({ hasEntity: () => true, slot: () => value });
+  view.slot("reservation", "R1", "s");
+  view.hasEntity("reservation", "R1");
+  return view;
+}
 
 describe("ownCanonicalReads", () => {
   it.each([["null", null], ["a string", "x"], ["an empty string", ""], ["true", true], ["false", false], ["a number", 1.5], ["zero", 0], ["an object", { a: [1, null] }]])(
-    "keeps a read whose value is %s, frozen",
+    "keeps the reads of a recorder that read %s, frozen",
     (_what, value) => {
-      const reads = [read(value), ["reservation", "R1", null, true] as unknown as Read];
-      const out = ownCanonicalReads(reads);
+      const view = recorded(value);
+      const reads = view.reads();
+      const out = ownCanonicalReads(reads, view.canonical);
       expect(out).toBe(reads);
       expect(Object.isFrozen(out)).toBe(true);
-      expect(Object.isFrozen(out![0])).toBe(true);
-      expect(out![0][3]).toEqual(value);
+      expect(Object.isFrozen(out![1])).toBe(true);
+      expect(out![1][3]).toEqual(value);
     },
   );
 
-  it.each([["NaN", NaN], ["Infinity", Infinity], ["undefined", undefined], ["a function", () => 1], ["a symbol", Symbol("s")], ["a bigint", 1n], ["an object holding NaN", { a: NaN }]])(
-    "gives null for a read whose value is %s, freezing no read",
+  it.each([["NaN", NaN], ["Infinity", Infinity], ["a function", () => 1], ["a symbol", Symbol("s")], ["a bigint", 1n], ["an object holding NaN", { a: NaN }]])(
+    "gives null for the reads of a recorder that read %s, freezing no read",
     (_what, value) => {
-      const ok = read("fine");
-      expect(ownCanonicalReads([ok, read(value)])).toBeNull();
-      expect(Object.isFrozen(ok)).toBe(false);
+      const view = recorded(value);
+      const reads = view.reads();
+      expect(view.canonical).toBe(false);
+      expect(ownCanonicalReads(reads, view.canonical)).toBeNull();
+      expect(Object.isFrozen(reads)).toBe(false);
+      expect(reads.some((r) => Object.isFrozen(r))).toBe(false);
     },
   );
 
@@ -33,11 +44,16 @@ describe("ownCanonicalReads", () => {
     ["id", ["reservation", 5, "s", 1]],
     ["slot", ["reservation", "R1", 5, 1]],
   ])("gives null for a read whose %s is not a string", (_what, r) => {
-    expect(ownCanonicalReads([r as unknown as Read])).toBeNull();
+    const ok = ["reservation", "R1", null, true] as Read;
+    expect(ownCanonicalReads([ok, r as unknown as Read], true)).toBeNull();
+    expect(Object.isFrozen(ok)).toBe(false);
   });
 
-  it("an existence read (three fields, slot null) is kept", () => {
-    const r = ["reservation", "R1", null] as unknown as Read;
-    expect(ownCanonicalReads([r])).toEqual([r]);
+  it("an existence read (three fields, slot null) and a slot read without a value are kept", () => {
+    const view = new RecordingView({ hasEntity: () => false, slot: () => undefined });
+    view.hasEntity("reservation", "R1");
+    view.slot("reservation", "R1", "gone");
+    const reads = view.reads();
+    expect(ownCanonicalReads(reads, view.canonical)).toEqual([["reservation", "R1", null, false], ["reservation", "R1", "gone"]]);
   });
 });
