@@ -225,8 +225,37 @@ const has = (opts: string[], ...names: string[]): boolean => names.some((n) => o
 /** The missing ancestors `mkdir -p` may create in one path before the line is asked instead. */
 const MAX_MKDIR_CHAIN = 64;
 
+/** Variables that make a command load or run other code, or read another configuration, repository
+ * or program than the one judged (`LD_PRELOAD=./x.so ls`, `PATH=.:$PATH ls`, `GIT_EXTERNAL_DIFF=./x git
+ * diff`, `HOME=/tmp/x git status` with that home's .gitconfig, `BASH_ENV=./x bash -c ls`). A pager,
+ * editor or browser variable set to `cat`, `less`, `more` or nothing runs no other code. */
+const CODE_VARIABLES = new Set([
+  "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "SHELL", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+  "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
+  "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+]);
+const GIT_HARMLESS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(TERMINAL_PROMPT|OPTIONAL_LOCKS)$/;
+const PROGRAM_VARIABLE = /^(PAGER|EDITOR|VISUAL|BROWSER)$|_(PAGER|EDITOR|BROWSER)$/;
+const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "more"]);
+
+/** Why a variable set for a command may change what it does (null when it cannot). */
+function codeVariable(name: string, value: Word): string | null {
+  // A PATH of the system's own directories only (`env -i PATH=/bin cmd`) finds the programs judged.
+  if (name === "PATH" && value.text !== null && value.text.split(":").every((d) => /^(\/usr(\/local)?)?\/s?bin$/.test(d))) return null;
+  if (PROGRAM_VARIABLE.test(name)) return value.text !== null && HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
+  if (CODE_VARIABLES.has(name) || /^(LD|DYLD)_/.test(name) || /^npm_config_/i.test(name) || (name.startsWith("GIT_") && !GIT_HARMLESS.test(name))) return `${name} changes the code or configuration it loads`;
+  return null;
+}
+
 function simple(ctx: Ctx, c: SimpleCommand): void {
   ctx.out.commands++;
+  if (c.argv.length > 0) {
+    for (const [name, value] of Object.entries(c.env)) {
+      const why = codeVariable(name, value);
+      if (why !== null) problem(ctx, "unknown_effect", `${c.argv[0]!.raw}: ${why}`, c.text);
+    }
+  }
   redirects(ctx, c.redirects, c.cwd, c.text);
   run(ctx, c.argv, c.cwd, c.text);
   // A `cd` that fails leaves the commands after it where they were (`cd build; rm -rf *`): its
@@ -337,6 +366,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         continue;
       }
       if (wrap.assignments === true && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+        const eq = t.indexOf("=");
+        const why = codeVariable(t.slice(0, eq), { ...rest[i]!, text: t.slice(eq + 1) });
+        if (why !== null) problem(ctx, "unknown_effect", `${name}: ${why}`, source);
         i++;
         continue;
       }
@@ -623,6 +655,9 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
   }
 }
 
+/** `git -c` settings that run nothing (identity, colours, advice, display). */
+const GIT_HARMLESS_SETTING = /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|core\.(quotepath|abbrev)|safe\.directory|init\.defaultbranch|column\.ui|pull\.(rebase|ff)|i18n\.[\w.-]+|log\.(date|decorate|abbrevcommit)|diff\.(renames|algorithm|colormoved|noprefix|mnemonicprefix)|merge\.conflictstyle|format\.pretty)$/i;
+
 const GIT_READ = new Set([
   "status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame", "grep", "describe",
   "shortlog", "whatchanged", "count-objects", "help", "version", "check-ignore", "merge-base", "name-rev",
@@ -659,6 +694,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       dir = joinPath(dir, d.text);
       i += 2;
     } else if (t === "-c") {
+      // `git -c diff.external=./x diff`, `-c core.fsmonitor=./x status`, `-c core.pager=…`: a setting
+      // may run a command in any subcommand; only settings that run nothing pass.
+      const v = args[i + 1]?.text;
+      if (v === null || (v !== undefined && !GIT_HARMLESS_SETTING.test(v.split("=")[0]!))) {
+        problem(ctx, "unknown_effect", `git -c ${v ?? args[i + 1]!.raw}: a setting that may run a command`, source);
+        return;
+      }
       i += 2;
     } else if (t === "--no-pager" || t === "--paginate" || t === "-p" || t === "--no-optional-locks" || t === "-P" || t === "--bare" || t === "--literal-pathspecs") {
       i++;
@@ -673,6 +715,10 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   const rest = args.slice(i + 1);
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
+    // The reading commands' options that write a file or run a program.
+    const writes = rest.find((w) => w.text === null || /^--(output|output-directory|open-files-in-pager|upload-pack)(=|$)|^-O/.test(w.text) || (sub === "format-patch" && w.text === "-o"));
+    if (writes !== undefined) problem(ctx, "unknown_effect", `git ${sub} ${writes.raw}: writes a file or runs a program`, source);
+    else if (sub === "format-patch" && !rest.some((w) => w.text === "--stdout")) problem(ctx, "unknown_effect", "git format-patch writes patch files", source);
     return;
   }
   const { opts, ops, optValues, values } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
@@ -702,6 +748,10 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         }
         gitCall("git_ref_delete", { ref: `refs/heads/${a}` }, source);
         gitCall("git_ref_add", { ref: `refs/heads/${b}` }, source);
+        return;
+      }
+      if (has(opts, "-u", "--set-upstream-to", "--unset-upstream", "--edit-description")) {
+        problem(ctx, "unknown_effect", "git branch: changes the branch's configuration (upstream, description)", source);
         return;
       }
       if (ops.length === 0 || has(opts, "-a", "-r", "-l", "--list", "-v", "-vv", "--show-current", "--contains", "--merged", "--no-merged", "--format", "--sort", "--points-at")) return;
@@ -794,6 +844,15 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       if (t0 === "." || (ops.length >= 1 && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
         const ps = pathList(ops);
         if (ps !== null) for (const p of ps) trackedWrite(p, []);
+        return;
+      }
+      // `git checkout <tree-ish> <paths>…` (no `--`): only one branch can be switched to, so with more
+      // operands the first is a tree and the others are paths written from it (and staged).
+      if (ops.length >= 2) {
+        const ps = pathList(ops.slice(1));
+        if (ps === null) return;
+        for (const p of ps) trackedWrite(p, [t0]);
+        gitCall("git_stage", { paths: ps }, source);
         return;
       }
       gitCall("git_switch", { target: t0 }, source);
@@ -892,13 +951,30 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "cherry-pick":
     case "revert":
     case "am":
+      // `--abort`/`--skip`/`--quit` throw away the resolution in progress; `rebase -x CMD` runs CMD.
+      if (has(opts, "--abort", "--skip", "--quit")) {
+        problem(ctx, "unknown_effect", `git ${sub} ${opts.find((o) => o === "--abort" || o === "--skip" || o === "--quit")}: discards the work tree's resolution in progress`, source);
+        return;
+      }
+      if (sub === "rebase" && has(opts, "-x", "--exec")) {
+        problem(ctx, "unknown_effect", "git rebase --exec runs a command whose effect is not known", source);
+        return;
+      }
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     case "pull":
+      if (has(opts, "--upload-pack")) {
+        problem(ctx, "unknown_effect", "git pull --upload-pack runs a command whose effect is not known", source);
+        return;
+      }
       gitCall("git_fetch", {}, source);
       gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
       return;
     case "fetch":
+      if (has(opts, "--upload-pack")) {
+        problem(ctx, "unknown_effect", "git fetch --upload-pack runs a command whose effect is not known", source);
+        return;
+      }
       gitCall("git_fetch", {}, source);
       return;
     case "push":
@@ -916,6 +992,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     }
     case "clone": {
+      // A command run for the transfer, hooks from a template, settings (`core.fsmonitor`, …).
+      const runs = opts.find((o) => ["-u", "--upload-pack", "--template", "-c", "--config"].includes(o));
+      if (runs !== undefined) {
+        problem(ctx, "unknown_effect", `git clone ${runs}: runs a command or hook whose effect is not known`, source);
+        return;
+      }
       const url = text[0];
       const d = text[1] ?? (url ? basename(url).replace(/\.git$/, "") : null);
       if (d === null || d === undefined || where === null) {
