@@ -392,6 +392,25 @@ describe("redirections: a file written, a descriptor or device not", () => {
   });
 });
 
+// Read as bash reads it (src/shell/parse.ts): words after a redirection's target are the command's
+// operands (each line was read as `rm` alone or `ls a rm …`: read-only, approved), and a carriage
+// return or a line continuation that bash reads otherwise than tree-sitter is refused.
+const READ_AS_BASH_CASES: Case[] = [
+    ["rm 2>/dev/null a.txt", ["fs_remove path=@/a.txt"]],
+    ["rm >&- a.txt", ["fs_remove path=@/a.txt"]],
+    ["rm <<EOF a.txt\nx\nEOF", ["fs_remove path=@/a.txt"]],
+    ["cd >/dev/null src; rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["ls a.txt\\\r\nrm -rf src", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
+    ["rm a.txt\\\n\\\nb.txt", ["unparsed: a line continuation inside a word"]],
+    ["rm == a.txt x$\"y\"", ["fs_remove path=@/==", "fs_remove path=@/a.txt", "fs_remove path=@/xy"]],
+];
+
+describe("words after a redirection, carriage returns and line continuations are read as bash reads them", () => {
+  it.each(READ_AS_BASH_CASES)("%j", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 // find: -delete and -exec judged on its roots, -fprint files written
 const FIND_CASES: Case[] = [
     ["find src -delete", ["fs_remove path=@/src"]],
