@@ -111,6 +111,9 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     }
     if (w.text === "") continue;
     const base = cwd ?? "/";
+    // A trailing slash resolves through a final symbolic link (POSIX: as if `/.` were appended):
+    // `rm -r link/` removes what is in the link's target directory, not the link.
+    const through = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
     if (w.glob) {
       const g = expandGlob(w.text, base);
       if (g.over) {
@@ -118,11 +121,11 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        res.push(...g.matches);
+        res.push(...g.matches.map(through));
         continue;
       }
     }
-    res.push(joinPath(base, w.text));
+    res.push(through(joinPath(base, w.text)));
   }
   return res;
 }
