@@ -486,9 +486,12 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         if (srcs !== null) problem(ctx, "unresolved_argument", `${name}: a source is not known`, source);
         return;
       }
-      const intoDir = target !== undefined || srcs.length > 1 || (isDirectory(dest[0]!) && !has(opts, "-T", "--no-target-directory"));
+      // A destination that is a directory, or a link to one (cp, mv and ln follow it: `mv a dl` with dl ->
+      // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names.
+      const intoDir = target !== undefined || srcs.length > 1 || (isDirectoryNow(dest[0]!) && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
+      const into = intoDir ? followLinks(dest[0]!) : dest[0]!;
       for (const s of srcs as string[]) {
-        const d = intoDir ? joinPath(dest[0]!, basename(s)) : dest[0]!;
+        const d = intoDir ? joinPath(into, basename(s)) : into;
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
         else if (entry.effect === "copy") call(ctx, "fs_write", { path: followLinks(d) }, source);
         else call(ctx, "fs_write", { path: d }, source);

@@ -25,3 +25,29 @@ describe("a trailing slash resolves through a final symbolic link", () => {
     expect(dispatch(line)).toEqual(expected);
   });
 });
+
+// A destination that is a symbolic link to a directory: cp, mv and ln put the sources in the directory
+// (`mv a.txt srclink` moves it to src/a.txt, which may replace a file there). It was judged as replacing
+// the link (mv, ln) or writing the whole directory (cp).
+const LINKED_DESTINATION_CASES: Case[] = [
+  ["mv a.txt srclink", ["fs_move source=@/a.txt destination=@/src/a.txt"]],
+  ["mv a.txt srclink2", ["fs_move source=@/a.txt destination=@/src/a.txt"]],
+  ["cp a.txt srclink", ["fs_write path=@/src/a.txt"]],
+  ["ln -s a.txt srclink", ["fs_write path=@/src/a.txt"]],
+  ["mv -t srclink a.txt", ["fs_move source=@/a.txt destination=@/src/a.txt"]],
+  ["mv a.txt b.txt srclink", ["fs_move source=@/a.txt destination=@/src/a.txt", "fs_move source=@/b.txt destination=@/src/b.txt"]],
+  // -T (and ln -n) take the link itself as the destination.
+  ["mv -T a.txt srclink", ["fs_move source=@/a.txt destination=@/srclink"]],
+  ["ln -sfn a.txt srclink", ["fs_write path=@/srclink"]],
+  ["ln -s --no-dereference a.txt srclink", ["fs_write path=@/srclink"]],
+  // A link to a file is replaced (mv) or written through (cp).
+  ["mv b.txt link", ["fs_move source=@/b.txt destination=@/link"]],
+  ["cp b.txt link", ["fs_write path=@/a.txt"]],
+  ["mv a.txt sub", ["fs_move source=@/a.txt destination=@/sub/a.txt"]],
+];
+
+describe("a destination that is a link to a directory receives the sources", () => {
+  it.each(LINKED_DESTINATION_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
