@@ -415,7 +415,12 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_remove", { path: p }, source);
+      if (ps === null) return;
+      for (const p of ps) {
+        call(ctx, "fs_remove", { path: p }, source);
+        // shred overwrites the file a link points to (and with -u removes the link).
+        if (name === "shred" && followLinks(p) !== p) call(ctx, "fs_write", { path: followLinks(p) }, source);
+      }
       return;
     }
     case "write": {
@@ -429,7 +434,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         const v = optValues.get(o);
         if (v === undefined) continue;
         const ps = paths(ctx, [v], cwd, source);
-        if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+        if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       }
       if ((entry.outputOptions ?? []).some((o) => opts.includes(o) && !optValues.has(o))) problem(ctx, "unresolved_argument", `${name}: an output option without a value`, source);
       return;
@@ -520,7 +525,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       if (!inPlace) return;
       const files = scriptOptions ? ops : ops.slice(1);
       const ps = paths(ctx, files, cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      // sed -i replaces a symbolic link by a file; with --follow-symlinks it writes the link's target.
+      const follow = has(opts, "--follow-symlinks");
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: follow ? followLinks(p) : p }, source);
       return;
     }
     case "find":
@@ -655,7 +662,7 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
       const w = args[i + 1];
       if (w === undefined) continue;
       const ps = paths(ctx, [w], cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       i++;
     }
   }
@@ -1140,18 +1147,18 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     const out = name === "curl" ? (o.optValues.get("-o") ?? o.optValues.get("--output")) : (o.optValues.get("-O") ?? o.optValues.get("--output-document"));
     if (out !== undefined && out.text !== "-") {
       const ps = paths(ctx, [out], cwd, source);
-      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     } else if (out === undefined && (name === "wget" || has(o.opts, "-O", "--remote-name"))) {
       const url = o.ops[o.ops.length - 1]?.text;
       if (url === undefined || url === null || cwd === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
-      else call(ctx, "fs_write", { path: joinPath(cwd, remoteFileName(url)) }, source);
+      else call(ctx, "fs_write", { path: followLinks(joinPath(cwd, remoteFileName(url))) }, source);
     }
     // The files their logging options write (headers, cookies, traces, wget's log).
     for (const opt of name === "curl" ? CURL_FILES : WGET_FILES) {
       const v = o.optValues.get(opt);
       if (v === undefined || v.text === "-") continue;
       const ps = paths(ctx, [v], cwd, source);
-      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     }
     return;
   }

@@ -51,3 +51,26 @@ describe("a destination that is a link to a directory receives the sources", () 
     expect(dispatch(line)).toEqual(expected);
   });
 });
+
+// Files opened for writing through a symbolic link: the link's target is written (each was judged as
+// writing the link, which git restores, while the target was overwritten).
+const WRITE_THROUGH_LINK_CASES: Case[] = [
+  ["sort -o link b.txt", ["fs_write path=@/a.txt"]],
+  ["sort --output=link b.txt", ["fs_write path=@/a.txt"]],
+  ["find src -fprint link", ["fs_write path=@/a.txt"]],
+  ["curl -o link https://x.test/f", ["fs_write path=@/a.txt"]],
+  ["curl -D link https://x.test/f", ["fs_write path=@/a.txt"]],
+  ["wget -O link https://x.test/f", ["fs_write path=@/a.txt"]],
+  ["wget https://x.test/link", ["fs_write path=@/a.txt"]],
+  ["shred link", ["fs_remove path=@/link", "fs_write path=@/a.txt"]],
+  ["shred -u b.txt", ["fs_remove path=@/b.txt"]],
+  // sed -i replaces the link by a file (the target is left), unless told to follow it.
+  ["sed -i s/a/b/ link", ["fs_write path=@/link"]],
+  ["sed -i --follow-symlinks s/a/b/ link", ["fs_write path=@/a.txt"]],
+];
+
+describe("a file written through a symbolic link is the link's target", () => {
+  it.each(WRITE_THROUGH_LINK_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
