@@ -1115,8 +1115,8 @@ function fromVerb(rest: Word[], global: { value: readonly string[]; flags: reado
 }
 
 /** Options of curl and wget that name a file they write besides the download. */
-const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"];
-const WGET_FILES = ["-o", "--output-file", "-a", "--append-output"];
+const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"];
+const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cookies", "--rejected-log", "--hsts-file"];
 
 /** Commands whose first word names a group of verbs. */
 const DOCKER_GROUPS = new Set(["container", "image", "network", "volume", "system", "context", "builder", "plugin", "node", "service", "stack", "secret", "config", "compose", "manifest", "trust", "buildx"]);
@@ -1140,18 +1140,32 @@ function remoteFileName(url: string): string {
 function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
-    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", ...WGET_FILES]);
+    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
     const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
-    const out = name === "curl" ? (o.optValues.get("-o") ?? o.optValues.get("--output")) : (o.optValues.get("-O") ?? o.optValues.get("--output-document"));
-    if (out !== undefined && out.text !== "-") {
-      const ps = paths(ctx, [out], cwd, source);
+    // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
+    // name (recursive, from the server's headers, from a list): not known.
+    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file"]).includes(x));
+    if (unknown !== undefined) {
+      problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
+      return;
+    }
+    // Every output file (`curl -o a U1 -o b U2`), under the output directory (`curl --output-dir D`,
+    // `wget -P D`); without one, the URL's own name (wget, `curl -O`) for each URL.
+    const dirWord = o.optValues.get(name === "curl" ? "--output-dir" : "-P") ?? o.optValues.get("--directory-prefix");
+    const base = dirWord === undefined ? [cwd] : paths(ctx, [dirWord], cwd, source);
+    if (base === null) return;
+    const outs = o.values.filter(([x]) => (name === "curl" ? x === "-o" || x === "--output" : x === "-O" || x === "--output-document")).map(([, w]) => w);
+    for (const out of outs) {
+      if (out.text === "-") continue;
+      const ps = paths(ctx, [out], base[0]!, source);
       if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
-    } else if (out === undefined && (name === "wget" || has(o.opts, "-O", "--remote-name"))) {
-      const url = o.ops[o.ops.length - 1]?.text;
-      if (url === undefined || url === null || cwd === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
-      else call(ctx, "fs_write", { path: followLinks(joinPath(cwd, remoteFileName(url))) }, source);
+    }
+    if (outs.length === 0 && (name === "wget" || has(o.opts, "-O", "--remote-name", "--remote-name-all"))) {
+      const urls = o.ops.some((w) => w.text !== null && w.text.includes("://")) ? o.ops.filter((w) => w.text === null || w.text.includes("://")) : o.ops.slice(-1);
+      if (urls.length === 0 || urls.some((w) => w.text === null) || base[0] === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
+      else for (const u of urls) call(ctx, "fs_write", { path: followLinks(joinPath(base[0]!, remoteFileName(u.text!))) }, source);
     }
     // The files their logging options write (headers, cookies, traces, wget's log).
     for (const opt of name === "curl" ? CURL_FILES : WGET_FILES) {
