@@ -1177,6 +1177,13 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     return;
   }
   if (name === "scp" || name === "rsync") {
+    // A program run locally for the transfer (`scp -S`, `-o ProxyCommand=…`, `-F` config, `rsync -e`),
+    // sources removed, or files named elsewhere: not known.
+    const runs = opts.find((x) => (name === "scp" ? ["-S", "-o", "-F"] : ["-e", "--rsh", "--remove-source-files", "--files-from", "--write-batch", "--only-write-batch", "--log-file", "--backup-dir"]).includes(x));
+    if (runs !== undefined) {
+      problem(ctx, "unknown_effect", `${name} ${runs}: runs a program or changes files the dispatcher cannot name`, source);
+      return;
+    }
     const dest = ops[ops.length - 1];
     if (dest === undefined || dest.text === null) {
       problem(ctx, "unresolved_argument", `${name}: the destination is not known`, source);

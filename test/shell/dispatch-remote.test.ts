@@ -124,3 +124,25 @@ describe("curl and wget: every file they write, under their output directory", (
     expect(dispatch(line)).toEqual(expected);
   });
 });
+
+// scp and rsync: a program run locally for the transfer, sources removed, files named elsewhere (each
+// was judged as writing the destination only).
+const TRANSFER_CASES: Case[] = [
+  ["scp -o ProxyCommand='rm a.txt' h:f .", ["unknown_effect: scp -o: runs a program or changes files the dispatcher cannot name"]],
+  ["scp -S ./x h:f out", ["unknown_effect: scp -S: runs a program or changes files the dispatcher cannot name"]],
+  ["scp -F cfg h:f out", ["unknown_effect: scp -F: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -e 'rm a.txt' a.txt h:b", ["unknown_effect: rsync -e: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --rsh=./x a.txt h:b", ["unknown_effect: rsync --rsh: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --remove-source-files a.txt out", ["unknown_effect: rsync --remove-source-files: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --files-from=list . out", ["unknown_effect: rsync --files-from: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --log-file=log a.txt out", ["unknown_effect: rsync --log-file: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -av a.txt out", ["fs_write path=@/out"]],
+  ["scp a.txt h:b", ["remote_write command=scp a.txt h:b"]],
+  ["scp -P 22 h:f out", ["fs_write path=@/out"]],
+];
+
+describe("scp and rsync: programs run for the transfer and files changed elsewhere are asked", () => {
+  it.each(TRANSFER_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
