@@ -480,6 +480,11 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         problem(ctx, "unresolved_argument", `${name}: no source or destination`, source);
         return;
       }
+      // `cp --parents src/x.ts out` writes out/src/x.ts (the source's path under the destination).
+      if (has(opts, "--parents")) {
+        problem(ctx, "unknown_effect", `${name} --parents: writes the sources' whole paths under the destination`, source);
+        return;
+      }
       const dest = paths(ctx, [destWord], cwd, source);
       if (dest === null || dest.length !== 1) {
         if (dest !== null) problem(ctx, "unresolved_argument", `${name}: the destination matches ${dest.length} paths`, source);

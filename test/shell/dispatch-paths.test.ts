@@ -44,6 +44,8 @@ const LINKED_DESTINATION_CASES: Case[] = [
   ["mv b.txt link", ["fs_move source=@/b.txt destination=@/link"]],
   ["cp b.txt link", ["fs_write path=@/a.txt"]],
   ["mv a.txt sub", ["fs_move source=@/a.txt destination=@/sub/a.txt"]],
+  // `cp --parents src/x.ts out` writes out/src/x.ts (was judged as out/x.ts).
+  ["cp --parents src/x.ts out", ["unknown_effect: cp --parents: writes the sources' whole paths under the destination"]],
 ];
 
 describe("a destination that is a link to a directory receives the sources", () => {
