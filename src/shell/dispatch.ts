@@ -1231,7 +1231,12 @@ const ENV_READ_ONLY_WITH: Record<string, { words: readonly string[]; options: re
 const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
 
 function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: string[], source: string): void {
-  if (ops.length === 0 && (opts.length === 0 || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
+  // `yarn` alone installs the project's dependencies (the others print their help).
+  if (ops.length === 0 && ((opts.length === 0 && name !== "yarn") || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
+  if (ops.length === 0 && name === "yarn" && opts.length === 0) {
+    call(ctx, "env_change", { command: source.slice(0, 200) }, source);
+    return;
+  }
   const sub = ops[0]?.text;
   if (sub === null || sub === undefined) {
     problem(ctx, "unresolved_argument", `${name}: the subcommand is not known`, source);

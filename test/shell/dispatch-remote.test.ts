@@ -71,6 +71,10 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["npm ls -g --depth 0", []],
   ["npm --json outdated", []],
   ["go vet ./...", []],
+  // `yarn` alone is `yarn install` (was approved as printing help).
+  ["yarn", [env("yarn")]],
+  ["yarn --version", []],
+  ["pnpm", []],
   ["npm config set", [env("npm config set")]],
   ["npm config get registry --location=global", [env("npm config get registry --location=global")]],
   ["go env GOPATH -w", [env("go env GOPATH -w")]],
