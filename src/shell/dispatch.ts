@@ -758,13 +758,16 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         if (text.includes(null)) problem(ctx, "unresolved_argument", "git branch -d: a branch name is not known", source);
         return;
       }
-      if (has(opts, "-m", "-M", "--move")) {
+      // -m moves a branch (-M over an existing one); -c copies it (-C over an existing one).
+      const copy = has(opts, "-c", "-C", "--copy");
+      if (copy || has(opts, "-m", "-M", "--move")) {
         const [a, b] = text.length === 1 ? [null, text[0]] : [text[0], text[1]];
-        if (b === undefined || b === null || a === null) {
-          problem(ctx, "unresolved_argument", "git branch -m: the old or new name is not known (the current branch)", source);
+        if (b === undefined || b === null || (a === null && !copy)) {
+          problem(ctx, "unresolved_argument", `git branch ${copy ? "-c" : "-m"}: the old or new name is not known (the current branch)`, source);
           return;
         }
-        gitCall("git_ref_delete", { ref: `refs/heads/${a}` }, source);
+        if (!copy) gitCall("git_ref_delete", { ref: `refs/heads/${a}` }, source);
+        if (has(opts, "-M", "-C", "-f", "--force")) gitCall("git_ref_delete", { ref: `refs/heads/${b}` }, source);
         gitCall("git_ref_add", { ref: `refs/heads/${b}` }, source);
         return;
       }
@@ -1033,7 +1036,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "reflog":
       // Listing and reading only. `-v` lists only alone (`git remote -v remove o` removes o); the
       // read options are git config's.
-      if (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l"))) return;
+      // `git config -e` opens the file in an editor.
+      const edits = sub === "config" && has(opts, "-e", "--edit");
+      if (!edits && (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l")))) return;
       problem(ctx, "unknown_effect", `git ${sub} ${text[0] ?? ""}: changes configuration or refs the ontology does not model`, source);
       return;
     default:

@@ -55,6 +55,17 @@ const GIT_CASES: Case[] = [
   ["git branch --set-upstream-to=origin/x", ["unknown_effect: git branch: changes the branch's configuration (upstream, description)"]],
   ["git branch --unset-upstream", ["unknown_effect: git branch: changes the branch's configuration (upstream, description)"]],
   ["git branch -vv", []],
+  // A copy creates the new name (it was read as creating the old one); -M and -C replace an existing one.
+  ["git branch -c main copy", ["git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch -C main copy", ["git_ref_delete ref=refs/heads/copy dir=@", "git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch --copy new", ["git_ref_add ref=refs/heads/new dir=@"]],
+  ["git branch -M old main", ["git_ref_delete ref=refs/heads/old dir=@", "git_ref_delete ref=refs/heads/main dir=@", "git_ref_add ref=refs/heads/main dir=@"]],
+  ["git branch -m old new", ["git_ref_delete ref=refs/heads/old dir=@", "git_ref_add ref=refs/heads/new dir=@"]],
+  ["git branch -c", ["unresolved_argument: git branch -c: the old or new name is not known (the current branch)"]],
+  // `git config -e` edits the file (was read-only).
+  ["git config -e", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
+  ["git config --global --edit", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
+  ["git config --list", []],
 ];
 
 const VARIABLE_CASES: Case[] = [

@@ -677,7 +677,7 @@ const GIT_CASES: Case[] = [
     ["git branch -d $X", ["unresolved_argument: git branch -d: a branch name is not known"]],
     ["git branch -m new", ["unresolved_argument: git branch -m: the old or new name is not known (the current branch)"]],
     ["git branch -m old new", ["git_ref_delete ref=refs/heads/old dir=@","git_ref_add ref=refs/heads/new dir=@"]],
-    ["git branch -M old new", ["git_ref_delete ref=refs/heads/old dir=@","git_ref_add ref=refs/heads/new dir=@"]],
+    ["git branch -M old new", ["git_ref_delete ref=refs/heads/old dir=@","git_ref_delete ref=refs/heads/new dir=@","git_ref_add ref=refs/heads/new dir=@"]],
     ["git branch --move old new", ["git_ref_delete ref=refs/heads/old dir=@","git_ref_add ref=refs/heads/new dir=@"]],
     ["git branch -m old $X", ["unresolved_argument: git branch -m: the old or new name is not known (the current branch)"]],
     ["git branch", []],
