@@ -60,6 +60,19 @@ export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] =
     if (typeof x !== "string" || x === "") throw new Error("a read-only command name is not a non-empty string");
     readOnly.add(x);
   }
+  const strings = (x: unknown): boolean => x === undefined || (Array.isArray(x) && x.every((s) => typeof s === "string" && s !== ""));
+  for (const [name, u] of Object.entries(j.readOnlyUnless as Record<string, unknown>)) {
+    const e = u as Record<string, unknown> | null;
+    const known = ["options", "optionsWithValue", "operands", "words", "operandPrefix"];
+    if (
+      e === null || typeof e !== "object" || Array.isArray(e) || Object.keys(e).some((k) => !known.includes(k)) ||
+      !strings(e.options) || !strings(e.optionsWithValue) || !strings(e.words) ||
+      (e.operands !== undefined && !(Number.isInteger(e.operands) && (e.operands as number) >= 0)) ||
+      (e.operandPrefix !== undefined && (typeof e.operandPrefix !== "string" || e.operandPrefix === ""))
+    ) {
+      throw new Error(`readOnlyUnless.${name} is not { options, optionsWithValue, words: names; operands: a count; operandPrefix: a string }`);
+    }
+  }
   return { readOnly, readOnlyUnless: j.readOnlyUnless as Catalogue["readOnlyUnless"], wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
 }
 
