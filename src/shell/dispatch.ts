@@ -647,6 +647,11 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     roots.push(args[i]!);
     i++;
   }
+  // `-files0-from FILE` reads the starting points from FILE: not `.`.
+  if (args.some((w) => w.text === "-files0-from")) {
+    problem(ctx, "unresolved_argument", "find -files0-from: the starting points are read from a file", source);
+    return;
+  }
   const rootPaths = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
   if (rootPaths === null) return;
   for (; i < args.length; i++) {
