@@ -179,6 +179,11 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
     // `2>&1`, `>&2`: a descriptor, not a file (`<&3` reads; `>&-` closes and has no target).
     if (r.op === ">&" && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
     if (r.target.text !== null && DEVICES.test(r.target.text)) continue;
+    // bash opens a network connection for /dev/tcp/HOST/PORT and /dev/udp/…: what is written leaves the machine.
+    if (r.target.text !== null && /^\/dev\/(tcp|udp)\//.test(r.target.text)) {
+      call(ctx, "remote_write", { command: `${source} ${r.op} ${r.target.raw}`.slice(0, 200) }, source);
+      continue;
+    }
     if (r.target.glob) {
       problem(ctx, "unresolved_argument", `${r.target.raw}: a glob as a redirection target`, source);
       continue;
