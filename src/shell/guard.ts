@@ -461,12 +461,15 @@ class ShellGuardImpl implements ShellGuard {
     return out;
   }
 
-  /** The only obstacles are data a restore point can keep (T4 uncommitted_work). */
+  /** The only obstacles are data a restore point can keep (T4 uncommitted_work), or an inverse whose
+   * condition failed (bound_violated: every workspace and repository-wide tool has a restore-point
+   * inverse). Not no_candidate: a call with no candidate is one whose repository entity is missing
+   * (every other entity is always read), and a point only marks entities that exist. */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
     if (v === null || d.reason === "missing_entity") return false;
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
-    if (failing.length === 0) return v.reason === "no_candidate" || v.reason === "bound_violated" || v.reason === "irreversibly_consumes";
+    if (failing.length === 0) return v.reason === "bound_violated" || v.reason === "irreversibly_consumes";
     return failing.every((s) => s.tier === "T4" && s.lossClass === "uncommitted_work");
   }
 
