@@ -464,12 +464,13 @@ class ShellGuardImpl implements ShellGuard {
   /** The only obstacles are data a restore point can keep (T4 uncommitted_work), or an inverse whose
    * condition failed (bound_violated: every workspace and repository-wide tool has a restore-point
    * inverse). Not no_candidate: a call with no candidate is one whose repository entity is missing
-   * (every other entity is always read), and a point only marks entities that exist. */
+   * (every other entity is always read), and a point only marks entities that exist. (The core names
+   * a verdict irreversibly_consumes only when its bottleneck step is T4: never with no failing step.) */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
     if (v === null || d.reason === "missing_entity") return false;
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
-    if (failing.length === 0) return v.reason === "bound_violated" || v.reason === "irreversibly_consumes";
+    if (failing.length === 0) return v.reason === "bound_violated";
     return failing.every((s) => s.tier === "T4" && s.lossClass === "uncommitted_work");
   }
 
