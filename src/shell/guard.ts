@@ -468,7 +468,7 @@ class ShellGuardImpl implements ShellGuard {
    * a verdict irreversibly_consumes only when its bottleneck step is T4: never with no failing step.) */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
-    if (v === null || d.reason === "missing_entity") return false;
+    if (v === null) return false; // not judged: missing_entity, internal_error … (the core gives no verdict)
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
     if (failing.length === 0) return v.reason === "bound_violated";
     return failing.every((s) => s.tier === "T4" && s.lossClass === "uncommitted_work");
