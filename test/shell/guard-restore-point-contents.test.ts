@@ -42,6 +42,66 @@ describe("a checkout of paths", () => {
   });
 });
 
+describe("a checkout of paths, more", () => {
+  it("two paths of one repository: the tracked paths under both, not an untracked file under one of them", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    writeFileSync(`${ws}/src/x.ts`, "changed\n");
+    writeFileSync(`${ws}/src/new.ts`, "untracked\n");
+    const d = g.check(sh("git checkout -- a.txt src"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point" });
+    expect(rel(ws, pointOf(store, d.restorePoint!.id)).sort()).toEqual(["a.txt", "src/lib/y.ts", "src/x.ts"]);
+  });
+
+  it("outside any repository (git fails there, or it is not git's to give back): the path kept whole", async () => {
+    const { g, ws, store } = await guardOn("empty", "snapshot");
+    writeFileSync(`${ws}/notes.txt`, "work\n");
+    const d = g.check(sh("git checkout -- notes.txt"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1, bytes: 5 } });
+    expect(rel(ws, pointOf(store, d.restorePoint!.id))).toEqual(["notes.txt"]);
+  });
+
+  it("with a clean of the untracked files: the checked-out tracked path and the untracked paths", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    const d = g.check(sh("git checkout -- a.txt && git clean -fd"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point" });
+    const p = pointOf(store, d.restorePoint!.id);
+    expect(p.repo?.scope).toBe("untracked");
+    expect(rel(ws, p).sort()).toEqual(["a.txt", "draft-link", "notes", "untracked.txt"]);
+  });
+});
+
+describe("a file command beside a repository-wide git call", () => {
+  it("an untracked file removed on a line that resets the tracked ones: kept beside the tracked scope", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    const d = g.check(sh("rm untracked.txt; git reset --hard"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point" });
+    const p = pointOf(store, d.restorePoint!.id);
+    expect(p.repo?.scope).toBe("tracked");
+    expect(rel(ws, p)).toContain("untracked.txt");
+    expect(rel(ws, p)).toContain("a.txt");
+  });
+});
+
+describe("a single file command keeps what exists at the path it changes", () => {
+  it("a move over an existing file keeps the destination (the source is moved back, not restored)", async () => {
+    const { g, ws, store } = await guardOn("empty", "snapshot");
+    writeFileSync(`${ws}/a`, "a");
+    writeFileSync(`${ws}/b`, "bb");
+    const d = g.check(sh("mv a b"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1, bytes: 2 } });
+    expect(rel(ws, pointOf(store, d.restorePoint!.id))).toEqual(["b"]);
+    expect(d.inverse.map((s) => [s.tool, s.arguments])).toEqual([["fs_move_back_restore", { source: `${ws}/a`, destination: `${ws}/b`, point: d.restorePoint!.id }]]);
+  });
+
+  it("a write over an existing file keeps it", async () => {
+    const { g, ws, store } = await guardOn("empty", "snapshot");
+    writeFileSync(`${ws}/notes.txt`, "work\n");
+    const d = g.check(sh("echo x > notes.txt"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1, bytes: 5 } });
+    expect(rel(ws, pointOf(store, d.restorePoint!.id))).toEqual(["notes.txt"]);
+  });
+});
+
 describe("a discard with a write from another tree", () => {
   it("keeps the tracked paths of HEAD and of that tree: an untracked file the restore overwrites is kept", async () => {
     const { g, ws, store } = await guardOn("rich", "snapshot");
