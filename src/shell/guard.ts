@@ -619,24 +619,34 @@ function refusalText(reason: string, d: Decision): string {
   }
 }
 
-/** Paths a patch touches: `*** Add/Update/Delete File:` (apply_patch) or unified diff headers. */
+/** The blanks Rust's `str::trim` removes (Unicode White_Space): codex's apply_patch trims each hunk's
+ * first line before it reads the marker (codex-rs/apply-patch/src/parser.rs, parse_one_hunk). */
+const PATCH_BLANKS = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+/** Paths a patch touches: `*** Add/Update/Delete File:` (apply_patch) or unified diff headers. Read as
+ * codex reads them: lines split at "\n" with a "\r" before it dropped (`str::lines`), a file marker
+ * found on the line with its blanks trimmed, the name the rest of that line as it is (a blank after
+ * the marker's own space is part of the name); `*** Move to:` on the line as it is. A name may hold any
+ * character but "\n" (`.` with the `s` flag). */
 function patchCalls(patch: string, path: (p: string) => string | null): { calls: TypedCall[]; problems: Problem[]; commands: number } {
   const calls: TypedCall[] = [];
   const problems: Problem[] = [];
   const add = (name: string, p: string): void => {
-    const abs = path(p.trim());
+    const abs = path(p);
     if (abs === null) problems.push({ reason: "unresolved_argument", detail: `apply_patch: ${p} is not a path`, source: "apply_patch" });
-    else calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p.trim()}` });
+    else calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p}` });
   };
   let minus: string | null = null;
-  for (const line of patch.split("\n")) {
+  for (const raw of patch.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const marked = line.replace(PATCH_BLANKS, "");
     let m: RegExpMatchArray | null;
-    if ((m = line.match(/^\*\*\* (Add|Update) File: (.+)$/))) add("fs_write", m[2]!);
-    else if ((m = line.match(/^\*\*\* Delete File: (.+)$/))) add("fs_remove", m[1]!);
-    else if ((m = line.match(/^\*\*\* Move to: (.+)$/))) add("fs_write", m[1]!);
-    else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/))) minus = m[1]!;
-    else if ((m = line.match(/^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/))) {
-      const plus = m[1]!;
+    if ((m = marked.match(/^\*\*\* (Add|Update) File: (.+)$/s))) add("fs_write", m[2]!);
+    else if ((m = marked.match(/^\*\*\* Delete File: (.+)$/s))) add("fs_remove", m[1]!);
+    else if ((m = line.match(/^\*\*\* Move to: (.+)$/s))) add("fs_write", m[1]!);
+    else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/s))) minus = m[1]!.trim();
+    else if ((m = line.match(/^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/s))) {
+      const plus = m[1]!.trim();
       if (plus === "/dev/null") {
         if (minus !== null && minus !== "/dev/null") add("fs_remove", minus);
       } else add("fs_write", plus);
