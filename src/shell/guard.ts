@@ -620,14 +620,15 @@ function refusalText(reason: string, d: Decision): string {
 }
 
 /** The blanks Rust's `str::trim` removes (Unicode White_Space): codex's apply_patch trims each hunk's
- * first line before it reads the marker (codex-rs/apply-patch/src/parser.rs, parse_one_hunk). */
+ * first line before it reads the marker (parse_one_hunk). */
 const PATCH_BLANKS = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
-/** Paths a patch touches: `*** Add/Update/Delete File:` (apply_patch) or unified diff headers. Read as
- * codex reads them: lines split at "\n" with a "\r" before it dropped (`str::lines`), a file marker
- * found on the line with its blanks trimmed, the name the rest of that line as it is (a blank after
- * the marker's own space is part of the name); `*** Move to:` on the line as it is. A name may hold any
- * character but "\n" (`.` with the `s` flag). */
+/** Paths a patch touches: `*** Add/Update/Delete File:` and `*** Move to:` (apply_patch) or unified diff
+ * headers. A file header is read as both agents that send it read it, and every name either reads is
+ * judged: codex (codex-rs/apply-patch/src/parser.rs) splits lines like `str::lines` (a "\r" before the
+ * "\n" dropped), trims a hunk's first line and takes the rest after `*** Add File: ` as it is (a second
+ * blank is part of the name); opencode (packages/opencode/src/patch/index.ts) takes a line that starts
+ * with `*** Add File:` (no blank needed) and trims the rest. A name may hold any character but "\n". */
 function patchCalls(patch: string, path: (p: string) => string | null): { calls: TypedCall[]; problems: Problem[]; commands: number } {
   const calls: TypedCall[] = [];
   const problems: Problem[] = [];
@@ -639,12 +640,28 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
   let minus: string | null = null;
   for (const raw of patch.split("\n")) {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    const marked = line.replace(PATCH_BLANKS, "");
+    const names = new Set<string>();
+    let kind: string | null = null;
     let m: RegExpMatchArray | null;
-    if ((m = marked.match(/^\*\*\* (Add|Update) File: (.+)$/s))) add("fs_write", m[2]!);
-    else if ((m = marked.match(/^\*\*\* Delete File: (.+)$/s))) add("fs_remove", m[1]!);
-    else if ((m = line.match(/^\*\*\* Move to: (.+)$/s))) add("fs_write", m[1]!);
-    else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/s))) minus = m[1]!.trim();
+    if ((m = line.replace(PATCH_BLANKS, "").match(/^\*\*\* (Add|Update|Delete) File: (.+)$/s))) {
+      kind = m[1]!;
+      names.add(m[2]!);
+    }
+    if ((m = raw.match(/^\*\*\* (Add|Update|Delete) File:(.*)$/s)) && m[2]!.trim() !== "") {
+      kind = m[1]!;
+      names.add(m[2]!.trim());
+    }
+    if ((m = line.match(/^\*\*\* Move to: (.+)$/s))) {
+      kind = "Move";
+      names.add(m[1]!);
+    }
+    if ((m = raw.match(/^\*\*\* Move to:(.*)$/s)) && m[1]!.trim() !== "") {
+      kind = "Move";
+      names.add(m[1]!.trim());
+    }
+    if (kind !== null) {
+      for (const n of names) add(kind === "Delete" ? "fs_remove" : "fs_write", n);
+    } else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/s))) minus = m[1]!.trim();
     else if ((m = line.match(/^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/s))) {
       const plus = m[1]!.trim();
       if (plus === "/dev/null") {

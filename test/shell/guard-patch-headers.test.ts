@@ -43,10 +43,33 @@ describe("apply_patch headers", () => {
     }
   });
 
-  it("the name is the rest of the line after the marker: a second blank is part of it, and it may hold a line separator", async () => {
+  it("opencode's reading too: no blank needed after the colon (was: missed, so a deletion beside an added file was approved)", async () => {
     const { g, ws } = await guardOn("empty", "veto");
-    const d = g.check(patch("*** Begin Patch\n*** Add File:  n.txt\n+x\n*** Delete File: a\u2028b\n*** End Patch\n"));
-    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/ n.txt`], ["fs_remove", `${ws}/a\u2028b`]]);
+    writeFileSync(`${ws}/notes.txt`, "work\n");
+    const d = g.check(patch("*** Begin Patch\n*** Add File: a.txt\n+x\n*** Delete File:notes.txt\n*** End Patch\n"));
+    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/a.txt`], ["fs_remove", `${ws}/notes.txt`]]);
+    expect(d.approved).toBe(false);
+    const move = g.check(patch("*** Begin Patch\n*** Update File:u.txt\n*** Move to:m.txt\n@@\n-a\n+b\n*** End Patch\n"));
+    expect(move.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/u.txt`], ["fs_write", `${ws}/m.txt`]]);
+  });
+
+  it("where the two readings name different files, both are judged: a second blank (codex keeps it in the name, opencode trims it), a line separator, a trailing NEL", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    const d = g.check(patch("*** Begin Patch\n*** Add File:  n.txt\n+x\n*** Delete File: a\u2028b\n*** Delete File: c\u0085\n*** Move to:  m.txt\n*** End Patch\n"));
+    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([
+      ["fs_write", `${ws}/ n.txt`],
+      ["fs_write", `${ws}/n.txt`],
+      ["fs_remove", `${ws}/a\u2028b`],
+      ["fs_remove", `${ws}/c`],
+      ["fs_remove", `${ws}/c\u0085`],
+      ["fs_write", `${ws}/ m.txt`],
+      ["fs_write", `${ws}/m.txt`],
+    ]);
+  });
+
+  it("a marker with no name is no header", async () => {
+    const { g } = await guardOn("empty", "veto");
+    expect(g.check(patch("*** Begin Patch\n*** Delete File: \n*** Delete File:\n*** Add File:\t\n*** Move to:\n*** End Patch\n"))).toMatchObject({ reason: "unparsed" });
   });
 
   it("a deletion `+++ /dev/null` with no `---` before it names no file: no file header", async () => {
