@@ -621,10 +621,6 @@ function refusalText(reason: string, d: Decision): string {
   }
 }
 
-/** The blanks Rust's `str::trim` removes (Unicode White_Space): codex's apply_patch trims each hunk's
- * first line before it reads the marker (parse_one_hunk). */
-const PATCH_BLANKS = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
-
 /** Paths a patch touches: `*** Add/Update/Delete File:` and `*** Move to:` (apply_patch) or unified diff
  * headers. A file header is read as both agents that send it read it, and every name either reads is
  * judged: codex (codex-rs/apply-patch/src/parser.rs) splits lines like `str::lines` (a "\r" before the
@@ -634,6 +630,9 @@ const PATCH_BLANKS = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u
 function patchCalls(patch: string, path: (p: string) => string | null): { calls: TypedCall[]; problems: Problem[]; commands: number } {
   const calls: TypedCall[] = [];
   const problems: Problem[] = [];
+  // The blanks Rust's `str::trim` removes (Unicode White_Space): codex trims a hunk's first line before
+  // it reads the marker (parse_one_hunk).
+  const blanks = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
   const add = (name: string, p: string): void => {
     const abs = path(p);
     if (abs === null) {
@@ -652,7 +651,7 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
     const names = new Set<string>();
     let kind: string | null = null;
     let m: RegExpMatchArray | null;
-    if ((m = line.replace(PATCH_BLANKS, "").match(/^\*\*\* (Add|Update|Delete) File: (.+)$/s))) {
+    if ((m = line.replace(blanks, "").match(/^\*\*\* (Add|Update|Delete) File: (.+)$/s))) {
       kind = m[1]!;
       names.add(m[2]!);
     }
