@@ -39,7 +39,8 @@ export interface TableInfo {
   name: string;
   /** Quoted for SQL: "main"."t" */
   q: string;
-  kind: "table" | "view" | "index" | "other" | "absent";
+  /** "virtual table" (SQLite CREATE VIRTUAL TABLE: FTS5, R*Tree, …): its rows are its module's code. */
+  kind: "table" | "view" | "index" | "virtual table" | "other" | "absent";
   /** All columns, in order, and those an INSERT may name (not generated). */
   columns: string[];
   insertable: string[];
@@ -122,6 +123,15 @@ export class Catalog {
       return info;
     }
     if (type !== "table") return info;
+    // A virtual table (pragma table_list: "virtual"; its shadow tables are "shadow", plain tables of the
+    // module's storage): a write through it runs its module's code, which the guard does not read (FTS5's
+    // `INSERT INTO f(f) VALUES('delete-all')` empties an external-content index while the rows read
+    // through it stay the same), and its rows are what the module answers.
+    const listed = await this.db.read("SELECT type FROM pragma_table_list(?) WHERE schema = ?", [name, sname]);
+    if (listed[0]?.type !== "table" && listed[0]?.type !== "shadow") {
+      info.kind = "virtual table";
+      return info;
+    }
     const cols = await this.db.read("SELECT name, pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", [name, sname]);
     info.columns = cols.filter((c) => Number(c.hidden) !== 1).map((c) => String(c.name));
     info.insertable = cols.filter((c) => Number(c.hidden) === 0).map((c) => String(c.name));

@@ -262,6 +262,24 @@ describe("what the guard cannot read is not judged", () => {
     expect(none).toMatchObject({ approved: true, action: "allow", reason: "reversible", tier: "T1", restorePoint: null, message: "approved: undo is nothing to undo (sql_drop changed nothing)" });
     expect(none.inverse.map((s) => s.tool)).toEqual(["nothing"]);
   });
+
+  it("a write through a virtual table (FTS5, R*Tree) is not judged: its module's code is not read (regression: FTS5's `INSERT INTO f(f) VALUES('delete-all')` emptied an external-content index and `('rank', …)` changed its configuration; both were approved, and the undo said undone and left them)", async () => {
+    const h = fresh(`CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO docs VALUES (1, 'hello world'), (2, 'other');
+      CREATE VIRTUAL TABLE fe USING fts5(body, content='docs', content_rowid='id'); INSERT INTO fe(fe) VALUES ('rebuild');
+      CREATE VIRTUAL TABLE ft USING fts5(a, b); INSERT INTO ft VALUES ('x y', 'z');
+      CREATE VIRTUAL TABLE rt USING rtree(id, x0, x1); INSERT INTO rt VALUES (1, 0, 1);`);
+    const g = await guard(h);
+    const before = state(h);
+    for (const [q, t] of [["INSERT INTO fe(fe) VALUES ('delete-all')", "fe"], ["INSERT INTO ft(ft, rank) VALUES ('rank', 'bm25(10.0)')", "ft"], ["DELETE FROM ft WHERE b = 'z'", "ft"], ["INSERT INTO ft VALUES ('n', 'm')", "ft"], ["UPDATE ft SET b = 'w'", "ft"], ["DELETE FROM rt WHERE id = 1", "rt"]]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect", message: `not judged (unknown_effect): main.${t} is a virtual table; what writing through it does is not read` });
+    }
+    // Its DROP removes the module's storage with it: not the table a DROP TABLE keeps.
+    expect(await g.check("DROP TABLE ft")).toMatchObject({ approved: false, reason: "unknown_state", message: "not judged: main.ft is a virtual table, not a table" });
+    // Nothing was approved, nothing journaled; the index still finds the row.
+    expect(g.list()).toEqual([]);
+    expect(state(h)).toBe(before);
+    expect(h.raw.prepare("SELECT rowid FROM fe WHERE fe MATCH 'hello'").all()).toEqual([{ rowid: 1 }]);
+  });
 });
 
 describe("the rows kept", () => {

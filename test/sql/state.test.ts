@@ -81,6 +81,20 @@ describe("Catalog on SQLite", () => {
     expect(await cat.table(rel("nope"))).toEqual(info({ name: "main.nope", q: '"main"."nope"', kind: "absent" }));
   });
 
+  it("a virtual table is its own kind (its rows are its module's answers); the shadow tables that hold its storage are tables", async () => {
+    const { raw, cat } = sqlite();
+    raw.exec("CREATE VIRTUAL TABLE f USING fts5(a, b); CREATE VIRTUAL TABLE rt USING rtree(id, x0, x1);");
+    expect(await cat.table(rel("f"))).toEqual(info({ name: "main.f", q: '"main"."f"', kind: "virtual table" }));
+    expect(await cat.table(rel("RT"))).toEqual(info({ name: "main.rt", q: '"main"."rt"', kind: "virtual table" }));
+    expect(await cat.table(rel("f_config"))).toEqual(info({ name: "main.f_config", q: '"main"."f_config"', columns: ["k", "v"], insertable: ["k", "v"], pk: ["k"], definition: ["CREATE TABLE 'f_config'(k PRIMARY KEY, v) WITHOUT ROWID"] }));
+  });
+
+  it("a foreign key that names the parent's key implicitly, on a parent without a key, names no parent column", async () => {
+    const raw = new Database(":memory:");
+    raw.exec("CREATE TABLE np (a); CREATE TABLE ch (x REFERENCES np ON DELETE CASCADE);");
+    expect((await new Catalog(sqliteAdapter(raw)).table(rel("np"))).children).toEqual([{ table: "main.ch", q: '"main"."ch"', columns: ["x"], parentColumns: [""], onDelete: "cascade", onUpdate: "no_action" }]);
+  });
+
   it("an attached database by its name; an unknown schema and a name a temporary relation shadows are errors", async () => {
     const { raw, cat } = sqlite();
     raw.exec("ATTACH ':memory:' AS aux; CREATE TABLE aux.t (id INTEGER PRIMARY KEY); CREATE TEMP TABLE tmp (a); CREATE TABLE main.tmp (a);");
