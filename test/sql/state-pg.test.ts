@@ -61,6 +61,14 @@ describe("Catalog and rows on PostgreSQL (PGlite)", () => {
       expect(await cat.table(rel("it's\\x"))).toMatchObject({ name: "st.it's\\x", kind: "absent" });
       await expect(cat.table(rel("a\u0000b"))).rejects.toThrow(new StateError("a name with a NUL character"));
       expect(await cat.foreignKeysOn()).toBe(true);
+      // A driver that hands json columns over as text (node-postgres with its json type parser turned
+      // off) gives the same facts; with no current schema, an absent name is named in public.
+      const asText = (v: unknown): unknown => (v !== null && typeof v === "object" ? JSON.stringify(v) : v);
+      const text = new Catalog(postgresAdapter({ query: async (sql: string, params?: unknown[]) => ({ rows: (await pg.query<Record<string, unknown>>(sql, params)).rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, asText(v)]))) }) }));
+      for (const n of ["p", "c1", "c2", "c3", "part", "v", "pi", "nope"]) expect(await text.table(rel(n)), n).toEqual(await cat.table(rel(n)));
+      await pg.exec("SET search_path = ''");
+      expect(await new Catalog(postgresAdapter(pg)).table(rel("nope"))).toEqual(info({ name: "public.nope", q: '"nope"', kind: "absent" }));
+      await pg.exec("SET search_path = st");
       // A session that dropped the prepared catalog query: the read fails as a retry, and works again after.
       await pg.exec("DEALLOCATE ALL");
       cat.clear();
