@@ -318,6 +318,12 @@ class SqlGuardImpl implements SqlGuard {
         if (t.info.kind !== "table") return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} is a ${t.info.kind}; what writing through it does is not read`);
         if (t.info.inherited) return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} has inheritance children or partitions; the statement reaches tables the guard does not read`);
         if (t.info.columns.includes("__polar_rid")) return this.refusal(base, "unknown_state", `not judged: ${t.info.name} has a column named __polar_rid`);
+        // SQLite lets a PRIMARY KEY column of a rowid table hold NULL (lang_createtable.html: "a
+        // long-standing coding oversight"), and NULLs repeat: a key with a NULL names no single row, so
+        // rows kept, compared or set back by key would be other rows.
+        if (this.dialect === "sqlite" && t.info.pk !== null && (await this.count(`SELECT 1 FROM ${t.info.q} WHERE ${t.info.pk.map((k) => `${quoteIdent(k)} IS NULL`).join(" OR ")} LIMIT 1`)) > 0) {
+          return this.refusal(base, "unknown_state", `not judged (unknown_state): rows of ${t.info.name} have NULL in their primary key (SQLite allows it), so the key names no single row`);
+        }
         // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
         // UPDATE) would fire it too, so its event does not matter.
         t.triggers = t.info.triggers.map((x) => x.name);

@@ -422,6 +422,23 @@ describe("the rows kept", () => {
     await roundTrip(h, g, "INSERT INTO wr (id, v) VALUES (6, 'b')");
   });
 
+  it("SQLite lets a PRIMARY KEY of a rowid table hold NULL, more than once: a table with such rows is not judged; without them the key names rows, also after a statement that sets keys to NULL (regression: DELETE … WHERE v = 1 kept the row (NULL, 1) by its key; the undo found the other NULL-key row by that key, set it to v = 1 and said undone: the row (NULL, 2) was lost)", async () => {
+    const h = fresh("CREATE TABLE nk (k TEXT PRIMARY KEY, v INTEGER); INSERT INTO nk VALUES ('a', 1), ('b', 2), ('c', 3);");
+    const g = await guard(h);
+    for (const q of ["DELETE FROM nk WHERE v = 1", "UPDATE nk SET v = 7 WHERE k = 'b'", "UPDATE nk SET k = NULL WHERE v < 3", "INSERT INTO nk VALUES (NULL, 9), (NULL, 9)"]) await roundTrip(h, g, q);
+    h.raw.exec("INSERT INTO nk VALUES (NULL, 1), (NULL, 2)");
+    const before = state(h);
+    for (const q of ["DELETE FROM nk WHERE v = 1", "UPDATE nk SET v = 5 WHERE v = 1", "UPDATE nk SET v = v + 10", "INSERT INTO nk VALUES ('d', 4)", "DELETE FROM nk WHERE k = 'a'"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_state", message: "not judged (unknown_state): rows of main.nk have NULL in their primary key (SQLite allows it), so the key names no single row" });
+    }
+    expect(state(h)).toBe(before);
+    // A composite key with a NULL in either column; an INTEGER PRIMARY KEY and a NOT NULL key never hold one.
+    h.raw.exec("CREATE TABLE ck (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b)); INSERT INTO ck VALUES (1, 'x', 1), (2, NULL, 2);");
+    expect(await g.check("DELETE FROM ck WHERE a = 1")).toMatchObject({ reason: "unknown_state", message: "not judged (unknown_state): rows of main.ck have NULL in their primary key (SQLite allows it), so the key names no single row" });
+    expect(g.list().every((e) => e.undone)).toBe(true);
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 2");
+  });
+
   it("an INSERT into a table over the bound that leaves the key to SQLite is approved; naming the key is asked", async () => {
     const h = fresh();
     const g = await guard(h, { bounds: { maxRows: 3 } });
