@@ -156,6 +156,9 @@ export class Catalog {
     }
     info.children = [...byId.values()];
     info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
+    // A TEMP trigger may fire on a table of another schema (lang_createtrigger.html, "Cautions On The Use
+    // Of TEMP Triggers"); it names the table without its schema, so one on any table of this name counts.
+    if (sname !== "temp") for (const r of await this.db.read("SELECT name FROM temp.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", [name])) info.triggers.push({ name: `temp.${String(r.name)}`, events: ["any"] });
     const seq = await this.db.read(`SELECT 1 FROM ${qs}.sqlite_schema WHERE name = 'sqlite_sequence'`);
     if (seq.length > 0) info.sequence = (await this.db.read(`SELECT 1 FROM ${qs}.sqlite_sequence WHERE name = ?`, [name])).length > 0;
     info.definition = (await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY (type = 'table') DESC, (type = 'trigger'), rowid`, [name])).map((r) => String(r.sql));

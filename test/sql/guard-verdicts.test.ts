@@ -506,6 +506,20 @@ describe("triggers", () => {
     );
     expect((await (await guard(two)).check("INSERT INTO notes VALUES ('n')")).message).toMatch(/what else INSERT would add to 3 rows of main\.notes/);
   });
+
+  it("a TEMP trigger on a table of the main database is a trigger of that table (regression: it was not read, DELETE FROM orders WHERE id = 1 was approved, the trigger emptied another table, and the undo said undone and left it empty)", async () => {
+    const h = fresh("CREATE TABLE audit (x TEXT); INSERT INTO audit VALUES ('keep'); CREATE TEMP TRIGGER tt AFTER DELETE ON main.orders BEGIN DELETE FROM audit; END;");
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM orders WHERE id = 1")).toMatchObject({
+      approved: false, action: "ask", reason: "irreversible",
+      message: "not approved: the trigger temp.tt on main.orders runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of main.orders would change is unknown",
+    });
+    // Named in another case, and on a table of an attached database of the same name: counted too.
+    h.raw.exec("ATTACH ':memory:' AS aux; CREATE TABLE aux.ORDERS (id INTEGER PRIMARY KEY); INSERT INTO aux.orders VALUES (1);");
+    expect(await g.check("DELETE FROM aux.orders WHERE id = 1")).toMatchObject({ approved: false, reason: "irreversible", message: expect.stringMatching(/^not approved: the trigger temp\.tt on aux\.ORDERS runs code/) });
+    // A table no TEMP trigger names is judged as before.
+    await roundTrip(h, g, "DELETE FROM items WHERE id = 3");
+  });
 });
 
 describe("policies", () => {

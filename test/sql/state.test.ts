@@ -103,6 +103,11 @@ describe("Catalog on SQLite", () => {
     await expect(cat.table(rel("TMP"))).rejects.toThrow(new StateError("TMP is also a temporary relation: which one the statement means is not judged"));
     // Named with its schema, the main table is meant.
     expect(await cat.table(rel("tmp", "main"))).toMatchObject({ name: "main.tmp", kind: "table" });
+    // A TEMP trigger fires on a table of another schema; it names the table without its schema.
+    raw.exec("CREATE TEMP TRIGGER tt AFTER DELETE ON main.q BEGIN SELECT 1; END; CREATE TEMP TABLE tq (a); CREATE TEMP TRIGGER tq1 AFTER DELETE ON tq BEGIN SELECT 1; END;");
+    cat.clear();
+    expect((await cat.table(rel("Q", "main"))).triggers).toEqual([{ name: "temp.tt", events: ["any"] }]);
+    expect((await cat.table(rel("tq", "temp"))).triggers).toEqual([{ name: "tq1", events: ["any"] }]);
   });
 
   it("facts are kept until clear(): a relation and PRAGMA foreign_keys", async () => {
