@@ -298,7 +298,7 @@ export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<vo
   // Rows gone come back first (parents first), so children set back next find their parents; rows not
   // there before go last (children first), when no row that will stay references them any more.
   for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await insertRows(db, x.t, x.ins);
-  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, p, x.t, x.upd);
   for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
 }
 
@@ -389,10 +389,36 @@ async function deleteRows(db: SqlAdapter, t: PointTable, rows: { row: string; ri
   }
 }
 
-async function updateRows(db: SqlAdapter, t: PointTable, rows: string[]): Promise<void> {
+/** Refuses to set back referenced columns (a UNIQUE column a foreign key names, not the key) of rows
+ * that rows of a child the point does not hold whole reference now: the child's ON UPDATE action would
+ * change them (rows no scope holds: newer work), or the update would fail. */
+async function referencedByValue(db: SqlAdapter, p: SqlRestorePoint, t: PointTable, setCols: readonly string[], rows: readonly string[]): Promise<void> {
+  const pk = t.pk!;
+  for (const ch of t.children ?? []) {
+    if (!ch.parentColumns.some((c) => setCols.includes(c)) || p.tables.some((x) => x.table === ch.table && x.scope === "table")) continue;
+    const refs = ch.columns.map((c, i) => `c.${quoteIdent(c)} = cur.${quoteIdent(ch.parentColumns[i]!)}`).join(" AND ");
+    if (db.dialect === "postgres") {
+      const hit = await db.read(
+        `SELECT 1 AS x FROM ${ch.q} AS c, ${t.q} AS cur, jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r WHERE (${cols(pk, "cur.")}) = (${cols(pk, "r.")}) AND ${refs} AND (${cols(ch.parentColumns, "cur.")}) IS DISTINCT FROM (${cols(ch.parentColumns, "r.")}) LIMIT 1`,
+        [`[${rows.join(",")}]`],
+      );
+      if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} whose referenced columns the undo would change`);
+      continue;
+    }
+    const sql = `SELECT 1 AS x FROM ${ch.q} AS c, ${t.q} AS cur WHERE ${pk.map((c) => `cur.${quoteIdent(c)} IS ?`).join(" AND ")} AND ${refs} AND NOT (${ch.parentColumns.map((c) => `cur.${quoteIdent(c)} IS ?`).join(" AND ")}) LIMIT 1`;
+    for (const r of rows) {
+      const v = JSON.parse(r) as unknown[];
+      const hit = await db.read(sql, [...pk, ...ch.parentColumns].map((c) => decodeSqliteValue(v[t.columns.indexOf(c)])));
+      if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} whose referenced columns the undo would change`);
+    }
+  }
+}
+
+async function updateRows(db: SqlAdapter, p: SqlRestorePoint, t: PointTable, rows: string[]): Promise<void> {
   if (rows.length === 0 || t.pk === null) return;
   const setCols = t.insertable.filter((c) => !t.pk!.includes(c));
   if (setCols.length === 0) return;
+  await referencedByValue(db, p, t, setCols, rows);
   if (db.dialect === "postgres") {
     await db.run(
       `UPDATE ${t.q} AS t SET ${setCols.map((c) => `${quoteIdent(c)} = r.${quoteIdent(c)}`).join(", ")} FROM jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r WHERE (${cols(t.pk, "t.")}) = (${cols(t.pk, "r.")})`,

@@ -493,6 +493,25 @@ describe("foreign-key actions", () => {
   });
 });
 
+describe("a UNIQUE column a foreign key names", () => {
+  it("an UPDATE of it is undone; a child row that references the new value since makes the undo fail, saying so, nothing changed", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY, a TEXT, b TEXT, UNIQUE (a, b)); CREATE TABLE c (id INTEGER PRIMARY KEY, pa TEXT, pb TEXT, FOREIGN KEY (pa, pb) REFERENCES p (a, b)); INSERT INTO p VALUES (1, 'a', 'x'), (2, 'b', 'x');");
+    const g = await guard(h);
+    await roundTrip(h, g, "UPDATE p SET a = 'z' WHERE id = 1");
+    const d = await g.check("UPDATE p SET a = a || 'z' WHERE id < 3");
+    h.raw.exec("UPDATE p SET a = a || 'z' WHERE id < 3");
+    await g.observe(d.execution!);
+    // A row that references the new value of row 1, and one with a NULL that references nothing.
+    h.raw.exec("INSERT INTO c VALUES (10, 'az', 'x'), (11, 'bz', NULL)");
+    const after = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringMatching(/failed \(nothing was changed\): rows of main\.c reference a row of main\.p whose referenced columns the undo would change$/) });
+    expect(state(h)).toBe(after);
+    h.raw.exec("DELETE FROM c WHERE id = 10");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(h.raw.prepare("SELECT a FROM p ORDER BY id").all()).toEqual([{ a: "a" }, { a: "b" }]);
+  });
+});
+
 describe("triggers", () => {
   it("one trigger or several on a written table are named, with the rows the statement would change", async () => {
     const one = fresh("CREATE TRIGGER t1 AFTER UPDATE ON orders BEGIN SELECT 1; END;");
