@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import type { SqlAdapter } from "./adapter.js";
-import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
+import { Catalog, decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
 
 export const SQL_RESTORE_FORMAT = "polar-sql-restore-point/1";
 
@@ -459,6 +459,26 @@ async function notRestored(db: SqlAdapter, p: SqlRestorePoint): Promise<string |
   return null;
 }
 
+/** The point with each table's foreign keys as the catalog has them now (a child table created since
+ * has rows the undo's deletes would reach through its ON DELETE action), and the first table the undo
+ * writes that has a trigger or rule now (created since: the undo's own writes would fire it), or null. */
+async function factsNow(db: SqlAdapter, p: SqlRestorePoint): Promise<{ point: SqlRestorePoint; trigger: string | null }> {
+  const catalog = new Catalog(db);
+  let trigger: string | null = null;
+  const tables: PointTable[] = [];
+  for (const t of p.tables) {
+    const dot = t.table.indexOf(".");
+    const now = t.scope === "created" || t.kind !== "table" ? null : await catalog.table({ schema: t.table.slice(0, dot), name: t.table.slice(dot + 1) });
+    if (now === null || now.kind !== "table") {
+      tables.push(t);
+      continue;
+    }
+    if (now.triggers.length > 0) trigger ??= `${t.table} has ${now.triggers.length === 1 ? "a trigger" : "triggers"} now (${now.triggers.map((x) => x.name).join(", ")})`;
+    tables.push({ ...t, children: now.children.map((c) => ({ table: c.table, q: c.q, columns: c.columns, parentColumns: c.parentColumns })) });
+  }
+  return { point: { ...p, tables }, trigger };
+}
+
 /** Undo one journal entry on `db` (also for `polar undo`). */
 export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: SqlAdapter, sel: SqlUndoSelector, dryRun: boolean): Promise<SqlUndoResult> {
   const e = journal.select(sel);
@@ -489,6 +509,8 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
     } else {
       const changed = await db.readTransaction(check);
       if (changed !== null) return { ok: false, id: e.id, reason: "changed_since", message: `refused: the rows of ${changed} that ${e.id} changed have changed since; undoing it would destroy newer work`, steps };
+      const { trigger } = await db.readTransaction(() => factsNow(db, point));
+      if (trigger !== null) return { ok: false, id: e.id, reason: "changed_since", message: `refused: ${trigger}, which the undo's own writes would fire (code the guard does not read)`, steps };
     }
   } catch (err) {
     return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
@@ -501,7 +523,9 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
         const changed = await check();
         if (changed !== null) throw new StateError(`the rows of ${changed} changed while the undo began`);
         if (!e.inverse.every((s) => s.tool === "nothing")) {
-          await applyPoint(db, point);
+          const now = await factsNow(db, point);
+          if (now.trigger !== null) throw new StateError(`${now.trigger}, which the undo's own writes would fire`);
+          await applyPoint(db, now.point);
           // Proof before the commit: every scope is back as the point holds it (a write the undo did not
           // foresee — a conflict clause, a constraint's action — fails the undo instead of being answered
           // as undone).
