@@ -364,9 +364,12 @@ class SqlGuardImpl implements SqlGuard {
         slots.sequence = c.name === "sql_insert" && t.info.sequence;
         // Foreign-key actions on the children (SQLite: only with PRAGMA foreign_keys on).
         // TRUNCATE … CASCADE empties every referencing table, whatever it references (sql-truncate).
-        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && (t.rows > 0 || c.name === "sql_truncate")) {
+        // INSERT … ON CONFLICT DO UPDATE updates the rows it conflicts with: any ON UPDATE action may run
+        // (the columns it sets are not read).
+        const upsert = c.name === "sql_insert" && c.plan?.conflict === "update";
+        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate" || upsert) && (t.rows > 0 || c.name === "sql_truncate")) {
           for (const ch of t.info.children) {
-            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && this.names(c.plan?.columns ?? [], ch.parentColumns);
+            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && (upsert || this.names(c.plan?.columns ?? [], ch.parentColumns));
             if (!acts) continue;
             // Children that reference the matched rows (by the statement's own SELECT when it has one).
             const hit = c.name !== "sql_truncate" && t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")

@@ -155,6 +155,18 @@ describe("postgres: a UNIQUE column a foreign key names", () => {
   });
 });
 
+describe("postgres: INSERT … ON CONFLICT DO UPDATE", () => {
+  it("keeps the children an ON UPDATE action of the rows it updates may change, and the undo gives them back (regression: a child's ON UPDATE SET NULL ran, the child was not kept, and the undo said undone and left its row NULL)", async () => {
+    await fresh("CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE SET NULL); CREATE TABLE k (id integer PRIMARY KEY, pcode text REFERENCES p (code)); INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (5, 'a'); INSERT INTO k VALUES (6, 'b');");
+    const g = await guard();
+    const q = "INSERT INTO p (id, code) VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET code = excluded.code";
+    expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["public.p", "public.c"], rows: 3 } });
+    await roundTrip(g, q);
+    // ON CONFLICT DO NOTHING updates nothing: no child is read.
+    expect(await g.check("INSERT INTO p (id, code) VALUES (1, 'q') ON CONFLICT DO NOTHING")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p"] } });
+  });
+});
+
 describe("postgres: an INSERT that leaves the key to a sequence", () => {
   it("serial and identity keys are kept by the range above min(largest key, the sequence's last value), the sequence's value the declared residue", async () => {
     await fresh(`CREATE TABLE s (id serial PRIMARY KEY, v text); INSERT INTO s (v) VALUES ('a'), ('b');
