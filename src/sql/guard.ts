@@ -336,7 +336,12 @@ class SqlGuardImpl implements SqlGuard {
         if (this.deletes.has(c.statement) && (c.name === "sql_insert" || (c.name === "sql_update" && !this.names(plan?.columns ?? [], t.info.pk ?? [])))) {
           return this.refusal(base, "unknown_effect", `not judged (unknown_effect): statement ${c.statement + 1} may delete other rows of ${t.info.name} (a REPLACE conflict clause), and an undo's own writes would be replaced the same way`);
         }
-        const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
+        // A statement after another of the string whose rows depend on other tables (a FROM, USING, WITH
+        // or subquery): the rows it matches are read now, before the earlier ones ran (`UPDATE s …; DELETE
+        // FROM t WHERE id IN (SELECT n FROM s)`), so they may not be its rows: its scope is the whole table,
+        // and so is its count. (An earlier write to its own table makes the scope the table already.)
+        const afterWrite = plan !== undefined && calls.some((x) => x.statement < c.statement) && (plan.from.length > 0 || plan.with !== undefined || holds(plan.where, "SubLink"));
+        const keyed = !afterWrite && t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
         const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1 && this.dialect === "postgres") {
           // One round trip (each costs PGlite ~0.5 ms): the bounded count, and the pre-image only when
@@ -356,7 +361,7 @@ class SqlGuardImpl implements SqlGuard {
         } else {
           t.scope = "table";
           const all = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
-          t.rows = c.name === "sql_insert" ? all : plan !== undefined && plan.readable && c.name !== "sql_truncate" && t.calls.length === 1 ? await this.count(`SELECT 1 FROM (${targetSelect(plan, this.dialect, null)}) AS s LIMIT ${max + 1}`) : all;
+          t.rows = c.name === "sql_insert" ? all : plan !== undefined && plan.readable && c.name !== "sql_truncate" && t.calls.length === 1 && !afterWrite ? await this.count(`SELECT 1 FROM (${targetSelect(plan, this.dialect, null)}) AS s LIMIT ${max + 1}`) : all;
           // The restore point of a whole table holds all of it: over the bound, it is not taken.
           if (all > max) t.rows = Math.max(t.rows, max + 1);
         }
@@ -725,6 +730,13 @@ function verb(t: Touched): string {
     default:
       return "it would change";
   }
+}
+
+/** Does a parse tree hold a node of this type (SubLink: a subquery)? */
+function holds(n: unknown, type: string): boolean {
+  if (n === null || typeof n !== "object") return false;
+  if (Array.isArray(n)) return n.some((x) => holds(x, type));
+  return Object.entries(n).some(([k, v]) => k === type || holds(v, type));
 }
 
 function deepFreeze<T>(x: T): T {
