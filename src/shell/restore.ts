@@ -63,8 +63,8 @@ export interface RepoState {
   /** "all" when absent (points taken before scopes existed). */
   scope?: "all" | "tracked" | "untracked" | "untracked+ignored";
 
-  /** HEAD: "ref: refs/heads/x" or a commit id (detached), null in an empty repository. */
-  head: string | null;
+  /** HEAD: "ref: refs/heads/x" or a commit id (detached). */
+  head: string;
   /** The index file's content hash (its bytes are an object), null when there is none. */
   index: string | null;
   refs: { name: string; target: string }[];
@@ -304,22 +304,29 @@ export class RestoreStore {
   }
 
   private keepRepo(root: string, pending: Map<string, Buffer>): RepoState {
-    const headText = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
+    const head = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
+    if (head === "") throw new RestoreError("restore_failed", `${root}/.git/HEAD is empty`);
     const indexPath = `${root}/.git/index`;
     const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath), pending) : null;
-    const refs = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"])
-      .split("\n")
+    const all = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"]).split("\n");
+    const refs = all
       .filter((l) => l !== "" && !l.startsWith("refs/stash "))
       .map((l) => ({ name: l.slice(0, l.lastIndexOf(" ")), target: l.slice(l.lastIndexOf(" ") + 1) }));
-    const hasStash = existsSync(`${root}/.git/logs/refs/stash`) || existsSync(`${root}/.git/refs/stash`);
-    const stashOut = hasStash ? git(root, ["log", "-g", "--format=%H%x00%gs", "refs/stash", "--"]).trim() : "";
-    const stash = stashOut === "" ? [] : stashOut.split("\n").map((l) => ({ id: l.split("\0")[0]!, message: l.split("\0")[1]! }));
-    return { root, head: headText === "" ? null : headText, index, refs, stash };
+    // The stash is its reflog (refs/stash is its newest entry; packed or loose). A stash ref without a
+    // reflog would be lost by putting the stash back from the reflog: not kept, so the call is asked.
+    let stash: RepoState["stash"] = [];
+    if (all.some((l) => l.startsWith("refs/stash "))) {
+      const out = git(root, ["log", "-g", "--format=%H%x00%gs", "refs/stash", "--"]).trim();
+      if (out === "") throw new RestoreError("restore_failed", `the stash of ${root} has no reflog`);
+      stash = out.split("\n").map((l) => ({ id: l.split("\0")[0]!, message: l.split("\0")[1]! }));
+    }
+    return { root, head, index, refs, stash };
   }
 
   load(id: string): RestorePoint {
     if (!/^rp-[0-9a-f]{16}$/.test(id)) throw new RestoreError("restore_failed", `not a restore point id: ${id}`);
     const p = JSON.parse(readFileSync(`${this.dir}/points/${id}.json`, "utf8")) as RestorePoint;
+    if (p.format !== RESTORE_FORMAT) throw new RestoreError("restore_failed", `restore point ${id} is in format ${JSON.stringify(p.format)}, not ${RESTORE_FORMAT}`);
     const { digest } = p;
     if (sha256(JSON.stringify(pointBody(p))) !== digest) throw new RestoreError("restore_failed", `restore point ${id} does not match its digest`);
     return p;
@@ -336,7 +343,7 @@ export class RestoreStore {
       const dirs = point.dirs ?? [];
       for (const d of dirs) {
         if (d.mode === null) continue;
-        if (!existsSync(d.path)) mkdirSync(d.path, { recursive: true });
+        mkdirSync(d.path, { recursive: true }); // (a file there fails putBack of the paths under it first)
         chmodSync(d.path, d.mode);
       }
       for (const d of [...dirs].reverse()) {
@@ -383,8 +390,8 @@ export class RestoreStore {
     for (const n of now) if (!want.has(n)) lines.push(`delete ${n}`);
     for (const [n, t] of want) lines.push(`update ${n} ${t}`);
     if (lines.length > 0) git(r.root, ["update-ref", "--stdin"], `${lines.join("\n")}\n`);
-    if (r.head !== null && r.head.startsWith("ref: ")) git(r.root, ["symbolic-ref", "HEAD", r.head.slice(5)]);
-    else if (r.head !== null) git(r.root, ["update-ref", "--no-deref", "HEAD", r.head]);
+    if (r.head.startsWith("ref: ")) git(r.root, ["symbolic-ref", "HEAD", r.head.slice(5)]);
+    else git(r.root, ["update-ref", "--no-deref", "HEAD", r.head]);
     // The stash: emptied (deleting the ref deletes its reflog), then stored again oldest first.
     git(r.root, ["update-ref", "-d", "refs/stash"]);
     for (const s of [...r.stash].reverse()) git(r.root, ["stash", "store", "-m", s.message, s.id]);
