@@ -180,6 +180,8 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
       () => bash(ws, "git reset -q && git mv a.txt 'moved a.txt' && echo 1 >> 'moved a.txt'"),
       () => writeFileSync(`${ws}/moved a.txt`, "edited again"),
       () => writeFileSync(`${ws}/moved a.txt`, "and again"),
+      () => bash(ws, "git reset -q --hard && echo s > 'sp ace.txt' && git add 'sp ace.txt' && git commit -qm sp && echo 1 >> 'sp ace.txt'"),
+      () => writeFileSync(`${ws}/sp ace.txt`, "edited again"),
       () => bash(ws, "git reset -q --hard && git checkout -q -b side && echo side > b.txt && git commit -qam side && git checkout -q main && echo main > b.txt && git commit -qam main && (git merge -q side || true)"),
       () => writeFileSync(`${ws}/b.txt`, "resolving"),
       () => writeFileSync(`${ws}/b.txt`, "resolving, edited"),
@@ -271,6 +273,13 @@ describe("runStep: each inverse step on a real folder or repository", () => {
     writeFileSync(`${ws}/a.txt`, "changed");
     runStep(step("git_restore_path", { path: `${ws}/a.txt` }), s, ws, {});
     expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+    // The path is literal, never a pathspec pattern: `f*.txt` restores that file, not f1.txt.
+    writeFileSync(`${ws}/f*.txt`, "star");
+    writeFileSync(`${ws}/f1.txt`, "one");
+    bash(ws, "git add -A && git commit -qm f && echo changed > 'f*.txt' && echo changed > f1.txt");
+    runStep(step("git_restore_path", { path: `${ws}/f*.txt` }), s, ws, {});
+    expect([readFileSync(`${ws}/f*.txt`, "utf8"), readFileSync(`${ws}/f1.txt`, "utf8")]).toEqual(["star", "changed\n"]);
+    bash(ws, "git reset -q --hard HEAD~1");
     mkdirSync(`${ws}/src/extra`);
     writeFileSync(`${ws}/src/extra/n`, "n");
     runStep(step("git_restore_path", { path: `${ws}/src` }), s, ws, {});
