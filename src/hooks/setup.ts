@@ -46,7 +46,8 @@ export function readHookConfig(home: string): HookConfig {
   const out: Record<string, McpServerConfig> = {};
   for (const [name, v] of Object.entries(mcp as Record<string, unknown>)) {
     const c = v as Record<string, unknown>;
-    if (typeof c !== "object" || c === null || typeof c.ontology !== "string") throw new HookConfigError(`\`${file}\`: mcp.${name} needs an \`ontology\` file`);
+    // JSON's null has no properties to read; any other value that is not an object has no \`ontology\` string.
+    if (c === null || typeof c.ontology !== "string") throw new HookConfigError(`\`${file}\`: mcp.${name} needs an \`ontology\` file`);
     for (const k of Object.keys(c)) if (!["ontology", "rules", "policy"].includes(k)) throw new HookConfigError(`\`${file}\`: mcp.${name}: unknown key \`${k}\``);
     if (c.rules !== undefined && typeof c.rules !== "string") throw new HookConfigError(`\`${file}\`: mcp.${name}.rules is not a file name`);
     if (c.policy !== undefined && c.policy !== "veto" && c.policy !== "escalate") throw new HookConfigError(`\`${file}\`: mcp.${name}.policy is veto or escalate`);

@@ -59,6 +59,8 @@ describe("readHookConfig", () => {
       [{ mcp: "memory" }, /config\.json`: `mcp` is not an object$/u],
       [{ mcp: { memory: null } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: "m.blob" } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
+      [{ mcp: { memory: 1 } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
+      [{ mcp: { memory: ["m.blob"] } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: {} } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: { ontology: 1 } } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: { ontology: "m.blob", rule: "p.json" } } }, /config\.json`: mcp\.memory: unknown key `rule`$/u],
