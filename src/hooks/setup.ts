@@ -4,7 +4,7 @@
 // A configuration that cannot be read is an error at start (the daemon does not run half-configured).
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { compile } from "../compiler/index.js";
 import { createGuard } from "../guard/index.js";
 import { LayerB, parseProjectionRules } from "../projection/index.js";
@@ -60,7 +60,9 @@ export function readHookConfig(home: string): HookConfig {
 function loadBlob(path: string): Uint8Array {
   const bytes = new Uint8Array(readFileSync(path));
   if (path.endsWith(".blob")) return bytes;
-  const r = compile(bytes, { name: path.replace(/^.*\//u, "").replace(/\.polar$/u, "") });
+  // Named by its file name as `polar compile` and `polar audit verify` name it: the same source gives
+  // the same blob, so the hash the daemon's records carry is the one the audit finds.
+  const r = compile(bytes, { name: basename(path) });
   if (!r.ok) throw new HookConfigError(`the ontology \`${path}\` has errors (run \`polar check ${path}\`)`);
   return r.blob;
 }
