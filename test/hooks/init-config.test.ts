@@ -128,7 +128,9 @@ describe("polar's entries and the user's", () => {
       { type: "command", command: "/opt/polar/bin/polar-hook claude-code && notify-send done" },
       { type: "command", command: "/opt/polar/bin/polar-hook cursor" },
       { type: "command", command: "polar-hook" },
+      { type: "command", command: "sudo /opt/polar/bin/polar-hook claude-code" },
       { type: "http", url: "http://127.0.0.1:8080/http/audit" },
+      { type: "http", url: "http://proxy.local/?to=http://127.0.0.1:4000/http/claude-code" },
     ];
     const polar = [
       { type: "command", command: "polar-hook codex" },
