@@ -162,7 +162,7 @@ describe("rows on SQLite", () => {
     // By the key of canonical rows (a changed non-key column is read as it is now; a gone key reads nothing).
     raw.exec("UPDATE p SET a = a WHERE a = 3");
     expect(await readKeys(db, p, ['[{"i":"3"},"x"]', '[{"i":"2"},"other"]', '[{"i":"7"},"x"]'])).toEqual({ rows: ['[{"i":"3"},"x"]'], rids: [""], keys: ['["x",{"i":"3"}]'] });
-    expect(keyOf("sqlite", p, '[{"i":"2"},"y"]')).toBe('["y",{"i":"2"}]');
+    expect(keyOf(p, '[{"i":"2"},"y"]')).toBe('["y",{"i":"2"}]');
   });
 
   it("fingerprintRows depends on the rows, not their order", () => {
