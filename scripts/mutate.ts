@@ -71,15 +71,15 @@ export const MODULES: readonly MutationModule[] = [
   // Measured over lines 89-303 (paths, links, redirections, options, wrappers, the first effects):
   // 93.5% (docs/testing.md, "The shell guard"); the rest of the module was not run in the session.
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
-  // shell-parse: 94.2% whole (6 Dec 20:30, load ~2; docs/testing.md); its 43 undetected not yet sorted.
+  // shell-parse: 94.2% whole (6 Dec 20:30, load ~2; docs/testing.md); its 43 undetected sorted by h-mshellrest (fixes and cases since: not re-run).
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 },
   // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
   { name: "shell-glob", file: "src/shell/glob.ts", threshold: 95, timeoutMS: 30_000 }, // 97.6% (6 Dec 18:04)
   { name: "shell-guard", file: "src/shell/guard.ts", threshold: 85, timeoutMS: 20_000 }, // lines 344-470: 87.0% (6 Dec 19:51), below the 90 target; the whole module not run
   // restore, undo, workspace: their suites are in place (docs/testing.md); not yet measured (the
   // target 90 stands until their first run sets it from the score).
-  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 20_000 },
-  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 20_000 },
+  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 85, timeoutMS: 20_000 }, // h-mshellrest: 87.0% first run (6 Dec 21:30, code of dde3bd9), below the 90 target; survivors sorted, cases added since (not re-run)
+  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 20_000 }, // h-mshellrest: not measured (no slot in the session); target 90
   { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 20_000 },
   // The agent hooks (issue 28): what a PreToolUse/BeforeTool hook answers in each agent's contract
   // (docs/testing.md, "The agent hooks"). client, shell, init, setup and opencode have their sets
