@@ -90,6 +90,10 @@ export const MODULES: readonly MutationModule[] = [
   { name: "hooks-server", file: "src/hooks/server.ts", threshold: 90 }, // 90.6% (6 Dec 19:37)
   { name: "hooks-shell", file: "src/hooks/shell.ts", threshold: 95 }, // 96.6% (6 Dec 19:39)
   { name: "hooks-opencode", file: "src/hooks/opencode.ts", threshold: 85 }, // 89.4% (6 Dec 19:45): the serve command's mutants need a real daemon start
+  // The agent hooks' client, init and setup (issue 28, h-mhooks): each with its narrow in-process set.
+  { name: "hooks-client", file: "src/hooks/client.ts", threshold: 90 },
+  { name: "hooks-init", file: "src/hooks/init.ts", threshold: 90 },
+  { name: "hooks-setup", file: "src/hooks/setup.ts", threshold: 90 },
 ];
 
 export interface ModuleScore {

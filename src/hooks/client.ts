@@ -20,7 +20,9 @@ type Reply = { kind: "answer"; status: number; body: string } | { kind: "down" }
 
 function post(socket: string, path: string, body: string, timeoutMs: number): Promise<Reply> {
   return new Promise((resolve) => {
-    const req = request({ socketPath: socket, path, method: "POST", timeout: timeoutMs, headers: { "content-type": "application/json" } }, (res) => {
+    // A connection of its own each time (no keep-alive pool): a long-lived process (OpenCode runs the
+    // plugin in its own) never writes to a connection of a daemon that has stopped since.
+    const req = request({ socketPath: socket, path, method: "POST", timeout: timeoutMs, agent: false, headers: { "content-type": "application/json" } }, (res) => {
       let data = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => (data += d));
@@ -77,7 +79,8 @@ export async function runHookClient(agent: Agent, text: string, options: ClientO
     if (reply.status === 200) return { stdout: reply.body, stderr: "", exitCode: 0 };
     return failClosed(reply.body.replace(/^polar: /u, "") || `refused: the daemon answered ${reply.status}`);
   }
-  if (reply.kind === "failed") return failClosed(`refused: the polar daemon did not answer (${reply.why})`);
+  // Anything but a daemon known to be down (no socket, or nothing listening on it) is a refusal.
+  if (reply.kind !== "down") return failClosed(`refused: the polar daemon did not answer (${reply.why})`);
   // Down. A session start or a post-tool event: start the daemon and hand the event over.
   if (phaseOf(agent, text) === "other") {
     if (await startDaemon(options, Math.min(options.timeoutMs, 5000))) {

@@ -79,14 +79,23 @@ export function routeTool(agent: Agent, tool: string, input: Record<string, unkn
         case "Edit":
           return edit(s(input, "file_path"), s(input, "old_string"), s(input, "new_string"));
         case "MultiEdit": {
-          // Judged as one edit of the file: what is at stake is the file's current content.
+          // Judged as one edit of the file (what is at stake is the file's current content), but every
+          // edit must have the shape the agent would apply: a malformed later edit is not judged on the first.
           const edits = input.edits;
-          // (typeof null is "object": a null first edit is `first === null` below.)
-          const first = Array.isArray(edits) && typeof edits[0] === "object" ? (edits[0] as Record<string, unknown> | null) : null;
-          return first === null ? bad(tool, "`edits` list") : edit(s(input, "file_path"), s(first, "old_string"), s(first, "new_string"));
+          if (!Array.isArray(edits) || edits.length === 0) return bad(tool, "`edits` list");
+          for (const e of edits) {
+            if (typeof e !== "object" || e === null || Array.isArray(e)) return bad(tool, "`edits` list");
+            const r = edit(s(input, "file_path"), s(e as Record<string, unknown>, "old_string"), s(e as Record<string, unknown>, "new_string"));
+            if (r.kind === "unknown") return r;
+          }
+          const first = edits[0] as Record<string, unknown>;
+          return edit(s(input, "file_path"), s(first, "old_string"), s(first, "new_string"));
         }
-        case "NotebookEdit":
-          return edit(s(input, "notebook_path"), "", s(input, "new_source") ?? "");
+        case "NotebookEdit": {
+          // A delete has no new source; any other edit mode must carry it as a string.
+          const source = input.edit_mode === "delete" && input.new_source === undefined ? "" : s(input, "new_source");
+          return edit(s(input, "notebook_path"), "", source);
+        }
       }
       break;
     case "codex":

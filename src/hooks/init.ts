@@ -1,8 +1,9 @@
 // `polar init <agent>`: the agent's hook configuration, merged into the file that is there. The user's
 // other hooks and settings stay as they are; polar's own entries (recognised by `polar-hook` in the
 // command) are replaced, so running init twice gives one set; the old file is kept beside it as
-// `<file>.polar-backup`. A file that is not a JSON object is refused, never overwritten.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+// `<file>.polar-backup`. A file that is not a JSON object is refused, never overwritten; a file that is
+// there keeps its mode, and a symbolic link stays one (the file it points to is written).
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { AGENTS } from "./agents.js";
@@ -102,19 +103,35 @@ export function hookCommand(hookScript: string, agent: Agent): string {
   return `'${hookScript.replace(/'/gu, `'\\''`)}' ${agent}`;
 }
 
+/** The file to write in place of `file`: the file a symbolic link points to (a settings file kept with
+ * the user's dotfiles stays linked), or `file` itself. A link to nothing is refused. */
+function target(file: string): string {
+  if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return file;
+  try {
+    return realpathSync(file);
+  } catch {
+    throw new InitError("bad-config", `\`${file}\` is a symbolic link to nothing: left as it is`);
+  }
+}
+
 function write(file: string, config: Json, secret = false): string | null {
   mkdirSync(dirname(file), { recursive: true });
+  const into = target(file);
   let backup: string | null = null;
-  if (existsSync(file)) {
+  // The mode to write with: a file that carries the daemon's token (an http hook) is the user's alone;
+  // a file that is there keeps its own (settings the user made private stay private).
+  let mode: number | null = secret ? 0o600 : null;
+  if (existsSync(into)) {
     // The file as it was before polar first touched it: kept once, never overwritten by a later run.
     backup = `${file}.polar-backup`;
-    if (!existsSync(backup)) copyFileSync(file, backup);
+    if (!existsSync(backup)) copyFileSync(into, backup);
+    mode ??= statSync(into).mode & 0o777;
   }
-  const tmp = `${file}.polar-tmp-${process.pid}`;
-  // A file that carries the daemon's token (an http hook) is the user's alone.
-  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, secret ? { mode: 0o600 } : {});
-  if (secret) chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
+  const tmp = `${into}.polar-tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, mode === null ? {} : { mode });
+  // The mode as asked, whatever the umask took off at creation.
+  if (mode !== null) chmodSync(tmp, mode);
+  renameSync(tmp, into);
   return backup;
 }
 

@@ -46,7 +46,9 @@ function answerOf(stdout: string): { action: string; reason: string } {
     throw new Error("polar: refused: the daemon's answer is not JSON");
   }
   const a = answer as { action?: unknown; reason?: unknown };
-  if (a === null || typeof a !== "object" || typeof a.action !== "string" || typeof a.reason !== "string") throw new Error("polar: refused: the daemon's answer has no action");
+  // JSON's null has no properties to read; any other value that is not an object (a string, a number,
+  // a boolean) has no `action` or `reason` of type string, so the field checks refuse it.
+  if (a === null || typeof a.action !== "string" || typeof a.reason !== "string") throw new Error("polar: refused: the daemon's answer has no action");
   return { action: a.action, reason: a.reason };
 }
 

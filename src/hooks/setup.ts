@@ -70,7 +70,7 @@ export function mcpGuards(config: HookConfig): Record<string, () => HookGuard> {
   for (const [name, c] of Object.entries(config.mcp)) {
     const blob = loadBlob(c.ontology);
     const projection = c.rules === undefined ? undefined : parseProjectionRules(JSON.parse(readFileSync(c.rules, "utf8")));
-    out[name] = () =>
+    const make = (): HookGuard =>
       coreHookGuard(
         createGuard({
           ontology: blob,
@@ -80,6 +80,14 @@ export function mcpGuards(config: HookConfig): Record<string, () => HookGuard> {
           config: { sha256, ...(projection === undefined ? {} : { projection }) },
         }),
       );
+    // One guard built now: a blob the guard refuses (corrupted, another format) or rules that do not fit
+    // the ontology stop the start, instead of a daemon that refuses every call of that server.
+    try {
+      make();
+    } catch (e) {
+      throw new HookConfigError(`mcp.${name}: the guard cannot be built from \`${c.ontology}\` (${e instanceof Error ? e.message : String(e)})`);
+    }
+    out[name] = make;
   }
   return out;
 }

@@ -32,15 +32,27 @@ export interface Dispatch {
   commands: number;
 }
 
+/** When a read-only command is not read-only: any of `options` (alone, in a bundle of short options
+ * or as `--option=value`), more than `operands` operands (counted after `optionsWithValue`' values),
+ * an operand that is one of `words`, or an operand starting with `operandPrefix`. Such a line is asked. */
+export interface ReadOnlyUnless {
+  options?: string[];
+  optionsWithValue?: string[];
+  operands?: number;
+  words?: string[];
+  operandPrefix?: string;
+}
+
 export interface Catalogue {
   readOnly: Set<string>;
-  wrappers: Record<string, { optionsWithValue: string[]; assignments?: boolean; positionals?: number; onlyWithOperands?: boolean }>;
+  readOnlyUnless: Record<string, ReadOnlyUnless>;
+  wrappers: Record<string, { optionsWithValue: string[]; assignments?: boolean; positionals?: number; onlyWithOperands?: boolean; outputOptions?: string[]; commandOptions?: string[] }>;
   commands: Record<string, { effect: string; optionsWithValue?: string[]; skipOperands?: number; outputOptions?: string[] }>;
 }
 
 export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] = []): Catalogue {
-  const j = json as { format?: unknown; readOnly?: unknown; wrappers?: unknown; commands?: unknown };
-  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
+  const j = json as { format?: unknown; readOnly?: unknown; readOnlyUnless?: unknown; wrappers?: unknown; commands?: unknown };
+  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.readOnlyUnless !== "object" || j.readOnlyUnless === null || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
     throw new Error("the command catalogue is not polar-shell-commands/1");
   }
   const readOnly = new Set<string>();
@@ -48,7 +60,7 @@ export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] =
     if (typeof x !== "string" || x === "") throw new Error("a read-only command name is not a non-empty string");
     readOnly.add(x);
   }
-  return { readOnly, wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
+  return { readOnly, readOnlyUnless: j.readOnlyUnless as Catalogue["readOnlyUnless"], wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
 }
 
 interface Ctx {
@@ -161,10 +173,16 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
 }
 
 /** Splits argv after the command name into options and operands (`--` ends options). */
-function operands(args: Word[], optionsWithValue: readonly string[]): { opts: string[]; ops: Word[]; optValues: Map<string, Word> } {
+function operands(args: Word[], optionsWithValue: readonly string[]): { opts: string[]; ops: Word[]; optValues: Map<string, Word>; values: [string, Word][] } {
   const opts: string[] = [];
   const ops: Word[] = [];
+  // The last value of each option, and every value in order (`sed -e A -e B`).
   const optValues = new Map<string, Word>();
+  const values: [string, Word][] = [];
+  const set = (name: string, w: Word): void => {
+    optValues.set(name, w);
+    values.push([name, w]);
+  };
   let done = false;
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
@@ -181,22 +199,22 @@ function operands(args: Word[], optionsWithValue: readonly string[]): { opts: st
     const name = t.startsWith("--") && eq > 0 ? t.slice(0, eq) : t;
     opts.push(name);
     if (optionsWithValue.includes(name)) {
-      if (t.startsWith("--") && eq > 0) optValues.set(name, { ...w, text: t.slice(eq + 1) });
-      else if (i + 1 < args.length) optValues.set(name, args[++i]!);
+      if (t.startsWith("--") && eq > 0) set(name, { ...w, text: t.slice(eq + 1) });
+      else if (i + 1 < args.length) set(name, args[++i]!);
     } else if (!t.startsWith("--") && t.length > 2) {
       // Bundled short options: -rf; one taking a value ends the bundle (-n5, -t dir).
       for (let k = 1; k < t.length; k++) {
         const o = `-${t[k]}`;
         opts.push(o);
         if (optionsWithValue.includes(o)) {
-          if (k + 1 < t.length) optValues.set(o, { ...w, text: t.slice(k + 1) });
-          else if (i + 1 < args.length) optValues.set(o, args[++i]!);
+          if (k + 1 < t.length) set(o, { ...w, text: t.slice(k + 1) });
+          else if (i + 1 < args.length) set(o, args[++i]!);
           break;
         }
       }
     }
   }
-  return { opts, ops, optValues };
+  return { opts, ops, optValues, values };
 }
 
 /** Wrappers' options that set the directory the command runs in. */
@@ -225,6 +243,39 @@ function isDirectoryNow(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A sed script of commands that only print, substitute, branch and read (GNU sed's `p`, `d`, `s///`
+ * without the `w` and `e` flags, `y`, labels, `a`/`i`/`c` text, `r`/`R`, blocks), each with its
+ * addresses: anything else (`w`, `W`, `e`, an address form not listed) is not read as read-only. Each
+ * part ends where the next must start (the lookaheads), so a script that does not match is refused in
+ * time linear in its length, never by trying every split of it. */
+const SED_ADDRESS = String.raw`(?:\d+(?:~\d+)?(?!\d)|\$|/(?:\\.|[^/\\\n])*/[IM]*(?![IM]))`;
+const SED_COMMAND = [
+  String.raw`[pdDnNPhHgGxzF=]`,
+  String.raw`[qQlL](?:[ \t]*\d+)?(?![ \t]*\d)`,
+  String.raw`[{}]`,
+  String.raw`[btT](?:[ \t]*[^;\n}\s#]+)?(?![ \t]*[^;\n}\s#])`,
+  String.raw`:[ \t]*[^;\n}\s#]+(?![^;\n}\s#])`,
+  String.raw`[#aicrR][^\n]*(?![^\n])`,
+  String.raw`s(?<s>[^\\\n])(?:\\.|(?!\k<s>)[^\\\n])*\k<s>(?:\\[\s\S]|(?!\k<s>)[^\\])*\k<s>[gpiImM\d]*(?![gpiImM\d])`,
+  String.raw`y(?<y>[^\\\n])(?:\\.|(?!\k<y>)[^\\\n])*\k<y>(?:\\.|(?!\k<y>)[^\\\n])*\k<y>`,
+].join("|");
+const SED_READ_ONLY = new RegExp(String.raw`^(?:[\s;]*(?:${SED_ADDRESS}(?:\s*,\s*(?:${SED_ADDRESS}|[+~]\d+(?!\d)))?\s*(?:!\s*)?)?(?:${SED_COMMAND}))*[\s;]*$`);
+
+/** The first word (or the operand count) that makes a read-only command write or change the system,
+ * or null. An operand that is not known may be any of them. */
+function notReadOnly(u: ReadOnlyUnless | undefined, args: Word[]): string | null {
+  if (u === undefined) return null;
+  const { opts, ops } = operands(args, u.optionsWithValue ?? []);
+  const option = opts.find((o) => u.options?.includes(o));
+  if (option !== undefined) return option;
+  for (const w of ops) {
+    if (w.text === null) return w.raw;
+    if (u.words?.includes(w.text) === true || (u.operandPrefix !== undefined && w.text.startsWith(u.operandPrefix))) return w.text;
+  }
+  if (u.operands !== undefined && ops.length > u.operands) return `with ${ops.length} operands`;
+  return null;
 }
 
 /** Judges argv (a command and its arguments) run in cwd. */
@@ -265,6 +316,23 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
           i += inWord === null ? 2 : 1;
           continue;
         }
+        const option = eq > 0 ? t.slice(0, eq) : t;
+        // `env -S 'rm x'` (`-S'rm x'`, `--split-string=…`) runs a line env splits itself.
+        if (wrap.commandOptions?.some((o) => o === option || (!o.startsWith("--") && t.startsWith(o))) === true) {
+          problem(ctx, "unknown_effect", `${name} ${option.slice(0, 2) === "--" ? option : option.slice(0, 2)} runs a command line whose effect is not known`, source);
+          return;
+        }
+        // `time -o FILE cmd` writes its report to FILE.
+        if (wrap.outputOptions?.includes(option) === true) {
+          const v = eq > 0 ? { ...rest[i]!, text: t.slice(eq + 1) } : rest[i + 1];
+          if (v === undefined) problem(ctx, "unresolved_argument", `${name}: an output option without a value`, source);
+          else {
+            const ps = paths(ctx, [v], dir, source);
+            if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
+          }
+          i += eq > 0 ? 1 : 2;
+          continue;
+        }
         i += wrap.optionsWithValue.includes(t) ? 2 : 1;
         continue;
       }
@@ -296,7 +364,11 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     problem(ctx, "unknown_effect", "trap runs code later whose effect is not known", source);
     return;
   }
-  if (ctx.cat.readOnly.has(name)) return;
+  if (ctx.cat.readOnly.has(name)) {
+    const why = notReadOnly(ctx.cat.readOnlyUnless[name], rest);
+    if (why !== null) problem(ctx, "unknown_effect", `${name} ${why} may write files or change the system`, source);
+    return;
+  }
   const entry = ctx.cat.commands[name];
   if (entry === undefined) {
     if (name.includes("/")) problem(ctx, "unknown_effect", `${name} runs a program whose effect is not known`, source);
@@ -304,7 +376,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     return;
   }
   // An output option (sort -o FILE) takes a value like the options that are listed as taking one.
-  const { opts, ops, optValues } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
+  const { opts, ops, optValues, values } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
@@ -396,8 +468,19 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     case "sed": {
       // `-i.bak`, `-ni` are bundles that hold `-i`; `--in-place=.bak` is named `--in-place` (operands()).
       const inPlace = has(opts, "-i", "--in-place");
+      const scriptOptions = has(opts, "-e", "--expression", "-f", "--file");
+      // The script may write files (`w`, `W`, `s///w`) or run commands (`e`, `s///e`): it is read
+      // (sedReadOnly) unless --sandbox makes sed refuse those; a script file is not read at all.
+      if (!has(opts, "--sandbox")) {
+        const scripts = scriptOptions ? values.filter(([o]) => o === "-e" || o === "--expression" || o === "-f" || o === "--file") : ops.slice(0, 1).map((w): [string, Word] => ["", w]);
+        for (const [o, w] of scripts) {
+          if (o === "-f" || o === "--file") problem(ctx, "unknown_effect", `${name}: the script file ${w.raw} is not read`, source);
+          else if (w.text === null) problem(ctx, "unresolved_argument", `${name}: the script ${w.raw} is not known`, source);
+          else if (!SED_READ_ONLY.test(w.text)) problem(ctx, "unknown_effect", `${name}: the script ${w.raw} may write files or run commands (w, W, e)`, source);
+        }
+      }
       if (!inPlace) return;
-      const files = has(opts, "-e", "--expression", "-f", "--file") ? ops : ops.slice(1);
+      const files = scriptOptions ? ops : ops.slice(1);
       const ps = paths(ctx, files, cwd, source);
       if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
       return;
@@ -406,23 +489,50 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       find(ctx, rest, cwd, source);
       return;
     case "xargs": {
-      const inner = ops;
+      // xargs' options end at the command (`xargs yq -i …`: the -i is yq's).
+      const inner = ops.length === 0 ? [] : rest.slice(rest.indexOf(ops[0]!));
       if (inner.length === 0) return; // echo
       const innerName = inner[0]!.text;
       // The arguments come from standard input: only a read-only command is safe whatever they are.
-      if (innerName !== null && ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName]) return;
+      if (innerName !== null && ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName] && !ctx.cat.readOnlyUnless[innerName]) return;
       run(ctx, inner, cwd, source);
       problem(ctx, "unresolved_argument", `xargs feeds ${inner[0]!.raw} arguments from standard input`, source);
       return;
     }
     case "shell": {
-      const ci = rest.findIndex((w) => w.text !== null && /^-[a-z]*c[a-z]*$/.test(w.text));
-      if (ci < 0) {
-        if (rest.some((w) => w.text === "--version" || w.text === "--help") ) return;
+      // The shell's own options come first (`-o OPT`, `-O OPT`, `--rcfile FILE` take a value; `-` and
+      // `--` end them); with `-c` the first operand is the command string, without it a script file
+      // (`bash ./x.sh -c ls` runs x.sh: the `-c` after it is the script's).
+      let i = 0;
+      let c = false;
+      let info = false;
+      for (; i < rest.length; i++) {
+        const w = rest[i]!;
+        const t = w.text;
+        if (t === null) {
+          // After `-c`: the string, or an option before it (either way the string is not known).
+          if (c) break;
+          problem(ctx, "unresolved_argument", `${name}: an argument ${w.raw} is not known`, source);
+          return;
+        }
+        if (t === "--" || t === "-") {
+          i++;
+          break;
+        }
+        if (!/^[-+]./.test(t)) break;
+        if (t === "--version" || t === "--help") info = true;
+        else if (t === "--rcfile" || t === "--init-file") i++;
+        else if (!t.startsWith("--")) {
+          if (t.startsWith("-") && t.includes("c")) c = true;
+          if (/[oO]/.test(t)) i++;
+        }
+      }
+      if (info) return;
+      if (!c) {
         problem(ctx, "unknown_effect", `${name} runs a script whose effect is not known`, source);
         return;
       }
-      const script = rest[ci + 1];
+      const script = rest[i];
       if (script === undefined || script.text === null) {
         problem(ctx, "unresolved_argument", `${name} -c with a string that is not known`, source);
         return;
@@ -446,7 +556,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       remote(ctx, name, rest, opts, ops, cwd, source);
       return;
     case "environment":
-      environment(ctx, name, ops, opts, source);
+      environment(ctx, name, rest, ops, opts, source);
       return;
     case "program":
       if (rest.length === 1 && (rest[0]!.text === "--version" || rest[0]!.text === "-V" || rest[0]!.text === "--help")) return;
@@ -459,6 +569,14 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
 
 function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void {
   let i = 0;
+  // GNU find's options before the roots: `-H`, `-L`, `-P`, `-D DEBUGOPTS`, `-OLEVEL` (`find -L DIR
+  // -delete` deletes under DIR, not under `.`).
+  while (i < args.length) {
+    const t = args[i]!.text;
+    if (t === "-H" || t === "-L" || t === "-P" || (t !== null && /^-O\d*$/.test(t))) i++;
+    else if (t === "-D") i += 2;
+    else break;
+  }
   const roots: Word[] = [];
   while (i < args.length) {
     const t = args[i]!.text;
@@ -488,7 +606,9 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unresolved_argument", "find -exec without a command", source);
         continue;
       }
-      if (ctx.cat.readOnly.has(innerName)) continue;
+      // A read-only wrapper (`env`, `command`) runs the command after it on the files.
+      // A read-only command that writes with some arguments (readOnlyUnless) gets them from find.
+      if (ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName] && !ctx.cat.readOnlyUnless[innerName]) continue;
       const effect = ctx.cat.commands[innerName]?.effect;
       if (effect === "remove") for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
       else if (effect === "write" || effect === "sed") for (const r of rootPaths) call(ctx, "fs_write", { path: r }, source);
@@ -555,7 +675,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     return;
   }
-  const { opts, ops, optValues } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
+  const { opts, ops, optValues, values } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
   const text = ops.map((w) => w.text);
   const where = dir;
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
@@ -870,6 +990,35 @@ const REMOTE_READ: Record<string, Set<string>> = {
   kubectl: new Set(["get", "describe", "logs", "version", "explain", "top", "api-resources", "view", "get-contexts", "current-context", "get-clusters", "get-users"]),
 };
 
+/** The global options that may come before a command's verb: those that take a value (the next word,
+ * or `=value`) and those that do not. Another option before the verb makes the verb not known (its
+ * value, if it takes one, could be read as the verb: `kubectl -n logs delete pod x`). */
+const GLOBAL_OPTIONS: Record<string, { value: readonly string[]; flags: readonly string[] }> = {
+  kubectl: {
+    value: ["-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--token", "--as", "--as-group", "--as-uid", "--request-timeout", "--certificate-authority", "--client-certificate", "--client-key", "--cache-dir", "--tls-server-name", "--username", "--password", "-v", "--v"],
+    flags: ["--insecure-skip-tls-verify", "--match-server-version", "--warnings-as-errors"],
+  },
+  docker: { value: ["-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"], flags: ["-D", "--debug", "--tls", "--tlsverify"] },
+};
+const ENV_GLOBAL = { value: [], flags: ["-g", "--global", "-q", "--quiet", "-s", "--silent", "--json"] };
+
+/** The words from a command's verb on, after its global options; null when an option that is not
+ * listed comes before the verb (or a word that is not known). */
+function fromVerb(rest: Word[], global: { value: readonly string[]; flags: readonly string[] }): Word[] | null {
+  for (let i = 0; i < rest.length; i++) {
+    const t = rest[i]!.text;
+    if (t === null) return null;
+    if (!t.startsWith("-") || t === "-") return rest.slice(i);
+    if (t === "--") return rest.slice(i + 1);
+    const eq = t.indexOf("=");
+    const name = t.startsWith("--") && eq > 0 ? t.slice(0, eq) : t;
+    if (global.value.includes(name)) {
+      if (name === t) i++;
+    } else if (!global.flags.includes(t)) return null;
+  }
+  return [];
+}
+
 /** Options of curl and wget that name a file they write besides the download. */
 const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"];
 const WGET_FILES = ["-o", "--output-file", "-a", "--append-output"];
@@ -936,19 +1085,31 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     return;
   }
   const read = REMOTE_READ[name];
-  const sub = ops[0]?.text ?? null;
-  // The verb is the first word, or the second after a group (`gh pr view`, `docker container ps`);
-  // never a later operand (`docker rm top` removes the container named top).
-  const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (ops[1]?.text ?? null) : null;
+  // The verb is the first word after the global options, or the second after a group (`gh pr view`,
+  // `docker container ps`); never a later operand (`docker rm top` removes the container named top).
+  const from = fromVerb(rest, GLOBAL_OPTIONS[name] ?? { value: [], flags: [] });
+  const sub = from?.[0]?.text ?? null;
+  const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (from?.[1]?.text ?? null) : null;
   if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
 }
 
-const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet", "fmt"]);
-const ENV_PROGRAM = new Set(["run", "test", "start", "exec", "x", "dlx", "build", "bench", "check", "clippy", "run-script", "t", "tst"]);
+const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet"]);
+// `fmt` rewrites the sources (`go fmt`, `cargo fmt`); `cargo check` runs build scripts.
+const ENV_PROGRAM = new Set(["run", "test", "start", "exec", "x", "dlx", "build", "bench", "clippy", "run-script", "t", "tst", "fmt"]);
+/** Read-only verbs that also change the environment or the project with more words: `npm config set`,
+ * `go env -w`, `conda env create`, `pnpm env use`, `npm version patch` (edits package.json, commits, tags).
+ * They read with no operand, with one of `words` first (`config get KEY`), or with operands that are all
+ * `names`; and with no option but `options`. */
+const ENV_READ_ONLY_WITH: Record<string, { words: readonly string[]; options: readonly string[]; names?: RegExp }> = {
+  config: { words: ["get", "list", "ls", "show"], options: ["--list", "-l", "--show", "--get", "--json", "--global", "-g"] },
+  // `go env GOPATH GOROOT` prints variables.
+  env: { words: ["list", "export"], options: ["--json"], names: /^[A-Z][A-Z0-9_]*$/ },
+  version: { words: [], options: ["--json"] },
+};
 const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
 
-function environment(ctx: Ctx, name: string, ops: Word[], opts: string[], source: string): void {
+function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: string[], source: string): void {
   if (ops.length === 0 && (opts.length === 0 || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
   const sub = ops[0]?.text;
   if (sub === null || sub === undefined) {
@@ -959,8 +1120,21 @@ function environment(ctx: Ctx, name: string, ops: Word[], opts: string[], source
     call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     return;
   }
-  if (ENV_READ.has(sub) && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
-  if (ENV_PROGRAM.has(sub)) {
+  // Read-only only when the subcommand comes first: an option before it that is not listed may take it
+  // as its value (`npm -w ls install x` installs), and only with the words that keep it a read.
+  const from = fromVerb(rest, ENV_GLOBAL);
+  const more = ENV_READ_ONLY_WITH[sub];
+  const after = from !== null && from[0] === ops[0] ? operands(from.slice(1), []) : null;
+  const first = after?.ops[0]?.text ?? null;
+  const readOnly =
+    after !== null &&
+    (more === undefined ||
+      ((after.ops.length === 0 || (first !== null && more.words.includes(first)) || after.ops.every((w) => w.text !== null && more.names?.test(w.text) === true)) &&
+        after.opts.every((o) => more.options.includes(o))));
+  // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
+  const runs = sub === "check" && name === "cargo";
+  if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
+  if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;
   }

@@ -94,6 +94,7 @@ export function parseCommandLine(source: string, cwd: string, home: string, dept
   try {
     const root = tree.rootNode;
     if (root.hasError) return { ok: false, reason: "unparsed", detail: `syntax error near \`${firstError(root)}\`` };
+    if (source.includes("\r") || source.includes("\\\n")) between(root, source);
     const out: SimpleCommand[] = [];
     walk(root, { cwd, vars: new Map([["HOME", home], ["PWD", cwd]]), trial: false }, out, []);
     return { ok: true, commands: out };
@@ -109,6 +110,27 @@ export function parseCommandLine(source: string, cwd: string, home: string, dept
 function firstError(n: Node): string {
   const inner = tokens(n).find((c) => c.hasError);
   return inner === undefined ? n.text.slice(0, 40) : firstError(inner);
+}
+
+/** What bash reads differently from tree-sitter between two of its tokens. A carriage return: bash keeps
+ * it in the word (`rm a<CR><LF>`, `"a<CR>"`), and after a backslash it is no line continuation
+ * (`ls a\<CR><LF>rm x` is two commands to bash, one to tree-sitter). A line continuation with a word's
+ * character on both sides: bash removes it first and joins them (`a\<newline>b` is `ab`, as is
+ * `a\<newline>\<newline>b`), tree-sitter reads two words. Called only for a line holding either. */
+function between(root: Node, source: string): void {
+  let end = 0;
+  const leaves = (n: Node): void => {
+    const kids = tokens(n);
+    if (kids.length > 0) return kids.forEach(leaves);
+    const gap = source.slice(end, n.startIndex);
+    if (gap.includes("\r")) throw new Unparsed("a carriage return between words (bash reads it as part of a word)");
+    if (/^(\\\n)+$/.test(gap) && /[^\s|&;()<>]$/.test(source.slice(0, end)) && /^[^\s|&;()<>]/.test(source.slice(n.startIndex))) {
+      throw new Unparsed("a line continuation inside a word");
+    }
+    end = n.endIndex;
+  };
+  leaves(root);
+  if (source.slice(end).includes("\r")) throw new Unparsed("a carriage return between words (bash reads it as part of a word)");
 }
 
 /** A node's named children, or (`tokens`) all of them. */
@@ -195,12 +217,18 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       // The redirections apply to every command of the body (the other children).
       const own = [...redirects];
       const body: Node[] = [];
+      const args: Word[] = [];
       for (const c of named(n)) {
-        if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, own);
+        if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, own, args);
         else body.push(c);
       }
       const start = out.length;
-      for (const c of body) walk(c, scope, out, own);
+      if (args.length > 0) {
+        // `rm 2>/dev/null x`: words after a redirection's target are the command's (bash: a syntax
+        // error after a compound statement).
+        if (body.length !== 1 || body[0]!.type !== "command") throw new Unparsed(`words after a redirection of a ${body[0]?.type ?? "missing"} statement`);
+        command(body[0]!, scope, out, own, args);
+      } else for (const c of body) walk(c, scope, out, own);
       // A body with no simple command to carry them (`> f`, `[[ … ]] > f`, `((…)) > f`) still opens the files.
       if (!out.slice(start).some((c) => own.every((r) => c.redirects.includes(r)))) push(out, { argv: [], redirects: own, cwd: scope.cwd, env: {}, text: n.text });
       return;
@@ -289,18 +317,24 @@ function assign(n: Node, scope: Scope, out: SimpleCommand[], known: boolean): vo
 
 const REDIRECTIONS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
 
-/** Adds the redirection `n` (one of REDIRECTIONS) to `into`; substitutions in it are walked. */
-function collectRedirects(n: Node, scope: Scope, out: SimpleCommand[], into: Redirect[]): void {
+/** Adds the redirection `n` (one of REDIRECTIONS) to `into`; substitutions in it are walked. The words
+ * tree-sitter files under a redirection after its target (`rm 2>/dev/null x`, `cat <&- x`,
+ * `cat <<EOF x`) are the command's arguments to bash: added to `args`. */
+function collectRedirects(n: Node, scope: Scope, out: SimpleCommand[], into: Redirect[], args: Word[]): void {
   if (n.type === "file_redirect") {
     const op = tokens(n).filter((c) => !c.isNamed).map((c) => c.text).join("");
-    const dest = n.childForFieldName("destination");
-    into.push({ op: op || ">", target: dest === null ? null : word(dest, scope, out) });
+    const dests = present(n.childrenForFieldName("destination"));
+    // `<&-` and `>&-` close a descriptor: they take no file.
+    into.push({ op, target: op.endsWith("-") ? null : word(dests.shift()!, scope, out) });
+    for (const d of dests) args.push(word(d, scope, out));
   } else if (n.type === "heredoc_redirect") {
     into.push({ op: "<<", target: null });
-    // `cat <<EOF > f`: tree-sitter files the output redirection under the heredoc, and a pipeline
-    // after the heredoc's start (`cat <<EOF | sh`) too.
+    // `cat <<EOF > f`: tree-sitter files the output redirection under the heredoc, the command's
+    // arguments after the heredoc's start, and a pipeline or list after it (`cat <<EOF | sh`) too.
+    const argument = new Set(present(n.childrenForFieldName("argument")).map((c) => c.id));
     for (const c of named(n)) {
-      if (c.type === "file_redirect") collectRedirects(c, scope, out, into);
+      if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, into, args);
+      else if (argument.has(c.id)) args.push(word(c, scope, out));
       else walk(c, scope, out, []);
     }
   } else {
@@ -314,27 +348,24 @@ const SETTERS = new Set<string | null | undefined>(["read", "printf", "mapfile",
 /** Marks, among the variables, that a `shopt` or `set` (or a function that may run one) changed what a glob matches. */
 const GLOBS = " globs";
 
-function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[]): void {
+/** `extra`: the words after the command's redirections (`rm 2>/dev/null x`), which tree-sitter files
+ * under them (collectRedirects). */
+function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[], extra: Word[] = []): void {
   const argv: Word[] = [];
   const env: Record<string, Word> = {};
   const redirects = [...outer];
-  let prev: Node | null = null;
   for (const c of tokens(n)) {
-    // `a\<newline>b` is one word to bash (the pair is removed), two to tree-sitter: not judged. Inside
-    // a command a line break only comes from such a continuation, so a two-byte gap that ends at the
-    // start of the next line is exactly `\<newline>`.
-    if (prev !== null && c.startIndex - prev.endIndex === 2 && c.startPosition.row === prev.endPosition.row + 1 && c.startPosition.column === 0) {
-      throw new Unparsed("a line continuation inside a word");
-    }
-    prev = c;
     if (c.type === "variable_assignment") env[field(c, "name").text] = assigned(c, scope, out);
-    else if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, redirects);
+    else if (REDIRECTIONS.has(c.type)) collectRedirects(c, scope, out, redirects, argv);
     else if (c.type === "command_name") argv.push(word(named(c)[0] ?? c, scope, out));
     else if (c.isNamed) argv.push(word(c, scope, out));
-    // A lone `$` argument (`rm $`) is an anonymous node: bash passes it as the word `$`; one right
-    // before a string is the `$"…"` prefix of that string.
-    else if (c.type === "$" && c.nextSibling?.startIndex !== c.endIndex) argv.push({ text: "$", raw: "$", glob: false, why: null });
+    // A lone `$` (`rm $`), `==` and `=~` (`rm == a`) are anonymous nodes: bash passes each as the word
+    // of its text. A `$` right before a string is the `$"…"` prefix of that string; `==` joined to the
+    // word after it is one word to bash, two to tree-sitter (`rm =="x"`).
+    else if (c.nextSibling?.startIndex !== c.endIndex) argv.push({ text: c.text, raw: c.text, glob: false, why: null });
+    else if (c.type !== "$") throw new Unparsed(`\`${c.text}\` joined to the word after it`);
   }
+  argv.push(...extra);
   const cmd: SimpleCommand = { argv, redirects, cwd: scope.cwd, env, text: n.text };
   push(out, cmd);
   effects(cmd, scope);
@@ -479,7 +510,8 @@ function wordParts(n: Node, scope: Scope, out: SimpleCommand[], quoted: boolean)
       walk(n, scope, out, []);
       return unresolved("arithmetic expansion");
     default:
-      if (!n.isNamed) return literal(n.text);
+      // An anonymous `$` in a word: bash's `$` (`a$`), or the `$"…"` prefix of the string after it (`x$"y"` is `xy`).
+      if (!n.isNamed) return literal(n.nextSibling?.type === "string" ? "" : n.text);
       walk(n, scope, out, []);
       return unresolved(`${n.type} ${n.text.slice(0, 40)}`);
   }
@@ -496,5 +528,6 @@ function joined(parts: Parts[]): Parts {
 }
 
 function unescape(t: string): string {
-  return t.replace(/\\(.)/gs, (_, c: string) => (c === "\n" ? "" : c));
+  // (A word never holds a backslash-newline: tree-sitter reads it as a line continuation between words.)
+  return t.replace(/\\(.)/gs, "$1");
 }

@@ -5,7 +5,7 @@
 // approved. Git facts are cached per session until observe() (the guard clears the cache).
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, relative, sep } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 
 export class WorkspaceReadError extends Error {
   constructor(message: string) {
@@ -75,12 +75,15 @@ export class Workspace {
   private readonly pathCache = new Map<string, PathFacts>();
   private readonly repoCache = new Map<string, RepoFacts>();
   private readonly umask: number;
+  /** Entries walked under one directory before its git state is "dirty" (unknown, never clean). */
+  readonly maxWalkEntries: number;
   /** How many git processes this workspace ran (for tests and the benchmark). */
   gitCalls = 0;
 
-  constructor(root: string) {
+  constructor(root: string, options: { maxWalkEntries?: number } = {}) {
     this.root = root;
     this.umask = process.umask();
+    this.maxWalkEntries = options.maxWalkEntries ?? MAX_WALK_ENTRIES;
   }
 
   /** Forget every git fact (after a call ran). */
@@ -232,7 +235,7 @@ export class Workspace {
       }
       if (names.length === 0) return false;
       for (const n of names) {
-        if (++entries > MAX_WALK_ENTRIES) return false;
+        if (++entries > this.maxWalkEntries) return false;
         const full = `${d}/${n}`;
         const rr = `${r}${n}`;
         const st = lstatSync(full);
@@ -269,7 +272,10 @@ export class Workspace {
       else if (rec[0] === "?") untracked = true;
       else if (rec[0] === "!") ignored = true;
     }
-    const stash = existsSync(`${root}/.git/logs/refs/stash`) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
+    // The stash's reflog is in the repository's .git folder, or, where `.git` is a file (a linked
+    // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
+    const log = kindOf(`${root}/.git`) === "directory" ? `${root}/.git/logs/refs/stash` : resolve(root, this.run(root, ["rev-parse", "--git-path", "logs/refs/stash"]).trim());
+    const stash = existsSync(log) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
     const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash || "0", 10) || 0 };
     this.repoCache.set(root, facts);
     return facts;

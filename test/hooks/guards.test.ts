@@ -58,6 +58,22 @@ describe("routeTool: Claude Code", () => {
     expect(routeTool("claude-code", "NotebookEdit", { new_source: "x" })).toEqual(unknown("the NotebookEdit call has no file path and old/new strings"));
   });
 
+  test("a MultiEdit is refused when any of its edits is malformed, not judged on the first alone", () => {
+    const ok = { old_string: "a", new_string: "b" };
+    for (const later of [null, "x", [ok], { old_string: "c" }, { new_string: "d" }, { old_string: 1, new_string: "d" }]) {
+      const r = routeTool("claude-code", "MultiEdit", { file_path: "/w/a", edits: [ok, later] });
+      expect(r.kind, JSON.stringify(later)).toBe("unknown");
+    }
+    expect(routeTool("claude-code", "MultiEdit", { file_path: "/w/a", edits: [ok, { old_string: "c", new_string: "d" }] })).toEqual(edit("/w/a", "a", "b"));
+  });
+
+  test("a NotebookEdit other than a delete needs its new source as a string", () => {
+    for (const input of [{ notebook_path: "/w/n.ipynb" }, { notebook_path: "/w/n.ipynb", edit_mode: "replace" }, { notebook_path: "/w/n.ipynb", new_source: 3 }, { notebook_path: "/w/n.ipynb", edit_mode: "delete", new_source: null }]) {
+      expect(routeTool("claude-code", "NotebookEdit", input), JSON.stringify(input)).toEqual(unknown("the NotebookEdit call has no file path and old/new strings"));
+    }
+    expect(routeTool("claude-code", "NotebookEdit", { notebook_path: "/w/n.ipynb", edit_mode: "insert", new_source: "x" })).toEqual(edit("/w/n.ipynb", "", "x"));
+  });
+
   test("another agent's tool names, and tools polar has no guard for, are refused", () => {
     for (const tool of ["apply_patch", "run_shell_command", "write_file", "bash", "Read", "WebFetch"]) {
       expect(routeTool("claude-code", tool, { command: "ls", file_path: "/a", content: "x", patch: "p" })).toEqual(unknown(`polar has no guard for the claude-code tool \`${tool}\``));

@@ -1,7 +1,7 @@
 // src/hooks/init.ts in detail: the exact hook configuration `polar init` writes for each agent (events,
 // matchers, timeouts in the agent's unit, the command quoted for a shell), which entries are polar's and
 // which the user's, what --remove leaves, and each file it refuses (InitError with a code).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -148,6 +148,59 @@ describe("polar's entries and the user's", () => {
     expect(installed(fileWith(JSON.stringify({ hooks: { Stop: {}, X: [{ hooks: [{ command: "polar-hook gemini" }] }] } })))).toBe(true);
     expect(installed(fileWith(JSON.stringify({ hooks: { X: [{ hooks: [{ type: "http", url: "http://127.0.0.1:1/http/codex" }] }] } })))).toBe(true);
     expect(installed(fileWith(JSON.stringify({ hooks: { X: [{ hooks: [{ type: "command", url: "http://127.0.0.1:1/http/codex" }] }] } })))).toBe(false);
+  });
+});
+
+describe("the user's file stays the user's", () => {
+  test("a private file (0600: say, settings holding an API key) stays private after init and --remove; so does its backup", () => {
+    const file = fileWith(JSON.stringify({ env: { ANTHROPIC_API_KEY: "sk-mine" } }));
+    chmodSync(file, 0o600);
+    installHooks("claude-code", file, SCRIPT);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(`${file}.polar-backup`).mode & 0o777).toBe(0o600);
+    expect(read(file)).toMatchObject({ env: { ANTHROPIC_API_KEY: "sk-mine" } });
+    removeHooks(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(read(file)).toEqual({ env: { ANTHROPIC_API_KEY: "sk-mine" } });
+    // Any mode of the user's is kept as it was, never widened or narrowed.
+    const shared = fileWith("{}");
+    chmodSync(shared, 0o640);
+    installHooks("codex", shared, SCRIPT);
+    expect(statSync(shared).mode & 0o777).toBe(0o640);
+  });
+
+  test("a settings file that is a symbolic link (kept with the user's dotfiles) stays a link; the file it points to is merged", () => {
+    const dir = mkdtempSync(join(tmpdir(), "polar-init-link-"));
+    const dotfile = join(dir, "dotfiles", "claude-settings.json");
+    mkdirSync(dirname(dotfile), { recursive: true });
+    writeFileSync(dotfile, JSON.stringify({ theme: "dark" }));
+    chmodSync(dotfile, 0o600);
+    const file = join(dir, ".claude", "settings.json");
+    mkdirSync(dirname(file));
+    symlinkSync(dotfile, file);
+    expect(installHooks("claude-code", file, SCRIPT, [], { port: 4000, token: "ab".repeat(32) }).backup).toBe(`${file}.polar-backup`);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(file)).toBe(dotfile);
+    expect(read(dotfile)).toMatchObject({ theme: "dark", hooks: { PreToolUse: [{ hooks: [{ type: "http" }] }] } });
+    expect(statSync(dotfile).mode & 0o777).toBe(0o600);
+    expect(read(`${file}.polar-backup`)).toEqual({ theme: "dark" });
+    expect(installed(file)).toBe(true);
+    expect(removeHooks(file).removed).toBe(true);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(read(dotfile)).toEqual({ theme: "dark" });
+    // No temporary file is left beside either.
+    expect(readdirSync(dirname(dotfile))).toEqual(["claude-settings.json"]);
+    expect(readdirSync(dirname(file)).sort()).toEqual(["settings.json", "settings.json.polar-backup"]);
+  });
+
+  test("a symbolic link to nothing: refused (bad-config), the link left as it is, nothing written", () => {
+    const file = fileWith(null);
+    mkdirSync(dirname(file), { recursive: true });
+    symlinkSync(join(dirname(file), "gone.json"), file);
+    const e = initError(() => installHooks("claude-code", file, SCRIPT));
+    expect([e.code, e.message]).toEqual(["bad-config", `\`${file}\` is a symbolic link to nothing: left as it is`]);
+    expect(readdirSync(dirname(file))).toEqual(["settings.json"]);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
   });
 });
 

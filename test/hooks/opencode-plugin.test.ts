@@ -99,7 +99,7 @@ describe("what blocks (tool.execute.before throws)", () => {
     await expect(before()).rejects.toThrow(new Error("polar: refused: the hook payload is not JSON"));
     answer(200, "not json");
     await expect(before()).rejects.toThrow(new Error("polar: refused: the daemon's answer is not JSON"));
-    for (const body of ["null", "[]", '"allow"', '{"action":"allow"}', '{"reason":"r"}', '{"action":1,"reason":"r"}', '{"action":"allow","reason":null}']) {
+    for (const body of ["null", "[]", '"allow"', "1", "true", '{"action":"allow"}', '{"reason":"r"}', '{"action":1,"reason":"r"}', '{"action":"allow","reason":null}']) {
       answer(200, body);
       await expect(before()).rejects.toThrow(new Error("polar: refused: the daemon's answer has no action"));
     }

@@ -2,7 +2,7 @@
 // configuration that cannot be read is an error at start, never a daemon running half-configured), each
 // configured MCP server's ontology loaded (a .blob as it is, a .polar compiled) with its projection rules
 // and policy, one core guard per session.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,6 +101,28 @@ describe("mcpGuards", () => {
     expect(() => mcpGuards(readHookConfig(homeWith({ mcp: { t: { ontology: "t.polar", rules: "r.json" } } }, { "t.polar": tools, "r.json": "{" })))).toThrow();
     expect(() => mcpGuards(readHookConfig(homeWith({ mcp: { t: { ontology: "t.polar", rules: "r.json" } } }, { "t.polar": tools, "r.json": '{"format":"nope"}' })))).toThrow();
     expect(() => mcpGuards(readHookConfig(homeWith({ mcp: { t: { ontology: "none.blob" } } })))).toThrow(/ENOENT/u);
+  });
+
+  test("a guard that cannot be built (a .blob that is not one, or cut short): an error at start naming the server and the file", () => {
+    const blob = readFileSync(join(memory, "memory.blob"));
+    const cases: Array<[Record<string, string>, Record<string, string | Buffer>, RegExp]> = [
+      [{ ontology: "bad.blob" }, { "bad.blob": "garbage" }, /^mcp\.m: the guard cannot be built from `.*bad\.blob` \(.*bad-magic.*\)$/u],
+      [{ ontology: "cut.blob" }, { "cut.blob": blob.subarray(0, blob.length - 7) }, /^mcp\.m: the guard cannot be built from `.*cut\.blob` \(.+\)$/u],
+    ];
+    for (const [server, files, message] of cases) {
+      const home = mkdtempSync(join(tmpdir(), "polar-setup-"));
+      writeFileSync(join(home, "config.json"), JSON.stringify({ mcp: { m: server } }));
+      for (const [name, data] of Object.entries(files)) writeFileSync(join(home, name), data);
+      let error: unknown = null;
+      try {
+        mcpGuards(readHookConfig(home));
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(HookConfigError);
+      expect((error as Error).message).toMatch(message);
+      expect(() => createHookEngine(home, null)).toThrow(HookConfigError);
+    }
   });
 
   test("one guard per session: each call of the factory is a new guard", () => {

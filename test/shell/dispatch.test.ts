@@ -244,7 +244,7 @@ const FILES_CASES: Case[] = [
     ["sed -i -e s/a/b/ a.txt b.txt", ["fs_write path=@/a.txt","fs_write path=@/b.txt"]],
     ["sed -ni p a.txt", ["fs_write path=@/a.txt"]],
     ["sed -n p a.txt", []],
-    ["sed -f script.sed -i a.txt", ["fs_write path=@/a.txt"]],
+    ["sed -f script.sed -i a.txt", ["fs_write path=@/a.txt","unknown_effect: sed: the script file script.sed is not read"]],
     ["sort -o out.txt a.txt", ["fs_write path=@/out.txt"]],
     ["sort --output=out.txt a.txt", ["fs_write path=@/out.txt"]],
     ["sort -o", ["unresolved_argument: sort: an output option without a value"]],
@@ -256,9 +256,9 @@ const FILES_CASES: Case[] = [
     ["ln -s a.txt b.txt src", ["fs_write path=@/src/a.txt","fs_write path=@/src/b.txt"]],
     ["sed --in-place s/a/b/ a.txt", ["fs_write path=@/a.txt"]],
     ["sed --expression=s/a/b/ -i a.txt b.txt", ["fs_write path=@/a.txt","fs_write path=@/b.txt"]],
-    ["sed --file=x.sed -i a.txt", ["fs_write path=@/a.txt"]],
+    ["sed --file=x.sed -i a.txt", ["fs_write path=@/a.txt","unknown_effect: sed: the script file --file=x.sed is not read"]],
     ["sed -Ei.bak s/a/b/ a.txt", ["fs_write path=@/a.txt"]],
-    ["sed -fi a.txt", []],
+    ["sed -fi a.txt", ["unknown_effect: sed: the script file -fi is not read"]],
     ["touch -ra.txt b.txt", ["fs_write path=@/b.txt"]],
     ["mkdir -p /nonexistent-root-dir/a", ["fs_mkdir path=/nonexistent-root-dir","fs_mkdir path=/nonexistent-root-dir/a"]],
     ["touch --no-create b.txt", ["fs_write path=@/b.txt"]],
@@ -388,6 +388,25 @@ const REDIRECT_CASES: Case[] = [
 
 describe("redirections: a file written, a descriptor or device not", () => {
   it.each(REDIRECT_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+// Read as bash reads it (src/shell/parse.ts): words after a redirection's target are the command's
+// operands (each line was read as `rm` alone or `ls a rm …`: read-only, approved), and a carriage
+// return or a line continuation that bash reads otherwise than tree-sitter is refused.
+const READ_AS_BASH_CASES: Case[] = [
+    ["rm 2>/dev/null a.txt", ["fs_remove path=@/a.txt"]],
+    ["rm >&- a.txt", ["fs_remove path=@/a.txt"]],
+    ["rm <<EOF a.txt\nx\nEOF", ["fs_remove path=@/a.txt"]],
+    ["cd >/dev/null src; rm x.ts", ["fs_remove path=@/src/x.ts"]],
+    ["ls a.txt\\\r\nrm -rf src", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
+    ["rm a.txt\\\n\\\nb.txt", ["unparsed: a line continuation inside a word"]],
+    ["rm == a.txt x$\"y\"", ["fs_remove path=@/==", "fs_remove path=@/a.txt", "fs_remove path=@/xy"]],
+];
+
+describe("words after a redirection, carriage returns and line continuations are read as bash reads them", () => {
+  it.each(READ_AS_BASH_CASES)("%j", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
   });
 });

@@ -304,6 +304,16 @@ describe("verdicts in a plain folder (no repository: an existing file has no cop
     expect(d.approved).toBe(false);
     expect(d.reason).toBe("irreversible");
   });
+
+  it("an operand after a redirection, or a line bash splits at a carriage return, is judged as bash runs it (was: `rm 2>/dev/null f` and `ls f\\<CR><LF>rm f` approved under veto as read-only)", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    writeFileSync(`${ws}/f.txt`, "only here\n");
+    const d = g.check(sh("rm 2>/dev/null f.txt"));
+    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_remove", `${ws}/f.txt`]]);
+    expect([d.approved, d.reason]).toEqual([false, "irreversible"]);
+    const cr = g.check(sh("ls f.txt\\\r\nrm f.txt"));
+    expect([cr.approved, cr.reason]).toEqual([false, "unparsed"]);
+  });
 });
 
 function readdirNames(d: string): string[] {

@@ -172,12 +172,47 @@ const CASES: Case[] = [
     ["X='lit'; rm \"$X\"", ["/w: rm lit"]],
     ["Y=*.ts; rm $Y", ["/w: rm ?$Y{unset or unknown variable $Y}"]],
     ["rm $ b", ["/w: rm $ b"]],
+    // `==` and `=~` are words of a command (`rm == a` removes `==`; they were dropped), `$"…"` is the
+    // string (`x$"y"` is `xy`; was `x$y`), also as a value or a redirection's target.
+    ["rm == a =~ b", ["/w: rm == a =~ b"]],
+    ["rm ==\"x\"", ["unparsed: `==` joined to the word after it"]],
+    ["rm x$\"y\" a$ $\"z\"", ["/w: rm xy a$ z"]],
+    ["X=$\"a b\"; rm \"$X\"; echo > $\"f\"", ["/w: rm \"a b\"","/w: echo >f"]],
+    ["rm {.\"x\".} {1..1000000000000000000000000000000000000000000}", ["/w: rm {.x.} ?{1..1000000000000000000000000000000000000000000}{brace_expression {1..100000000000000000000000000000000000}"]],
     ["cd --; rm x", ["/w: cd --","/home/u: rm x"]],
     ["rm a\\ b c\\*d", ["/w: rm \"a b\" c*d"]],
     ["rm a\\\nb", ["unparsed: a line continuation inside a word"]],
     ["cat <<EOF\n$(rm a)\nEOF", ["/w: rm a","/w: cat <<"]],
     ["cat <<EOF > f\nbody\nEOF", ["/w: cat << >f"]],
     ["rm x; if", ["unparsed: syntax error near `rm x; if`"]],
+    // Words after a redirection's target are the command's: bash passes them on, tree-sitter files
+    // them under the redirection (was: `rm 2>/dev/null x` read as `rm` alone, removing nothing).
+    ["rm 2>/dev/null x y", ["/w: rm x y >/dev/null"]],
+    ["rm a > f b > g c", ["/w: rm a b c >f >g"]],
+    ["cat 2>&1 x", ["/w: cat x >&1"]],
+    ["cd >/dev/null src; rm *", ["/w: cd src >/dev/null","/w/src: rm *(glob)"]],
+    [">f g rm x", ["/w: g rm x >f"]],
+    ["rm >&- x; cat <&- y; cat <&-", ["/w: rm x >&-","/w: cat y <&-","/w: cat <&-"]],
+    ["cat <<EOF x $(rm a)\nhi\nEOF", ["/w: rm a","/w: cat x ?$(rm a){command substitution $(rm a)} <<"]],
+    ["cat <<EOF > f x\nhi\nEOF", ["/w: cat x << >f"]],
+    ["{ :; } > f x", ["unparsed: words after a redirection of a compound_statement statement"]],
+    ["[[ a ]] > f x", ["unparsed: words after a redirection of a test_command statement"]],
+    // What bash reads otherwise than tree-sitter between two tokens: a carriage return is a character
+    // of a word to bash (`\<CR><LF>` continues nothing: `ls a\<CR><LF>rm x` was read as `ls a rm x`,
+    // read-only, while bash runs `rm x`); a line continuation (or several) with a word's character on
+    // both sides joins them (`rm a\<nl>\<nl>b` removes `ab`; was read as `rm a b`).
+    ["ls a\\\r\nrm x", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
+    ["rm a\r\nrm b", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
+    ["rm \"a\r\" b", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
+    ["rm a\r", ["unparsed: a carriage return between words (bash reads it as part of a word)"]],
+    ["rm 'a\r' \"b\\\r\n\"", ["/w: rm a\r b\\\r\n"]],
+    ["rm a\\\n\\\nb", ["unparsed: a line continuation inside a word"]],
+    ["declare X=a\\\nb; rm $X", ["unparsed: a line continuation inside a word"]],
+    ["echo a >f\\\ng", ["unparsed: a line continuation inside a word"]],
+    ["rm \"a\"\\\n\"b\"", ["unparsed: a line continuation inside a word"]],
+    ["rm a \\\nb c\\\n d", ["/w: rm a b c d"]],
+    ["a &&\\\nb;\\\nc|\\\nd", ["/w: a","/w: b","/w: c","/w: d"]],
+    ["echo $(\\\nls) <\\\nf", ["/w: ls","/w: echo ?$(\\\nls){command substitution $(\\\nls)} <f"]],
     ["echo $(", ["unparsed: syntax error near `$(`"]],
     ["rm \"unterminated", ["unparsed: syntax error near `\"unterminated`"]],
     ["rm ${X", ["unparsed: syntax error near `${X`"]],
@@ -190,6 +225,21 @@ describe("simple commands, words and directories", () => {
   it.each(CASES)("%j", async (line, expected) => {
     await loadBashParser();
     expect(parse(line)).toEqual(expected);
+  });
+
+  it("a word's whole answer: its text, its source, whether it is a pattern and why it is not known", async () => {
+    await loadBashParser();
+    const w = (text: string | null, raw: string, glob = false, why: string | null = null): Word => ({ text, raw, glob, why });
+    expect(parseCommandLine("A= B=$X rm $ *.ts $X ~/a", "/w", "/home/u")).toEqual({
+      ok: true,
+      commands: [{
+        argv: [w("rm", "rm"), w("$", "$"), w("*.ts", "*.ts", true), w(null, "$X", false, "unset or unknown variable $X"), w("/home/u/a", "~/a")],
+        redirects: [],
+        cwd: "/w",
+        env: { A: w("", ""), B: w(null, "$X", false, "unset or unknown variable $X") },
+        text: "A= B=$X rm $ *.ts $X ~/a",
+      }],
+    });
   });
 });
 
@@ -215,6 +265,7 @@ const SHELL_STATE: Case[] = [
     ["A=1 B=2; rm $A$B", ["/w: rm 12"]],
     ["X=a; X+=.txt; rm $X", ["/w: rm a.txt"]],
     ["X+=b; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; X+=$U; rm \"$X\"; X=a; X+=\"$(ls)\"; rm \"$X\"", ["/w: rm ?\"$X\"{unset or unknown variable $X}","/w: ls","/w: rm ?\"$X\"{unset or unknown variable $X}"]],
     ["X=a rm $X", ["/w: X=a rm ?$X{unset or unknown variable $X}"]],
     ["X=a; X+=b cmd; Y+=c cmd", ["/w: X=ab cmd","/w: Y=?Y+=c{Y+= on a value not known} cmd"]],
     ["X=a; X[0]=v; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
@@ -275,6 +326,7 @@ const SHELL_STATE: Case[] = [
     ["popd; rm x", ["/w: popd","?: rm x"]],
     ["builtin cd src; rm x", ["/w: builtin cd src","/w/src: rm x"]],
     ["command cd src; rm x", ["/w: command cd src","/w/src: rm x"]],
+    ["command; builtin; command builtin; rm x", ["/w: command","/w: builtin","/w: command builtin","/w: rm x"]],
     // Code run in this shell (eval, source, .): anything may have changed.
     ["eval x; rm $HOME a *", ["/w: eval x","?: rm ?$HOME{unset or unknown variable $HOME} a ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches}"]],
     ["source f; rm x", ["/w: source f","?: rm x"]],
@@ -300,6 +352,9 @@ const SHELL_STATE: Case[] = [
     ["X=a; for ((;;)); do rm $X; done", ["/w: rm a"]],
     ["for ((ii=0; ii<3; ii++)); do rm $ii; done", ["/w: rm ?$ii{unset or unknown variable $ii}"]],
     ["CDPATH=/etc; cd .x; rm y", ["/w: cd .x","?: rm y"]],
+    ["CDPATH=/etc; cd a/./b; rm y", ["/w: cd a/./b","?: rm y"]],
+    ["CDPATH=/etc; cd src/..; rm y", ["/w: cd src/..","?: rm y"]],
+    ["X=\"a b\"; rm x$X \"x$X\"", ["/w: rm ?x$X{unquoted $X would be split or globbed} \"xa b\""]],
     ["rm \"a\\\nb\"", ["/w: rm ab"]],
     ["diff <(cd src) a; rm x", ["/w: cd src","/w: diff ?<(cd src){command substitution <(cd src)} a","/w: rm x"]],
     ["declare X=a-b; rm $X", ["/w: rm a-b"]],

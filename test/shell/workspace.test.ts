@@ -170,6 +170,31 @@ describe("Workspace.paths: the facts of each touched path", () => {
     expect([...f.values()].map((x) => x.git)).toEqual(["modified", "modified", "dirty", "modified", "modified"]);
   });
 
+  it("a folder is clean only while its walk stays within the bound (20,000 entries by default): one entry more is dirty", () => {
+    expect(new Workspace(root()).maxWalkEntries).toBe(20_000);
+    const ws = rich();
+    // src: x.ts, lib/, lib/y.ts (3 entries, every one tracked and clean); docs: readme.md (1).
+    bash(ws, "git checkout -q -- . && rm -rf src/lib/new.ts");
+    const facts = (bound: number) => {
+      const f = new Workspace(ws, { maxWalkEntries: bound }).paths([`${ws}/src`, `${ws}/docs`]);
+      return [f.get(`${ws}/src`)!.git, f.get(`${ws}/docs`)!.git];
+    };
+    expect(facts(3)).toEqual(["clean", "clean"]);
+    expect(facts(2)).toEqual(["dirty", "clean"]);
+    expect(facts(1)).toEqual(["dirty", "clean"]);
+    expect(facts(0)).toEqual(["dirty", "dirty"]);
+  });
+
+  it("a file with a merge conflict (git's unmerged record) is modified, its folder dirty; the repository dirty", () => {
+    const ws = rich();
+    bash(ws, "git stash -q -u && git checkout -q -b left && mkdir -p conflict && echo left > conflict/c.txt && git add conflict && git commit -qm left && git checkout -q main && mkdir -p conflict && echo right > conflict/c.txt && git add conflict && git commit -qm right && (git merge -q left >/dev/null 2>&1 || true)");
+    expect(bash(ws, "git status --porcelain=v2 -- conflict").startsWith("u ")).toBe(true);
+    const w = new Workspace(ws);
+    const f = w.paths([`${ws}/conflict/c.txt`, `${ws}/conflict`, `${ws}/docs`]);
+    expect([f.get(`${ws}/conflict/c.txt`)!.git, f.get(`${ws}/conflict`)!.git, f.get(`${ws}/docs`)!.git]).toEqual(["modified", "dirty", "clean"]);
+    expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
+  });
+
   it("a path whose git read fails is a WorkspaceReadError, never a default", () => {
     const ws = rich();
     writeFileSync(`${ws}/.git/index`, "garbage");
@@ -207,6 +232,19 @@ describe("Workspace.repo and ref", () => {
     const r = root();
     bash(r, "git init -q -b trunk");
     expect(new Workspace(r).repo(r)).toEqual({ root: r, head: null, branch: "trunk", upstream: null, ahead: null, dirty: false, untracked: false, ignored: false, stashes: 0 });
+  });
+
+  it("a linked worktree (`.git` a file): the stash of the repository it shares is counted, none when there is none", () => {
+    const ws = rich();
+    const wt = `${root()}/wt`;
+    bash(ws, `git worktree add -q '${wt}' -b side`);
+    const w = new Workspace(wt);
+    expect(w.repoOf(wt)).toBe(wt);
+    expect(w.repo(wt)).toMatchObject({ root: wt, branch: "side", dirty: false, stashes: 1 });
+    bash(wt, "git stash clear");
+    w.invalidate();
+    expect(w.repo(wt).stashes).toBe(0);
+    expect(new Workspace(ws).repo(ws).stashes).toBe(0);
   });
 
   it("a ref's target, or null when it does not exist; each read is counted", () => {

@@ -1,0 +1,49 @@
+// find: what `find` changes is judged on the directories it starts from; its options before them and a
+// read-only wrapper in `-exec` were misread (each case below was approved before its fix).
+import { describe, expect, it } from "vitest";
+import { dispatch, useWorkspace, type Case } from "./dispatch-cases.js";
+
+useWorkspace();
+
+const FIND_START_CASES: Case[] = [
+  // `-H`, `-L`, `-P`, `-D DEBUGOPTS`, `-OLEVEL` come before the starting points: the roots were `.` before.
+  ["find -L /tmp/elsewhere -delete", ["fs_remove path=/tmp/elsewhere"]],
+  ["find -H src -delete", ["fs_remove path=@/src"]],
+  ["find -P -O3 src out -delete", ["fs_remove path=@/src", "fs_remove path=@/out"]],
+  ["find -D tree src -delete", ["fs_remove path=@/src"]],
+  ["find -O src -delete", ["fs_remove path=@/src"]],
+  ["find -L -delete", ["fs_remove path=@"]],
+  ["find -L", []],
+  // A test named like an option still starts the expression.
+  ["find -name x -delete", ["fs_remove path=@"]],
+  ["find -Lx src -delete", ["fs_remove path=@"]],
+];
+
+const FIND_EXEC_CASES: Case[] = [
+  // `env` and `command` are read-only alone, but run the command after them on the files find lists.
+  ["find src -exec env rm {} \\;", ["unresolved_argument: find -exec env acts on the files find lists"]],
+  ["find src -execdir command rm {} +", ["unresolved_argument: find -exec command acts on the files find lists"]],
+  ["find src -ok sudo rm {} \\;", ["unresolved_argument: find -exec sudo acts on the files find lists"]],
+  ["find src -exec grep x {} +", []],
+  ["find src -okdir shred {} +", ["fs_remove path=@/src"]],
+  ["find src -exec chmod 600 {} +", ["fs_write path=@/src"]],
+  ["find src -exec sed -i s/a/b/ {} +", ["fs_write path=@/src"]],
+  ["find src -exec mv {} out \\;", ["unresolved_argument: find -exec mv acts on the files find lists"]],
+  ["find src -exec", ["unresolved_argument: find -exec without a command"]],
+  ["find src -exec $X {} \\;", ["unresolved_argument: find -exec without a command"]],
+  ["find src -fprint0 out/list -fls out/ls", ["fs_write path=@/out/list", "fs_write path=@/out/ls"]],
+  ["find src -fprintf out/list %p", ["fs_write path=@/out/list"]],
+  ["find src -fprint", []],
+];
+
+describe("find: the starting points after find's own options", () => {
+  it.each(FIND_START_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+describe("find -exec/-execdir/-ok/-okdir: the command's effect on the roots, a wrapper asked", () => {
+  it.each(FIND_EXEC_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
