@@ -39,7 +39,8 @@ export interface TableInfo {
   name: string;
   /** Quoted for SQL: "main"."t" */
   q: string;
-  kind: "table" | "view" | "index" | "other" | "absent";
+  /** "virtual table" (SQLite CREATE VIRTUAL TABLE: FTS5, R*Tree, …): its rows are its module's code. */
+  kind: "table" | "view" | "index" | "virtual table" | "other" | "absent";
   /** All columns, in order, and those an INSERT may name (not generated). */
   columns: string[];
   insertable: string[];
@@ -122,6 +123,15 @@ export class Catalog {
       return info;
     }
     if (type !== "table") return info;
+    // A virtual table (pragma table_list: "virtual"; its shadow tables are "shadow", plain tables of the
+    // module's storage): a write through it runs its module's code, which the guard does not read (FTS5's
+    // `INSERT INTO f(f) VALUES('delete-all')` empties an external-content index while the rows read
+    // through it stay the same), and its rows are what the module answers.
+    const listed = await this.db.read("SELECT type FROM pragma_table_list(?) WHERE schema = ?", [name, sname]);
+    if (listed[0]?.type !== "table" && listed[0]?.type !== "shadow") {
+      info.kind = "virtual table";
+      return info;
+    }
     const cols = await this.db.read("SELECT name, pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", [name, sname]);
     info.columns = cols.filter((c) => Number(c.hidden) !== 1).map((c) => String(c.name));
     info.insertable = cols.filter((c) => Number(c.hidden) === 0).map((c) => String(c.name));
@@ -146,6 +156,9 @@ export class Catalog {
     }
     info.children = [...byId.values()];
     info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
+    // A TEMP trigger may fire on a table of another schema (lang_createtrigger.html, "Cautions On The Use
+    // Of TEMP Triggers"); it names the table without its schema, so one on any table of this name counts.
+    if (sname !== "temp") for (const r of await this.db.read("SELECT name FROM temp.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", [name])) info.triggers.push({ name: `temp.${String(r.name)}`, events: ["any"] });
     const seq = await this.db.read(`SELECT 1 FROM ${qs}.sqlite_schema WHERE name = 'sqlite_sequence'`);
     if (seq.length > 0) info.sequence = (await this.db.read(`SELECT 1 FROM ${qs}.sqlite_sequence WHERE name = ?`, [name])).length > 0;
     info.definition = (await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY (type = 'table') DESC, (type = 'trigger'), rowid`, [name])).map((r) => String(r.sql));
