@@ -60,10 +60,7 @@ export class RecordingView implements StateView {
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
    * the first one made (the sort is stable). */
   reads(): Read[] {
-    // One entity (the common case): sorted and without repeats already.
-    const one = oneEntitySorted(this.log);
-    if (one !== null) return one;
-    const sorted = this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice());
+    const sorted = oneEntitySorted(this.log) ?? (this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice()));
     // Repeats dropped in place (the sorted array is this call's own copy).
     let n = 0;
     for (let i = 0; i < sorted.length; i++) {
@@ -127,8 +124,8 @@ let orderScratch = new Int32Array(64);
 
 /**
  * The reads sorted as compareReads sorts them (stable), when every read names the same entity and id:
- * existence (slot null) first, then by slot name, compared as ranks; of repeated reads (equal ranks)
- * the first one made. Null otherwise (or past the rank table), for the general sort.
+ * existence (slot null) first, then by slot name, compared as ranks. Null otherwise (or past the rank
+ * table), for the general sort.
  */
 function oneEntitySorted(log: readonly Read[]): Read[] | null {
   const n = log.length;
@@ -157,6 +154,7 @@ function oneEntitySorted(log: readonly Read[]): Read[] | null {
       keys[i] = k;
     }
   }
+  const out: Read[] = new Array<Read>(n);
   const order = orderScratch;
   for (let i = 0; i < n; i++) {
     const key = keys[i];
@@ -169,14 +167,7 @@ function oneEntitySorted(log: readonly Read[]): Read[] | null {
     }
     order[j] = i;
   }
-  // Repeats are neighbours with equal ranks (the sort is stable: the first made comes first): counted,
-  // then skipped while copying, so the answer is made at its length (no string comparisons, no
-  // truncation).
-  let unique = 1;
-  for (let i = 1; i < n; i++) if (keys[order[i]] !== keys[order[i - 1]]) unique++;
-  const out: Read[] = new Array<Read>(unique);
-  out[0] = log[order[0]];
-  for (let i = 1, m = 1; i < n; i++) if (keys[order[i]] !== keys[order[i - 1]]) out[m++] = log[order[i]];
+  for (let i = 0; i < n; i++) out[i] = log[order[i]];
   return out;
 }
 

@@ -62,13 +62,7 @@ export class LayerB implements StateView {
 
   private lookup(entity: string, id: string): SlotRecord | undefined {
     const n = this.recentCount;
-    // Newest first: a check reads one entity's existence and slots in a row, so the entry looked up
-    // last is most often the one asked for again.
-    let k = this.recentNext;
-    for (let i = 0; i < n; i++) {
-      k = k === 0 ? RECENT - 1 : k - 1;
-      if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
-    }
+    for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
     const rec = this.types.get(entity)?.get(id)?.rec;
     const at = this.recentNext;
     this.recentEntity[at] = entity;
