@@ -101,6 +101,16 @@ describe("postgres: rows kept", () => {
     expect((await g.check("TRUNCATE items")).restorePoint).toMatchObject({ tables: ["public.items"] });
   });
 
+  it("TRUNCATE … RESTART IDENTITY of a table that owns a sequence, or with CASCADE over referencing tables, is asked; of one without, kept and undone (regression: the undo put the rows back, said undone, and left the sequence restarted: the next INSERT failed on a duplicate key)", async () => {
+    await fresh("CREATE TABLE s (id serial PRIMARY KEY, v text); INSERT INTO s (v) VALUES ('a'), ('b');");
+    const g = await guard();
+    expect(await g.check("TRUNCATE s RESTART IDENTITY")).toMatchObject({ approved: false, action: "ask", reason: "irreversible", message: "not approved: TRUNCATE … RESTART IDENTITY resets the sequences of public.s, and no restore point holds a sequence's value" });
+    expect(await g.check("TRUNCATE orders RESTART IDENTITY CASCADE")).toMatchObject({ approved: false, reason: "irreversible", message: "not approved: TRUNCATE … RESTART IDENTITY resets the sequences of public.orders and of the tables its CASCADE empties, and no restore point holds a sequence's value" });
+    expect(g.list()).toEqual([]);
+    await roundTrip(g, "TRUNCATE notes RESTART IDENTITY");
+    await roundTrip(g, "TRUNCATE s CONTINUE IDENTITY");
+  });
+
   it("TRUNCATE under escalate keeps no table copy: asked, naming the rows", async () => {
     await fresh();
     const g = await guard({ policy: "escalate" });
