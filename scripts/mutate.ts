@@ -61,7 +61,8 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 },
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
-  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000, coverageAnalysis: "all" }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
+  // sql-guard: per-test coverage since 6 Dec night (h-msql; its two ranges were measured with `all`).
+  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000 }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
   // The SQL guard's other modules (issue 28, h-mutsql): each with its own fast in-process set.
   { name: "sql-parse", file: "src/sql/parse.ts", threshold: 90, coverageAnalysis: "all" }, // 90.6% (6 Dec 19:40)
   { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 95, timeoutMS: 60_000, coverageAnalysis: "all" }, // 95.3% (6 Dec 18:53)
