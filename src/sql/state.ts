@@ -118,7 +118,7 @@ export class Catalog {
       return info;
     }
     if (type === "view") {
-      info.definition = [String((await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE name = ?`, [name]))[0]?.sql)];
+      info.definition = [String((await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE name = ?`, [name]))[0]!.sql)];
       info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ?`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
       return info;
     }
@@ -128,12 +128,14 @@ export class Catalog {
     // `INSERT INTO f(f) VALUES('delete-all')` empties an external-content index while the rows read
     // through it stay the same), and its rows are what the module answers.
     const listed = await this.db.read("SELECT type FROM pragma_table_list(?) WHERE schema = ?", [name, sname]);
-    if (listed[0]?.type !== "table" && listed[0]?.type !== "shadow") {
+    if (listed[0]!.type !== "table" && listed[0]!.type !== "shadow") {
       info.kind = "virtual table";
       return info;
     }
     const cols = await this.db.read("SELECT name, pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", [name, sname]);
-    info.columns = cols.filter((c) => Number(c.hidden) !== 1).map((c) => String(c.name));
+    // hidden: 0 a column, 2 and 3 generated (not insertable); 1 (a virtual table's hidden column) is
+    // not met here: virtual tables were answered above.
+    info.columns = cols.map((c) => String(c.name));
     info.insertable = cols.filter((c) => Number(c.hidden) === 0).map((c) => String(c.name));
     const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => String(c.name));
     info.pk = pk.length > 0 ? pk : null;
@@ -268,7 +270,7 @@ export function decodeSqliteValue(v: unknown): unknown {
   if (v === null || typeof v === "string") return v;
   const o = v as { i?: string; r?: number | string; b?: string };
   if (o.i !== undefined) return BigInt(o.i);
-  if (o.r !== undefined) return typeof o.r === "number" ? o.r : Number(o.r);
+  if (o.r !== undefined) return Number(o.r);
   if (o.b !== undefined) return Buffer.from(o.b, "hex");
   throw new StateError("a corrupted SQLite value in a restore point");
 }
@@ -293,7 +295,7 @@ function pgKeySel(t: TableInfo, alias: string): string {
 }
 
 function sqliteKeys(t: TableInfo, rows: string[]): string[] {
-  return t.pk === null ? rows.map(() => "") : rows.map((r) => keyOf("sqlite", t, r));
+  return t.pk === null ? rows.map(() => "") : rows.map((r) => keyOf(t, r));
 }
 
 /** Every row of a table (the caller has bounded it). */
@@ -349,7 +351,7 @@ export async function readKeys(db: SqlAdapter, t: TableInfo, like: readonly stri
       const row = sqliteRowText(x, t.columns);
       out.rows.push(row);
       out.rids.push("");
-      out.keys.push(keyOf("sqlite", t, row));
+      out.keys.push(keyOf(t, row));
     }
   }
   return out;
@@ -362,7 +364,7 @@ export function fingerprintRows(rows: readonly string[]): string {
 }
 
 /** SQLite: the primary key of a canonical row, as a string (for diffing). */
-export function keyOf(_dialect: "sqlite", t: TableInfo, row: string): string {
+export function keyOf(t: TableInfo, row: string): string {
   const pk = t.pk!;
   const vals = JSON.parse(row) as unknown[];
   return JSON.stringify(pk.map((c) => vals[t.columns.indexOf(c)]));

@@ -89,10 +89,12 @@ describe("Catalog on SQLite", () => {
     expect(await cat.table(rel("f_config"))).toEqual(info({ name: "main.f_config", q: '"main"."f_config"', columns: ["k", "v"], insertable: ["k", "v"], pk: ["k"], definition: ["CREATE TABLE 'f_config'(k PRIMARY KEY, v) WITHOUT ROWID"] }));
   });
 
-  it("a foreign key that names the parent's key implicitly, on a parent without a key, names no parent column", async () => {
+  it("a foreign key that names the parent's key implicitly, on a parent without a key, names no parent column; one that names a UNIQUE column names it", async () => {
     const raw = new Database(":memory:");
-    raw.exec("CREATE TABLE np (a); CREATE TABLE ch (x REFERENCES np ON DELETE CASCADE);");
-    expect((await new Catalog(sqliteAdapter(raw)).table(rel("np"))).children).toEqual([{ table: "main.ch", q: '"main"."ch"', columns: ["x"], parentColumns: [""], onDelete: "cascade", onUpdate: "no_action" }]);
+    raw.exec("CREATE TABLE np (a); CREATE TABLE ch (x REFERENCES np ON DELETE CASCADE); CREATE TABLE u (id INTEGER PRIMARY KEY, code TEXT UNIQUE); CREATE TABLE uc (c TEXT REFERENCES u (code) ON UPDATE CASCADE);");
+    const cat = new Catalog(sqliteAdapter(raw));
+    expect((await cat.table(rel("np"))).children).toEqual([{ table: "main.ch", q: '"main"."ch"', columns: ["x"], parentColumns: [""], onDelete: "cascade", onUpdate: "no_action" }]);
+    expect((await cat.table(rel("u"))).children).toEqual([{ table: "main.uc", q: '"main"."uc"', columns: ["c"], parentColumns: ["code"], onDelete: "no_action", onUpdate: "cascade" }]);
   });
 
   it("an attached database by its name; an unknown schema and a name a temporary relation shadows are errors", async () => {
@@ -100,6 +102,7 @@ describe("Catalog on SQLite", () => {
     raw.exec("ATTACH ':memory:' AS aux; CREATE TABLE aux.t (id INTEGER PRIMARY KEY); CREATE TEMP TABLE tmp (a); CREATE TABLE main.tmp (a);");
     expect(await cat.table(rel("t", "AUX"))).toMatchObject({ name: "aux.t", q: '"aux"."t"', kind: "table", pk: ["id"] });
     await expect(cat.table(rel("t", "nowhere"))).rejects.toThrow(new StateError("no attached database `nowhere`"));
+    await expect(cat.table(rel("t", "nowhere"))).rejects.toMatchObject({ name: "StateError" });
     await expect(cat.table(rel("TMP"))).rejects.toThrow(new StateError("TMP is also a temporary relation: which one the statement means is not judged"));
     // Named with its schema, the main table is meant.
     expect(await cat.table(rel("tmp", "main"))).toMatchObject({ name: "main.tmp", kind: "table" });
@@ -162,7 +165,7 @@ describe("rows on SQLite", () => {
     // By the key of canonical rows (a changed non-key column is read as it is now; a gone key reads nothing).
     raw.exec("UPDATE p SET a = a WHERE a = 3");
     expect(await readKeys(db, p, ['[{"i":"3"},"x"]', '[{"i":"2"},"other"]', '[{"i":"7"},"x"]'])).toEqual({ rows: ['[{"i":"3"},"x"]'], rids: [""], keys: ['["x",{"i":"3"}]'] });
-    expect(keyOf("sqlite", p, '[{"i":"2"},"y"]')).toBe('["y",{"i":"2"}]');
+    expect(keyOf(p, '[{"i":"2"},"y"]')).toBe('["y",{"i":"2"}]');
   });
 
   it("fingerprintRows depends on the rows, not their order", () => {
