@@ -60,6 +60,19 @@ export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] =
     if (typeof x !== "string" || x === "") throw new Error("a read-only command name is not a non-empty string");
     readOnly.add(x);
   }
+  const strings = (x: unknown): boolean => x === undefined || (Array.isArray(x) && x.every((s) => typeof s === "string" && s !== ""));
+  for (const [name, u] of Object.entries(j.readOnlyUnless as Record<string, unknown>)) {
+    const e = u as Record<string, unknown> | null;
+    const known = ["options", "optionsWithValue", "operands", "words", "operandPrefix"];
+    if (
+      e === null || typeof e !== "object" || Array.isArray(e) || Object.keys(e).some((k) => !known.includes(k)) ||
+      !strings(e.options) || !strings(e.optionsWithValue) || !strings(e.words) ||
+      (e.operands !== undefined && !(Number.isInteger(e.operands) && (e.operands as number) >= 0)) ||
+      (e.operandPrefix !== undefined && (typeof e.operandPrefix !== "string" || e.operandPrefix === ""))
+    ) {
+      throw new Error(`readOnlyUnless.${name} is not { options, optionsWithValue, words: names; operands: a count; operandPrefix: a string }`);
+    }
+  }
   return { readOnly, readOnlyUnless: j.readOnlyUnless as Catalogue["readOnlyUnless"], wrappers: j.wrappers as Catalogue["wrappers"], commands: j.commands as Catalogue["commands"] };
 }
 
@@ -111,6 +124,9 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     }
     if (w.text === "") continue;
     const base = cwd ?? "/";
+    // A trailing slash resolves through a final symbolic link (POSIX: as if `/.` were appended):
+    // `rm -r link/` removes what is in the link's target directory, not the link.
+    const through = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
     if (w.glob) {
       const g = expandGlob(w.text, base);
       if (g.over) {
@@ -118,11 +134,11 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        res.push(...g.matches);
+        res.push(...g.matches.map(through));
         continue;
       }
     }
-    res.push(joinPath(base, w.text));
+    res.push(through(joinPath(base, w.text)));
   }
   return res;
 }
@@ -163,6 +179,11 @@ function redirects(ctx: Ctx, rs: Redirect[], cwd: string | null, source: string)
     // `2>&1`, `>&2`: a descriptor, not a file (`<&3` reads; `>&-` closes and has no target).
     if (r.op === ">&" && r.target.text !== null && /^(\d+|-)$/.test(r.target.text)) continue;
     if (r.target.text !== null && DEVICES.test(r.target.text)) continue;
+    // bash opens a network connection for /dev/tcp/HOST/PORT and /dev/udp/…: what is written leaves the machine.
+    if (r.target.text !== null && /^\/dev\/(tcp|udp)\//.test(r.target.text)) {
+      call(ctx, "remote_write", { command: `${source} ${r.op} ${r.target.raw}`.slice(0, 200) }, source);
+      continue;
+    }
     if (r.target.glob) {
       problem(ctx, "unresolved_argument", `${r.target.raw}: a glob as a redirection target`, source);
       continue;
@@ -225,8 +246,37 @@ const has = (opts: string[], ...names: string[]): boolean => names.some((n) => o
 /** The missing ancestors `mkdir -p` may create in one path before the line is asked instead. */
 const MAX_MKDIR_CHAIN = 64;
 
+/** Variables that make a command load or run other code, or read another configuration, repository
+ * or program than the one judged (`LD_PRELOAD=./x.so ls`, `PATH=.:$PATH ls`, `GIT_EXTERNAL_DIFF=./x git
+ * diff`, `HOME=/tmp/x git status` with that home's .gitconfig, `BASH_ENV=./x bash -c ls`). A pager,
+ * editor or browser variable set to `cat`, `less`, `more` or nothing runs no other code. */
+const CODE_VARIABLES = new Set([
+  "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "SHELL", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+  "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
+  "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+]);
+const GIT_HARMLESS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(TERMINAL_PROMPT|OPTIONAL_LOCKS)$/;
+const PROGRAM_VARIABLE = /^(PAGER|EDITOR|VISUAL|BROWSER)$|_(PAGER|EDITOR|BROWSER)$/;
+const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "more"]);
+
+/** Why a variable set for a command may change what it does (null when it cannot). */
+function codeVariable(name: string, value: Word): string | null {
+  // A PATH of the system's own directories only (`env -i PATH=/bin cmd`) finds the programs judged.
+  if (name === "PATH" && value.text !== null && value.text.split(":").every((d) => /^(\/usr(\/local)?)?\/s?bin$/.test(d))) return null;
+  if (PROGRAM_VARIABLE.test(name)) return value.text !== null && HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
+  if (CODE_VARIABLES.has(name) || /^(LD|DYLD)_/.test(name) || /^npm_config_/i.test(name) || (name.startsWith("GIT_") && !GIT_HARMLESS.test(name))) return `${name} changes the code or configuration it loads`;
+  return null;
+}
+
 function simple(ctx: Ctx, c: SimpleCommand): void {
   ctx.out.commands++;
+  if (c.argv.length > 0) {
+    for (const [name, value] of Object.entries(c.env)) {
+      const why = codeVariable(name, value);
+      if (why !== null) problem(ctx, "unknown_effect", `${c.argv[0]!.raw}: ${why}`, c.text);
+    }
+  }
   redirects(ctx, c.redirects, c.cwd, c.text);
   run(ctx, c.argv, c.cwd, c.text);
   // A `cd` that fails leaves the commands after it where they were (`cd build; rm -rf *`): its
@@ -337,6 +387,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         continue;
       }
       if (wrap.assignments === true && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+        const eq = t.indexOf("=");
+        const why = codeVariable(t.slice(0, eq), { ...rest[i]!, text: t.slice(eq + 1) });
+        if (why !== null) problem(ctx, "unknown_effect", `${name}: ${why}`, source);
         i++;
         continue;
       }
@@ -380,7 +433,12 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_remove", { path: p }, source);
+      if (ps === null) return;
+      for (const p of ps) {
+        call(ctx, "fs_remove", { path: p }, source);
+        // shred overwrites the file a link points to (and with -u removes the link).
+        if (name === "shred" && followLinks(p) !== p) call(ctx, "fs_write", { path: followLinks(p) }, source);
+      }
       return;
     }
     case "write": {
@@ -394,7 +452,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         const v = optValues.get(o);
         if (v === undefined) continue;
         const ps = paths(ctx, [v], cwd, source);
-        if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+        if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       }
       if ((entry.outputOptions ?? []).some((o) => opts.includes(o) && !optValues.has(o))) problem(ctx, "unresolved_argument", `${name}: an output option without a value`, source);
       return;
@@ -440,6 +498,11 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         problem(ctx, "unresolved_argument", `${name}: no source or destination`, source);
         return;
       }
+      // `cp --parents src/x.ts out` writes out/src/x.ts (the source's path under the destination).
+      if (has(opts, "--parents")) {
+        problem(ctx, "unknown_effect", `${name} --parents: writes the sources' whole paths under the destination`, source);
+        return;
+      }
       const dest = paths(ctx, [destWord], cwd, source);
       if (dest === null || dest.length !== 1) {
         if (dest !== null) problem(ctx, "unresolved_argument", `${name}: the destination matches ${dest.length} paths`, source);
@@ -451,9 +514,12 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         if (srcs !== null) problem(ctx, "unresolved_argument", `${name}: a source is not known`, source);
         return;
       }
-      const intoDir = target !== undefined || srcs.length > 1 || (isDirectory(dest[0]!) && !has(opts, "-T", "--no-target-directory"));
+      // A destination that is a directory, or a link to one (cp, mv and ln follow it: `mv a dl` with dl ->
+      // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names.
+      const intoDir = target !== undefined || srcs.length > 1 || (isDirectoryNow(dest[0]!) && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
+      const into = intoDir ? followLinks(dest[0]!) : dest[0]!;
       for (const s of srcs as string[]) {
-        const d = intoDir ? joinPath(dest[0]!, basename(s)) : dest[0]!;
+        const d = intoDir ? joinPath(into, basename(s)) : into;
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
         else if (entry.effect === "copy") call(ctx, "fs_write", { path: followLinks(d) }, source);
         else call(ctx, "fs_write", { path: d }, source);
@@ -482,7 +548,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       if (!inPlace) return;
       const files = scriptOptions ? ops : ops.slice(1);
       const ps = paths(ctx, files, cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      // sed -i replaces a symbolic link by a file; with --follow-symlinks it writes the link's target.
+      const follow = has(opts, "--follow-symlinks");
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: follow ? followLinks(p) : p }, source);
       return;
     }
     case "find":
@@ -584,6 +652,11 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     roots.push(args[i]!);
     i++;
   }
+  // `-files0-from FILE` reads the starting points from FILE: not `.`.
+  if (args.some((w) => w.text === "-files0-from")) {
+    problem(ctx, "unresolved_argument", "find -files0-from: the starting points are read from a file", source);
+    return;
+  }
   const rootPaths = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
   if (rootPaths === null) return;
   for (; i < args.length; i++) {
@@ -617,11 +690,14 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
       const w = args[i + 1];
       if (w === undefined) continue;
       const ps = paths(ctx, [w], cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       i++;
     }
   }
 }
+
+/** `git -c` settings that run nothing (identity, colours, advice, display). */
+const GIT_HARMLESS_SETTING = /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|core\.(quotepath|abbrev)|safe\.directory|init\.defaultbranch|column\.ui|pull\.(rebase|ff)|i18n\.[\w.-]+|log\.(date|decorate|abbrevcommit)|diff\.(renames|algorithm|colormoved|noprefix|mnemonicprefix)|merge\.conflictstyle|format\.pretty)$/i;
 
 const GIT_READ = new Set([
   "status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame", "grep", "describe",
@@ -659,6 +735,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       dir = joinPath(dir, d.text);
       i += 2;
     } else if (t === "-c") {
+      // `git -c diff.external=./x diff`, `-c core.fsmonitor=./x status`, `-c core.pager=…`: a setting
+      // may run a command in any subcommand; only settings that run nothing pass.
+      const v = args[i + 1]?.text;
+      if (v === null || (v !== undefined && !GIT_HARMLESS_SETTING.test(v.split("=")[0]!))) {
+        problem(ctx, "unknown_effect", `git -c ${v ?? args[i + 1]!.raw}: a setting that may run a command`, source);
+        return;
+      }
       i += 2;
     } else if (t === "--no-pager" || t === "--paginate" || t === "-p" || t === "--no-optional-locks" || t === "-P" || t === "--bare" || t === "--literal-pathspecs") {
       i++;
@@ -673,6 +756,10 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   const rest = args.slice(i + 1);
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
+    // The reading commands' options that write a file or run a program.
+    const writes = rest.find((w) => w.text === null || /^--(output|output-directory|open-files-in-pager|upload-pack)(=|$)|^-O/.test(w.text) || (sub === "format-patch" && w.text === "-o"));
+    if (writes !== undefined) problem(ctx, "unknown_effect", `git ${sub} ${writes.raw}: writes a file or runs a program`, source);
+    else if (sub === "format-patch" && !rest.some((w) => w.text === "--stdout")) problem(ctx, "unknown_effect", "git format-patch writes patch files", source);
     return;
   }
   const { opts, ops, optValues, values } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
@@ -694,14 +781,21 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         if (text.includes(null)) problem(ctx, "unresolved_argument", "git branch -d: a branch name is not known", source);
         return;
       }
-      if (has(opts, "-m", "-M", "--move")) {
+      // -m moves a branch (-M over an existing one); -c copies it (-C over an existing one).
+      const copy = has(opts, "-c", "-C", "--copy");
+      if (copy || has(opts, "-m", "-M", "--move")) {
         const [a, b] = text.length === 1 ? [null, text[0]] : [text[0], text[1]];
-        if (b === undefined || b === null || a === null) {
-          problem(ctx, "unresolved_argument", "git branch -m: the old or new name is not known (the current branch)", source);
+        if (b === undefined || b === null || (a === null && !copy)) {
+          problem(ctx, "unresolved_argument", `git branch ${copy ? "-c" : "-m"}: the old or new name is not known (the current branch)`, source);
           return;
         }
-        gitCall("git_ref_delete", { ref: `refs/heads/${a}` }, source);
+        if (!copy) gitCall("git_ref_delete", { ref: `refs/heads/${a}` }, source);
+        if (has(opts, "-M", "-C", "-f", "--force")) gitCall("git_ref_delete", { ref: `refs/heads/${b}` }, source);
         gitCall("git_ref_add", { ref: `refs/heads/${b}` }, source);
+        return;
+      }
+      if (has(opts, "-u", "--set-upstream-to", "--unset-upstream", "--edit-description")) {
+        problem(ctx, "unknown_effect", "git branch: changes the branch's configuration (upstream, description)", source);
         return;
       }
       if (ops.length === 0 || has(opts, "-a", "-r", "-l", "--list", "-v", "-vv", "--show-current", "--contains", "--merged", "--no-merged", "--format", "--sort", "--points-at")) return;
@@ -794,6 +888,15 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       if (t0 === "." || (ops.length >= 1 && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
         const ps = pathList(ops);
         if (ps !== null) for (const p of ps) trackedWrite(p, []);
+        return;
+      }
+      // `git checkout <tree-ish> <paths>…` (no `--`): only one branch can be switched to, so with more
+      // operands the first is a tree and the others are paths written from it (and staged).
+      if (ops.length >= 2) {
+        const ps = pathList(ops.slice(1));
+        if (ps === null) return;
+        for (const p of ps) trackedWrite(p, [t0]);
+        gitCall("git_stage", { paths: ps }, source);
         return;
       }
       gitCall("git_switch", { target: t0 }, source);
@@ -892,13 +995,30 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "cherry-pick":
     case "revert":
     case "am":
+      // `--abort`/`--skip`/`--quit` throw away the resolution in progress; `rebase -x CMD` runs CMD.
+      if (has(opts, "--abort", "--skip", "--quit")) {
+        problem(ctx, "unknown_effect", `git ${sub} ${opts.find((o) => o === "--abort" || o === "--skip" || o === "--quit")}: discards the work tree's resolution in progress`, source);
+        return;
+      }
+      if (sub === "rebase" && has(opts, "-x", "--exec")) {
+        problem(ctx, "unknown_effect", "git rebase --exec runs a command whose effect is not known", source);
+        return;
+      }
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     case "pull":
+      if (has(opts, "--upload-pack")) {
+        problem(ctx, "unknown_effect", "git pull --upload-pack runs a command whose effect is not known", source);
+        return;
+      }
       gitCall("git_fetch", {}, source);
       gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
       return;
     case "fetch":
+      if (has(opts, "--upload-pack")) {
+        problem(ctx, "unknown_effect", "git fetch --upload-pack runs a command whose effect is not known", source);
+        return;
+      }
       gitCall("git_fetch", {}, source);
       return;
     case "push":
@@ -916,6 +1036,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     }
     case "clone": {
+      // A command run for the transfer, hooks from a template, settings (`core.fsmonitor`, …).
+      const runs = opts.find((o) => ["-u", "--upload-pack", "--template", "-c", "--config"].includes(o));
+      if (runs !== undefined) {
+        problem(ctx, "unknown_effect", `git clone ${runs}: runs a command or hook whose effect is not known`, source);
+        return;
+      }
       const url = text[0];
       const d = text[1] ?? (url ? basename(url).replace(/\.git$/, "") : null);
       if (d === null || d === undefined || where === null) {
@@ -933,7 +1059,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "reflog":
       // Listing and reading only. `-v` lists only alone (`git remote -v remove o` removes o); the
       // read options are git config's.
-      if (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l"))) return;
+      // `git config -e` opens the file in an editor.
+      const edits = sub === "config" && has(opts, "-e", "--edit");
+      if (!edits && (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l")))) return;
       problem(ctx, "unknown_effect", `git ${sub} ${text[0] ?? ""}: changes configuration or refs the ontology does not model`, source);
       return;
     default:
@@ -1020,8 +1148,8 @@ function fromVerb(rest: Word[], global: { value: readonly string[]; flags: reado
 }
 
 /** Options of curl and wget that name a file they write besides the download. */
-const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"];
-const WGET_FILES = ["-o", "--output-file", "-a", "--append-output"];
+const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"];
+const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cookies", "--rejected-log", "--hsts-file"];
 
 /** Commands whose first word names a group of verbs. */
 const DOCKER_GROUPS = new Set(["container", "image", "network", "volume", "system", "context", "builder", "plugin", "node", "service", "stack", "secret", "config", "compose", "manifest", "trust", "buildx"]);
@@ -1045,29 +1173,50 @@ function remoteFileName(url: string): string {
 function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
-    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", ...WGET_FILES]);
+    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
     const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
-    const out = name === "curl" ? (o.optValues.get("-o") ?? o.optValues.get("--output")) : (o.optValues.get("-O") ?? o.optValues.get("--output-document"));
-    if (out !== undefined && out.text !== "-") {
-      const ps = paths(ctx, [out], cwd, source);
-      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
-    } else if (out === undefined && (name === "wget" || has(o.opts, "-O", "--remote-name"))) {
-      const url = o.ops[o.ops.length - 1]?.text;
-      if (url === undefined || url === null || cwd === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
-      else call(ctx, "fs_write", { path: joinPath(cwd, remoteFileName(url)) }, source);
+    // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
+    // name (recursive, from the server's headers, from a list): not known.
+    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file"]).includes(x));
+    if (unknown !== undefined) {
+      problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
+      return;
+    }
+    // Every output file (`curl -o a U1 -o b U2`), under the output directory (`curl --output-dir D`,
+    // `wget -P D`); without one, the URL's own name (wget, `curl -O`) for each URL.
+    const dirWord = o.optValues.get(name === "curl" ? "--output-dir" : "-P") ?? o.optValues.get("--directory-prefix");
+    const base = dirWord === undefined ? [cwd] : paths(ctx, [dirWord], cwd, source);
+    if (base === null) return;
+    const outs = o.values.filter(([x]) => (name === "curl" ? x === "-o" || x === "--output" : x === "-O" || x === "--output-document")).map(([, w]) => w);
+    for (const out of outs) {
+      if (out.text === "-") continue;
+      const ps = paths(ctx, [out], base[0]!, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
+    }
+    if (outs.length === 0 && (name === "wget" || has(o.opts, "-O", "--remote-name", "--remote-name-all"))) {
+      const urls = o.ops.some((w) => w.text !== null && w.text.includes("://")) ? o.ops.filter((w) => w.text === null || w.text.includes("://")) : o.ops.slice(-1);
+      if (urls.length === 0 || urls.some((w) => w.text === null) || base[0] === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
+      else for (const u of urls) call(ctx, "fs_write", { path: followLinks(joinPath(base[0]!, remoteFileName(u.text!))) }, source);
     }
     // The files their logging options write (headers, cookies, traces, wget's log).
     for (const opt of name === "curl" ? CURL_FILES : WGET_FILES) {
       const v = o.optValues.get(opt);
       if (v === undefined || v.text === "-") continue;
       const ps = paths(ctx, [v], cwd, source);
-      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     }
     return;
   }
   if (name === "scp" || name === "rsync") {
+    // A program run locally for the transfer (`scp -S`, `-o ProxyCommand=…`, `-F` config, `rsync -e`),
+    // sources removed, or files named elsewhere: not known.
+    const runs = opts.find((x) => (name === "scp" ? ["-S", "-o", "-F"] : ["-e", "--rsh", "--remove-source-files", "--files-from", "--write-batch", "--only-write-batch", "--log-file", "--backup-dir"]).includes(x));
+    if (runs !== undefined) {
+      problem(ctx, "unknown_effect", `${name} ${runs}: runs a program or changes files the dispatcher cannot name`, source);
+      return;
+    }
     const dest = ops[ops.length - 1];
     if (dest === undefined || dest.text === null) {
       problem(ctx, "unresolved_argument", `${name}: the destination is not known`, source);
@@ -1110,7 +1259,12 @@ const ENV_READ_ONLY_WITH: Record<string, { words: readonly string[]; options: re
 const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
 
 function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: string[], source: string): void {
-  if (ops.length === 0 && (opts.length === 0 || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
+  // `yarn` alone installs the project's dependencies (the others print their help).
+  if (ops.length === 0 && ((opts.length === 0 && name !== "yarn") || has(opts, "--version", "-v", "-V", "--help", "-h"))) return;
+  if (ops.length === 0 && name === "yarn" && opts.length === 0) {
+    call(ctx, "env_change", { command: source.slice(0, 200) }, source);
+    return;
+  }
   const sub = ops[0]?.text;
   if (sub === null || sub === undefined) {
     problem(ctx, "unresolved_argument", `${name}: the subcommand is not known`, source);

@@ -120,6 +120,34 @@ describe("polar's entries and the user's", () => {
     expect("Stop" in hooks).toBe(false);
   });
 
+  test("a command of the user's that only mentions polar-hook (a wrapper, a logger) or an http hook to another loopback route is the user's: kept by init and --remove", () => {
+    const user = [
+      { type: "command", command: "/home/me/bin/polar-hook-wrapper.sh claude-code" },
+      { type: "command", command: "'/home/me/bin/my-polar-hook' claude-code" },
+      { type: "command", command: "echo polar-hook >> ~/hooks.log" },
+      { type: "command", command: "/opt/polar/bin/polar-hook claude-code && notify-send done" },
+      { type: "command", command: "/opt/polar/bin/polar-hook cursor" },
+      { type: "command", command: "polar-hook" },
+      { type: "command", command: "sudo /opt/polar/bin/polar-hook claude-code" },
+      { type: "http", url: "http://127.0.0.1:8080/http/audit" },
+      { type: "http", url: "http://proxy.local/?to=http://127.0.0.1:4000/http/claude-code" },
+    ];
+    const polar = [
+      { type: "command", command: "polar-hook codex" },
+      { type: "command", command: "'/opt/polar guard/bin/polar-hook' gemini" },
+      { type: "command", command: hookCommand("/it's/polar-hook", "claude-code") },
+      { type: "http", url: "http://127.0.0.1:4000/http/gemini" },
+    ];
+    const file = fileWith(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [...user, ...polar] }] } }));
+    expect(installed(file)).toBe(true);
+    installHooks("claude-code", file, SCRIPT);
+    const hooks = read(file).hooks as Record<string, Array<{ hooks: unknown[] }>>;
+    expect(hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: user });
+    expect(removeHooks(file).removed).toBe(true);
+    expect(read(file)).toEqual({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: user }] } });
+    expect(installed(file)).toBe(false);
+  });
+
   test("--remove: polar's entries go, an event left empty goes, `hooks` left empty goes; nothing of polar's: nothing written", () => {
     const file = fileWith(JSON.stringify({ model: "x", hooks: { Stop: [{ hooks: [{ type: "command", command: "notify" }] }] } }));
     installHooks("claude-code", file, SCRIPT);

@@ -26,6 +26,8 @@ export function useWorkspace(): void {
     }
     mkdirSync(`${ws}/sub`);
     symlinkSync("a.txt", `${ws}/link`);
+    symlinkSync("src", `${ws}/srclink`);
+    symlinkSync("srclink", `${ws}/srclink2`);
   });
   afterAll(() => rmSync(ws, { recursive: true, force: true }));
 }

@@ -17,6 +17,9 @@ const FIND_START_CASES: Case[] = [
   // A test named like an option still starts the expression.
   ["find -name x -delete", ["fs_remove path=@"]],
   ["find -Lx src -delete", ["fs_remove path=@"]],
+  // The starting points read from a file (GNU find 4.9): they were `.`.
+  ["find -files0-from list -delete", ["unresolved_argument: find -files0-from: the starting points are read from a file"]],
+  ["find -L -files0-from list -name x", ["unresolved_argument: find -files0-from: the starting points are read from a file"]],
 ];
 
 const FIND_EXEC_CASES: Case[] = [

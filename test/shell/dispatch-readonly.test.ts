@@ -150,6 +150,29 @@ describe("the catalogue's readOnlyUnless", () => {
     for (const bad of [undefined, null, "yq"]) expect(() => parseCatalogue({ ...CATALOGUE_JSON, readOnlyUnless: bad })).toThrow("the command catalogue is not polar-shell-commands/1");
   });
 
+  it.each([
+    ["not an object", 1],
+    ["null", null],
+    ["a list", ["-i"]],
+    ["an unknown field", { option: ["-i"] }],
+    ["options not a list", { options: "-i" }],
+    ["an empty option", { options: [""] }],
+    ["optionsWithValue not names", { optionsWithValue: [3] }],
+    ["words not a list", { words: "set" }],
+    ["a negative operand count", { operands: -1 }],
+    ["a fractional operand count", { operands: 1.5 }],
+    ["operands not a number", { operands: "1" }],
+    ["an empty operand prefix", { operandPrefix: "" }],
+    ["an operand prefix not a string", { operandPrefix: 1 }],
+  ])("refuses an entry that is %s", (_, entry) => {
+    expect(() => parseCatalogue({ ...CATALOGUE_JSON, readOnlyUnless: { yq: entry } })).toThrow("readOnlyUnless.yq is not { options, optionsWithValue, words: names; operands: a count; operandPrefix: a string }");
+  });
+
+  it("takes every field, each optional", () => {
+    const entry = { options: ["-i"], optionsWithValue: ["-n"], operands: 0, words: ["set"], operandPrefix: "+" };
+    expect(parseCatalogue({ ...CATALOGUE_JSON, readOnlyUnless: { yq: entry, tree: {} } }).readOnlyUnless).toEqual({ yq: entry, tree: {} });
+  });
+
   it("names only read-only commands", () => {
     const c = parseCatalogue(CATALOGUE_JSON);
     expect(Object.keys(c.readOnlyUnless).filter((n) => !c.readOnly.has(n))).toEqual([]);

@@ -71,6 +71,10 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["npm ls -g --depth 0", []],
   ["npm --json outdated", []],
   ["go vet ./...", []],
+  // `yarn` alone is `yarn install` (was approved as printing help).
+  ["yarn", [env("yarn")]],
+  ["yarn --version", []],
+  ["pnpm", []],
   ["npm config set", [env("npm config set")]],
   ["npm config get registry --location=global", [env("npm config get registry --location=global")]],
   ["go env GOPATH -w", [env("go env GOPATH -w")]],
@@ -85,6 +89,64 @@ describe("gh, docker, kubectl: the verb after the global options", () => {
 
 describe("package managers: read-only verbs only with the words that keep them reads", () => {
   it.each(ENVIRONMENT_VERB_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+// curl and wget: every file they write, under their output directory; downloads whose names the
+// dispatcher cannot give, and options from a file, are asked. Each was judged as one file in the
+// working directory, or not at all (`curl -o a U1 -o b U2` kept only b; `wget -P out U` wrote ./U's name).
+const DOWNLOAD_CASES: Case[] = [
+  ["curl -o a.txt https://x.test/1 -o b.txt https://x.test/2", ["fs_write path=@/a.txt", "fs_write path=@/b.txt"]],
+  ["curl --output-dir out -o f https://x.test/1", ["fs_write path=@/out/f"]],
+  ["curl --output-dir out -O https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
+  ["curl -O https://x.test/a.tgz -O https://x.test/b.tgz", ["fs_write path=@/a.tgz", "fs_write path=@/b.tgz"]],
+  ["curl --remote-name-all https://x.test/a https://x.test/b", ["fs_write path=@/a", "fs_write path=@/b"]],
+  ["curl -O -x proxy:8080 https://x.test/f.tgz", ["fs_write path=@/f.tgz"]],
+  ["curl -OJ https://x.test/get", ["unknown_effect: curl -J: reads options or writes files the dispatcher cannot name"]],
+  ["curl -K opts.cfg https://x.test/", ["unknown_effect: curl -K: reads options or writes files the dispatcher cannot name"]],
+  ["curl --libcurl code.c https://x.test/", ["fs_write path=@/code.c"]],
+  ["curl -o - https://x.test/", []],
+  ["curl https://x.test/", []],
+  ["wget -P out https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
+  ["wget --directory-prefix=out https://x.test/", ["fs_write path=@/out/index.html"]],
+  ["wget https://x.test/a.tgz https://x.test/b.tgz", ["fs_write path=@/a.tgz", "fs_write path=@/b.tgz"]],
+  ["wget x.test/f.tgz", ["fs_write path=@/f.tgz"]],
+  ["wget -O a.txt -O b.txt https://x.test/", ["fs_write path=@/a.txt", "fs_write path=@/b.txt"]],
+  ["wget -r https://x.test/", ["unknown_effect: wget -r: reads options or writes files the dispatcher cannot name"]],
+  ["wget --mirror https://x.test/", ["unknown_effect: wget --mirror: reads options or writes files the dispatcher cannot name"]],
+  ["wget --content-disposition https://x.test/get", ["unknown_effect: wget --content-disposition: reads options or writes files the dispatcher cannot name"]],
+  ["wget -i urls.txt", ["unknown_effect: wget -i: reads options or writes files the dispatcher cannot name"]],
+  ["wget -e robots=off https://x.test/", ["unknown_effect: wget -e: reads options or writes files the dispatcher cannot name"]],
+  ["wget --save-cookies c.txt -O - https://x.test/", ["fs_write path=@/c.txt"]],
+  ["wget -P $D https://x.test/f", ["unresolved_argument: $D: unset or unknown variable $D"]],
+  ["wget https://x.test/f $U", ["unresolved_argument: wget: the file it writes is not known"]],
+];
+
+describe("curl and wget: every file they write, under their output directory", () => {
+  it.each(DOWNLOAD_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+// scp and rsync: a program run locally for the transfer, sources removed, files named elsewhere (each
+// was judged as writing the destination only).
+const TRANSFER_CASES: Case[] = [
+  ["scp -o ProxyCommand='rm a.txt' h:f .", ["unknown_effect: scp -o: runs a program or changes files the dispatcher cannot name"]],
+  ["scp -S ./x h:f out", ["unknown_effect: scp -S: runs a program or changes files the dispatcher cannot name"]],
+  ["scp -F cfg h:f out", ["unknown_effect: scp -F: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -e 'rm a.txt' a.txt h:b", ["unknown_effect: rsync -e: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --rsh=./x a.txt h:b", ["unknown_effect: rsync --rsh: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --remove-source-files a.txt out", ["unknown_effect: rsync --remove-source-files: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --files-from=list . out", ["unknown_effect: rsync --files-from: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --log-file=log a.txt out", ["unknown_effect: rsync --log-file: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -av a.txt out", ["fs_write path=@/out"]],
+  ["scp a.txt h:b", ["remote_write command=scp a.txt h:b"]],
+  ["scp -P 22 h:f out", ["fs_write path=@/out"]],
+];
+
+describe("scp and rsync: programs run for the transfer and files changed elsewhere are asked", () => {
+  it.each(TRANSFER_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
   });
 });

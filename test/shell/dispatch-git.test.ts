@@ -1,0 +1,108 @@
+// git and the variables set for a command: what makes a reading command run a program or write a file,
+// and the git forms that were read as something else. Each case marked "approved" or "read as" was so
+// before its fix.
+import { describe, expect, it } from "vitest";
+import { dispatch, useWorkspace, type Case } from "./dispatch-cases.js";
+
+useWorkspace();
+
+const GIT_CASES: Case[] = [
+  // `git -c` settings run commands in any subcommand (approved as reads).
+  ["git -c diff.external=./x diff", ["unknown_effect: git -c diff.external=./x: a setting that may run a command"]],
+  ["git -c core.fsmonitor=./x status", ["unknown_effect: git -c core.fsmonitor=./x: a setting that may run a command"]],
+  ["git -c core.pager='rm a.txt' log", ["unknown_effect: git -c core.pager=rm a.txt: a setting that may run a command"]],
+  ["git -c alias.x='!rm a.txt' x", ["unknown_effect: git -c alias.x=!rm a.txt: a setting that may run a command"]],
+  ["git -c \"$S\" log", ["unknown_effect: git -c \"$S\": a setting that may run a command"]],
+  ["git -c a=b commit -m x", ["unknown_effect: git -c a=b: a setting that may run a command"]],
+  ["git -c color.ui=never -c core.quotepath=off -c User.Email=x@y log", []],
+  ["git -c safe.directory='*' status", []],
+  ["git -c", []],
+  // Reading commands' options that write a file or run a program (approved as reads).
+  ["git diff --output=a.txt", ["unknown_effect: git diff --output=a.txt: writes a file or runs a program"]],
+  ["git log --output a.txt", ["unknown_effect: git log --output: writes a file or runs a program"]],
+  ["git grep -O./x foo", ["unknown_effect: git grep -O./x: writes a file or runs a program"]],
+  ["git grep --open-files-in-pager=./x foo", ["unknown_effect: git grep --open-files-in-pager=./x: writes a file or runs a program"]],
+  ["git ls-remote --upload-pack=./x .", ["unknown_effect: git ls-remote --upload-pack=./x: writes a file or runs a program"]],
+  ["git format-patch -1", ["unknown_effect: git format-patch writes patch files"]],
+  ["git format-patch -o out -1", ["unknown_effect: git format-patch -o: writes a file or runs a program"]],
+  ["git format-patch --output-directory=out -1", ["unknown_effect: git format-patch --output-directory=out: writes a file or runs a program"]],
+  ["git format-patch --stdout -1", []],
+  ["git log $X", ["unknown_effect: git log $X: writes a file or runs a program"]],
+  ["git log --oneline -5", []],
+  ["git diff --stat HEAD", []],
+  // `git checkout TREE PATH…` writes the paths from TREE (read as switching to TREE).
+  ["git checkout HEAD~1 a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\"] dir=@"]],
+  ["git checkout main a.txt b.txt", ["fs_write path=@/a.txt tracked=[\"main\"]", "fs_write path=@/b.txt tracked=[\"main\"]", "git_stage paths=[\"@/a.txt\",\"@/b.txt\"] dir=@"]],
+  ["git checkout main $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+  ["git checkout main", ["git_switch target=main dir=@"]],
+  // Throwing away a resolution in progress; a rebase that runs a command (read as moving HEAD).
+  ["git merge --abort", ["unknown_effect: git merge --abort: discards the work tree's resolution in progress"]],
+  ["git rebase --skip", ["unknown_effect: git rebase --skip: discards the work tree's resolution in progress"]],
+  ["git cherry-pick --quit", ["unknown_effect: git cherry-pick --quit: discards the work tree's resolution in progress"]],
+  ["git rebase -x 'rm a.txt' HEAD~3", ["unknown_effect: git rebase --exec runs a command whose effect is not known"]],
+  ["git rebase --exec=make main", ["unknown_effect: git rebase --exec runs a command whose effect is not known"]],
+  ["git merge --continue", ["git_move_head target=HEAD dir=@"]],
+  ["git rebase main", ["git_move_head target=main dir=@"]],
+  // The transfer's own command, a template's hooks, settings (a clone was read as a new folder).
+  ["git clone -u ./x ./repo dest", ["unknown_effect: git clone -u: runs a command or hook whose effect is not known"]],
+  ["git clone --template=./t ./repo dest", ["unknown_effect: git clone --template: runs a command or hook whose effect is not known"]],
+  ["git clone -c core.fsmonitor=./x ./repo dest", ["unknown_effect: git clone -c: runs a command or hook whose effect is not known"]],
+  ["git clone ./repo dest", ["fs_write path=@/dest"]],
+  ["git fetch --upload-pack=./x origin", ["unknown_effect: git fetch --upload-pack runs a command whose effect is not known"]],
+  ["git pull --upload-pack ./x origin", ["unknown_effect: git pull --upload-pack runs a command whose effect is not known"]],
+  ["git fetch origin", ["git_fetch dir=@"]],
+  // The upstream and description are configuration (read as a listing).
+  ["git branch --set-upstream-to=origin/x", ["unknown_effect: git branch: changes the branch's configuration (upstream, description)"]],
+  ["git branch --unset-upstream", ["unknown_effect: git branch: changes the branch's configuration (upstream, description)"]],
+  ["git branch -vv", []],
+  // A copy creates the new name (it was read as creating the old one); -M and -C replace an existing one.
+  ["git branch -c main copy", ["git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch -C main copy", ["git_ref_delete ref=refs/heads/copy dir=@", "git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch --copy new", ["git_ref_add ref=refs/heads/new dir=@"]],
+  ["git branch -M old main", ["git_ref_delete ref=refs/heads/old dir=@", "git_ref_delete ref=refs/heads/main dir=@", "git_ref_add ref=refs/heads/main dir=@"]],
+  ["git branch -m old new", ["git_ref_delete ref=refs/heads/old dir=@", "git_ref_add ref=refs/heads/new dir=@"]],
+  ["git branch -c", ["unresolved_argument: git branch -c: the old or new name is not known (the current branch)"]],
+  // `git config -e` edits the file (was read-only).
+  ["git config -e", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
+  ["git config --global --edit", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
+  ["git config --list", []],
+];
+
+const VARIABLE_CASES: Case[] = [
+  // Variables that load or run other code (approved as reads).
+  ["LD_PRELOAD=./evil.so ls", ["unknown_effect: ls: LD_PRELOAD changes the code or configuration it loads"]],
+  ["DYLD_INSERT_LIBRARIES=x.dylib cat a.txt", ["unknown_effect: cat: DYLD_INSERT_LIBRARIES changes the code or configuration it loads"]],
+  ["PATH=.:$PATH ls", ["unknown_effect: ls: PATH changes the code or configuration it loads"]],
+  ["BASH_ENV=./x.sh bash -c ls", ["unknown_effect: bash: BASH_ENV changes the code or configuration it loads"]],
+  ["GIT_EXTERNAL_DIFF=./x git diff", ["unknown_effect: git: GIT_EXTERNAL_DIFF changes the code or configuration it loads"]],
+  ["GIT_DIR=/elsewhere/.git git status", ["unknown_effect: git: GIT_DIR changes the code or configuration it loads"]],
+  ["HOME=/tmp/x git status", ["unknown_effect: git: HOME changes the code or configuration it loads"]],
+  ["npm_config_script_shell=./x npm ls", ["unknown_effect: npm: npm_config_script_shell changes the code or configuration it loads"]],
+  ["NODE_OPTIONS='--require ./x.js' npm ls", ["unknown_effect: npm: NODE_OPTIONS changes the code or configuration it loads"]],
+  ["KUBECONFIG=./k.yaml kubectl get pods", ["unknown_effect: kubectl: KUBECONFIG changes the code or configuration it loads"]],
+  ["PAGER=./x man ls", ["unknown_effect: man: PAGER names a program it may run"]],
+  ["GH_BROWSER=./x gh pr view", ["unknown_effect: gh: GH_BROWSER names a program it may run"]],
+  ["EDITOR=$E git log", ["unknown_effect: git: EDITOR names a program it may run"]],
+  ["env LD_PRELOAD=./evil.so ls", ["unknown_effect: env: LD_PRELOAD changes the code or configuration it loads"]],
+  ["env PATH=/tmp/x:/bin rm a.txt", ["unknown_effect: env: PATH changes the code or configuration it loads", "fs_remove path=@/a.txt"].reverse()],
+  // Variables that run nothing else.
+  ["PAGER=cat GIT_PAGER= MANPAGER=less git log", []],
+  ["LANG=C LC_ALL=C TZ=UTC NODE_ENV=test ls", []],
+  ["GIT_AUTHOR_NAME=x GIT_COMMITTER_EMAIL=y git log", []],
+  ["PATH=/usr/bin:/bin:/usr/local/sbin ls", []],
+  ["env -i PATH=/bin ls", []],
+  ["A=1 rm a.txt", ["fs_remove path=@/a.txt"]],
+  ["LD_PRELOAD=x", []],
+];
+
+describe("git: settings, options and forms that run a program, write a file or discard work", () => {
+  it.each(GIT_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+describe("variables set for a command that make it load or run other code", () => {
+  it.each(VARIABLE_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
