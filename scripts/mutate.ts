@@ -79,7 +79,9 @@ export const MODULES: readonly MutationModule[] = [
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 },
   // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
   { name: "shell-glob", file: "src/shell/glob.ts", threshold: 95, timeoutMS: 30_000 }, // 97.6% (6 Dec 18:04)
-  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 85, timeoutMS: 20_000 }, // lines 344-470: 87.0% (6 Dec 19:51), below the 90 target; the whole module not run
+  // shell-guard (h-mshellguard): lines 1-343 89.8% (6 Dec 22:39), lines 344-470 87.0% (6 Dec 19:51, older
+  // code); the whole module not yet run (docs/testing.md), so the threshold stays 85.
+  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 85, timeoutMS: 20_000 },
   // restore, undo, workspace: their suites are in place (docs/testing.md); not yet measured (the
   // target 90 stands until their first run sets it from the score).
   { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 20_000 },
