@@ -71,7 +71,7 @@ export const MODULES: readonly MutationModule[] = [
   // shell-dispatch: measured over lines 89-303 of the code of 3d124c5 (93.5%, docs/testing.md, "The
   // shell guard"); the command families' tables written since (test/shell/dispatch-<family>.test.ts)
   // state the rest, not yet measured (no mutation slot in the 6 Dec 21:05 session). Static mutants
-  // stay out: each reruns the whole set (1,030 cases, 3.5-7 s of tests), and there were 334 of them at
+  // stay out: each reruns the whole set (1,030 cases: 5-7 s of tests at load 14), and there were 334 of them at
   // 3d124c5, more with the lists added since (docs/testing.md).
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
   // shell-parse: 94.2% whole (6 Dec 20:30, load ~2; docs/testing.md); its 43 undetected not yet sorted.
