@@ -75,7 +75,9 @@ function child(x: unknown, depth: number, w: Walk): unknown {
 
 /** What is not a JSON scalar: an array or plain object is copied, anything else marked. */
 function walk(v: unknown, depth: number, w: Walk): unknown {
-  if (++w.nodes > MAX_NODES) return mark("too large", w);
+  // Never past the budget here: the first node of a copy, or a container's child after its loop found
+  // the budget not spent (the loop marks where it stops).
+  w.nodes++;
   if (typeof v !== "object") return mark(kindOf(v), w);
   if (depth >= MAX_DEPTH) return mark("too deep", w);
   const o = v as object; // never null: root and child take it
@@ -265,10 +267,8 @@ function parsedIsCopy(v: object, depth: number, budget: { nodes: number }): bool
   // Conservative bounds: anything near walk's limits takes the copying path, which marks it.
   if (depth >= MAX_DEPTH - 1 || ++budget.nodes >= MAX_NODES) return false;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      if (!(i in v)) return false;
-      if (!parsedChild(v[i], depth, budget)) return false;
-    }
+    // A hole reads as undefined, which parsedChild refuses (JSON.parse makes none).
+    for (let i = 0; i < v.length; i++) if (!parsedChild(v[i], depth, budget)) return false;
   } else {
     if (Object.getPrototypeOf(v) !== Object.prototype) return false;
     const keys = Object.keys(v);

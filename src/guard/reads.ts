@@ -133,36 +133,36 @@ function oneEntitySorted(log: readonly Read[]): Read[] | null {
   const entity = log[0][0];
   const id = log[0][1];
   if (n > rankScratch.length) {
-    rankScratch = new Int32Array(Math.max(n, rankScratch.length * 2));
-    orderScratch = new Int32Array(rankScratch.length);
+    rankScratch = new Int32Array(2 * n);
+    orderScratch = new Int32Array(2 * n);
   }
   const keys = rankScratch;
-  for (let pass = 0; pass < 2; pass++) {
-    let added = false;
-    for (let i = 0; i < n; i++) {
-      const r = log[i];
-      if (r[0] !== entity || r[1] !== id) return null;
-      const slot = r[2];
-      if (slot === null) {
-        keys[i] = -1;
+  for (let i = 0; i < n; i++) {
+    const r = log[i];
+    if (r[0] !== entity || r[1] !== id) return null;
+    const slot = r[2];
+    if (slot === null) keys[i] = -1;
+    else {
+      const k = rankOfName.get(slot);
+      if (k === undefined) {
+        // A name seen for the first time (an ontology's first checks): ranked, and the ranks, which
+        // may have moved, are read again from the start.
+        if (!addRank(slot)) return null;
+        i = -1;
         continue;
       }
-      if (typeof slot !== "string") return null;
-      const k = rankOfName.get(slot);
-      if (k !== undefined) keys[i] = k;
-      else if (pass === 0 && addRank(slot)) added = true;
-      else return null;
+      keys[i] = k;
     }
-    // A name was added: ranks may have moved, so they are read again.
-    if (!added) break;
   }
   const out: Read[] = new Array<Read>(n);
   const order = orderScratch;
   for (let i = 0; i < n; i++) {
     const key = keys[i];
     let j = i;
-    while (j > 0 && keys[order[j - 1]] > key) {
-      order[j] = order[j - 1];
+    while (j > 0) {
+      const before = order[j - 1];
+      if (keys[before] <= key) break;
+      order[j] = before;
       j--;
     }
     order[j] = i;

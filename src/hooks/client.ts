@@ -10,7 +10,8 @@ import { ping, socketPath } from "./server.js";
 
 export interface ClientOptions {
   home: string;
-  /** Own timeout for the whole answer; under the agent's hook timeout (docs/hooks.md). */
+  /** Own timeout for the whole answer (not the idle time between bytes); under the agent's hook
+   * timeout (docs/hooks.md). */
   timeoutMs: number;
   /** How to start the daemon: the command and its arguments (default: this CLI's `serve`). */
   serveCommand: [string, ...string[]];
@@ -20,21 +21,27 @@ type Reply = { kind: "answer"; status: number; body: string } | { kind: "down" }
 
 function post(socket: string, path: string, body: string, timeoutMs: number): Promise<Reply> {
   return new Promise((resolve) => {
+    // The whole answer within the client's own time: a daemon that trickles bytes, or sends its status
+    // and then nothing, is no answer (the first of these resolves; the rest are no-ops).
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve({ kind: "failed", why: `no answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+    const done = (r: Reply): void => {
+      clearTimeout(timer);
+      resolve(r);
+    };
     // A connection of its own each time (no keep-alive pool): a long-lived process (OpenCode runs the
     // plugin in its own) never writes to a connection of a daemon that has stopped since.
-    const req = request({ socketPath: socket, path, method: "POST", timeout: timeoutMs, agent: false, headers: { "content-type": "application/json" } }, (res) => {
+    const req = request({ socketPath: socket, path, method: "POST", agent: false, headers: { "content-type": "application/json" } }, (res) => {
       let data = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => (data += d));
-      res.on("end", () => resolve({ kind: "answer", status: res.statusCode ?? 0, body: data }));
-      res.on("error", (e) => resolve({ kind: "failed", why: e.message }));
-    });
-    req.on("timeout", () => {
-      req.destroy();
-      resolve({ kind: "failed", why: `no answer within ${timeoutMs} ms` });
+      res.on("end", () => done({ kind: "answer", status: res.statusCode ?? 0, body: data }));
+      res.on("error", (e) => done({ kind: "failed", why: e.message }));
     });
     req.on("error", (e: NodeJS.ErrnoException) => {
-      resolve(e.code === "ENOENT" || e.code === "ECONNREFUSED" ? { kind: "down" } : { kind: "failed", why: e.message });
+      done(e.code === "ENOENT" || e.code === "ECONNREFUSED" ? { kind: "down" } : { kind: "failed", why: e.message });
     });
     req.end(body);
   });

@@ -1,15 +1,15 @@
 // `polar init <agent>`: the agent's hook configuration, merged into the file that is there. The user's
-// other hooks and settings stay as they are; polar's own entries (recognised by `polar-hook` in the
-// command) are replaced, so running init twice gives one set; the old file is kept beside it as
-// `<file>.polar-backup`. A file that is not a JSON object is refused, never overwritten; a file that is
-// there keeps its mode, and a symbolic link stays one (the file it points to is written).
+// other hooks and settings stay as they are; polar's own entries (the `polar-hook <agent>` command,
+// the daemon's loopback http route) are replaced, so running init twice gives one set; the old file is
+// kept beside it as `<file>.polar-backup`. A file that is not a JSON object is refused, never
+// overwritten; a file that is there keeps its mode, and a symbolic link stays one (the file it points
+// to is written).
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import type { AGENTS } from "./agents.js";
+import { eventNames, isHookAgent, type AGENTS } from "./agents.js";
 
 type Agent = (typeof AGENTS)[number];
-import { eventNames } from "./agents.js";
 
 export type Scope = "project" | "user";
 
@@ -56,12 +56,24 @@ function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** polar's entries: the command hook (`…/polar-hook <agent>`) and the http hook (the daemon's
- * loopback `/http/<agent>` route). */
+/** polar's command hook as hookCommand writes it, `'<dir>/polar-hook' <agent>` (or an older unquoted
+ * path): the program is a file named `polar-hook` and its one argument an agent. A command of the
+ * user's that only mentions polar-hook (a wrapper script, a logger) is the user's. */
+function isPolarCommand(command: string): boolean {
+  const m = /^(?:'((?:[^']|'\\'')*)'|([^\s']+)) ([a-z-]+)$/u.exec(command);
+  if (m === null || !isHookAgent(m[3])) return false;
+  // (a quoted path keeps its escaped quotes `'\\''`: "polar-hook" holds none, so they never decide)
+  const program = m[1] ?? m[2]!;
+  return program === "polar-hook" || program.endsWith("/polar-hook");
+}
+
+/** polar's entries: the command hook and the http hook (the daemon's loopback `/http/<agent>` route). */
 function isPolar(h: unknown): boolean {
   if (!isObject(h)) return false;
-  if (typeof h.command === "string" && /polar-hook/u.test(h.command)) return true;
-  return h.type === "http" && typeof h.url === "string" && /^http:\/\/127\.0\.0\.1:\d+\/http\/[a-z-]+$/u.test(h.url);
+  if (typeof h.command === "string" && isPolarCommand(h.command)) return true;
+  if (h.type !== "http" || typeof h.url !== "string") return false;
+  const m = /^http:\/\/127\.0\.0\.1:\d+\/http\/([a-z-]+)$/u.exec(h.url);
+  return m !== null && isHookAgent(m[1]);
 }
 
 function readConfig(file: string): Json {

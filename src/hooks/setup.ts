@@ -4,7 +4,7 @@
 // A configuration that cannot be read is an error at start (the daemon does not run half-configured).
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { compile } from "../compiler/index.js";
 import { createGuard } from "../guard/index.js";
 import { LayerB, parseProjectionRules } from "../projection/index.js";
@@ -46,7 +46,8 @@ export function readHookConfig(home: string): HookConfig {
   const out: Record<string, McpServerConfig> = {};
   for (const [name, v] of Object.entries(mcp as Record<string, unknown>)) {
     const c = v as Record<string, unknown>;
-    if (typeof c !== "object" || c === null || typeof c.ontology !== "string") throw new HookConfigError(`\`${file}\`: mcp.${name} needs an \`ontology\` file`);
+    // JSON's null has no properties to read; any other value that is not an object has no \`ontology\` string.
+    if (c === null || typeof c.ontology !== "string") throw new HookConfigError(`\`${file}\`: mcp.${name} needs an \`ontology\` file`);
     for (const k of Object.keys(c)) if (!["ontology", "rules", "policy"].includes(k)) throw new HookConfigError(`\`${file}\`: mcp.${name}: unknown key \`${k}\``);
     if (c.rules !== undefined && typeof c.rules !== "string") throw new HookConfigError(`\`${file}\`: mcp.${name}.rules is not a file name`);
     if (c.policy !== undefined && c.policy !== "veto" && c.policy !== "escalate") throw new HookConfigError(`\`${file}\`: mcp.${name}.policy is veto or escalate`);
@@ -59,7 +60,9 @@ export function readHookConfig(home: string): HookConfig {
 function loadBlob(path: string): Uint8Array {
   const bytes = new Uint8Array(readFileSync(path));
   if (path.endsWith(".blob")) return bytes;
-  const r = compile(bytes, { name: path.replace(/^.*\//u, "").replace(/\.polar$/u, "") });
+  // Named by its file name as `polar compile` and `polar audit verify` name it: the same source gives
+  // the same blob, so the hash the daemon's records carry is the one the audit finds.
+  const r = compile(bytes, { name: basename(path) });
   if (!r.ok) throw new HookConfigError(`the ontology \`${path}\` has errors (run \`polar check ${path}\`)`);
   return r.blob;
 }

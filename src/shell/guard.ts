@@ -12,7 +12,7 @@ import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { coreReason, inverseOf, tierOf, tierRank } from "../guard/dispatched.js";
 import type { StateView, TierName } from "../core/types.js";
-import { dispatchCommand, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
+import { dispatchCommand, followLinks, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
 import { loadBashParser } from "./parse.js";
 import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RepoScope, type RestoreBounds, type TrackedUnder, type RestorePoint, type RestoreSummary } from "./restore.js";
 import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
@@ -279,7 +279,9 @@ class ShellGuardImpl implements ShellGuard {
         if (p === null) return bad(`${tool}: \`path\` is not a path`);
         if (tool === "write_file" && typeof a.content !== "string") return bad("write_file: `content` is not a string");
         if (tool === "edit_file" && (typeof a.old !== "string" || typeof a.new !== "string")) return bad("edit_file: `old` and `new` must be strings");
-        return { calls: [{ name: "fs_write", arguments: { path: p }, source: `${tool} ${p}` }], problems: [], commands: 1 };
+        // The tool writes through a symbolic link (as a shell redirection does: dispatch.ts followLinks).
+        const target = followLinks(p);
+        return { calls: [{ name: "fs_write", arguments: { path: target }, source: `${tool} ${target}` }], problems: [], commands: 1 };
       }
       case "apply_patch": {
         if (typeof a.patch !== "string") return bad("apply_patch: `patch` is not a string");
@@ -461,12 +463,16 @@ class ShellGuardImpl implements ShellGuard {
     return out;
   }
 
-  /** The only obstacles are data a restore point can keep (T4 uncommitted_work). */
+  /** The only obstacles are data a restore point can keep (T4 uncommitted_work), or an inverse whose
+   * condition failed (bound_violated: every workspace and repository-wide tool has a restore-point
+   * inverse). Not no_candidate: a call with no candidate is one whose repository entity is missing
+   * (every other entity is always read), and a point only marks entities that exist. (The core names
+   * a verdict irreversibly_consumes only when its bottleneck step is T4: never with no failing step.) */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
-    if (v === null || d.reason === "missing_entity") return false;
+    if (v === null) return false; // not judged: missing_entity, internal_error … (the core gives no verdict)
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
-    if (failing.length === 0) return v.reason === "no_candidate" || v.reason === "bound_violated" || v.reason === "irreversibly_consumes";
+    if (failing.length === 0) return v.reason === "bound_violated";
     return failing.every((s) => s.tier === "T4" && s.lossClass === "uncommitted_work");
   }
 
@@ -615,24 +621,57 @@ function refusalText(reason: string, d: Decision): string {
   }
 }
 
-/** Paths a patch touches: `*** Add/Update/Delete File:` (apply_patch) or unified diff headers. */
+/** Paths a patch touches: `*** Add/Update/Delete File:` and `*** Move to:` (apply_patch) or unified diff
+ * headers. A file header is read as both agents that send it read it, and every name either reads is
+ * judged: codex (codex-rs/apply-patch/src/parser.rs) splits lines like `str::lines` (a "\r" before the
+ * "\n" dropped), trims a hunk's first line and takes the rest after `*** Add File: ` as it is (a second
+ * blank is part of the name); opencode (packages/opencode/src/patch/index.ts) takes a line that starts
+ * with `*** Add File:` (no blank needed) and trims the rest. A name may hold any character but "\n". */
 function patchCalls(patch: string, path: (p: string) => string | null): { calls: TypedCall[]; problems: Problem[]; commands: number } {
   const calls: TypedCall[] = [];
   const problems: Problem[] = [];
+  // The blanks Rust's `str::trim` removes (Unicode White_Space): codex trims a hunk's first line before
+  // it reads the marker (parse_one_hunk).
+  const blanks = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
   const add = (name: string, p: string): void => {
-    const abs = path(p.trim());
-    if (abs === null) problems.push({ reason: "unresolved_argument", detail: `apply_patch: ${p} is not a path`, source: "apply_patch" });
-    else calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p.trim()}` });
+    const abs = path(p);
+    if (abs === null) {
+      problems.push({ reason: "unresolved_argument", detail: `apply_patch: ${p} is not a path`, source: "apply_patch" });
+      return;
+    }
+    // A write goes through a symbolic link to its target; an update with a move removes the link
+    // itself, so a link is judged as written too. A deletion removes the link, not its target.
+    const target = name === "fs_write" ? followLinks(abs) : abs;
+    calls.push({ name, arguments: { path: target }, source: `apply_patch ${p}` });
+    if (target !== abs) calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p}` });
   };
   let minus: string | null = null;
-  for (const line of patch.split("\n")) {
+  for (const raw of patch.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const names = new Set<string>();
+    let kind: string | null = null;
     let m: RegExpMatchArray | null;
-    if ((m = line.match(/^\*\*\* (Add|Update) File: (.+)$/))) add("fs_write", m[2]!);
-    else if ((m = line.match(/^\*\*\* Delete File: (.+)$/))) add("fs_remove", m[1]!);
-    else if ((m = line.match(/^\*\*\* Move to: (.+)$/))) add("fs_write", m[1]!);
-    else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/))) minus = m[1]!;
-    else if ((m = line.match(/^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/))) {
-      const plus = m[1]!;
+    if ((m = line.replace(blanks, "").match(/^\*\*\* (Add|Update|Delete) File: (.+)$/s))) {
+      kind = m[1]!;
+      names.add(m[2]!);
+    }
+    if ((m = raw.match(/^\*\*\* (Add|Update|Delete) File:(.*)$/s)) && m[2]!.trim() !== "") {
+      kind = m[1]!;
+      names.add(m[2]!.trim());
+    }
+    if ((m = line.match(/^\*\*\* Move to: (.+)$/s))) {
+      kind = "Move";
+      names.add(m[1]!);
+    }
+    if ((m = raw.match(/^\*\*\* Move to:(.*)$/s)) && m[1]!.trim() !== "") {
+      kind = "Move";
+      names.add(m[1]!.trim());
+    }
+    if (kind !== null) {
+      for (const n of names) add(kind === "Delete" ? "fs_remove" : "fs_write", n);
+    } else if ((m = line.match(/^--- (?:a\/)?(.+?)(\t.*)?$/s))) minus = m[1]!.trim();
+    else if ((m = line.match(/^\+\+\+ (?:b\/)?(.+?)(\t.*)?$/s))) {
+      const plus = m[1]!.trim();
       if (plus === "/dev/null") {
         if (minus !== null && minus !== "/dev/null") add("fs_remove", minus);
       } else add("fs_write", plus);

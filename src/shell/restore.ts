@@ -63,8 +63,8 @@ export interface RepoState {
   /** "all" when absent (points taken before scopes existed). */
   scope?: "all" | "tracked" | "untracked" | "untracked+ignored";
 
-  /** HEAD: "ref: refs/heads/x" or a commit id (detached), null in an empty repository. */
-  head: string | null;
+  /** HEAD: "ref: refs/heads/x" or a commit id (detached). */
+  head: string;
   /** The index file's content hash (its bytes are an object), null when there is none. */
   index: string | null;
   refs: { name: string; target: string }[];
@@ -98,11 +98,10 @@ export interface RestoreSummary {
   bytes: number;
 }
 
-/** The digested part of a point (dirs only when there are some: older points digest the same). */
+/** The digested part of a point (dirs only when there are some: JSON leaves out an undefined field, so
+ * older points digest the same). */
 function pointBody(p: Omit<RestorePoint, "id" | "digest">): Omit<RestorePoint, "id" | "digest"> {
-  const body: Omit<RestorePoint, "id" | "digest"> = { format: p.format, paths: p.paths, repo: p.repo, files: p.files, bytes: p.bytes };
-  if (p.dirs !== undefined) body.dirs = p.dirs;
-  return body;
+  return { format: p.format, paths: p.paths, repo: p.repo, files: p.files, bytes: p.bytes, dirs: p.dirs };
 }
 
 function sha256(b: Uint8Array | string): string {
@@ -216,7 +215,7 @@ export class RestoreStore {
           let at: string = full;
           for (;;) {
             at = dirname(at);
-            if (at === root || d.has(at) || !at.startsWith(`${root}/`)) break;
+            if (d.has(at) || !at.startsWith(`${root}/`)) break;
             let st;
             try {
               st = lstatSync(at);
@@ -244,7 +243,7 @@ export class RestoreStore {
         if (s === null) for (const u of tracked.under) wanted.add(u);
         else addScoped(tracked.root, s.filter((rel) => tracked.under.some((u) => u === tracked.root || `${tracked.root}/${rel}` === u || `${tracked.root}/${rel}`.startsWith(`${u}/`))));
       }
-      const dirs: KeptDir[] | undefined = d.size === 0 ? undefined : [...d].map(([path, mode]) => ({ path, mode })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const dirs: KeptDir[] | undefined = d.size === 0 ? undefined : [...d].map(([path, mode]) => ({ path, mode })).sort((a, b) => (a.path < b.path ? -1 : 1)); // (no two are equal)
       const list = [...wanted].sort();
       // A path under another kept path is already inside it.
       const top = list.filter((p) => {
@@ -291,7 +290,7 @@ export class RestoreStore {
         entries.push({ rel, kind: "directory", mode });
         for (const n of readdirSync(full).sort()) {
           const f = `${full}/${n}`;
-          if (skip !== null && f === skip) continue;
+          if (f === skip) continue;
           visit(f, rel === "" ? n : `${rel}/${n}`, lstatSync(f));
         }
       } else if (s!.isFile()) {
@@ -305,22 +304,29 @@ export class RestoreStore {
   }
 
   private keepRepo(root: string, pending: Map<string, Buffer>): RepoState {
-    const headText = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
+    const head = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
+    if (head === "") throw new RestoreError("restore_failed", `${root}/.git/HEAD is empty`);
     const indexPath = `${root}/.git/index`;
     const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath), pending) : null;
-    const refs = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"])
-      .split("\n")
+    const all = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"]).split("\n");
+    const refs = all
       .filter((l) => l !== "" && !l.startsWith("refs/stash "))
       .map((l) => ({ name: l.slice(0, l.lastIndexOf(" ")), target: l.slice(l.lastIndexOf(" ") + 1) }));
-    const hasStash = existsSync(`${root}/.git/logs/refs/stash`) || existsSync(`${root}/.git/refs/stash`);
-    const stashOut = hasStash ? git(root, ["log", "-g", "--format=%H%x00%gs", "refs/stash", "--"]).trim() : "";
-    const stash = stashOut === "" ? [] : stashOut.split("\n").map((l) => ({ id: l.split("\0")[0]!, message: l.split("\0")[1] ?? "" }));
-    return { root, head: headText === "" ? null : headText, index, refs, stash };
+    // The stash is its reflog (refs/stash is its newest entry; packed or loose). A stash ref without a
+    // reflog would be lost by putting the stash back from the reflog: not kept, so the call is asked.
+    let stash: RepoState["stash"] = [];
+    if (all.some((l) => l.startsWith("refs/stash "))) {
+      const out = git(root, ["log", "-g", "--format=%H%x00%gs", "refs/stash", "--"]).trim();
+      if (out === "") throw new RestoreError("restore_failed", `the stash of ${root} has no reflog`);
+      stash = out.split("\n").map((l) => ({ id: l.split("\0")[0]!, message: l.split("\0")[1]! }));
+    }
+    return { root, head, index, refs, stash };
   }
 
   load(id: string): RestorePoint {
     if (!/^rp-[0-9a-f]{16}$/.test(id)) throw new RestoreError("restore_failed", `not a restore point id: ${id}`);
     const p = JSON.parse(readFileSync(`${this.dir}/points/${id}.json`, "utf8")) as RestorePoint;
+    if (p.format !== RESTORE_FORMAT) throw new RestoreError("restore_failed", `restore point ${id} is in format ${JSON.stringify(p.format)}, not ${RESTORE_FORMAT}`);
     const { digest } = p;
     if (sha256(JSON.stringify(pointBody(p))) !== digest) throw new RestoreError("restore_failed", `restore point ${id} does not match its digest`);
     return p;
@@ -328,18 +334,16 @@ export class RestoreStore {
 
   /** Puts back everything the point holds. */
   apply(point: RestorePoint): void {
-    const whole = point.repo !== null && (point.repo.scope ?? "all") === "all";
-    for (const k of point.paths) {
-      const skip = whole && k.path === point.repo!.root ? `${k.path}/.git` : null;
-      this.putBack(k, skip);
-    }
+    // The repository's root is a kept path only under the whole scope (take widens a narrowed scope
+    // that would keep it): its .git stays.
+    for (const k of point.paths) this.putBack(k, k.path === point.repo?.root ? `${k.path}/.git` : null);
     {
       // A narrowed scope: the directories above its paths as they were (modes; the absent ones removed
       // again when nothing else is in them — anything there is newer than the point and stays).
       const dirs = point.dirs ?? [];
       for (const d of dirs) {
         if (d.mode === null) continue;
-        if (!existsSync(d.path)) mkdirSync(d.path, { recursive: true });
+        mkdirSync(d.path, { recursive: true }); // (a file there fails putBack of the paths under it first)
         chmodSync(d.path, d.mode);
       }
       for (const d of [...dirs].reverse()) {
@@ -352,42 +356,44 @@ export class RestoreStore {
 
   private putBack(k: KeptPath, skip: string | null): void {
     if (skip === null) rmSync(k.path, { recursive: true, force: true });
-    else if (existsSync(k.path)) {
-      // The repository root: everything but .git goes, then comes back.
-      for (const n of readdirSync(k.path)) if (`${k.path}/${n}` !== skip) rmSync(`${k.path}/${n}`, { recursive: true, force: true });
+    else {
+      // The repository root: everything but .git goes, then comes back (a root that is gone, with
+      // its .git, cannot be put back: readdir fails before anything is written).
+      for (const n of readdirSync(k.path)) if (`${k.path}/${n}` !== skip) rmSync(`${k.path}/${n}`, { recursive: true });
     }
     if (k.entries === null) return;
     mkdirSync(dirname(k.path), { recursive: true });
-    const dirs: Entry[] = [];
+    const dirs: [string, number][] = [];
     for (const e of k.entries) {
       const full = e.rel === "" ? k.path : `${k.path}/${e.rel}`;
       if (e.kind === "directory") {
         if (!existsSync(full)) mkdirSync(full);
         chmodSync(full, 0o700);
-        dirs.push(e);
+        dirs.push([full, e.mode]);
       } else if (e.kind === "symlink") symlinkSync(e.target!, full);
       else {
         writeFileSync(full, this.object(e.hash!));
         chmodSync(full, e.mode);
       }
     }
-    for (const e of dirs.reverse()) chmodSync(e.rel === "" ? k.path : `${k.path}/${e.rel}`, e.mode);
+    // Deepest first: a folder's own mode may forbid what its children still need.
+    for (const [full, mode] of dirs.reverse()) chmodSync(full, mode);
   }
 
   private putBackRepo(r: RepoState): void {
     if (r.index !== null) writeFileSync(`${r.root}/.git/index`, this.object(r.index));
     else rmSync(`${r.root}/.git/index`, { force: true });
-    const now = git(r.root, ["for-each-ref", "--format=%(refname)"]).split("\n").filter((l) => l !== "" && l !== "refs/stash");
+    // (refs/stash is deleted here too, and its entries stored again below.)
+    const now = git(r.root, ["for-each-ref", "--format=%(refname)"]).split("\n").filter((l) => l !== "");
     const want = new Map(r.refs.map((x) => [x.name, x.target]));
     const lines: string[] = [];
     for (const n of now) if (!want.has(n)) lines.push(`delete ${n}`);
     for (const [n, t] of want) lines.push(`update ${n} ${t}`);
     if (lines.length > 0) git(r.root, ["update-ref", "--stdin"], `${lines.join("\n")}\n`);
-    if (r.head !== null && r.head.startsWith("ref: ")) git(r.root, ["symbolic-ref", "HEAD", r.head.slice(5)]);
-    else if (r.head !== null) git(r.root, ["update-ref", "--no-deref", "HEAD", r.head]);
-    // The stash: emptied, then stored again oldest first.
+    if (r.head.startsWith("ref: ")) git(r.root, ["symbolic-ref", "HEAD", r.head.slice(5)]);
+    else git(r.root, ["update-ref", "--no-deref", "HEAD", r.head]);
+    // The stash: emptied (deleting the ref deletes its reflog), then stored again oldest first.
     git(r.root, ["update-ref", "-d", "refs/stash"]);
-    rmSync(`${r.root}/.git/logs/refs/stash`, { force: true });
     for (const s of [...r.stash].reverse()) git(r.root, ["stash", "store", "-m", s.message, s.id]);
   }
 
@@ -418,7 +424,6 @@ export function scopePaths(root: string, scope: Exclude<RepoScope, { kind: "all"
       if (t === "HEAD") continue; // an empty repository: no HEAD tree
       return null;
     }
-    if (!/^[0-9a-f]{40,64}$/.test(id)) return null;
     trees.push(id);
   }
   for (const id of trees) for (const p of z(git(root, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", id]))) out.add(p);

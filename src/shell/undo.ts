@@ -66,14 +66,17 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
     h.update(existsSync(`${repo}/.git/index`) ? createHash("sha256").update(readFileSync(`${repo}/.git/index`)).digest("hex") : "-");
     h.update(git(repo, ["for-each-ref", "--format=%(refname) %(objectname)"]));
     h.update(existsSync(`${repo}/.git/logs/refs/stash`) ? readFileSync(`${repo}/.git/logs/refs/stash`) : "-");
-    const status = git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"]);
+    const status = git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"]);
     h.update(status);
-    // The content of what git does not hold (modified, untracked, ignored paths).
+    // The content of what git does not hold (modified, unmerged, untracked, ignored paths): their
+    // status line stays the same when they are edited again. Records of git-status(1)'s porcelain v2
+    // (no renames: a renamed path is a deleted one and an added one): `1` has its path after 8 fields,
+    // `u` after 10.
     const listed: string[] = [];
     for (const rec of status.split("\0")) {
-      if (rec === "") continue;
       if (rec[0] === "?" || rec[0] === "!") listed.push(`${repo}/${rec.slice(2)}`);
       else if (rec[0] === "1") listed.push(`${repo}/${rec.split(" ").slice(8).join(" ")}`);
+      else if (rec[0] === "u") listed.push(`${repo}/${rec.split(" ").slice(10).join(" ")}`);
     }
     h.update(fingerprint(listed));
   }

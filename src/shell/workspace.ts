@@ -268,7 +268,8 @@ export class Workspace {
       else if (rec.startsWith("# branch.head ")) branch = rec.slice(14) === "(detached)" ? "" : rec.slice(14);
       else if (rec.startsWith("# branch.upstream ")) upstream = rec.slice(18);
       else if (rec.startsWith("# branch.ab ")) ahead = parseInt(rec.slice(12).split(" ")[0]!.slice(1), 10);
-      else if (rec[0] === "1" || rec[0] === "2" || rec[0] === "u") dirty = true;
+      // (no rename records, type 2: --no-renames)
+      else if (rec[0] === "1" || rec[0] === "u") dirty = true;
       else if (rec[0] === "?") untracked = true;
       else if (rec[0] === "!") ignored = true;
     }
@@ -276,7 +277,8 @@ export class Workspace {
     // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
     const log = kindOf(`${root}/.git`) === "directory" ? `${root}/.git/logs/refs/stash` : resolve(root, this.run(root, ["rev-parse", "--git-path", "logs/refs/stash"]).trim());
     const stash = existsSync(log) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
-    const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash || "0", 10) || 0 };
+    // A count git did not give (empty or not a number) stays NaN: never read as "no stash" (0).
+    const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash, 10) };
     this.repoCache.set(root, facts);
     return facts;
   }

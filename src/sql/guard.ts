@@ -318,6 +318,12 @@ class SqlGuardImpl implements SqlGuard {
         if (t.info.kind !== "table") return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} is a ${t.info.kind}; what writing through it does is not read`);
         if (t.info.inherited) return this.refusal(base, "unknown_effect", `not judged (unknown_effect): ${t.info.name} has inheritance children or partitions; the statement reaches tables the guard does not read`);
         if (t.info.columns.includes("__polar_rid")) return this.refusal(base, "unknown_state", `not judged: ${t.info.name} has a column named __polar_rid`);
+        // SQLite lets a PRIMARY KEY column of a rowid table hold NULL (lang_createtable.html: "a
+        // long-standing coding oversight"), and NULLs repeat: a key with a NULL names no single row, so
+        // rows kept, compared or set back by key would be other rows.
+        if (this.dialect === "sqlite" && t.info.pk !== null && (await this.count(`SELECT 1 FROM ${t.info.q} WHERE ${t.info.pk.map((k) => `${quoteIdent(k)} IS NULL`).join(" OR ")} LIMIT 1`)) > 0) {
+          return this.refusal(base, "unknown_state", `not judged (unknown_state): rows of ${t.info.name} have NULL in their primary key (SQLite allows it), so the key names no single row`);
+        }
         // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
         // UPDATE) would fire it too, so its event does not matter.
         t.triggers = t.info.triggers.map((x) => x.name);
@@ -330,7 +336,12 @@ class SqlGuardImpl implements SqlGuard {
         if (this.deletes.has(c.statement) && (c.name === "sql_insert" || (c.name === "sql_update" && !this.names(plan?.columns ?? [], t.info.pk ?? [])))) {
           return this.refusal(base, "unknown_effect", `not judged (unknown_effect): statement ${c.statement + 1} may delete other rows of ${t.info.name} (a REPLACE conflict clause), and an undo's own writes would be replaced the same way`);
         }
-        const keyed = t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
+        // A statement after another of the string whose rows depend on other tables (a FROM, USING, WITH
+        // or subquery): the rows it matches are read now, before the earlier ones ran (`UPDATE s …; DELETE
+        // FROM t WHERE id IN (SELECT n FROM s)`), so they may not be its rows: its scope is the whole table,
+        // and so is its count. (An earlier write to its own table makes the scope the table already.)
+        const afterWrite = plan !== undefined && calls.some((x) => x.statement < c.statement) && (plan.from.length > 0 || plan.with !== undefined || holds(plan.where, "SubLink"));
+        const keyed = !afterWrite && t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
         const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1 && this.dialect === "postgres") {
           // One round trip (each costs PGlite ~0.5 ms): the bounded count, and the pre-image only when
@@ -350,7 +361,7 @@ class SqlGuardImpl implements SqlGuard {
         } else {
           t.scope = "table";
           const all = await this.count(`SELECT 1 FROM ${t.info.q} LIMIT ${max + 1}`);
-          t.rows = c.name === "sql_insert" ? all : plan !== undefined && plan.readable && c.name !== "sql_truncate" && t.calls.length === 1 ? await this.count(`SELECT 1 FROM (${targetSelect(plan, this.dialect, null)}) AS s LIMIT ${max + 1}`) : all;
+          t.rows = c.name === "sql_insert" ? all : plan !== undefined && plan.readable && c.name !== "sql_truncate" && t.calls.length === 1 && !afterWrite ? await this.count(`SELECT 1 FROM (${targetSelect(plan, this.dialect, null)}) AS s LIMIT ${max + 1}`) : all;
           // The restore point of a whole table holds all of it: over the bound, it is not taken.
           if (all > max) t.rows = Math.max(t.rows, max + 1);
         }
@@ -358,9 +369,12 @@ class SqlGuardImpl implements SqlGuard {
         slots.sequence = c.name === "sql_insert" && t.info.sequence;
         // Foreign-key actions on the children (SQLite: only with PRAGMA foreign_keys on).
         // TRUNCATE … CASCADE empties every referencing table, whatever it references (sql-truncate).
-        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate") && (t.rows > 0 || c.name === "sql_truncate")) {
+        // INSERT … ON CONFLICT DO UPDATE updates the rows it conflicts with: any ON UPDATE action may run
+        // (the columns it sets are not read).
+        const upsert = c.name === "sql_insert" && c.plan?.conflict === "update";
+        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate" || upsert) && (t.rows > 0 || c.name === "sql_truncate")) {
           for (const ch of t.info.children) {
-            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && this.names(c.plan?.columns ?? [], ch.parentColumns);
+            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && (upsert || this.names(c.plan?.columns ?? [], ch.parentColumns));
             if (!acts) continue;
             // Children that reference the matched rows (by the statement's own SELECT when it has one).
             const hit = c.name !== "sql_truncate" && t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
@@ -716,6 +730,13 @@ function verb(t: Touched): string {
     default:
       return "it would change";
   }
+}
+
+/** Does a parse tree hold a node of this type (SubLink: a subquery)? */
+function holds(n: unknown, type: string): boolean {
+  if (n === null || typeof n !== "object") return false;
+  if (Array.isArray(n)) return n.some((x) => holds(x, type));
+  return Object.entries(n).some(([k, v]) => k === type || holds(v, type));
 }
 
 function deepFreeze<T>(x: T): T {

@@ -39,7 +39,8 @@ export interface TableInfo {
   name: string;
   /** Quoted for SQL: "main"."t" */
   q: string;
-  kind: "table" | "view" | "index" | "other" | "absent";
+  /** "virtual table" (SQLite CREATE VIRTUAL TABLE: FTS5, R*Tree, …): its rows are its module's code. */
+  kind: "table" | "view" | "index" | "virtual table" | "other" | "absent";
   /** All columns, in order, and those an INSERT may name (not generated). */
   columns: string[];
   insertable: string[];
@@ -117,13 +118,24 @@ export class Catalog {
       return info;
     }
     if (type === "view") {
-      info.definition = [String((await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE name = ?`, [name]))[0]?.sql)];
+      info.definition = [String((await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE name = ?`, [name]))[0]!.sql)];
       info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ?`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
       return info;
     }
     if (type !== "table") return info;
+    // A virtual table (pragma table_list: "virtual"; its shadow tables are "shadow", plain tables of the
+    // module's storage): a write through it runs its module's code, which the guard does not read (FTS5's
+    // `INSERT INTO f(f) VALUES('delete-all')` empties an external-content index while the rows read
+    // through it stay the same), and its rows are what the module answers.
+    const listed = await this.db.read("SELECT type FROM pragma_table_list(?) WHERE schema = ?", [name, sname]);
+    if (listed[0]!.type !== "table" && listed[0]!.type !== "shadow") {
+      info.kind = "virtual table";
+      return info;
+    }
     const cols = await this.db.read("SELECT name, pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", [name, sname]);
-    info.columns = cols.filter((c) => Number(c.hidden) !== 1).map((c) => String(c.name));
+    // hidden: 0 a column, 2 and 3 generated (not insertable); 1 (a virtual table's hidden column) is
+    // not met here: virtual tables were answered above.
+    info.columns = cols.map((c) => String(c.name));
     info.insertable = cols.filter((c) => Number(c.hidden) === 0).map((c) => String(c.name));
     const pk = cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => String(c.name));
     info.pk = pk.length > 0 ? pk : null;
@@ -146,6 +158,9 @@ export class Catalog {
     }
     info.children = [...byId.values()];
     info.triggers = (await this.db.read(`SELECT name FROM ${qs}.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE`, [name])).map((r) => ({ name: String(r.name), events: ["any"] }));
+    // A TEMP trigger may fire on a table of another schema (lang_createtrigger.html, "Cautions On The Use
+    // Of TEMP Triggers"); it names the table without its schema, so one on any table of this name counts.
+    if (sname !== "temp") for (const r of await this.db.read("SELECT name FROM temp.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", [name])) info.triggers.push({ name: `temp.${String(r.name)}`, events: ["any"] });
     const seq = await this.db.read(`SELECT 1 FROM ${qs}.sqlite_schema WHERE name = 'sqlite_sequence'`);
     if (seq.length > 0) info.sequence = (await this.db.read(`SELECT 1 FROM ${qs}.sqlite_sequence WHERE name = ?`, [name])).length > 0;
     info.definition = (await this.db.read(`SELECT sql FROM ${qs}.sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY (type = 'table') DESC, (type = 'trigger'), rowid`, [name])).map((r) => String(r.sql));
@@ -255,7 +270,7 @@ export function decodeSqliteValue(v: unknown): unknown {
   if (v === null || typeof v === "string") return v;
   const o = v as { i?: string; r?: number | string; b?: string };
   if (o.i !== undefined) return BigInt(o.i);
-  if (o.r !== undefined) return typeof o.r === "number" ? o.r : Number(o.r);
+  if (o.r !== undefined) return Number(o.r);
   if (o.b !== undefined) return Buffer.from(o.b, "hex");
   throw new StateError("a corrupted SQLite value in a restore point");
 }
@@ -280,7 +295,7 @@ function pgKeySel(t: TableInfo, alias: string): string {
 }
 
 function sqliteKeys(t: TableInfo, rows: string[]): string[] {
-  return t.pk === null ? rows.map(() => "") : rows.map((r) => keyOf("sqlite", t, r));
+  return t.pk === null ? rows.map(() => "") : rows.map((r) => keyOf(t, r));
 }
 
 /** Every row of a table (the caller has bounded it). */
@@ -336,7 +351,7 @@ export async function readKeys(db: SqlAdapter, t: TableInfo, like: readonly stri
       const row = sqliteRowText(x, t.columns);
       out.rows.push(row);
       out.rids.push("");
-      out.keys.push(keyOf("sqlite", t, row));
+      out.keys.push(keyOf(t, row));
     }
   }
   return out;
@@ -349,7 +364,7 @@ export function fingerprintRows(rows: readonly string[]): string {
 }
 
 /** SQLite: the primary key of a canonical row, as a string (for diffing). */
-export function keyOf(_dialect: "sqlite", t: TableInfo, row: string): string {
+export function keyOf(t: TableInfo, row: string): string {
   const pk = t.pk!;
   const vals = JSON.parse(row) as unknown[];
   return JSON.stringify(pk.map((c) => vals[t.columns.indexOf(c)]));

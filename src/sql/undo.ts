@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import type { SqlAdapter } from "./adapter.js";
-import { decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
+import { Catalog, decodeSqliteValue, fingerprintRows, quoteIdent, readKeys, readRange, readTable, StateError, type ScopeRows, type TableInfo } from "./state.js";
 
 export const SQL_RESTORE_FORMAT = "polar-sql-restore-point/1";
 
@@ -298,7 +298,7 @@ export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<vo
   // Rows gone come back first (parents first), so children set back next find their parents; rows not
   // there before go last (children first), when no row that will stay references them any more.
   for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await insertRows(db, x.t, x.ins);
-  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, x.t, x.upd);
+  for (const x of [...plans].sort((a, b) => a.t.depth - b.t.depth)) await updateRows(db, p, x.t, x.upd);
   for (const x of [...plans].sort((a, b) => b.t.depth - a.t.depth)) await deleteRows(db, x.t, x.del);
 }
 
@@ -389,10 +389,36 @@ async function deleteRows(db: SqlAdapter, t: PointTable, rows: { row: string; ri
   }
 }
 
-async function updateRows(db: SqlAdapter, t: PointTable, rows: string[]): Promise<void> {
+/** Refuses to set back referenced columns (a UNIQUE column a foreign key names, not the key) of rows
+ * that rows of a child the point does not hold whole reference now: the child's ON UPDATE action would
+ * change them (rows no scope holds: newer work), or the update would fail. */
+async function referencedByValue(db: SqlAdapter, p: SqlRestorePoint, t: PointTable, setCols: readonly string[], rows: readonly string[]): Promise<void> {
+  const pk = t.pk!;
+  for (const ch of t.children ?? []) {
+    if (!ch.parentColumns.some((c) => setCols.includes(c)) || p.tables.some((x) => x.table === ch.table && x.scope === "table")) continue;
+    const refs = ch.columns.map((c, i) => `c.${quoteIdent(c)} = cur.${quoteIdent(ch.parentColumns[i]!)}`).join(" AND ");
+    if (db.dialect === "postgres") {
+      const hit = await db.read(
+        `SELECT 1 AS x FROM ${ch.q} AS c, ${t.q} AS cur, jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r WHERE (${cols(pk, "cur.")}) = (${cols(pk, "r.")}) AND ${refs} AND (${cols(ch.parentColumns, "cur.")}) IS DISTINCT FROM (${cols(ch.parentColumns, "r.")}) LIMIT 1`,
+        [`[${rows.join(",")}]`],
+      );
+      if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} whose referenced columns the undo would change`);
+      continue;
+    }
+    const sql = `SELECT 1 AS x FROM ${ch.q} AS c, ${t.q} AS cur WHERE ${pk.map((c) => `cur.${quoteIdent(c)} IS ?`).join(" AND ")} AND ${refs} AND NOT (${ch.parentColumns.map((c) => `cur.${quoteIdent(c)} IS ?`).join(" AND ")}) LIMIT 1`;
+    for (const r of rows) {
+      const v = JSON.parse(r) as unknown[];
+      const hit = await db.read(sql, [...pk, ...ch.parentColumns].map((c) => decodeSqliteValue(v[t.columns.indexOf(c)])));
+      if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} whose referenced columns the undo would change`);
+    }
+  }
+}
+
+async function updateRows(db: SqlAdapter, p: SqlRestorePoint, t: PointTable, rows: string[]): Promise<void> {
   if (rows.length === 0 || t.pk === null) return;
   const setCols = t.insertable.filter((c) => !t.pk!.includes(c));
   if (setCols.length === 0) return;
+  await referencedByValue(db, p, t, setCols, rows);
   if (db.dialect === "postgres") {
     await db.run(
       `UPDATE ${t.q} AS t SET ${setCols.map((c) => `${quoteIdent(c)} = r.${quoteIdent(c)}`).join(", ")} FROM jsonb_populate_recordset(NULL::${t.q}, $1::jsonb) AS r WHERE (${cols(t.pk, "t.")}) = (${cols(t.pk, "r.")})`,
@@ -433,6 +459,26 @@ async function notRestored(db: SqlAdapter, p: SqlRestorePoint): Promise<string |
   return null;
 }
 
+/** The point with each table's foreign keys as the catalog has them now (a child table created since
+ * has rows the undo's deletes would reach through its ON DELETE action), and the first table the undo
+ * writes that has a trigger or rule now (created since: the undo's own writes would fire it), or null. */
+async function factsNow(db: SqlAdapter, p: SqlRestorePoint): Promise<{ point: SqlRestorePoint; trigger: string | null }> {
+  const catalog = new Catalog(db);
+  let trigger: string | null = null;
+  const tables: PointTable[] = [];
+  for (const t of p.tables) {
+    const dot = t.table.indexOf(".");
+    const now = t.scope === "created" || t.kind !== "table" ? null : await catalog.table({ schema: t.table.slice(0, dot), name: t.table.slice(dot + 1) });
+    if (now === null || now.kind !== "table") {
+      tables.push(t);
+      continue;
+    }
+    if (now.triggers.length > 0) trigger ??= `${t.table} has ${now.triggers.length === 1 ? "a trigger" : "triggers"} now (${now.triggers.map((x) => x.name).join(", ")})`;
+    tables.push({ ...t, children: now.children.map((c) => ({ table: c.table, q: c.q, columns: c.columns, parentColumns: c.parentColumns })) });
+  }
+  return { point: { ...p, tables }, trigger };
+}
+
 /** Undo one journal entry on `db` (also for `polar undo`). */
 export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: SqlAdapter, sel: SqlUndoSelector, dryRun: boolean): Promise<SqlUndoResult> {
   const e = journal.select(sel);
@@ -463,6 +509,8 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
     } else {
       const changed = await db.readTransaction(check);
       if (changed !== null) return { ok: false, id: e.id, reason: "changed_since", message: `refused: the rows of ${changed} that ${e.id} changed have changed since; undoing it would destroy newer work`, steps };
+      const { trigger } = await db.readTransaction(() => factsNow(db, point));
+      if (trigger !== null) return { ok: false, id: e.id, reason: "changed_since", message: `refused: ${trigger}, which the undo's own writes would fire (code the guard does not read)`, steps };
     }
   } catch (err) {
     return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
@@ -475,7 +523,9 @@ export async function undoSqlEntry(journal: SqlJournal, store: SqlStore, db: Sql
         const changed = await check();
         if (changed !== null) throw new StateError(`the rows of ${changed} changed while the undo began`);
         if (!e.inverse.every((s) => s.tool === "nothing")) {
-          await applyPoint(db, point);
+          const now = await factsNow(db, point);
+          if (now.trigger !== null) throw new StateError(`${now.trigger}, which the undo's own writes would fire`);
+          await applyPoint(db, now.point);
           // Proof before the commit: every scope is back as the point holds it (a write the undo did not
           // foresee — a conflict clause, a constraint's action — fails the undo instead of being answered
           // as undone).

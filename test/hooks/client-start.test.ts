@@ -188,6 +188,24 @@ describe("runHookClient with a daemon that answers", () => {
     expect(spawned).toHaveLength(1);
   });
 
+  test("the client's time is for the whole answer: a daemon that trickles its answer past it is refused, not waited for", async () => {
+    const home = newHome();
+    await standIn(home, (_req, _body, res) => {
+      res.writeHead(200);
+      // A space every 20 ms for 100 ticks (each byte resets an idle timer), then an answer that would
+      // let the call through.
+      let ticks = 0;
+      const tick = (): void => {
+        if (++ticks > 100 || res.destroyed) return void res.end("{}\n");
+        res.write(" ");
+        setTimeout(tick, 20);
+      };
+      tick();
+    });
+    const out = await runHookClient("claude-code", pre, options(home, { timeoutMs: 300 }));
+    expect(out).toEqual({ stdout: "", stderr: "polar: refused: the polar daemon did not answer (no answer within 300 ms)\n", exitCode: 2 });
+  });
+
   test("an error status's text loses only a leading `polar: `", async () => {
     const home = newHome();
     await standIn(home, (_req, _body, res) => res.writeHead(500).end("refused: polar: the engine stopped\n"));

@@ -120,6 +120,38 @@ describe("polar's entries and the user's", () => {
     expect("Stop" in hooks).toBe(false);
   });
 
+  test("a command of the user's that only mentions polar-hook (a wrapper, a logger) or an http hook to another loopback route is the user's: kept by init and --remove", () => {
+    const user = [
+      { type: "command", command: "/home/me/bin/polar-hook-wrapper.sh claude-code" },
+      { type: "command", command: "'/home/me/bin/my-polar-hook' claude-code" },
+      { type: "command", command: "echo polar-hook >> ~/hooks.log" },
+      { type: "command", command: "/opt/polar/bin/polar-hook claude-code && notify-send done" },
+      { type: "command", command: "/opt/polar/bin/polar-hook cursor" },
+      { type: "command", command: "polar-hook" },
+      { type: "command", command: "sudo /opt/polar/bin/polar-hook claude-code" },
+      { type: "http", url: "http://127.0.0.1:8080/http/audit" },
+      { type: "http", url: "http://proxy.local/?to=http://127.0.0.1:4000/http/claude-code" },
+      // Not strings: never polar's, whatever they would read as.
+      { type: "command", command: ["polar-hook claude-code"] },
+      { type: "http", url: ["http://127.0.0.1:4000/http/claude-code"] },
+      null,
+    ];
+    const polar = [
+      { type: "command", command: "polar-hook codex" },
+      { type: "command", command: "'/opt/polar guard/bin/polar-hook' gemini" },
+      { type: "command", command: hookCommand("/it's/polar-hook", "claude-code") },
+      { type: "http", url: "http://127.0.0.1:4000/http/gemini" },
+    ];
+    const file = fileWith(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [...user, ...polar] }] } }));
+    expect(installed(file)).toBe(true);
+    installHooks("claude-code", file, SCRIPT);
+    const hooks = read(file).hooks as Record<string, Array<{ hooks: unknown[] }>>;
+    expect(hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: user });
+    expect(removeHooks(file).removed).toBe(true);
+    expect(read(file)).toEqual({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: user }] } });
+    expect(installed(file)).toBe(false);
+  });
+
   test("--remove: polar's entries go, an event left empty goes, `hooks` left empty goes; nothing of polar's: nothing written", () => {
     const file = fileWith(JSON.stringify({ model: "x", hooks: { Stop: [{ hooks: [{ type: "command", command: "notify" }] }] } }));
     installHooks("claude-code", file, SCRIPT);
@@ -147,6 +179,8 @@ describe("polar's entries and the user's", () => {
     expect(installed(fileWith(JSON.stringify({ hooks: { Stop: {}, PreToolUse: ["x", { hooks: "polar-hook" }, { hooks: [{ command: "my-linter" }] }] } })))).toBe(false);
     expect(installed(fileWith(JSON.stringify({ hooks: { Stop: {}, X: [{ hooks: [{ command: "polar-hook gemini" }] }] } })))).toBe(true);
     expect(installed(fileWith(JSON.stringify({ hooks: { X: [{ hooks: [{ type: "http", url: "http://127.0.0.1:1/http/codex" }] }] } })))).toBe(true);
+    // One event with a group of the user's and one of polar's.
+    expect(installed(fileWith(JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ command: "my-linter" }] }, { hooks: [{ command: "polar-hook codex" }] }] } })))).toBe(true);
     expect(installed(fileWith(JSON.stringify({ hooks: { X: [{ hooks: [{ type: "command", url: "http://127.0.0.1:1/http/codex" }] }] } })))).toBe(false);
   });
 });
@@ -163,10 +197,14 @@ describe("the user's file stays the user's", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(read(file)).toEqual({ env: { ANTHROPIC_API_KEY: "sk-mine" } });
     // Any mode of the user's is kept as it was, never widened or narrowed.
-    const shared = fileWith("{}");
-    chmodSync(shared, 0o640);
-    installHooks("codex", shared, SCRIPT);
-    expect(statSync(shared).mode & 0o777).toBe(0o640);
+    for (const mode of [0o640, 0o666]) {
+      const shared = fileWith("{}");
+      chmodSync(shared, mode);
+      installHooks("codex", shared, SCRIPT);
+      expect(statSync(shared).mode & 0o777).toBe(mode);
+      removeHooks(shared);
+      expect(statSync(shared).mode & 0o777).toBe(mode);
+    }
   });
 
   test("a settings file that is a symbolic link (kept with the user's dotfiles) stays a link; the file it points to is merged", () => {

@@ -2,7 +2,9 @@
 // configuration that cannot be read is an error at start, never a daemon running half-configured), each
 // configured MCP server's ontology loaded (a .blob as it is, a .polar compiled) with its projection rules
 // and policy, one core guard per session.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { blobDigestHex } from "../../src/blob/index.js";
+import { compile } from "../../src/compiler/index.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,7 +40,7 @@ describe("readHookConfig", () => {
 
   test("each server's ontology and rules, relative to the home or absolute, and its policy", () => {
     const home = homeWith({ mcp: { memory: { ontology: "m.blob", rules: "sub/p.json", policy: "escalate" }, fs: { ontology: "/abs/fs.polar", policy: "veto" }, bare: { ontology: "b.blob" } } });
-    expect(readHookConfig(home)).toEqual({
+    expect(readHookConfig(home)).toStrictEqual({
       mcp: {
         memory: { ontology: join(home, "m.blob"), rules: join(home, "sub/p.json"), policy: "escalate" },
         fs: { ontology: "/abs/fs.polar", policy: "veto" },
@@ -59,6 +61,8 @@ describe("readHookConfig", () => {
       [{ mcp: "memory" }, /config\.json`: `mcp` is not an object$/u],
       [{ mcp: { memory: null } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: "m.blob" } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
+      [{ mcp: { memory: 1 } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
+      [{ mcp: { memory: ["m.blob"] } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: {} } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: { ontology: 1 } } }, /config\.json`: mcp\.memory needs an `ontology` file$/u],
       [{ mcp: { memory: { ontology: "m.blob", rule: "p.json" } } }, /config\.json`: mcp\.memory: unknown key `rule`$/u],
@@ -87,6 +91,20 @@ describe("mcpGuards", () => {
     const escalate = mcpGuards(readHookConfig(homeWith({ mcp: { t: { ontology: "t.polar", policy: "escalate" } } }, { "t.polar": tools }))).t();
     expect(escalate.check({ name: "wipe", arguments: {} })).toMatchObject({ action: "ask", code: "no_candidate" });
     expect(escalate.check({ name: "other", arguments: {} })).toMatchObject({ action: "deny", code: "unknown_tool" });
+  });
+
+  test("a .polar is compiled as `polar compile` and `polar audit verify` compile it (named by its file name): the records' ontology hash is the one the audit computes", () => {
+    const home = homeWith({ mcp: { t: { ontology: "sub/t.polar" } } });
+    mkdirSync(join(home, "sub"));
+    writeFileSync(join(home, "sub/t.polar"), tools);
+    const d = mcpGuards(readHookConfig(home)).t().check({ name: "wipe", arguments: {} });
+    const compiled = compile(new TextEncoder().encode(tools), { name: "t.polar" });
+    if (!compiled.ok) throw new Error("the test ontology has errors");
+    expect((d.decisions[0] as { ontologyHash: string }).ontologyHash).toBe(blobDigestHex(compiled.blob));
+    // A .blob: the file's own hash.
+    const blobHome = homeWith({ mcp: { m: { ontology: join(memory, "memory.blob") } } });
+    const b = mcpGuards(readHookConfig(blobHome)).m().check({ name: "read_graph", arguments: {} });
+    expect((b.decisions[0] as { ontologyHash: string }).ontologyHash).toBe(blobDigestHex(new Uint8Array(readFileSync(join(memory, "memory.blob")))));
   });
 
   test("a .blob is loaded as it is; projection rules are read from their file", () => {

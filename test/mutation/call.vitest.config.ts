@@ -8,6 +8,7 @@ import { mutationVitestConfig } from "./base.js";
 export default mutationVitestConfig([
   "test/guard/call-*.test.ts",
   "test/guard/own-executed.test.ts",
+  "test/guard/observed-result-copy.test.ts",
   "test/guard/turn-calls-shape.test.ts",
   "test/guard/canonical-fast.test.ts",
   "test/guard/lazy.test.ts",

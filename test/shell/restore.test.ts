@@ -4,6 +4,7 @@
 // manifests with a digest), and that applying it puts back exactly what was there.
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { dirname } from "node:path";
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_BOUNDS, fingerprint, RESTORE_FORMAT, RestoreError, RestoreStore, relativeTo, scopePaths, type RestorePoint } from "../../src/shell/restore.js";
@@ -74,6 +75,21 @@ describe("the store", () => {
     expect((e as RestoreError).code).toBe("restore_failed");
     expect((e as Error).message).toMatch(new RegExp(`^the restore-point store ${r}/file/s is not writable: ENOTDIR`));
     expect(DEFAULT_BOUNDS).toEqual({ maxBytes: 64 * 1024 * 1024, maxFiles: 5_000 });
+  });
+
+  it("a store opened again (another guard on it) keeps its points; packs are private (0600); reading an object leaves no file open", () => {
+    const r = root();
+    const d = tree(r);
+    const s = store();
+    const p = s.take([d], null);
+    const again = new RestoreStore(s.dir, DEFAULT_BOUNDS);
+    again.open();
+    expect(again.load(p.id)).toEqual(p);
+    for (const f of readdirSync(`${s.dir}/packs`)) expect(lstatSync(`${s.dir}/packs/${f}`).mode & 0o777).toBe(0o600);
+    const open = () => readdirSync("/proc/self/fd").length;
+    const before = open();
+    for (let i = 0; i < 50; i++) again.object(sha("alpha"));
+    expect(open()).toBe(before);
   });
 });
 
@@ -195,7 +211,14 @@ describe("take and apply: paths", () => {
   it("a path that cannot be read is restore_failed with the reason", () => {
     const r = root();
     symlinkSync("loop", `${r}/loop`);
-    expect(() => store().take([`${r}/loop/x`], null)).toThrow(/^the restore point could not be taken: ELOOP/);
+    let e: unknown = null;
+    try {
+      store().take([`${r}/loop/x`], null);
+    } catch (x) {
+      e = x;
+    }
+    expect((e as RestoreError).code).toBe("restore_failed");
+    expect((e as Error).message).toMatch(/^the restore point could not be taken: ELOOP/);
   });
 });
 
@@ -212,6 +235,11 @@ describe("load and object: a point or object that does not match its hash is ref
     const edited = { ...p, files: 1 };
     writeFileSync(`${s.dir}/points/${p.id}.json`, JSON.stringify(edited));
     expect(() => s.load(p.id)).toThrow(new RestoreError("restore_failed", `restore point ${p.id} does not match its digest`));
+    // Another format, even with a digest that matches it, is not read as this one.
+    expect(JSON.parse(readFileSync(`${s.dir}/points/${p.id}.json`, "utf8")).format).toBe("polar-restore-point/1");
+    const { id: _id, digest: _digest, ...body } = { ...p, format: "polar-restore-point/2" };
+    writeFileSync(`${s.dir}/points/${p.id}.json`, JSON.stringify({ ...body, id: p.id, digest: sha(JSON.stringify(body)) }));
+    expect(() => s.load(p.id)).toThrow(new RestoreError("restore_failed", `restore point ${p.id} is in format "polar-restore-point/2", not polar-restore-point/1`));
   });
 
   it("a missing or corrupted object, in a pack or loose", () => {
@@ -236,6 +264,11 @@ describe("load and object: a point or object that does not match its hash is ref
     expect(() => fresh.object(sha("loose"))).toThrow("is corrupted");
     writeFileSync(`${s.dir}/objects/${sha("loose")}`, "loose");
     expect(fresh.object(sha("loose")).toString()).toBe("loose");
+    // A content the store holds loose already is not written again in a pack.
+    writeFileSync(`${r}/l.txt`, "loose");
+    const packs = readdirSync(`${s.dir}/packs`).length;
+    expect(fresh.take([`${r}/l.txt`], null).paths[0]!.entries![0]!.hash).toBe(sha("loose"));
+    expect(readdirSync(`${s.dir}/packs`).length).toBe(packs);
   });
 });
 
@@ -340,6 +373,133 @@ describe("take and apply: a repository", () => {
     writeFileSync(`${ws}/src/lib`, "a file in the way");
     const q = s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/src`] });
     expect(q.paths.map((k) => k.path.slice(ws.length + 1))).toEqual(["src/lib", "src/x.ts"]);
+  });
+});
+
+describe("take and apply: which scope, and the folders above a narrowed scope's paths", () => {
+  it("a narrowed scope stays narrowed with a kept path inside the repository; a kept path at or above the root keeps the whole tree; without a repository a scope names nothing", () => {
+    const ws = repo("clean");
+    const s = store();
+    const inside = s.take([`${ws}/a.txt`], ws, { kind: "untracked", ignored: false });
+    expect(inside.repo!.scope).toBe("untracked");
+    expect(inside.paths.map((k) => k.path)).toEqual([`${ws}/a.txt`]);
+    const above = s.take([dirname(ws)], ws, { kind: "untracked", ignored: false });
+    expect(above.repo!.scope).toBeUndefined();
+    // (the parent keeps .git too, which a command there can remove; the root is also kept as the whole scope keeps it)
+    expect(above.paths.map((k) => k.path)).toEqual([dirname(ws), ws]);
+    const none = s.take([`${ws}/a.txt`], null, { kind: "tracked", trees: [] });
+    expect([none.repo, none.paths.map((k) => k.path), none.dirs]).toEqual([null, [`${ws}/a.txt`], undefined]);
+  });
+
+  it("tracked paths under some paths: a tracked file itself, the root (every tracked path), several paths; a tree not known keeps those paths whole", () => {
+    const ws = repo("rich");
+    const s = store();
+    const rel = (p: RestorePoint) => p.paths.map((k) => k.path.slice(ws.length + 1)).sort();
+    expect(rel(s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/a.txt`] }))).toEqual(["a.txt"]);
+    expect(rel(s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [ws] }))).toEqual([".gitignore", "a.txt", "b.txt", "bin/run.sh", "docs/readme.md", "link", "src/lib/y.ts", "src/x.ts", "staged.txt"]);
+    expect(rel(s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/docs`, `${ws}/src/lib`] }))).toEqual(["docs/readme.md", "src/lib/y.ts"]);
+    const unknown = s.take([], null, { kind: "all" }, { root: ws, trees: ["no-such-ref"], under: [`${ws}/src`, `${ws}/a.txt`] });
+    expect(rel(unknown)).toEqual(["a.txt", "src"]);
+    expect(unknown.dirs).toBeUndefined();
+  });
+
+  it("folders above the kept paths that were there stay (made again with their mode when removed); nested folders that were absent are removed again, deepest first", () => {
+    const ws = repo("rich");
+    rmSync(`${ws}/src/x.ts`);
+    rmSync(`${ws}/src/lib/y.ts`);
+    chmodSync(`${ws}/src/lib`, 0o750);
+    const s = store();
+    const p = s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/src`] });
+    expect(p.dirs).toEqual([{ path: `${ws}/src`, mode: 0o755 & ~process.umask() }, { path: `${ws}/src/lib`, mode: 0o750 }]);
+    const before = manifest(ws);
+    bash(ws, "git checkout -- src");
+    s.apply(p);
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
+    rmSync(`${ws}/src`, { recursive: true });
+    s.apply(p);
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
+    // A file made where the folder was is newer than the point: not removed, the apply fails (at the paths under it).
+    rmSync(`${ws}/src`, { recursive: true });
+    writeFileSync(`${ws}/src`, "newer");
+    expect(() => s.apply(p)).toThrow(/ENOTDIR/);
+    expect(readFileSync(`${ws}/src`, "utf8")).toBe("newer");
+    rmSync(`${ws}/src`);
+    s.apply(p);
+    // Both src and src/lib absent at the point: both removed again after a checkout made them.
+    rmSync(`${ws}/src`, { recursive: true });
+    const q = s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/src`] });
+    expect(q.dirs).toEqual([{ path: `${ws}/src`, mode: null }, { path: `${ws}/src/lib`, mode: null }]);
+    const gone = manifest(ws);
+    bash(ws, "git checkout -- src");
+    s.apply(q);
+    expect(diffManifests(gone, manifest(ws))).toEqual([]);
+  });
+
+  it("a folder above a kept path that cannot be read is restore_failed; a file in the way two levels up is kept whole", () => {
+    const ws = repo("rich");
+    rmSync(`${ws}/src`, { recursive: true });
+    symlinkSync("src", `${ws}/src`); // a link to itself: src/lib cannot be looked up
+    const s = store();
+    expect(() => s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/src`] })).toThrow(/^the restore point could not be taken: ELOOP/);
+    rmSync(`${ws}/src`);
+    writeFileSync(`${ws}/src`, "a file where src was");
+    const p = s.take([], null, { kind: "all" }, { root: ws, trees: [], under: [`${ws}/src`] });
+    expect(p.paths.map((k) => k.path.slice(ws.length + 1))).toEqual(["src"]);
+    expect(p.dirs).toEqual([{ path: `${ws}/src`, mode: null }, { path: `${ws}/src/lib`, mode: null }]);
+  });
+});
+
+describe("take and apply: a repository's other states", () => {
+  it("a repository with no commit yet (no refs, no HEAD tree): taken and put back", () => {
+    const r = root();
+    bash(r, "git init -q -b main && echo x > f && git add f");
+    const s = store();
+    const before = manifest(r);
+    const p = s.take([`${r}/f`], r, { kind: "tracked", trees: [] });
+    expect(p.repo).toMatchObject({ head: "ref: refs/heads/main", refs: [], stash: [] });
+    bash(r, "echo y > f && git add f && git -c user.email=t@e -c user.name=t commit -qm c");
+    s.apply(p);
+    expect(diffManifests(before, manifest(r))).toEqual([]);
+  });
+
+  it("a point without an index applied where there is still none; two stashes put back in their order, also from packed refs", () => {
+    const ws = repo("clean");
+    rmSync(`${ws}/.git/index`);
+    const s = store();
+    const p = s.take([`${ws}/a.txt`], ws);
+    s.apply(p);
+    expect(existsSync(`${ws}/.git/index`)).toBe(false);
+    bash(ws, "git reset -q && echo 1 > a.txt && git stash -q && echo 2 > a.txt && git stash -q && git pack-refs --all");
+    expect(existsSync(`${ws}/.git/refs/stash`)).toBe(false);
+    const before = manifest(ws);
+    const q = s.take([`${ws}/a.txt`], ws);
+    expect(q.repo!.stash.map((x) => x.id)).toEqual([git(ws, ["rev-parse", "stash@{0}"]).trim(), git(ws, ["rev-parse", "stash@{1}"]).trim()]);
+    bash(ws, "git stash drop -q && git stash drop -q");
+    s.apply(q);
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
+  });
+
+  it("what it cannot keep is restore_failed, never a point that loses it: a stash ref without its reflog, an empty HEAD", () => {
+    const ws = repo("rich");
+    const s = store();
+    rmSync(`${ws}/.git/logs/refs/stash`);
+    expect(() => s.take([`${ws}/a.txt`], ws)).toThrow(new RestoreError("restore_failed", `the stash of ${ws} has no reflog`));
+    writeFileSync(`${ws}/.git/HEAD`, "");
+    expect(() => s.take([`${ws}/a.txt`], ws)).toThrow(new RestoreError("restore_failed", `${ws}/.git/HEAD is empty`));
+    expect(readdirSync(`${s.dir}/points`)).toEqual([]);
+  });
+
+  it("an untracked scope keeps an untracked folder inside a tracked one as that folder", () => {
+    const ws = repo("clean");
+    mkdirSync(`${ws}/src/new/deep`, { recursive: true });
+    writeFileSync(`${ws}/src/new/deep/n.txt`, "n");
+    const s = store();
+    const p = s.take([], ws, { kind: "untracked", ignored: false });
+    expect(p.paths.map((k) => k.path.slice(ws.length + 1))).toEqual(["src/new"]);
+    const before = manifest(ws);
+    bash(ws, "git clean -qfd");
+    s.apply(p);
+    expect(diffManifests(before, manifest(ws))).toEqual([]);
   });
 });
 

@@ -176,6 +176,15 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
       () => bash(ws, "git add a.txt"),
       () => bash(ws, "git stash -q"),
       () => rmSync(`${ws}/.git/index`),
+      // Edited again, a renamed, a modified or an unmerged path keeps its status line: its content counts.
+      () => bash(ws, "git reset -q && git mv a.txt 'moved a.txt' && echo 1 >> 'moved a.txt'"),
+      () => writeFileSync(`${ws}/moved a.txt`, "edited again"),
+      () => writeFileSync(`${ws}/moved a.txt`, "and again"),
+      () => bash(ws, "git reset -q --hard && echo s > 'sp ace.txt' && git add 'sp ace.txt' && git commit -qm sp && echo 1 >> 'sp ace.txt'"),
+      () => writeFileSync(`${ws}/sp ace.txt`, "edited again"),
+      () => bash(ws, "git reset -q --hard && git checkout -q -b side && echo side > b.txt && git commit -qam side && git checkout -q main && echo main > b.txt && git commit -qam main && (git merge -q side || true)"),
+      () => writeFileSync(`${ws}/b.txt`, "resolving"),
+      () => writeFileSync(`${ws}/b.txt`, "resolving, edited"),
     ];
     writeFileSync(`${ws}/.gitignore`, "*.log\n");
     bash(ws, "git add .gitignore && git commit -qm ignore");
@@ -264,6 +273,13 @@ describe("runStep: each inverse step on a real folder or repository", () => {
     writeFileSync(`${ws}/a.txt`, "changed");
     runStep(step("git_restore_path", { path: `${ws}/a.txt` }), s, ws, {});
     expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+    // The path is literal, never a pathspec pattern: `f*.txt` restores that file, not f1.txt.
+    writeFileSync(`${ws}/f*.txt`, "star");
+    writeFileSync(`${ws}/f1.txt`, "one");
+    bash(ws, "git add -A && git commit -qm f && echo changed > 'f*.txt' && echo changed > f1.txt");
+    runStep(step("git_restore_path", { path: `${ws}/f*.txt` }), s, ws, {});
+    expect([readFileSync(`${ws}/f*.txt`, "utf8"), readFileSync(`${ws}/f1.txt`, "utf8")]).toEqual(["star", "changed\n"]);
+    bash(ws, "git reset -q --hard HEAD~1");
     mkdirSync(`${ws}/src/extra`);
     writeFileSync(`${ws}/src/extra/n`, "n");
     runStep(step("git_restore_path", { path: `${ws}/src` }), s, ws, {});
@@ -384,6 +400,17 @@ describe("undoEntry: judged on the current state, then run", () => {
     expect(readFileSync(p, "utf8")).toBe("newer work");
     // A dry run is refused the same way.
     expect(undoEntry(j, s, r, undefined, true).reason).toBe("changed_since");
+  });
+
+  it("newer work on a path the repository call left renamed and modified is seen: refused, not destroyed (was: undone over it)", () => {
+    const { r, j, s } = setup([], []);
+    const ws = repo();
+    bash(ws, "git mv a.txt b2.txt && echo call >> b2.txt");
+    const head = git(ws, ["rev-parse", "HEAD"]).trim();
+    j.add(entry({ id: "u-reset", repo: ws, inverse: [step("git_reset_to", { target: head }, "git_reset")], after: stateFingerprint([], ws) }));
+    writeFileSync(`${ws}/b2.txt`, "newer work");
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("changed_since");
+    expect(readFileSync(`${ws}/b2.txt`, "utf8")).toBe("newer work");
   });
 
   it("a state that cannot be read is unknown_state; a step that fails is inverse_failed, not marked, and calls back", () => {

@@ -1,7 +1,7 @@
 // Layer B of a workspace (src/shell/workspace.ts), in-process on real folders and one small git
 // repository: the facts a path and a repository give the verdict (kind, git state, inside the
 // workspace), what is cached until invalidate(), and the reads that fail (never a default).
-import { chmodSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { git, isDir, kindOf, Workspace, WorkspaceReadError } from "../../src/shell/workspace.js";
 import { buildTemplate, copyTemplate, sh as bash, tempDir } from "./helpers.js";
@@ -65,6 +65,8 @@ describe("git", () => {
     expect(e).toBeInstanceOf(WorkspaceReadError);
     expect((e as Error).name).toBe("WorkspaceReadError");
     expect((e as Error).message).toBe("git status failed: fatal: not a git repository (or any of the parent directories): .git");
+    // A failure with nothing on stderr: the first line of the error itself.
+    expect(() => git(ws, ["rev-parse", "-q", "--verify", "refs/heads/nope"])).toThrow(/^git rev-parse failed: Command failed: git -C \S+ rev-parse -q --verify refs\/heads\/nope$/u);
   });
 });
 
@@ -193,6 +195,29 @@ describe("Workspace.paths: the facts of each touched path", () => {
     const f = w.paths([`${ws}/conflict/c.txt`, `${ws}/conflict`, `${ws}/docs`]);
     expect([f.get(`${ws}/conflict/c.txt`)!.git, f.get(`${ws}/conflict`)!.git, f.get(`${ws}/docs`)!.git]).toEqual(["modified", "dirty", "clean"]);
     expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
+  });
+
+  it("a tracked file replaced by something that is not a file (a FIFO) is modified, whatever its mode", () => {
+    const ws = rich();
+    rmSync(`${ws}/docs/readme.md`);
+    bash(ws, "mkfifo -m 644 docs/readme.md");
+    const f = new Workspace(ws).paths([`${ws}/docs/readme.md`, `${ws}/docs`]);
+    expect([f.get(`${ws}/docs/readme.md`), f.get(`${ws}/docs`)!.git]).toEqual([{ kind: "other", git: "modified", inside: true }, "dirty"]);
+  });
+
+  it("reading never writes the repository: the index is not refreshed (GIT_OPTIONAL_LOCKS=0), even when git could", () => {
+    const ws = rich();
+    // A tracked file touched without a change: a plain `git status` would refresh and rewrite the index.
+    bash(ws, "git checkout -q -- . && touch -d @1000000000 docs/readme.md b.txt");
+    const before = statSync(`${ws}/.git/index`);
+    const w = new Workspace(ws);
+    w.paths([`${ws}/docs/readme.md`, `${ws}/docs`, `${ws}/b.txt`]);
+    w.repo(ws);
+    const after = statSync(`${ws}/.git/index`);
+    expect([after.mtimeMs, after.size, after.ino]).toEqual([before.mtimeMs, before.size, before.ino]);
+    // (git writes a new index by renaming a lock file over it: another inode)
+    bash(ws, "git status >/dev/null");
+    expect(statSync(`${ws}/.git/index`).ino).not.toBe(before.ino);
   });
 
   it("a path whose git read fails is a WorkspaceReadError, never a default", () => {

@@ -130,6 +130,43 @@ describe("postgres: rows kept", () => {
   });
 });
 
+describe("postgres: a UNIQUE column a foreign key names", () => {
+  const CODES = "CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE CASCADE); INSERT INTO p VALUES (1, 'a'), (2, 'b');";
+
+  it("an UPDATE of it is undone; a child row that references the new value since makes the undo fail, nothing changed (regression: the undo's own UPDATE set off ON UPDATE CASCADE, rewrote that newer child row, and said undone)", async () => {
+    await fresh(CODES);
+    const g = await guard();
+    await roundTrip(g, "UPDATE p SET code = 'z' WHERE id = 1");
+    // A child row at the time of the check: the cascade's table is kept whole, and comes back with p.
+    await pg.exec("INSERT INTO c VALUES (5, 'b')");
+    await roundTrip(g, "UPDATE p SET code = 'y' WHERE id = 2");
+    const d = await g.check("UPDATE p SET code = 'z' WHERE id = 1");
+    expect(d).toMatchObject({ approved: true, restorePoint: { tables: ["public.p"] } });
+    await pg.exec("UPDATE p SET code = 'z' WHERE id = 1");
+    await g.observe(d.execution!);
+    await pg.exec("INSERT INTO c VALUES (10, 'z')");
+    const after = await state();
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringMatching(/failed \(nothing was changed\): rows of public\.c reference a row of public\.p whose referenced columns the undo would change$/) });
+    expect(await state()).toBe(after);
+    // Once that row is gone, the undo goes through.
+    await pg.exec("DELETE FROM c WHERE id = 10");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect((await pg.query("SELECT code FROM p ORDER BY id")).rows).toEqual([{ code: "a" }, { code: "b" }]);
+  });
+});
+
+describe("postgres: INSERT … ON CONFLICT DO UPDATE", () => {
+  it("keeps the children an ON UPDATE action of the rows it updates may change, and the undo gives them back (regression: a child's ON UPDATE SET NULL ran, the child was not kept, and the undo said undone and left its row NULL)", async () => {
+    await fresh("CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE SET NULL); CREATE TABLE k (id integer PRIMARY KEY, pcode text REFERENCES p (code)); INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (5, 'a'); INSERT INTO k VALUES (6, 'b');");
+    const g = await guard();
+    const q = "INSERT INTO p (id, code) VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET code = excluded.code";
+    expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["public.p", "public.c"], rows: 3 } });
+    await roundTrip(g, q);
+    // ON CONFLICT DO NOTHING updates nothing: no child is read.
+    expect(await g.check("INSERT INTO p (id, code) VALUES (1, 'q') ON CONFLICT DO NOTHING")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p"] } });
+  });
+});
+
 describe("postgres: an INSERT that leaves the key to a sequence", () => {
   it("serial and identity keys are kept by the range above min(largest key, the sequence's last value), the sequence's value the declared residue", async () => {
     await fresh(`CREATE TABLE s (id serial PRIMARY KEY, v text); INSERT INTO s (v) VALUES ('a'), ('b');

@@ -262,6 +262,24 @@ describe("what the guard cannot read is not judged", () => {
     expect(none).toMatchObject({ approved: true, action: "allow", reason: "reversible", tier: "T1", restorePoint: null, message: "approved: undo is nothing to undo (sql_drop changed nothing)" });
     expect(none.inverse.map((s) => s.tool)).toEqual(["nothing"]);
   });
+
+  it("a write through a virtual table (FTS5, R*Tree) is not judged: its module's code is not read (regression: FTS5's `INSERT INTO f(f) VALUES('delete-all')` emptied an external-content index and `('rank', …)` changed its configuration; both were approved, and the undo said undone and left them)", async () => {
+    const h = fresh(`CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO docs VALUES (1, 'hello world'), (2, 'other');
+      CREATE VIRTUAL TABLE fe USING fts5(body, content='docs', content_rowid='id'); INSERT INTO fe(fe) VALUES ('rebuild');
+      CREATE VIRTUAL TABLE ft USING fts5(a, b); INSERT INTO ft VALUES ('x y', 'z');
+      CREATE VIRTUAL TABLE rt USING rtree(id, x0, x1); INSERT INTO rt VALUES (1, 0, 1);`);
+    const g = await guard(h);
+    const before = state(h);
+    for (const [q, t] of [["INSERT INTO fe(fe) VALUES ('delete-all')", "fe"], ["INSERT INTO ft(ft, rank) VALUES ('rank', 'bm25(10.0)')", "ft"], ["DELETE FROM ft WHERE b = 'z'", "ft"], ["INSERT INTO ft VALUES ('n', 'm')", "ft"], ["UPDATE ft SET b = 'w'", "ft"], ["DELETE FROM rt WHERE id = 1", "rt"]]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_effect", message: `not judged (unknown_effect): main.${t} is a virtual table; what writing through it does is not read` });
+    }
+    // Its DROP removes the module's storage with it: not the table a DROP TABLE keeps.
+    expect(await g.check("DROP TABLE ft")).toMatchObject({ approved: false, reason: "unknown_state", message: "not judged: main.ft is a virtual table, not a table" });
+    // Nothing was approved, nothing journaled; the index still finds the row.
+    expect(g.list()).toEqual([]);
+    expect(state(h)).toBe(before);
+    expect(h.raw.prepare("SELECT rowid FROM fe WHERE fe MATCH 'hello'").all()).toEqual([{ rowid: 1 }]);
+  });
 });
 
 describe("the rows kept", () => {
@@ -404,6 +422,23 @@ describe("the rows kept", () => {
     await roundTrip(h, g, "INSERT INTO wr (id, v) VALUES (6, 'b')");
   });
 
+  it("SQLite lets a PRIMARY KEY of a rowid table hold NULL, more than once: a table with such rows is not judged; without them the key names rows, also after a statement that sets keys to NULL (regression: DELETE … WHERE v = 1 kept the row (NULL, 1) by its key; the undo found the other NULL-key row by that key, set it to v = 1 and said undone: the row (NULL, 2) was lost)", async () => {
+    const h = fresh("CREATE TABLE nk (k TEXT PRIMARY KEY, v INTEGER); INSERT INTO nk VALUES ('a', 1), ('b', 2), ('c', 3);");
+    const g = await guard(h);
+    for (const q of ["DELETE FROM nk WHERE v = 1", "UPDATE nk SET v = 7 WHERE k = 'b'", "UPDATE nk SET k = NULL WHERE v < 3", "INSERT INTO nk VALUES (NULL, 9), (NULL, 9)"]) await roundTrip(h, g, q);
+    h.raw.exec("INSERT INTO nk VALUES (NULL, 1), (NULL, 2)");
+    const before = state(h);
+    for (const q of ["DELETE FROM nk WHERE v = 1", "UPDATE nk SET v = 5 WHERE v = 1", "UPDATE nk SET v = v + 10", "INSERT INTO nk VALUES ('d', 4)", "DELETE FROM nk WHERE k = 'a'"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "unknown_state", message: "not judged (unknown_state): rows of main.nk have NULL in their primary key (SQLite allows it), so the key names no single row" });
+    }
+    expect(state(h)).toBe(before);
+    // A composite key with a NULL in either column; an INTEGER PRIMARY KEY and a NOT NULL key never hold one.
+    h.raw.exec("CREATE TABLE ck (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b)); INSERT INTO ck VALUES (1, 'x', 1), (2, NULL, 2);");
+    expect(await g.check("DELETE FROM ck WHERE a = 1")).toMatchObject({ reason: "unknown_state", message: "not judged (unknown_state): rows of main.ck have NULL in their primary key (SQLite allows it), so the key names no single row" });
+    expect(g.list().every((e) => e.undone)).toBe(true);
+    await roundTrip(h, g, "DELETE FROM orders WHERE id = 2");
+  });
+
   it("an INSERT into a table over the bound that leaves the key to SQLite is approved; naming the key is asked", async () => {
     const h = fresh();
     const g = await guard(h, { bounds: { maxRows: 3 } });
@@ -458,6 +493,25 @@ describe("foreign-key actions", () => {
   });
 });
 
+describe("a UNIQUE column a foreign key names", () => {
+  it("an UPDATE of it is undone; a child row that references the new value since makes the undo fail, saying so, nothing changed", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY, a TEXT, b TEXT, UNIQUE (a, b)); CREATE TABLE c (id INTEGER PRIMARY KEY, pa TEXT, pb TEXT, FOREIGN KEY (pa, pb) REFERENCES p (a, b)); INSERT INTO p VALUES (1, 'a', 'x'), (2, 'b', 'x');");
+    const g = await guard(h);
+    await roundTrip(h, g, "UPDATE p SET a = 'z' WHERE id = 1");
+    const d = await g.check("UPDATE p SET a = a || 'z' WHERE id < 3");
+    h.raw.exec("UPDATE p SET a = a || 'z' WHERE id < 3");
+    await g.observe(d.execution!);
+    // A row that references the new value of row 1, and one with a NULL that references nothing.
+    h.raw.exec("INSERT INTO c VALUES (10, 'az', 'x'), (11, 'bz', NULL)");
+    const after = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringMatching(/failed \(nothing was changed\): rows of main\.c reference a row of main\.p whose referenced columns the undo would change$/) });
+    expect(state(h)).toBe(after);
+    h.raw.exec("DELETE FROM c WHERE id = 10");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(h.raw.prepare("SELECT a FROM p ORDER BY id").all()).toEqual([{ a: "a" }, { a: "b" }]);
+  });
+});
+
 describe("triggers", () => {
   it("one trigger or several on a written table are named, with the rows the statement would change", async () => {
     const one = fresh("CREATE TRIGGER t1 AFTER UPDATE ON orders BEGIN SELECT 1; END;");
@@ -470,6 +524,20 @@ describe("triggers", () => {
       "not approved: the triggers t1, t2 on main.notes run code the guard does not read (for the statement and for its undo): what else UPDATE would change 1 rows of main.notes would change is unknown",
     );
     expect((await (await guard(two)).check("INSERT INTO notes VALUES ('n')")).message).toMatch(/what else INSERT would add to 3 rows of main\.notes/);
+  });
+
+  it("a TEMP trigger on a table of the main database is a trigger of that table (regression: it was not read, DELETE FROM orders WHERE id = 1 was approved, the trigger emptied another table, and the undo said undone and left it empty)", async () => {
+    const h = fresh("CREATE TABLE audit (x TEXT); INSERT INTO audit VALUES ('keep'); CREATE TEMP TRIGGER tt AFTER DELETE ON main.orders BEGIN DELETE FROM audit; END;");
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM orders WHERE id = 1")).toMatchObject({
+      approved: false, action: "ask", reason: "irreversible",
+      message: "not approved: the trigger temp.tt on main.orders runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of main.orders would change is unknown",
+    });
+    // Named in another case, and on a table of an attached database of the same name: counted too.
+    h.raw.exec("ATTACH ':memory:' AS aux; CREATE TABLE aux.ORDERS (id INTEGER PRIMARY KEY); INSERT INTO aux.orders VALUES (1);");
+    expect(await g.check("DELETE FROM aux.orders WHERE id = 1")).toMatchObject({ approved: false, reason: "irreversible", message: expect.stringMatching(/^not approved: the trigger temp\.tt on aux\.ORDERS runs code/) });
+    // A table no TEMP trigger names is judged as before.
+    await roundTrip(h, g, "DELETE FROM items WHERE id = 3");
   });
 });
 

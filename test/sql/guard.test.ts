@@ -137,6 +137,36 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
     expect(await state(h)).toBe(before);
   });
 
+  it("the undo reads the tables it writes again: a trigger created since is refused (changed_since), a child table created since whose rows reference a row it would delete fails it; nothing is changed (regression: the undo's own INSERT fired the new trigger, which emptied another table, and the new child's rows went with the parent's ON DELETE CASCADE; both undos said undone)", async () => {
+    const h = await fresh(dialect);
+    const g = await guard(h);
+    await h.exec("CREATE TABLE audit (x TEXT); INSERT INTO audit VALUES ('keep')");
+    const run = async (q: string): Promise<void> => {
+      const d = await g.check(q);
+      expect(d.approved, q).toBe(true);
+      await h.exec(q);
+      await g.observe(d.execution!);
+    };
+    await run("DELETE FROM notes WHERE body IS NULL");
+    await h.exec(dialect === "sqlite"
+      ? "CREATE TRIGGER tt AFTER INSERT ON notes BEGIN DELETE FROM audit; END"
+      : "CREATE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN DELETE FROM audit; RETURN NULL; END $$; CREATE TRIGGER tt AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION tf()");
+    const after = await state(h);
+    const s = dialect === "sqlite" ? "main" : "public";
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "changed_since", message: `refused: ${s}.notes has a trigger now (tt), which the undo's own writes would fire (code the guard does not read)` });
+    expect(await state(h)).toBe(after);
+    expect(await h.rows("SELECT x FROM audit")).toEqual([{ x: "keep" }]);
+    await h.exec("DROP TRIGGER tt" + (dialect === "sqlite" ? "" : " ON notes"));
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    await run("INSERT INTO orders (id, customer) VALUES (9, 'zed')");
+    await h.exec("CREATE TABLE kid (id INTEGER PRIMARY KEY, o INTEGER REFERENCES orders (id) ON DELETE CASCADE); INSERT INTO kid VALUES (1, 9)");
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringMatching(new RegExp(`failed \\(nothing was changed\\): rows of ${s}\\.kid reference a row of ${s}\\.orders the undo would delete$`)) });
+    expect(await h.rows("SELECT * FROM kid")).toEqual([{ id: 1, o: 9 }]);
+    await h.exec("DELETE FROM kid");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(await h.rows("SELECT id FROM orders WHERE id = 9")).toEqual([]);
+  });
+
   it("an INSERT that leaves the key to the database is kept by the range above the largest key, whatever the table's size", async () => {
     const h = await fresh(dialect);
     if (dialect === "postgres") await h.exec("CREATE SEQUENCE orders_id_seq OWNED BY orders.id; ALTER TABLE orders ALTER COLUMN id SET DEFAULT nextval('orders_id_seq'); SELECT setval('orders_id_seq', 7)");

@@ -1,16 +1,12 @@
-// Layer B for SQL (src/sql/state.ts), stated in-process: the catalog facts Catalog.table reads for each
-// kind of relation on SQLite (better-sqlite3) and PostgreSQL (one PGlite for the file), the foreign-key
-// switch, and the rows of a scope (whole table, above a key, by keys) as canonical strings that go back
-// exactly. The verdicts that stand on them are test/sql/guard-*.test.ts.
+// Layer B for SQL (src/sql/state.ts) on SQLite (better-sqlite3, in memory), stated in-process: the catalog
+// facts Catalog.table reads for each kind of relation, the foreign-key switch, and the rows of a scope
+// (whole table, above a key, by keys) as canonical strings that go back exactly. PostgreSQL's are in
+// state-pg.test.ts (PGlite: kept apart so this file starts no database). The verdicts that stand on them
+// are test/sql/guard-*.test.ts.
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
-import { closePglite, pglite } from "./pglite.js";
-import { postgresAdapter, sqliteAdapter, type SqlAdapter } from "../../src/sql/adapter.js";
-import { Catalog, CatalogRetry, decodeSqliteValue, encodeSqliteValue, fingerprintRows, keyOf, quoteIdent, readKeys, readRange, readTable, sqliteRowText, StateError, type TableInfo } from "../../src/sql/state.js";
-
-afterAll(async () => {
-  await closePglite();
-});
+import { describe, expect, it } from "vitest";
+import { sqliteAdapter, type SqlAdapter } from "../../src/sql/adapter.js";
+import { Catalog, decodeSqliteValue, encodeSqliteValue, fingerprintRows, keyOf, quoteIdent, readKeys, readRange, readTable, sqliteRowText, StateError, type TableInfo } from "../../src/sql/state.js";
 
 const SQLITE = `CREATE TABLE p (a INTEGER, b TEXT, PRIMARY KEY (b, a));
 CREATE TABLE q (id INTEGER PRIMARY KEY);
@@ -85,14 +81,36 @@ describe("Catalog on SQLite", () => {
     expect(await cat.table(rel("nope"))).toEqual(info({ name: "main.nope", q: '"main"."nope"', kind: "absent" }));
   });
 
+  it("a virtual table is its own kind (its rows are its module's answers); the shadow tables that hold its storage are tables", async () => {
+    const { raw, cat } = sqlite();
+    raw.exec("CREATE VIRTUAL TABLE f USING fts5(a, b); CREATE VIRTUAL TABLE rt USING rtree(id, x0, x1);");
+    expect(await cat.table(rel("f"))).toEqual(info({ name: "main.f", q: '"main"."f"', kind: "virtual table" }));
+    expect(await cat.table(rel("RT"))).toEqual(info({ name: "main.rt", q: '"main"."rt"', kind: "virtual table" }));
+    expect(await cat.table(rel("f_config"))).toEqual(info({ name: "main.f_config", q: '"main"."f_config"', columns: ["k", "v"], insertable: ["k", "v"], pk: ["k"], definition: ["CREATE TABLE 'f_config'(k PRIMARY KEY, v) WITHOUT ROWID"] }));
+  });
+
+  it("a foreign key that names the parent's key implicitly, on a parent without a key, names no parent column; one that names a UNIQUE column names it", async () => {
+    const raw = new Database(":memory:");
+    raw.exec("CREATE TABLE np (a); CREATE TABLE ch (x REFERENCES np ON DELETE CASCADE); CREATE TABLE u (id INTEGER PRIMARY KEY, code TEXT UNIQUE); CREATE TABLE uc (c TEXT REFERENCES u (code) ON UPDATE CASCADE);");
+    const cat = new Catalog(sqliteAdapter(raw));
+    expect((await cat.table(rel("np"))).children).toEqual([{ table: "main.ch", q: '"main"."ch"', columns: ["x"], parentColumns: [""], onDelete: "cascade", onUpdate: "no_action" }]);
+    expect((await cat.table(rel("u"))).children).toEqual([{ table: "main.uc", q: '"main"."uc"', columns: ["c"], parentColumns: ["code"], onDelete: "no_action", onUpdate: "cascade" }]);
+  });
+
   it("an attached database by its name; an unknown schema and a name a temporary relation shadows are errors", async () => {
     const { raw, cat } = sqlite();
     raw.exec("ATTACH ':memory:' AS aux; CREATE TABLE aux.t (id INTEGER PRIMARY KEY); CREATE TEMP TABLE tmp (a); CREATE TABLE main.tmp (a);");
     expect(await cat.table(rel("t", "AUX"))).toMatchObject({ name: "aux.t", q: '"aux"."t"', kind: "table", pk: ["id"] });
     await expect(cat.table(rel("t", "nowhere"))).rejects.toThrow(new StateError("no attached database `nowhere`"));
+    await expect(cat.table(rel("t", "nowhere"))).rejects.toMatchObject({ name: "StateError" });
     await expect(cat.table(rel("TMP"))).rejects.toThrow(new StateError("TMP is also a temporary relation: which one the statement means is not judged"));
     // Named with its schema, the main table is meant.
     expect(await cat.table(rel("tmp", "main"))).toMatchObject({ name: "main.tmp", kind: "table" });
+    // A TEMP trigger fires on a table of another schema; it names the table without its schema.
+    raw.exec("CREATE TEMP TRIGGER tt AFTER DELETE ON main.q BEGIN SELECT 1; END; CREATE TEMP TABLE tq (a); CREATE TEMP TRIGGER tq1 AFTER DELETE ON tq BEGIN SELECT 1; END;");
+    cat.clear();
+    expect((await cat.table(rel("Q", "main"))).triggers).toEqual([{ name: "temp.tt", events: ["any"] }]);
+    expect((await cat.table(rel("tq", "temp"))).triggers).toEqual([{ name: "tq1", events: ["any"] }]);
   });
 
   it("facts are kept until clear(): a relation and PRAGMA foreign_keys", async () => {
@@ -147,7 +165,7 @@ describe("rows on SQLite", () => {
     // By the key of canonical rows (a changed non-key column is read as it is now; a gone key reads nothing).
     raw.exec("UPDATE p SET a = a WHERE a = 3");
     expect(await readKeys(db, p, ['[{"i":"3"},"x"]', '[{"i":"2"},"other"]', '[{"i":"7"},"x"]'])).toEqual({ rows: ['[{"i":"3"},"x"]'], rids: [""], keys: ['["x",{"i":"3"}]'] });
-    expect(keyOf("sqlite", p, '[{"i":"2"},"y"]')).toBe('["y",{"i":"2"}]');
+    expect(keyOf(p, '[{"i":"2"},"y"]')).toBe('["y",{"i":"2"}]');
   });
 
   it("fingerprintRows depends on the rows, not their order", () => {
@@ -158,81 +176,5 @@ describe("rows on SQLite", () => {
     expect(fingerprintRows(["ab"])).not.toBe(fingerprintRows(["a", "b"]));
     expect(fingerprintRows([])).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(quoteIdent('a"b')).toBe('"a""b"');
-  });
-});
-
-describe("Catalog and rows on PostgreSQL (PGlite)", () => {
-  it("kinds, columns, identity, the key, referencing foreign keys, triggers with their events, rules, sequences, inheritance", async () => {
-    const pg = await pglite();
-    await pg.exec(`DROP SCHEMA IF EXISTS st CASCADE; CREATE SCHEMA st; SET search_path = st;
-      CREATE TABLE p (a integer, b text, gen integer GENERATED ALWAYS AS (a * 2) STORED, PRIMARY KEY (b, a));
-      CREATE TABLE c1 (id serial PRIMARY KEY, pb text, pa integer, FOREIGN KEY (pb, pa) REFERENCES p (b, a) ON DELETE CASCADE ON UPDATE RESTRICT);
-      CREATE TABLE c2 (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, pb text, pa integer, FOREIGN KEY (pb, pa) REFERENCES p ON DELETE SET NULL ON UPDATE SET DEFAULT);
-      CREATE TABLE c3 (id bigint GENERATED BY DEFAULT AS IDENTITY, pb text, pa integer, FOREIGN KEY (pb, pa) REFERENCES p);
-      CREATE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
-      CREATE TRIGGER t1 AFTER INSERT OR DELETE ON p FOR EACH ROW EXECUTE FUNCTION tf();
-      CREATE TRIGGER t2 AFTER UPDATE OR TRUNCATE ON p FOR EACH STATEMENT EXECUTE FUNCTION tf();
-      CREATE RULE r1 AS ON UPDATE TO c1 DO ALSO NOTIFY x; CREATE RULE r2 AS ON INSERT TO c1 DO ALSO NOTIFY x; CREATE RULE r3 AS ON DELETE TO c1 DO ALSO NOTIFY x;
-      CREATE TABLE parent (id integer); CREATE TABLE kid () INHERITS (parent);
-      CREATE TABLE part (id integer) PARTITION BY RANGE (id);
-      CREATE VIEW v AS SELECT * FROM p; CREATE INDEX pi ON p (gen); CREATE SEQUENCE sq;
-      CREATE TABLE "we""ird" (v text);`);
-    const cat = new Catalog(postgresAdapter(pg));
-    try {
-      expect(await cat.table(rel("p"))).toEqual(info({
-        name: "st.p", q: '"st"."p"', columns: ["a", "b", "gen"], insertable: ["a", "b"], pk: ["b", "a"],
-        children: [
-          { table: "st.c1", q: '"st"."c1"', columns: ["pb", "pa"], parentColumns: ["b", "a"], onDelete: "cascade", onUpdate: "restrict" },
-          { table: "st.c2", q: '"st"."c2"', columns: ["pb", "pa"], parentColumns: ["b", "a"], onDelete: "set_null", onUpdate: "set_default" },
-          { table: "st.c3", q: '"st"."c3"', columns: ["pb", "pa"], parentColumns: ["b", "a"], onDelete: "no_action", onUpdate: "no_action" },
-        ],
-        triggers: expect.arrayContaining([{ name: "t1", events: ["insert", "delete"] }, { name: "t2", events: ["update", "truncate"] }]),
-      }));
-      expect((await cat.table(rel("p"))).triggers).toHaveLength(2);
-      expect(await cat.table(rel("c1", "st"))).toEqual(info({
-        name: "st.c1", q: '"st"."c1"', columns: ["id", "pb", "pa"], insertable: ["id", "pb", "pa"], pk: ["id"], sequence: true,
-        triggers: expect.arrayContaining([{ name: "rule r1", events: ["update"] }, { name: "rule r2", events: ["insert"] }, { name: "rule r3", events: ["delete"] }]),
-      }));
-      expect(await cat.table(rel("c2"))).toMatchObject({ identityAlways: true, sequence: true, pk: ["id"] });
-      expect(await cat.table(rel("c3"))).toMatchObject({ identityAlways: false, sequence: true, pk: null });
-      expect(await cat.table(rel("parent"))).toMatchObject({ kind: "table", inherited: true });
-      expect(await cat.table(rel("kid"))).toMatchObject({ kind: "table", inherited: false, columns: ["id"] });
-      expect(await cat.table(rel("part"))).toMatchObject({ kind: "table", inherited: true });
-      expect(await cat.table(rel("v"))).toMatchObject({ kind: "view", columns: ["a", "b", "gen"], pk: null, sequence: false });
-      expect(await cat.table(rel("pi"))).toEqual(info({ name: "st.pi", q: '"st"."pi"', kind: "index" }));
-      expect(await cat.table(rel("sq"))).toEqual(info({ name: "st.sq", q: '"st"."sq"', kind: "other" }));
-      expect(await cat.table(rel('we"ird'))).toMatchObject({ name: 'st.we"ird', q: '"st"."we""ird"', kind: "table", columns: ["v"] });
-      // Absent: named in the current schema, or in the schema written; a quote or backslash in a name is a name.
-      expect(await cat.table(rel("nope"))).toEqual(info({ name: "st.nope", q: '"nope"', kind: "absent" }));
-      expect(await cat.table(rel("nope", "other"))).toEqual(info({ name: "other.nope", q: '"other"."nope"', kind: "absent" }));
-      expect(await cat.table(rel("it's\\x"))).toMatchObject({ name: "st.it's\\x", kind: "absent" });
-      await expect(cat.table(rel("a\u0000b"))).rejects.toThrow(new StateError("a name with a NUL character"));
-      expect(await cat.foreignKeysOn()).toBe(true);
-      // A session that dropped the prepared catalog query: the read fails as a retry, and works again after.
-      await pg.exec("DEALLOCATE ALL");
-      cat.clear();
-      await expect(cat.table(rel("p"))).rejects.toThrow(CatalogRetry);
-      expect(await cat.table(rel("p"))).toMatchObject({ name: "st.p", kind: "table" });
-    } finally {
-      await pg.exec("RESET search_path");
-    }
-  });
-
-  it("rows as the server prints them, with ctid and the key; above a key; by keys", async () => {
-    const pg = await pglite();
-    await pg.exec(`DROP SCHEMA IF EXISTS st2 CASCADE; CREATE SCHEMA st2;
-      CREATE TABLE st2.k (a integer, b text, v numeric, PRIMARY KEY (a, b)); INSERT INTO st2.k VALUES (1, 'x', 1.50), (2, 'y', NULL);
-      CREATE TABLE st2.s (id serial PRIMARY KEY, v text); INSERT INTO st2.s (v) VALUES ('a'), ('b'), ('c');
-      CREATE TABLE st2.nokey (v text); INSERT INTO st2.nokey VALUES ('z');`);
-    const db = postgresAdapter(pg);
-    const cat = new Catalog(db);
-    const k = await cat.table(rel("k", "st2"));
-    expect(await readTable(db, k)).toEqual({ rows: ['{"a": 1, "b": "x", "v": 1.50}', '{"a": 2, "b": "y", "v": null}'], rids: ["(0,1)", "(0,2)"], keys: ['[1, "x"]', '[2, "y"]'] });
-    expect(await readTable(db, await cat.table(rel("nokey", "st2")))).toEqual({ rows: ['{"v": "z"}'], rids: ["(0,1)"], keys: ["null"] });
-    const s = await cat.table(rel("s", "st2"));
-    expect(await readRange(db, s, "1")).toEqual({ rows: ['{"v": "b", "id": 2}', '{"v": "c", "id": 3}'], rids: ["(0,2)", "(0,3)"], keys: ["[2]", "[3]"] });
-    expect(await readKeys(db, k, ['{"a": 2, "b": "y", "v": 7}', '{"a": 9, "b": "x", "v": null}'])).toEqual({ rows: ['{"a": 2, "b": "y", "v": null}'], rids: ["(0,2)"], keys: ['[2, "y"]'] });
-    expect(await readKeys(db, k, [])).toEqual({ rows: [], rids: [], keys: [] });
-    await pg.exec("DROP SCHEMA st2 CASCADE");
   });
 });

@@ -1,0 +1,44 @@
+// What observe() journals for an approved execution: every path the line touches with its kind before
+// (both ends of a move), the repository, and the call as given (also none, when the hook names the
+// execution only). The undo of the entry (src/shell/undo.ts) compares that state before it runs.
+import { writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { guardOn, sh } from "./verdict-fixture.js";
+
+describe("observe journals what the undo needs", () => {
+  it("a move: both its paths with their kinds before the call", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    writeFileSync(`${ws}/a`, "a");
+    const d = g.check(sh("mv a b"));
+    expect(d).toMatchObject({ approved: true, reason: "reversible" });
+    expect(g.observe(sh("mv a b"), null, { execution: d.execution! }).journaled).not.toBeNull();
+    const [e] = g.list();
+    expect(e!.paths).toEqual([`${ws}/b`, `${ws}/a`]);
+    expect(e!.kinds).toEqual({ [`${ws}/b`]: "absent", [`${ws}/a`]: "file" });
+    expect(e!.repo).toBeNull();
+  });
+
+  it("a git call: the repository it acts in", async () => {
+    const { g, ws } = await guardOn("clean", "veto");
+    const d = g.check(sh("git branch fresh"));
+    expect(d.approved).toBe(true);
+    g.observe(sh("git branch fresh"), null, { execution: d.execution! });
+    expect(g.list()[0]!.repo).toBe(ws);
+  });
+
+  it("named by its execution alone (no call given): journaled, with no call", async () => {
+    const { g } = await guardOn("empty", "veto");
+    const d = g.check(sh("echo x > n.txt"));
+    const j = g.observe(undefined, undefined, { execution: d.execution! });
+    expect(j.journaled).toMatch(/^u-1-[0-9a-f]{6}$/);
+    expect(g.list()[0]!.call).toBeNull();
+  });
+
+  it("by the call alone: the latest pending check of that call", async () => {
+    const { g } = await guardOn("empty", "veto");
+    g.check(sh("echo x > n.txt"));
+    const second = g.check(sh("echo x > n.txt"));
+    expect(g.observe(sh("echo x > n.txt")).journaled).toMatch(new RegExp(`^u-${second.seq}-`));
+    expect(g.list()[0]!.execution).toBe(second.execution);
+  });
+});
