@@ -62,7 +62,8 @@ function isObject(v: unknown): v is Json {
 function isPolarCommand(command: string): boolean {
   const m = /^(?:'((?:[^']|'\\'')*)'|([^\s']+)) ([a-z-]+)$/u.exec(command);
   if (m === null || !isHookAgent(m[3])) return false;
-  const program = m[1] === undefined ? m[2]! : m[1].replace(/'\\''/gu, "'");
+  // (a quoted path keeps its escaped quotes `'\\''`: "polar-hook" holds none, so they never decide)
+  const program = m[1] ?? m[2]!;
   return program === "polar-hook" || program.endsWith("/polar-hook");
 }
 

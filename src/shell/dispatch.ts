@@ -842,6 +842,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         gitCall("git_stage", { paths: ["."] }, source);
         return;
       }
+      // `git reset TREE PATH…` (no `--`): HEAD moves to one commit only, so with more operands the first
+      // is a tree and the others are paths whose index entries it sets (HEAD does not move).
+      if (commitish.length >= 2) {
+        gitCall("git_stage", { paths: commitish.slice(1).map((w) => w.text ?? "") }, source);
+        if (commitish.some((w) => w.text === null)) problem(ctx, "unresolved_argument", "git reset: a path is not known", source);
+        return;
+      }
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     }

@@ -131,6 +131,10 @@ describe("polar's entries and the user's", () => {
       { type: "command", command: "sudo /opt/polar/bin/polar-hook claude-code" },
       { type: "http", url: "http://127.0.0.1:8080/http/audit" },
       { type: "http", url: "http://proxy.local/?to=http://127.0.0.1:4000/http/claude-code" },
+      // Not strings: never polar's, whatever they would read as.
+      { type: "command", command: ["polar-hook claude-code"] },
+      { type: "http", url: ["http://127.0.0.1:4000/http/claude-code"] },
+      null,
     ];
     const polar = [
       { type: "command", command: "polar-hook codex" },
@@ -175,6 +179,8 @@ describe("polar's entries and the user's", () => {
     expect(installed(fileWith(JSON.stringify({ hooks: { Stop: {}, PreToolUse: ["x", { hooks: "polar-hook" }, { hooks: [{ command: "my-linter" }] }] } })))).toBe(false);
     expect(installed(fileWith(JSON.stringify({ hooks: { Stop: {}, X: [{ hooks: [{ command: "polar-hook gemini" }] }] } })))).toBe(true);
     expect(installed(fileWith(JSON.stringify({ hooks: { X: [{ hooks: [{ type: "http", url: "http://127.0.0.1:1/http/codex" }] }] } })))).toBe(true);
+    // One event with a group of the user's and one of polar's.
+    expect(installed(fileWith(JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ command: "my-linter" }] }, { hooks: [{ command: "polar-hook codex" }] }] } })))).toBe(true);
     expect(installed(fileWith(JSON.stringify({ hooks: { X: [{ hooks: [{ type: "command", url: "http://127.0.0.1:1/http/codex" }] }] } })))).toBe(false);
   });
 });
@@ -191,10 +197,14 @@ describe("the user's file stays the user's", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(read(file)).toEqual({ env: { ANTHROPIC_API_KEY: "sk-mine" } });
     // Any mode of the user's is kept as it was, never widened or narrowed.
-    const shared = fileWith("{}");
-    chmodSync(shared, 0o640);
-    installHooks("codex", shared, SCRIPT);
-    expect(statSync(shared).mode & 0o777).toBe(0o640);
+    for (const mode of [0o640, 0o666]) {
+      const shared = fileWith("{}");
+      chmodSync(shared, mode);
+      installHooks("codex", shared, SCRIPT);
+      expect(statSync(shared).mode & 0o777).toBe(mode);
+      removeHooks(shared);
+      expect(statSync(shared).mode & 0o777).toBe(mode);
+    }
   });
 
   test("a settings file that is a symbolic link (kept with the user's dotfiles) stays a link; the file it points to is merged", () => {

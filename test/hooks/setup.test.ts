@@ -40,7 +40,7 @@ describe("readHookConfig", () => {
 
   test("each server's ontology and rules, relative to the home or absolute, and its policy", () => {
     const home = homeWith({ mcp: { memory: { ontology: "m.blob", rules: "sub/p.json", policy: "escalate" }, fs: { ontology: "/abs/fs.polar", policy: "veto" }, bare: { ontology: "b.blob" } } });
-    expect(readHookConfig(home)).toEqual({
+    expect(readHookConfig(home)).toStrictEqual({
       mcp: {
         memory: { ontology: join(home, "m.blob"), rules: join(home, "sub/p.json"), policy: "escalate" },
         fs: { ontology: "/abs/fs.polar", policy: "veto" },

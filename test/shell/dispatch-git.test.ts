@@ -35,6 +35,12 @@ const GIT_CASES: Case[] = [
   ["git checkout main a.txt b.txt", ["fs_write path=@/a.txt tracked=[\"main\"]", "fs_write path=@/b.txt tracked=[\"main\"]", "git_stage paths=[\"@/a.txt\",\"@/b.txt\"] dir=@"]],
   ["git checkout main $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
   ["git checkout main", ["git_switch target=main dir=@"]],
+  // `git reset TREE PATH…` sets the paths' index entries (was read as moving HEAD to TREE).
+  ["git reset HEAD~1 a.txt", ["git_stage paths=[\"a.txt\"] dir=@"]],
+  ["git reset main a.txt b.txt", ["git_stage paths=[\"a.txt\",\"b.txt\"] dir=@"]],
+  ["git reset main $X", ["git_stage paths=[\"\"] dir=@", "unresolved_argument: git reset: a path is not known"]],
+  ["git reset HEAD~1", ["git_move_head target=HEAD~1 dir=@"]],
+  ["git reset --soft HEAD~1", ["git_move_head target=HEAD~1 dir=@"]],
   // Throwing away a resolution in progress; a rebase that runs a command (read as moving HEAD).
   ["git merge --abort", ["unknown_effect: git merge --abort: discards the work tree's resolution in progress"]],
   ["git rebase --skip", ["unknown_effect: git rebase --skip: discards the work tree's resolution in progress"]],

@@ -728,7 +728,7 @@ const GIT_CASES: Case[] = [
     ["git reset nonexist", ["git_move_head target=nonexist dir=@"]],
     ["git reset -- $X", ["git_stage paths=[\"\"] dir=@","unresolved_argument: git reset: a path is not known"]],
     ["git reset a.txt b.txt", ["git_stage paths=[\"a.txt\",\"b.txt\"] dir=@"]],
-    ["git reset a.txt nonexist", ["git_move_head target=a.txt dir=@"]],
+    ["git reset a.txt nonexist", ["git_stage paths=[\"nonexist\"] dir=@"]],
     ["git checkout -- a.txt", ["fs_write path=@/a.txt tracked=[]"]],
     ["git checkout HEAD~1 -- a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]","git_stage paths=[\"@/a.txt\"] dir=@"]],
     ["git checkout $X -- a.txt", ["fs_write path=@/a.txt","git_stage paths=[\"@/a.txt\"] dir=@"]],

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Instructions per guard.check (MODE=observe: per observe) of commit REV and of the working tree,
+# counted by valgrind (cachegrind, no cache simulation) under node --predictable
+# --predictable-gc-schedule with fixed seeds. Per call = (I(N2) - I(N1)) / (N2 - N1), so loading the
+# ontology and warming up cancel out. The two builds run side by side, at the same moment, for each N:
+# runs of one build at different times differed by up to ~10% (V8 still schedules some work by time),
+# two runs side by side by 0.0004%. It counts work (GC included), not stalls or cache misses, and a change
+# that moves V8's inlining moves it too. Four valgrind runs, two at a time: minutes under load.
+#   sh bench/icount-ab.sh [REV] [N1 N2]
+set -e
+cd "$(dirname "$0")/.."
+REV=${1:-HEAD}
+MODE=${MODE:-check}
+if [ "$MODE" = observe ]; then N1=${2:-2000}; N2=${3:-6000}; else N1=${2:-10000}; N2=${3:-30000}; fi
+BASE=.cache/icount-base
+rm -rf "$BASE" && mkdir -p "$BASE" bench/out
+git archive "$REV" src bench | tar -x -C "$BASE"
+cp bench/lib/cpu-workload.ts bench/lib/icount-run.ts "$BASE/bench/lib/"
+ESB="npx esbuild --bundle --platform=node --format=esm --target=node20 --log-level=warning"
+$ESB "$BASE/bench/lib/icount-run.ts" --outfile=bench/out/icount-base.mjs
+$ESB bench/lib/icount-run.ts --outfile=bench/out/icount-new.mjs
+count() { # bundle n -> I refs
+  nice -n 10 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null --smc-check=all-non-file \
+    node --predictable --predictable-gc-schedule --hash-seed=1 --random-seed=1 "$1" "$2" "$MODE" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+for n in "$N1" "$N2"; do
+  count bench/out/icount-base.mjs "$n" > "bench/out/icount-base.$n" & count bench/out/icount-new.mjs "$n" > "bench/out/icount-new.$n" & wait
+done
+B=$(( ($(cat bench/out/icount-base.$N2) - $(cat bench/out/icount-base.$N1)) / (N2 - N1) ))
+N=$(( ($(cat bench/out/icount-new.$N2) - $(cat bench/out/icount-new.$N1)) / (N2 - N1) ))
+echo "instructions per $MODE: $REV $B, tree $N ($(( (N - B) * 1000 / B )) per mille)"
