@@ -6,6 +6,7 @@ import { lstatSync, readlinkSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
+import { codeVariable } from "./variables.js";
 
 export interface TypedCall {
   name: string;
@@ -246,35 +247,19 @@ const has = (opts: string[], ...names: string[]): boolean => names.some((n) => o
 /** The missing ancestors `mkdir -p` may create in one path before the line is asked instead. */
 const MAX_MKDIR_CHAIN = 64;
 
-/** Variables that make a command load or run other code, or read another configuration, repository
- * or program than the one judged (`LD_PRELOAD=./x.so ls`, `PATH=.:$PATH ls`, `GIT_EXTERNAL_DIFF=./x git
- * diff`, `HOME=/tmp/x git status` with that home's .gitconfig, `BASH_ENV=./x bash -c ls`). A pager,
- * editor or browser variable set to `cat`, `less`, `more` or nothing runs no other code. */
-const CODE_VARIABLES = new Set([
-  "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "SHELL", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
-  "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
-  "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
-  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
-]);
-const GIT_HARMLESS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(TERMINAL_PROMPT|OPTIONAL_LOCKS)$/;
-const PROGRAM_VARIABLE = /^(PAGER|EDITOR|VISUAL|BROWSER)$|_(PAGER|EDITOR|BROWSER)$/;
-const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "more"]);
-
-/** Why a variable set for a command may change what it does (null when it cannot). */
-function codeVariable(name: string, value: Word): string | null {
-  // A PATH of the system's own directories only (`env -i PATH=/bin cmd`) finds the programs judged.
-  if (name === "PATH" && value.text !== null && value.text.split(":").every((d) => /^(\/usr(\/local)?)?\/s?bin$/.test(d))) return null;
-  if (PROGRAM_VARIABLE.test(name)) return value.text !== null && HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
-  if (CODE_VARIABLES.has(name) || /^(LD|DYLD)_/.test(name) || /^npm_config_/i.test(name) || (name.startsWith("GIT_") && !GIT_HARMLESS.test(name))) return `${name} changes the code or configuration it loads`;
-  return null;
-}
-
 function simple(ctx: Ctx, c: SimpleCommand): void {
   ctx.out.commands++;
   if (c.argv.length > 0) {
     for (const [name, value] of Object.entries(c.env)) {
       const why = codeVariable(name, value);
       if (why !== null) problem(ctx, "unknown_effect", `${c.argv[0]!.raw}: ${why}`, c.text);
+    }
+  } else {
+    // A variable set on its own (`export LD_PRELOAD=./x.so; ls`, `PATH=.:$PATH; ls`): the commands after
+    // it on the line run with it (exported, or already in the environment).
+    for (const [name, value] of Object.entries(c.env)) {
+      const why = codeVariable(name, value);
+      if (why !== null) problem(ctx, "unknown_effect", `${name} set for the commands after it: ${why}`, c.text);
     }
   }
   redirects(ctx, c.redirects, c.cwd, c.text);

@@ -6,6 +6,7 @@
 // Why tree-sitter-bash: docs/shell.md, "Parser".
 import { createRequire } from "node:module";
 import { Language, Parser, type Node } from "web-tree-sitter";
+import { codeVariable } from "./variables.js";
 
 /** A word after expansion: its text, or null when its value is not known at check time. */
 export interface Word {
@@ -312,7 +313,11 @@ function assign(n: Node, scope: Scope, out: SimpleCommand[], known: boolean): vo
   // `X[1]=v` sets one element (`X[0]=v` is $X): the variable is not known after it.
   const name = field(n, "name");
   const whole = name.type === "variable_name";
-  scope.vars.set(whole ? name.text : name.text.replace(/\[.*$/s, ""), known && whole && !w.glob ? w.text : null);
+  const key = whole ? name.text : name.text.replace(/\[.*$/s, "");
+  scope.vars.set(key, known && whole && !w.glob ? w.text : null);
+  // A variable that changes what later commands run (`export LD_PRELOAD=./x.so; ls`) is kept as a
+  // command of its own, with no words, so the dispatcher judges the line with it.
+  if (codeVariable(key, known && whole ? w : { text: null }) !== null) push(out, { argv: [], redirects: [], cwd: scope.cwd, env: { [key]: w }, text: n.text });
 }
 
 const REDIRECTIONS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);

@@ -98,7 +98,24 @@ const VARIABLE_CASES: Case[] = [
   ["PATH=/usr/bin:/bin:/usr/local/sbin ls", []],
   ["env -i PATH=/bin ls", []],
   ["A=1 rm a.txt", ["fs_remove path=@/a.txt"]],
-  ["LD_PRELOAD=x", []],
+];
+
+// A variable set on its own is in the environment of the commands after it when it is exported (or was
+// already), and in an agent's persistent shell of its later calls too: a code variable set so is asked
+// (`export LD_PRELOAD=./evil.so; ls` was approved as a read).
+const SET_ALONE = (v: string, why = "changes the code or configuration it loads") => `unknown_effect: ${v} set for the commands after it: ${v} ${why}`;
+const SET_ALONE_CASES: Case[] = [
+  ["export LD_PRELOAD=./evil.so; ls", [SET_ALONE("LD_PRELOAD")]],
+  ["LD_PRELOAD=./evil.so; export LD_PRELOAD; cat a.txt", [SET_ALONE("LD_PRELOAD")]],
+  ["PATH=.:$PATH; ls", [SET_ALONE("PATH")]],
+  ["export GIT_DIR=/elsewhere/.git && git status", [SET_ALONE("GIT_DIR")]],
+  ["declare -x PAGER=./x; man ls", [SET_ALONE("PAGER", "names a program it may run")]],
+  ["readonly NODE_OPTIONS='--require ./x.js'; npm ls", [SET_ALONE("NODE_OPTIONS")]],
+  ["LD_PRELOAD=x", [SET_ALONE("LD_PRELOAD")]],
+  // Variables that run nothing else, set alone.
+  ["X=1; export X; ls", []],
+  ["export PAGER=cat LANG=C; git log", []],
+  ["export PATH=/usr/bin:/bin; ls", []],
 ];
 
 describe("git: settings, options and forms that run a program, write a file or discard work", () => {
@@ -109,6 +126,12 @@ describe("git: settings, options and forms that run a program, write a file or d
 
 describe("variables set for a command that make it load or run other code", () => {
   it.each(VARIABLE_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+describe("variables set on their own that make the commands after them load or run other code", () => {
+  it.each(SET_ALONE_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
   });
 });

@@ -317,7 +317,7 @@ const LINE_STATE_CASES: Case[] = [
     ["X=b.txt; read X <<< a.txt; rm $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
     ["X=a; X+=.txt; rm $X", ["fs_remove path=@/a.txt"]],
     ["declare -u X=a.txt; rm $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
-    ["HOME=/etc; rm ~/passwd", ["fs_remove path=/etc/passwd"]],
+    ["HOME=/etc; rm ~/passwd", ["fs_remove path=/etc/passwd", "unknown_effect: HOME set for the commands after it: HOME changes the code or configuration it loads"]],
     ["X=; cd $X; rm -rf *", ["unresolved_argument: *: relative to a directory that is not known (cd)"]],
     ["shopt -s dotglob; rm -rf *", ["unresolved_argument: *: a glob after shopt, set or GLOBIGNORE may have changed what it matches"]],
     ["test -d sub && cd sub; rm a.txt", ["unresolved_argument: a.txt: relative to a directory that is not known (cd)"]],

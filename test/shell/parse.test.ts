@@ -309,9 +309,9 @@ const SHELL_STATE: Case[] = [
     ["echo \"$U$(rm a)\"", ["/w: rm a","/w: echo ?\"$U$(rm a)\"{unset or unknown variable $U}"]],
     ["echo \"$(rm a)$(rm b)\"", ["/w: rm a","/w: rm b","/w: echo ?\"$(rm a)$(rm b)\"{command substitution $(rm a)}"]],
     // `~` is $HOME as the line sets it.
-    ["HOME=/etc; rm ~/passwd ~", ["/w: rm /etc/passwd /etc"]],
+    ["HOME=/etc; rm ~/passwd ~", ["/w: HOME=/etc ", "/w: rm /etc/passwd /etc"]], // HOME set alone is kept as a command of its own (the dispatcher asks it)
     ["unset HOME; rm ~/x", ["/w: rm ?~/x{~ with $HOME not known}"]],
-    ["HOME=/etc; cd; rm x", ["/w: cd","/etc: rm x"]],
+    ["HOME=/etc; cd; rm x", ["/w: HOME=/etc ", "/w: cd","/etc: rm x"]],
     ["unset HOME; cd; rm x", ["/w: cd","?: rm x"]],
     ["rm '~'/x '~' \\~/y", ["/w: rm ~/x ~ ~/y"]],
     // `cd`: options, `--`, $CDPATH, an absolute directory after an unknown one; pushd, popd, builtin cd.
