@@ -61,7 +61,8 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 },
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
-  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000, coverageAnalysis: "all" }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
+  // sql-guard: per-test coverage since 6 Dec night (h-msql; its two ranges were measured with `all`).
+  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000 }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
   // The SQL guard's other modules (issue 28, h-mutsql): each with its own fast in-process set.
   { name: "sql-parse", file: "src/sql/parse.ts", threshold: 90, coverageAnalysis: "all" }, // 90.6% (6 Dec 19:40)
   { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 95, timeoutMS: 60_000, coverageAnalysis: "all" }, // 95.3% (6 Dec 18:53)
@@ -69,7 +70,7 @@ export const MODULES: readonly MutationModule[] = [
   // re-tested by hand or with `all` (docs/testing.md: Stryker 9.6.1 + vitest 4.1 can record a run that
   // executed no test as survived).
   { name: "sql-state", file: "src/sql/state.ts", threshold: 95, timeoutMS: 60_000 }, // 95.1% (6 Dec 22:21, load 7–15; docs/testing.md)
-  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0, timeoutMS: 60_000 }, // not yet measured (docs/testing.md): set from its first recorded score
+  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0, timeoutMS: 60_000 }, // not yet measured (6 Dec night: no free slot; docs/testing.md): set from its first recorded score
   // The shell guard (issue 28: new modules join at the same bar).
   // shell-dispatch: measured over lines 89-303 of the code of 3d124c5 (93.5%, docs/testing.md, "The
   // shell guard"); the command families' tables written since (test/shell/dispatch-<family>.test.ts)
@@ -78,15 +79,17 @@ export const MODULES: readonly MutationModule[] = [
   // stay out: each reruns the whole set (1,030 cases: 5-7 s of tests at load 14), and there were 334 of them at
   // 3d124c5, more with the lists added since (docs/testing.md).
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
-  // shell-parse: 94.2% whole (6 Dec 20:30, load ~2; docs/testing.md); its 43 undetected not yet sorted.
+  // shell-parse: 94.2% whole (6 Dec 20:30, load ~2; docs/testing.md); its 43 undetected sorted by h-mshellrest (fixes and cases since: not re-run).
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 },
   // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
   { name: "shell-glob", file: "src/shell/glob.ts", threshold: 95, timeoutMS: 30_000 }, // 97.6% (6 Dec 18:04)
-  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 85, timeoutMS: 20_000 }, // lines 344-470: 87.0% (6 Dec 19:51), below the 90 target; the whole module not run
+  // shell-guard (h-mshellguard): lines 1-343 89.8% (6 Dec 22:39), lines 344-470 87.0% (6 Dec 19:51, older
+  // code); the whole module not yet run (docs/testing.md), so the threshold stays 85.
+  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 85, timeoutMS: 20_000 },
   // restore, undo, workspace: their suites are in place (docs/testing.md); not yet measured (the
   // target 90 stands until their first run sets it from the score).
-  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 90, timeoutMS: 20_000 },
-  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 20_000 },
+  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 85, timeoutMS: 20_000 }, // h-mshellrest: 87.0% first run (6 Dec 21:30, code of dde3bd9), below the 90 target; survivors sorted, cases added since (not re-run)
+  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 90, timeoutMS: 20_000 }, // h-mshellrest: not measured (no slot in the session); target 90
   { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 20_000 },
   // The agent hooks (issue 28): what a PreToolUse/BeforeTool hook answers in each agent's contract
   // (docs/testing.md, "The agent hooks"). client, shell, init, setup and opencode have their sets

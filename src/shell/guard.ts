@@ -132,7 +132,7 @@ export async function readOnlyChecker(): Promise<ReadOnlyChecker> {
     creationOnly(command, cwd) {
       const d = dispatchCommand(command, cwd, catalogue, home);
       if (d.problems.length > 0) return `not creation-only: ${d.problems[0]!.reason} (${d.problems[0]!.detail})`;
-      if (d.calls.length === 0 || !creationOnly(d.calls)) return `not creation-only: it makes ${d.calls.map((c) => c.name).join(", ") || "no call"}`;
+      if (!creationOnly(d.calls)) return `not creation-only: it makes ${d.calls.map((c) => c.name).join(", ") || "no call"}`;
       return null;
     },
   };

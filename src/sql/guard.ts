@@ -324,6 +324,11 @@ class SqlGuardImpl implements SqlGuard {
         if (this.dialect === "sqlite" && t.info.pk !== null && (await this.count(`SELECT 1 FROM ${t.info.q} WHERE ${t.info.pk.map((k) => `${quoteIdent(k)} IS NULL`).join(" OR ")} LIMIT 1`)) > 0) {
           return this.refusal(base, "unknown_state", `not judged (unknown_state): rows of ${t.info.name} have NULL in their primary key (SQLite allows it), so the key names no single row`);
         }
+        // TRUNCATE … RESTART IDENTITY resets the sequences the table's columns own (with CASCADE, those of
+        // every table it empties): no restore point holds a sequence's value.
+        if (c.name === "sql_truncate" && c.arguments.restart === true && (t.info.sequence || (c.arguments.cascade === true && t.info.children.length > 0))) {
+          return this.refusal(base, "irreversible", `not approved: TRUNCATE … RESTART IDENTITY resets the sequences of ${t.info.name}${c.arguments.cascade === true ? " and of the tables its CASCADE empties" : ""}, and no restore point holds a sequence's value`);
+        }
         // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
         // UPDATE) would fire it too, so its event does not matter.
         t.triggers = t.info.triggers.map((x) => x.name);

@@ -204,7 +204,12 @@ export class Catalog {
       inherited: kind === "p" || r.inh === true,
     };
     if (info.kind !== "table" && info.kind !== "view") return info;
-    const cols = (json(r.cols) ?? []) as { n: string; g: string; i: string }[];
+    const cols = (json(r.cols) ?? []) as { n: string; g: string; i: string; j: boolean }[];
+    // A json column (or a domain over json, or an array of json) keeps its text as written: whitespace,
+    // key order, repeated keys. A row is kept as jsonb (to_jsonb), which normalises them, so no row of
+    // such a table can be put back exactly.
+    const js = cols.find((c) => c.j === true);
+    if (js !== undefined) throw new StateError(`${info.name} has a json column (${js.n}): its text (whitespace, key order, repeated keys) cannot be kept exactly`);
     info.columns = cols.map((c) => c.n);
     info.insertable = cols.filter((c) => (c.g ?? "") === "").map((c) => c.n);
     info.identityAlways = cols.some((c) => c.i === "a");
@@ -238,11 +243,13 @@ function pgLiteral(s: string): string {
   if (s.includes("\u0000")) throw new StateError("a name with a NUL character");
   return `E'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }
-const PG_CATALOG_NAME = "polar_sql_catalog_v1";
+const PG_CATALOG_NAME = "polar_sql_catalog_v2";
 const PG_CATALOG = `WITH r AS (SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1))
 SELECT current_schema() AS cs,
   (SELECT json_build_object('schema', r.nspname, 'name', r.relname, 'kind', r.relkind::text) FROM r) AS rel,
-  (SELECT json_agg(json_build_object('n', a.attname, 'g', a.attgenerated::text, 'i', a.attidentity::text) ORDER BY a.attnum) FROM r JOIN pg_attribute a ON a.attrelid = r.oid WHERE a.attnum > 0 AND NOT a.attisdropped) AS cols,
+  (SELECT json_agg(json_build_object('n', a.attname, 'g', a.attgenerated::text, 'i', a.attidentity::text,
+      'j', COALESCE((SELECT ty.typbasetype FROM pg_type ty WHERE ty.oid = a.atttypid AND ty.typtype = 'd'), a.atttypid) IN ('json'::regtype, '_json'::regtype)) ORDER BY a.attnum)
+    FROM r JOIN pg_attribute a ON a.attrelid = r.oid WHERE a.attnum > 0 AND NOT a.attisdropped) AS cols,
   (SELECT json_agg(a.attname ORDER BY k.ord) FROM r JOIN pg_index i ON i.indrelid = r.oid AND i.indisprimary CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) AS pk,
   (SELECT json_agg(json_build_object('schema', ns.nspname, 'child', cr.relname, 'del', c.confdeltype::text, 'upd', c.confupdtype::text,
       'cols', (SELECT json_agg(a.attname ORDER BY k.ord) FROM unnest(c.conkey) WITH ORDINALITY k(num, ord) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.num),

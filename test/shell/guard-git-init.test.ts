@@ -32,3 +32,21 @@ describe("git init where a repository exists already", () => {
     expect(d.approved).toBe(false);
   });
 });
+
+describe("which git init makes a plain new repository", () => {
+  it("with -q, -b NAME, --initial-branch[=| ]NAME, blanks between words and a directory: its git calls are left out (approved under veto)", async () => {
+    const { g } = await guardOn("empty", "veto");
+    for (const line of ["git init -b main && git add .", "git init --initial-branch=trunk && git add .", "git init --initial-branch trunk && git add .", "git  init && git add .", "git init  -q && git add .", "git init -q -b  trunk my.repo/sub && git -C my.repo/sub add ."]) {
+      expect(g.check(sh(line)), line).toMatchObject({ approved: true, reason: "reversible" });
+    }
+  });
+
+  it("an init with an assignment or a wrapper before it (GIT_DIR=… puts the repository elsewhere), or a word the rule does not read: its git calls are judged as they are", async () => {
+    const { g } = await guardOn("empty", "veto");
+    // GIT_DIR in a command's environment is not followed by the dispatcher at all.
+    expect(g.check(sh("GIT_DIR=elsewhere git init && git add .")).approved).toBe(false);
+    for (const line of ["env git init && git add .", "command git init && git add .", "git init sub=x && git -C sub=x add ."]) {
+      expect(g.check(sh(line)), line).toMatchObject({ approved: false, reason: "unknown_state" });
+    }
+  });
+});

@@ -62,6 +62,13 @@ describe("Catalog and rows on PostgreSQL (PGlite)", () => {
       await pg.exec(`CREATE TABLE "a'b\\c" (v text)`);
       expect(await cat.table(rel("a'b\\c"))).toMatchObject({ name: "st.a'b\\c", q: '"st"."a\'b\\c"', kind: "table", columns: ["v"] });
       await expect(cat.table(rel("a\u0000b"))).rejects.toThrow(new StateError("a name with a NUL character"));
+      // A json column keeps its text as written, which a row kept as jsonb cannot: such a table is an error,
+      // also through a domain or an array; jsonb is exact.
+      await pg.exec("CREATE TABLE js (id integer PRIMARY KEY, j json); CREATE DOMAIN jd AS json; CREATE TABLE jsd (d jd); CREATE TABLE jsa (a json[]); CREATE TABLE jsb (b jsonb, t text);");
+      await expect(cat.table(rel("js"))).rejects.toThrow(new StateError("st.js has a json column (j): its text (whitespace, key order, repeated keys) cannot be kept exactly"));
+      await expect(cat.table(rel("jsd"))).rejects.toThrow(new StateError("st.jsd has a json column (d): its text (whitespace, key order, repeated keys) cannot be kept exactly"));
+      await expect(cat.table(rel("jsa"))).rejects.toThrow(new StateError("st.jsa has a json column (a): its text (whitespace, key order, repeated keys) cannot be kept exactly"));
+      expect(await cat.table(rel("jsb"))).toMatchObject({ kind: "table", columns: ["b", "t"] });
       expect(await cat.foreignKeysOn()).toBe(true);
       // A driver that hands json columns over as text (node-postgres with its json type parser turned
       // off) gives the same facts; with no current schema, an absent name is named in public.
