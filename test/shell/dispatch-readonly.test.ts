@@ -97,6 +97,7 @@ const READ_ONLY_UNLESS_CASES: Case[] = [
   ["uniq $X", [asked("uniq", "$X")]],
   // The same commands fed arguments by xargs or find are asked, never passed as read-only.
   ["xargs uniq", ["unresolved_argument: xargs feeds uniq arguments from standard input"]],
+  ["xargs -0", []],
   ["xargs yq -i .a", [asked("yq", "-i"), "unresolved_argument: xargs feeds yq arguments from standard input"]],
   ["xargs -n 1 rm -rf", ["unresolved_argument: xargs feeds rm arguments from standard input"]],
   ["xargs -0 sed -i s/a/b/", ["unresolved_argument: xargs feeds sed arguments from standard input"]],

@@ -32,6 +32,10 @@ const SED_READ_ONLY_CASES: Case[] = [
   ["sed -E 's/(a|b)+/\\1/' a.txt", []],
   ["sed --sandbox 'w out.txt' a.txt", []],
   ["sed", []],
+  // Only the script options' values are scripts (`-l N` is a line length); only the first operand
+  // without -e is the script (the others are files, whatever their names).
+  ["sed -l 5 -e p a.txt", []],
+  ["sed p w.txt e.txt", []],
 ];
 
 const SED_ASKED_CASES: Case[] = [
@@ -62,6 +66,7 @@ const SED_ASKED_CASES: Case[] = [
   ["sed -f script.sed -i a.txt", ["fs_write path=@/a.txt", "unknown_effect: sed: the script file script.sed is not read"]],
   ["sed \"$X\" a.txt", ["unresolved_argument: sed: the script \"$X\" is not known"]],
   ["sed -e \"$X\" a.txt", ["unresolved_argument: sed: the script \"$X\" is not known"]],
+  ["sed -i s/a/b/ $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
 ];
 
 describe("sed: a script that only prints, substitutes, branches and reads is read-only", () => {

@@ -16,6 +16,7 @@ const SHELL_INVOCATION_CASES: Case[] = [
   ["bash", ["unknown_effect: bash runs a script whose effect is not known"]],
   ["bash -s", ["unknown_effect: bash runs a script whose effect is not known"]],
   ["bash -x", ["unknown_effect: bash runs a script whose effect is not known"]],
+  ["bash --norc x.sh", ["unknown_effect: bash runs a script whose effect is not known"]],
   // Options that take a value: the value is not the command string.
   ["bash -o posix -c 'rm a.txt'", ["fs_remove path=@/a.txt"]],
   ["bash -O extglob -c 'rm a.txt'", ["fs_remove path=@/a.txt"]],
