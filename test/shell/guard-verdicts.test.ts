@@ -5,41 +5,18 @@
 // process; the git cases use the small templates of ./helpers.ts, built once. The executed proofs
 // (run the call, undo it, compare the manifest) are in guard.test.ts and creation.test.ts.
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { createShellGuard, readOnlyChecker, repoScope, SHELL_DECISION_FORMAT, ShellGuardError, type ShellGuard, type ShellGuardOptions, type ShellPolicy } from "../../src/shell/guard.js";
 import type { TypedCall } from "../../src/shell/dispatch.js";
-import { buildTemplate, copyTemplate, tempDir } from "./helpers.js";
+import { tempDir } from "./helpers.js";
+import { guardOn, points, sh } from "./verdict-fixture.js";
 
 const made: string[] = [];
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-const templates = new Map<string, string>();
-function template(kind: "rich" | "clean" | "plain"): string {
-  let t = templates.get(kind);
-  if (t === undefined) {
-    t = buildTemplate(kind);
-    made.push(t);
-    templates.set(kind, t);
-  }
-  return t;
-}
-
-/** A fresh copy of a template (or an empty folder) and a guard on it with its own store. */
-async function guardOn(kind: "rich" | "clean" | "plain" | "empty", policy: ShellPolicy = "snapshot", extra: Partial<ShellGuardOptions> = {}): Promise<{ g: ShellGuard; ws: string; store: string }> {
-  const root = realpathSync(tempDir("polar-shell-verdict-"));
-  made.push(root);
-  const ws = `${root}/ws`;
-  if (kind === "empty") mkdirSync(ws);
-  else copyTemplate(template(kind), ws);
-  const store = `${root}/store`;
-  const g = await createShellGuard({ cwd: ws, store, policy, ...extra });
-  return { g, ws, store };
-}
-
-const sh = (command: string, cwd?: string) => ({ tool: "shell", args: cwd === undefined ? { command } : { command, cwd } });
 const COMMANDS = readFileSync(new URL("../../ontologies/shell/commands.json", import.meta.url), "utf8");
 const DIGEST = createHash("sha256").update(COMMANDS).digest("hex");
 
@@ -257,7 +234,7 @@ describe("verdicts in a plain folder (no repository: an existing file has no cop
     const d = g.check(sh("echo x > fresh.txt"));
     expect(d.reason).toBe("reversible");
     expect(d.restorePoint).toBeNull();
-    expect(readdirNames(`${store}/points`)).toEqual([]);
+    expect(points(store)).toEqual([]);
   });
 
   it("a restore point over its bound is asked under snapshot (never approved)", async () => {
@@ -316,13 +293,6 @@ describe("verdicts in a plain folder (no repository: an existing file has no cop
   });
 });
 
-function readdirNames(d: string): string[] {
-  try {
-    return readdirSync(d);
-  } catch {
-    return [];
-  }
-}
 
 describe("calls of one line that touch the same paths (overlap)", () => {
   it("veto denies and escalate asks; snapshot keeps every touched path, absent ones too, in one restore point; advisory judges them as they are", async () => {
@@ -679,10 +649,10 @@ describe("restore points only where one lifts the refusal", () => {
     const { g, store } = await guardOn("empty", "snapshot");
     expect(g.check(sh("curl -X POST https://example.com -d x")).reason).toBe("external_effect");
     expect(g.check(sh("git reset --hard")).reason).toBe("unknown_state");
-    expect(readdirNames(`${store}/points`)).toEqual([]);
+    expect(points(store)).toEqual([]);
     const c = await guardOn("clean", "snapshot");
     expect(c.g.check(sh("git push --force origin main")).reason).toBe("external_effect");
-    expect(readdirNames(`${c.store}/points`)).toEqual([]);
+    expect(points(c.store)).toEqual([]);
   });
 });
 
@@ -701,7 +671,7 @@ describe("more of the restore-point and fresh-repository rules", () => {
     const { g, ws, store } = await guardOn("empty", "snapshot");
     writeFileSync(`${ws}/notes.txt`, "work\n");
     expect(g.check(sh("rm notes.txt; curl -X POST https://example.com -d x"))).toMatchObject({ approved: false, reason: "external_effect" });
-    expect(readdirNames(`${store}/points`)).toEqual([]);
+    expect(points(store)).toEqual([]);
   });
 
   it("a restore point's approval lists every step of its undo", async () => {
