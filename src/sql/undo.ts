@@ -274,8 +274,10 @@ export async function scopeFingerprint(db: SqlAdapter, t: PointTable, max?: numb
 export async function applyPoint(db: SqlAdapter, p: SqlRestorePoint): Promise<void> {
   if (db.dialect === "sqlite") await db.run("PRAGMA defer_foreign_keys = ON");
   const tables = [...p.tables];
-  // Relations created by the statement: dropped first (children first).
-  for (const t of [...tables].sort((a, b) => b.depth - a.depth)) {
+  // Relations created by the statement: dropped first, the last created first (a table created later
+  // in the string may reference an earlier one, and PostgreSQL refuses to drop a table another's
+  // foreign key depends on; a created relation's depth is always 0: no foreign key of the point names it).
+  for (const t of [...tables].reverse()) {
     if (t.scope !== "created") continue;
     if (await exists(db, t)) await db.run(`DROP ${t.kind.toUpperCase()} ${t.q}`);
   }

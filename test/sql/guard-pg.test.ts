@@ -257,3 +257,41 @@ describe("postgres: an INSERT that leaves the key to a sequence", () => {
     await roundTrip(g, "INSERT INTO d (v) VALUES ('b')");
   });
 });
+
+describe("postgres: the undo's order over tables a foreign key links", () => {
+  // PostgreSQL checks a foreign key at the end of each statement (not deferred): the undo must put a
+  // parent's rows back before its children's, delete children's rows before their parent's, and drop a
+  // table the string created after the tables created later that reference it.
+  it("rows deleted from a child and then its parent come back, the parent's first", async () => {
+    await fresh();
+    const g = await guard();
+    await roundTrip(g, "DELETE FROM items WHERE order_id = 2; DELETE FROM orders WHERE id = 2");
+  });
+
+  it("a parent and a child created by one string are dropped again, the child first (regression: the undo dropped the parent first, PostgreSQL refused, and the undo failed)", async () => {
+    await fresh();
+    const g = await guard();
+    await roundTrip(g, "CREATE TABLE p2 (id integer PRIMARY KEY); CREATE TABLE c2 (id integer PRIMARY KEY, p integer REFERENCES p2 (id))");
+  });
+
+  it("a key GENERATED ALWAYS AS IDENTITY is put back as it was (OVERRIDING SYSTEM VALUE)", async () => {
+    await fresh("CREATE TABLE g (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text); INSERT INTO g (v) VALUES ('a'), ('b'), ('c');");
+    const g = await guard();
+    await roundTrip(g, "DELETE FROM g WHERE id = 2");
+    expect((await pg.query("SELECT id, v FROM g ORDER BY id")).rows).toEqual([{ id: 1, v: "a" }, { id: 2, v: "b" }, { id: 3, v: "c" }]);
+  });
+
+  it("a child whose foreign key has two columns: the rows an INSERT into the parent added are deleted, unless a child row references one", async () => {
+    await fresh("CREATE TABLE pp (a integer, b text, PRIMARY KEY (a, b)); CREATE TABLE cc (x integer, y text, FOREIGN KEY (x, y) REFERENCES pp (a, b)); INSERT INTO pp VALUES (1, 'a');");
+    const g = await guard();
+    await roundTrip(g, "INSERT INTO pp VALUES (2, 'b'), (3, 'c')");
+    const d = await g.check("INSERT INTO pp VALUES (2, 'b'), (3, 'c')");
+    expect(d.approved, d.message).toBe(true);
+    await pg.exec("INSERT INTO pp VALUES (2, 'b'), (3, 'c')");
+    await g.observe(d.execution!);
+    await pg.exec("INSERT INTO cc VALUES (3, 'c')");
+    const after = await state();
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringMatching(/failed \(nothing was changed\): rows of public\.cc reference a row of public\.pp the undo would delete$/) });
+    expect(await state()).toBe(after);
+  });
+});
