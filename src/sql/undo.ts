@@ -234,7 +234,7 @@ function infoOf(t: PointTable): TableInfo {
 async function exists(db: SqlAdapter, t: PointTable): Promise<boolean> {
   if (db.dialect === "postgres") {
     const r = await db.read("SELECT to_regclass($1) IS NOT NULL AS e", [t.q]);
-    return r[0]?.e === true;
+    return r[0]!.e === true;
   }
   const dot = t.table.indexOf(".");
   const r = await db.read(`SELECT 1 FROM ${quoteIdent(t.table.slice(0, dot))}.sqlite_schema WHERE name = ? COLLATE NOCASE`, [t.table.slice(dot + 1)]);
@@ -256,15 +256,14 @@ export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows
   return readTable(db, infoOf(t));
 }
 
-/** Fingerprint of one scope now ("absent" for a relation that does not exist). */
 /** Fingerprint of one scope now ("absent": the relation does not exist; "over_bound": the scope holds
  * more than `max` rows — counted, not read — and cannot be undone). */
-export async function scopeFingerprint(db: SqlAdapter, t: PointTable, max?: number): Promise<string> {
-  if (max !== undefined && (t.scope === "table" || t.scope === "range" || ((t.scope === "dropped" || t.scope === "created") && t.kind === "table")) && (t.scope === "table" || t.scope === "range" || (await exists(db, t)))) {
+export async function scopeFingerprint(db: SqlAdapter, t: PointTable, max: number): Promise<string> {
+  if ((t.scope === "table" || t.scope === "range" || ((t.scope === "dropped" || t.scope === "created") && t.kind === "table")) && (t.scope === "table" || t.scope === "range" || (await exists(db, t)))) {
     const where = t.scope === "range" ? ` WHERE ${quoteIdent(t.pk![0]!)} > ${db.dialect === "sqlite" ? "?" : "$1::bigint"}` : "";
     const params = t.scope === "range" ? [db.dialect === "sqlite" ? BigInt(t.above!) : t.above!] : [];
     const n = await db.read(`SELECT count(*) AS n FROM (SELECT 1 FROM ${t.q}${where} LIMIT ${max + 1}) AS c`, params);
-    if (Number(n[0]?.n) > max) return "over_bound";
+    if (Number(n[0]!.n) > max) return "over_bound";
   }
   const now = await scopeNow(db, t);
   return now === null ? "absent" : `${t.scope}:${fingerprintRows(now.rows)}`;
@@ -345,13 +344,11 @@ function cols(names: readonly string[], prefix = ""): string {
 /** Refuses to delete rows that a child row references (a cascade or SET NULL would change rows no
  * scope holds). Runs after the children's own deletes. */
 async function referenced(db: SqlAdapter, t: PointTable, rows: { row: string; rid: string }[]): Promise<void> {
-  for (const ch of t.children ?? []) {
+  for (const ch of t.children) {
     if (ch.parentColumns.some((c) => c === "")) throw new StateError(`the foreign key of ${ch.table} names no column`);
     for (const r of rows) {
-      let vals: unknown[];
+      // A row whose referenced columns hold NULL matches no child row: `=` is never true with NULL.
       if (db.dialect === "postgres") {
-        const o = JSON.parse(r.row) as Record<string, unknown>;
-        if (ch.parentColumns.some((c) => o[c] === null)) continue;
         const hit = await db.read(
           `SELECT 1 AS x FROM ${ch.q} AS c, jsonb_populate_record(NULL::${t.q}, $1::jsonb) AS r WHERE (${ch.columns.map((c) => `c.${quoteIdent(c)}`).join(", ")}) = (${ch.parentColumns.map((c) => `r.${quoteIdent(c)}`).join(", ")}) LIMIT 1`,
           [r.row],
@@ -360,8 +357,7 @@ async function referenced(db: SqlAdapter, t: PointTable, rows: { row: string; ri
         continue;
       }
       const v = JSON.parse(r.row) as unknown[];
-      vals = ch.parentColumns.map((c) => decodeSqliteValue(v[t.columns.indexOf(c)]));
-      if (vals.some((x) => x === null)) continue;
+      const vals = ch.parentColumns.map((c) => decodeSqliteValue(v[t.columns.indexOf(c)]));
       const hit = await db.read(`SELECT 1 AS x FROM ${ch.q} WHERE ${ch.columns.map((c) => `${quoteIdent(c)} = ?`).join(" AND ")} LIMIT 1`, vals);
       if (hit.length > 0) throw new StateError(`rows of ${ch.table} reference a row of ${t.table} the undo would delete`);
     }
@@ -396,7 +392,7 @@ async function deleteRows(db: SqlAdapter, t: PointTable, rows: { row: string; ri
  * change them (rows no scope holds: newer work), or the update would fail. */
 async function referencedByValue(db: SqlAdapter, p: SqlRestorePoint, t: PointTable, setCols: readonly string[], rows: readonly string[]): Promise<void> {
   const pk = t.pk!;
-  for (const ch of t.children ?? []) {
+  for (const ch of t.children) {
     if (!ch.parentColumns.some((c) => setCols.includes(c)) || p.tables.some((x) => x.table === ch.table && x.scope === "table")) continue;
     const refs = ch.columns.map((c, i) => `c.${quoteIdent(c)} = cur.${quoteIdent(ch.parentColumns[i]!)}`).join(" AND ");
     if (db.dialect === "postgres") {
