@@ -241,6 +241,12 @@ async function exists(db: SqlAdapter, t: PointTable): Promise<boolean> {
   return r.length > 0;
 }
 
+/** A range scope's bound: an integer, as text (a point is a file: anything else is a corrupted one). */
+function aboveOf(t: PointTable): string {
+  if (typeof t.above !== "string" || !/^-?\d+$/.test(t.above)) throw new StateError(`restore point scope of ${t.table} is corrupted`);
+  return t.above;
+}
+
 /** The rows of one scope now. */
 export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows | null> {
   if (t.scope === "dropped" || t.scope === "created") {
@@ -249,10 +255,7 @@ export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows
     return readTable(db, infoOf(t));
   }
   if (t.scope === "keys") return readKeys(db, infoOf(t), t.rows);
-  if (t.scope === "range") {
-    if (typeof t.above !== "string" || !/^-?\d+$/.test(t.above)) throw new StateError(`restore point scope of ${t.table} is corrupted`);
-    return readRange(db, infoOf(t), t.above);
-  }
+  if (t.scope === "range") return readRange(db, infoOf(t), aboveOf(t));
   return readTable(db, infoOf(t));
 }
 
@@ -261,7 +264,7 @@ export async function scopeNow(db: SqlAdapter, t: PointTable): Promise<ScopeRows
 export async function scopeFingerprint(db: SqlAdapter, t: PointTable, max: number): Promise<string> {
   if ((t.scope === "table" || t.scope === "range" || ((t.scope === "dropped" || t.scope === "created") && t.kind === "table")) && (t.scope === "table" || t.scope === "range" || (await exists(db, t)))) {
     const where = t.scope === "range" ? ` WHERE ${quoteIdent(t.pk![0]!)} > ${db.dialect === "sqlite" ? "?" : "$1::bigint"}` : "";
-    const params = t.scope === "range" ? [db.dialect === "sqlite" ? BigInt(t.above!) : t.above!] : [];
+    const params = t.scope === "range" ? [db.dialect === "sqlite" ? BigInt(aboveOf(t)) : aboveOf(t)] : [];
     const n = await db.read(`SELECT count(*) AS n FROM (SELECT 1 FROM ${t.q}${where} LIMIT ${max + 1}) AS c`, params);
     if (Number(n[0]!.n) > max) return "over_bound";
   }

@@ -341,3 +341,180 @@ describe("undoSqlEntry: what a restore point puts back", () => {
     }
   });
 });
+
+describe("the restore point on disk and the journal's bound", () => {
+  it("a point is saved in its format; a store error is named so", () => {
+    const h = fresh();
+    const store = new SqlStore(h.store);
+    store.open();
+    store.save(point("sp-f"));
+    expect(JSON.parse(readFileSync(`${h.store}/sql/points/sp-f.json`, "utf8")).format).toBe("polar-sql-restore-point/1");
+    expect(() => store.load("sp-nothere")).toThrow(expect.objectContaining({ name: "SqlStoreError" }));
+  });
+
+  it("a point DELETE on a table larger than the bound keeps and compares only its rows, and is undone", async () => {
+    const h = fresh("CREATE TABLE orders (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO orders VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e');");
+    const g = await guard(h, { bounds: { maxRows: 2 } });
+    const before = state(h);
+    await ran(h, g, "DELETE FROM orders WHERE id = 2");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+  });
+
+  it("a whole table kept within the bound that the statement leaves over it is not undone (it was counted, not read)", async () => {
+    const h = fresh();
+    const g = await guard(h, { bounds: { maxRows: 3 } });
+    const id = await ran(h, g, "INSERT INTO orders (id, v) VALUES (10, 'x')");
+    const after = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false, id, reason: "unknown_state", message: `refused: what ${id} left in main.orders was more rows than the restore bound when it was observed` });
+    expect(state(h)).toBe(after);
+  });
+
+  it("a created table the statement filled over the bound is not undone; a created view over such a table is", async () => {
+    const h = fresh();
+    const g = await guard(h, { bounds: { maxRows: 2 } });
+    const id = await ran(h, g, "CREATE TABLE copy AS SELECT * FROM orders");
+    expect(await g.undo()).toMatchObject({ ok: false, id, reason: "unknown_state", message: `refused: what ${id} left in main.copy was more rows than the restore bound when it was observed` });
+    const before = state(h);
+    await ran(h, g, "CREATE VIEW every_order AS SELECT * FROM orders");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+  });
+
+  it("an approved CREATE that did not run is undone as nothing", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const before = state(h);
+    const d = await g.check("CREATE TABLE never (a INTEGER)");
+    expect(d.approved).toBe(true);
+    await g.observe(d.execution!);
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+  });
+});
+
+describe("a corrupted restore point", () => {
+  function entry(h: Db, store: SqlStore, t: SqlRestorePoint["tables"][number], after: string): SqlJournal {
+    store.open();
+    const id = `sp-c${n}`;
+    store.save(point(id, [t]));
+    const journal = new SqlJournal(join(dir(), "j.jsonl"));
+    journal.add({ id: "q-1", execution: "c:1", statement: "", database: "sqlite::memory:", dialect: "sqlite", calls: [], tier: "T2", inverse: [{ tool: "sql_put_back", arguments: { point: id }, forwardTool: "sql_delete", tier: "T2", annotation: "" }], restorePoint: null, point: id, after: { [t.table]: after }, maxRows: 100 });
+    return journal;
+  }
+  const table = { table: "main.orders", q: '"main"."orders"', kind: "table" as const, columns: ["id", "v"], insertable: ["id", "v"], identityAlways: false, pk: ["id"], rows: [] as string[], keys: [] as string[], definition: null, depth: 1, children: [] };
+
+  it("a range scope whose bound is not an integer is unknown_state, naming the table; an integer bound of several digits is read", async () => {
+    for (const above of [undefined, "", "1x", "x1", "1.5"]) {
+      const h = fresh();
+      const store = new SqlStore(h.store);
+      const journal = entry(h, store, { ...table, scope: "range", above }, "range:x");
+      expect(await undoSqlEntry(journal, store, h.db, undefined, false), String(above)).toMatchObject({ ok: false, reason: "unknown_state", message: "the current state could not be read: restore point scope of main.orders is corrupted" });
+    }
+    const h = fresh("CREATE TABLE orders (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO orders VALUES (1, 'a'), (12, 'b'), (13, 'c');");
+    const store = new SqlStore(h.store);
+    const t = { ...table, scope: "range" as const, above: "12" };
+    const journal = entry(h, store, t, await scopeFingerprint(h.db, t, 100));
+    expect(await undoSqlEntry(journal, store, h.db, undefined, false)).toMatchObject({ ok: true, reason: "undone" });
+    expect(h.raw.prepare("SELECT id FROM orders ORDER BY id").all()).toEqual([{ id: 1 }, { id: 12 }]);
+  });
+
+  it("a dropped table without its definition is not created again: the undo fails, nothing changes", async () => {
+    for (const definition of [null, []]) {
+      const h = fresh("CREATE TABLE other (a INTEGER)");
+      const store = new SqlStore(h.store);
+      const journal = entry(h, store, { ...table, scope: "dropped", definition }, "absent");
+      expect(await undoSqlEntry(journal, store, h.db, undefined, false)).toMatchObject({ ok: false, reason: "inverse_failed", message: "the undo of q-1 failed (nothing was changed): no definition of main.orders was kept" });
+      expect(h.raw.prepare("SELECT name FROM sqlite_schema").all()).toEqual([{ name: "other" }]);
+    }
+  });
+});
+
+describe("foreign keys the undo meets", () => {
+  it("rows of a table that reference each other come back whatever their order (the undo's foreign keys are checked at its commit)", async () => {
+    const h = fresh("CREATE TABLE node (id INTEGER PRIMARY KEY, up INTEGER REFERENCES node (id)); INSERT INTO node VALUES (1, NULL), (2, 3), (3, 1);");
+    const g = await guard(h);
+    const before = state(h);
+    await ran(h, g, "DELETE FROM node WHERE id > 1");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+  });
+
+  it("rows a string inserted into a parent and its child are deleted, the child's first", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (id INTEGER PRIMARY KEY, p INTEGER REFERENCES p (id)); INSERT INTO p VALUES (1);");
+    const g = await guard(h);
+    const before = state(h);
+    await ran(h, g, "INSERT INTO p (id) VALUES (10); INSERT INTO c (id, p) VALUES (5, 10)");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+  });
+
+  it("a child that references a parent without a key and names no column (SQLite rejects the foreign key only when it is used): the undo deletes no parent row, and says so", async () => {
+    const h = fresh("PRAGMA foreign_keys = OFF; CREATE TABLE p (id INTEGER); CREATE TABLE c (p INTEGER REFERENCES p); INSERT INTO p VALUES (1);");
+    const g = await guard(h);
+    const id = await ran(h, g, "INSERT INTO p (id) VALUES (2)");
+    const after = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false, id, reason: "inverse_failed", message: `the undo of ${id} failed (nothing was changed): the foreign key of main.c names no column` });
+    expect(state(h)).toBe(after);
+  });
+
+  it("a two-column foreign key: a referenced new row is not deleted; a referenced column set back fails the undo", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, UNIQUE (a, b)); CREATE TABLE c (x INTEGER, y TEXT, FOREIGN KEY (x, y) REFERENCES p (a, b)); INSERT INTO p VALUES (1, 1, 'a');");
+    const g = await guard(h);
+    const id = await ran(h, g, "INSERT INTO p (id, a, b) VALUES (2, 2, 'b')");
+    h.raw.exec("INSERT INTO c VALUES (2, 'b')");
+    let after = state(h);
+    expect(await g.undo({ id })).toMatchObject({ ok: false, reason: "inverse_failed", message: `the undo of ${id} failed (nothing was changed): rows of main.c reference a row of main.p the undo would delete` });
+    expect(state(h)).toBe(after);
+    const id2 = await ran(h, g, "UPDATE p SET b = 'z' WHERE id = 1");
+    h.raw.exec("INSERT INTO c VALUES (1, 'z')");
+    after = state(h);
+    expect(await g.undo({ id: id2 })).toMatchObject({ ok: false, reason: "inverse_failed", message: `the undo of ${id2} failed (nothing was changed): rows of main.c reference a row of main.p whose referenced columns the undo would change` });
+    expect(state(h)).toBe(after);
+  });
+
+  it("a foreign key naming the key and another column: setting the other back under a newer child row that references it fails the undo", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY, v TEXT, UNIQUE (id, v)); CREATE TABLE c (x INTEGER, y TEXT, FOREIGN KEY (x, y) REFERENCES p (id, v)); INSERT INTO p VALUES (1, 'a');");
+    const g = await guard(h);
+    const id = await ran(h, g, "UPDATE p SET v = 'n' WHERE id = 1");
+    h.raw.exec("INSERT INTO c VALUES (1, 'n')");
+    const after = state(h);
+    expect(await g.undo({ id })).toMatchObject({ ok: false, reason: "inverse_failed", message: `the undo of ${id} failed (nothing was changed): rows of main.c reference a row of main.p whose referenced columns the undo would change` });
+    expect(state(h)).toBe(after);
+  });
+});
+
+describe("what the undo leaves alone, and what it meets since", () => {
+  it("a table without a key: the rows the statement did not change keep their rowid", async () => {
+    const h = fresh("CREATE TABLE notes (body TEXT, n INTEGER); INSERT INTO notes VALUES ('a', 1), ('a', 1), ('b', 2);");
+    const g = await guard(h);
+    const rows = (): unknown => h.raw.prepare("SELECT rowid, body, n FROM notes WHERE body = 'a' ORDER BY rowid").all();
+    const kept = rows();
+    await ran(h, g, "UPDATE notes SET n = 5 WHERE body = 'b'");
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(rows()).toEqual(kept);
+  });
+
+  it("triggers created since are named; one created between the check and the undo's writes fails it", async () => {
+    const h = fresh("CREATE TABLE orders (id INTEGER PRIMARY KEY, v TEXT); CREATE TABLE log (m TEXT); INSERT INTO orders VALUES (1, 'a'), (2, 'b');");
+    const g = await guard(h);
+    const id = await ran(h, g, "DELETE FROM orders WHERE id = 1");
+    h.raw.exec("CREATE TRIGGER t1 AFTER INSERT ON orders BEGIN INSERT INTO log VALUES ('1'); END; CREATE TRIGGER t2 AFTER INSERT ON orders BEGIN INSERT INTO log VALUES ('2'); END;");
+    expect(await g.undo()).toMatchObject({ ok: false, id, reason: "changed_since", message: "refused: main.orders has triggers now (t1, t2), which the undo's own writes would fire (code the guard does not read)" });
+    h.raw.exec("DROP TRIGGER t1; DROP TRIGGER t2");
+    let first = true;
+    const racing: SqlAdapter = { ...h.db, writeTransaction: async (fn) => { if (first) { first = false; h.raw.exec("CREATE TRIGGER t3 AFTER INSERT ON orders BEGIN INSERT INTO log VALUES ('3'); END;"); } return h.db.writeTransaction(fn); } };
+    const journal = new SqlJournal(new SqlStore(h.store).journalFile("u"));
+    expect(await undoSqlEntry(journal, new SqlStore(h.store), racing, undefined, false)).toMatchObject({ ok: false, id, reason: "inverse_failed", message: `the undo of ${id} failed (nothing was changed): main.orders has a trigger now (t3), which the undo's own writes would fire` });
+    expect(h.raw.prepare("SELECT * FROM orders").all()).toEqual([{ id: 2, v: "b" }]);
+    expect(h.raw.prepare("SELECT * FROM log").all()).toEqual([]);
+  });
+
+  it("another dialect than the entry's is refused, saying where it ran", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const id = await ran(h, g, "DELETE FROM orders WHERE id = 1");
+    const pg: SqlAdapter = { ...h.db, dialect: "postgres" };
+    expect(await undoSqlEntry(new SqlJournal(new SqlStore(h.store).journalFile("u")), new SqlStore(h.store), pg, undefined, false)).toMatchObject({ ok: false, id, reason: "unknown_state", message: `${id} ran on sqlite::memory:, not on sqlite::memory:` });
+  });
+});
