@@ -467,9 +467,11 @@ class SqlGuardImpl implements SqlGuard {
   private async countAndRead(info: TableInfo, sel: string, max: number): Promise<{ n: number; pre: { rows: string[]; keys: string[] } | null }> {
     const k = info.pk === null ? "NULL::text" : `jsonb_build_array(${info.pk.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
     const r = await this.db.read(
-      `WITH c AS MATERIALIZED (SELECT count(*) AS n FROM (SELECT 1 FROM (${sel}) AS s LIMIT ${max + 1}) AS b)
-       SELECT (SELECT c.n FROM c) AS n, NULL::text AS rid, NULL::text AS r, NULL::text AS k
-       UNION ALL SELECT NULL, s.__polar_rid::text, (to_jsonb(s) - '__polar_rid')::text, ${k} FROM (${sel}) AS s WHERE (SELECT c.n FROM c) <= ${max}`,
+      // The count's CTE name is visible inside `sel` and hides a table of that name written without its
+      // schema (a table named `c` made every keyed statement on it an internal_error): a __polar_ name.
+      `WITH __polar_n AS MATERIALIZED (SELECT count(*) AS n FROM (SELECT 1 FROM (${sel}) AS s LIMIT ${max + 1}) AS b)
+       SELECT (SELECT n FROM __polar_n) AS n, NULL::text AS rid, NULL::text AS r, NULL::text AS k
+       UNION ALL SELECT NULL, s.__polar_rid::text, (to_jsonb(s) - '__polar_rid')::text, ${k} FROM (${sel}) AS s WHERE (SELECT n FROM __polar_n) <= ${max}`,
     );
     const counted = r.filter((x) => x.n !== null && x.n !== undefined);
     if (counted.length !== 1) throw new StateError("the bounded count returned no number");

@@ -295,3 +295,34 @@ describe("postgres: the undo's order over tables a foreign key links", () => {
     expect(await state()).toBe(after);
   });
 });
+
+describe("postgres: the undo's order over updates, and several rows set back", () => {
+  const CODES = "CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE CASCADE); INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (5, 'b');";
+
+  it("a child set back to reference a value its parent gets back in the same undo: the parent's rows are set back first", async () => {
+    await fresh(CODES);
+    const g = await guard();
+    await roundTrip(g, "UPDATE c SET pcode = 'a' WHERE id = 5; UPDATE p SET code = 'z' WHERE id = 2");
+  });
+
+  it("several parent rows set back under a newer child row: the undo fails, nothing changed", async () => {
+    await fresh("CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE CASCADE); INSERT INTO p VALUES (1, 'a'), (2, 'b');");
+    const g = await guard();
+    const d = await g.check("UPDATE p SET code = code || 'x'");
+    expect(d.approved, d.message).toBe(true);
+    await pg.exec("UPDATE p SET code = code || 'x'");
+    await g.observe(d.execution!);
+    await pg.exec("INSERT INTO c VALUES (10, 'bx')");
+    const after = await state();
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringMatching(/failed \(nothing was changed\): rows of public\.c reference a row of public\.p whose referenced columns the undo would change$/) });
+    expect(await state()).toBe(after);
+  });
+});
+
+describe("postgres: a table named like the guard's own query names", () => {
+  it("a keyed DELETE on a table named c, written without its schema, is approved and undone (regression: the bounded count's CTE was named c and hid the table: internal_error)", async () => {
+    await fresh("CREATE TABLE c (id integer PRIMARY KEY, v text); INSERT INTO c VALUES (1, 'a'), (2, 'b');");
+    const g = await guard();
+    await roundTrip(g, "DELETE FROM c WHERE id = 1");
+  });
+});
