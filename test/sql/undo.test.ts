@@ -518,3 +518,28 @@ describe("what the undo leaves alone, and what it meets since", () => {
     expect(await undoSqlEntry(new SqlJournal(new SqlStore(h.store).journalFile("u")), new SqlStore(h.store), pg, undefined, false)).toMatchObject({ ok: false, id, reason: "unknown_state", message: `${id} ran on sqlite::memory:, not on sqlite::memory:` });
   });
 });
+
+describe("scopes the string left as they were", () => {
+  it("a DROP that did not run, its table grown over the bound before it was observed: not undone", async () => {
+    const h = fresh();
+    const g = await guard(h, { bounds: { maxRows: 3 } });
+    const d = await g.check("DROP TABLE orders");
+    expect(d.approved, d.message).toBe(true);
+    h.raw.exec("INSERT INTO orders VALUES (4, 'd')");
+    const id = (await g.observe(d.execution!)).journaled!;
+    const after = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false, id, reason: "unknown_state", message: `refused: what ${id} left in main.orders was more rows than the restore bound when it was observed` });
+    expect(state(h)).toBe(after);
+  });
+
+  it("a child the string wrote by key, not held whole: a newer row of it that references a value the undo sets back fails the undo", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY, code TEXT UNIQUE); CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT REFERENCES p (code), note TEXT); CREATE TABLE tags (t TEXT);" +
+      "INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (5, 'a', 'x'); INSERT INTO tags VALUES ('x'), ('y');");
+    const g = await guard(h);
+    const id = await ran(h, g, "UPDATE c SET note = 'y' WHERE id = 5; UPDATE p SET code = 'n' WHERE id = 2; DELETE FROM tags WHERE t = 'x'");
+    h.raw.exec("INSERT INTO c VALUES (6, 'n', 'newer')");
+    const after = state(h);
+    expect(await g.undo({ id })).toMatchObject({ ok: false, reason: "inverse_failed", message: `the undo of ${id} failed (nothing was changed): rows of main.c reference a row of main.p whose referenced columns the undo would change` });
+    expect(state(h)).toBe(after);
+  });
+});
