@@ -748,8 +748,18 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     return;
   }
   const { opts, ops, optValues, values } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
+  // `git checkout --pathspec-from-file=list` (restore, rm, reset, add, stash, commit): the paths it
+  // writes, removes or stages are read from a file.
+  if (has(opts, "--pathspec-from-file")) {
+    problem(ctx, "unresolved_argument", `git ${sub} --pathspec-from-file: the paths are read from a file`, source);
+    return;
+  }
   const text = ops.map((w) => w.text);
   const where = dir;
+  // `-p`/`--patch` (checkout, restore, reset, add): the hunks are chosen interactively (`yes |` takes
+  // every one) from the paths given, or from the whole tree without paths.
+  const patch = has(opts, "-p", "--patch");
+  const here: Word = { text: ".", raw: ".", glob: false, why: null };
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
   /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
@@ -834,11 +844,29 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         if (commitish.some((w) => w.text === null)) problem(ctx, "unresolved_argument", "git reset: a path is not known", source);
         return;
       }
+      // `git reset -p TREE`: the index entries of the chosen hunks, from TREE (HEAD does not move).
+      if (patch) {
+        gitCall("git_stage", { paths: ["."] }, source);
+        return;
+      }
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     }
     case "checkout": {
       const dd = rest.findIndex((w) => w.text === "--");
+      if (patch) {
+        // `git checkout -p [<tree>] [--] [<paths>]` never switches: it writes the chosen hunks of the
+        // paths (the whole tree without any) from the index, or from the tree into the index too.
+        const tail = dd >= 0 ? rest.slice(dd + 1) : null;
+        const pathsFirst = tail === null && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text)));
+        const trees = tail !== null ? ops.slice(0, ops.length - tail.length) : pathsFirst ? [] : ops.slice(0, 1);
+        const named = tail ?? (pathsFirst ? ops : ops.slice(1));
+        const ps = pathList(named.length === 0 ? [here] : named);
+        if (ps === null) return;
+        for (const p of ps) trackedWrite(p, trees.map((w) => w.text));
+        if (trees.length > 0) gitCall("git_stage", { paths: ps }, source);
+        return;
+      }
       if (dd >= 0) {
         // `git checkout [<tree>] -- <paths>`: the work tree (and with a tree, the index) of the paths.
         const ps = pathList(rest.slice(dd + 1));
@@ -917,7 +945,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     }
     case "restore": {
-      const ps = pathList(ops);
+      const ps = pathList(ops.length === 0 && patch ? [here] : ops);
       if (ps === null) return;
       const staged = has(opts, "-S", "--staged");
       const worktree = has(opts, "-W", "--worktree") || !staged;
@@ -961,7 +989,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "add": {
       if (has(opts, "-n", "--dry-run")) return;
       // -u / -A without a pathspec stage the whole tree (git's documentation), not nothing.
-      const whole = text.length === 0 && has(opts, "-u", "--update", "-A", "--all", "--no-ignore-removal");
+      const whole = text.length === 0 && (patch || has(opts, "-u", "--update", "-A", "--all", "--no-ignore-removal", "-i", "--interactive", "-e", "--edit"));
       gitCall("git_stage", { paths: whole ? ["."] : text.map((t) => t ?? "") }, source);
       if (text.includes(null)) problem(ctx, "unresolved_argument", "git add: a path is not known", source);
       return;

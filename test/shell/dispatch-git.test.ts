@@ -72,6 +72,35 @@ const GIT_CASES: Case[] = [
   ["git config -e", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --global --edit", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --list", []],
+  // `-p`/`--patch`: the hunks chosen (`yes |` takes every one) are written from the index or a tree;
+  // without paths, of the whole tree (approved as reads; `git checkout -p TREE` was read as a switch,
+  // `git reset -p TREE` as moving HEAD).
+  ["yes | git checkout -p", ["fs_write path=@ tracked=[]"]],
+  ["git checkout --patch", ["fs_write path=@ tracked=[]"]],
+  ["git checkout -p HEAD~1", ["fs_write path=@ tracked=[\"HEAD~1\"]", "git_stage paths=[\"@\"] dir=@"]],
+  ["git checkout -p HEAD~1 --", ["fs_write path=@ tracked=[\"HEAD~1\"]", "git_stage paths=[\"@\"] dir=@"]],
+  ["git checkout -p HEAD~1 a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\"] dir=@"]],
+  ["git checkout -p a.txt b.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git checkout -p -- a.txt", ["fs_write path=@/a.txt tracked=[]"]],
+  ["git checkout -p $X", ["fs_write path=@", "git_stage paths=[\"@\"] dir=@"]],
+  ["git checkout -p main $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+  ["yes | git restore -p", ["fs_write path=@ tracked=[]"]],
+  ["git restore --patch --staged", ["git_stage paths=[\"@\"] dir=@"]],
+  ["git restore -p -s HEAD~1 a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]"]],
+  ["git reset -p HEAD~1", ["git_stage paths=[\".\"] dir=@"]],
+  ["git reset -p", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add -p", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add --interactive", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add -e", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add -p a.txt", ["git_stage paths=[\"a.txt\"] dir=@"]],
+  // `--pathspec-from-file`: the paths written, removed or staged are in a file (checkout, restore and
+  // rm were approved as reads or as staging nothing).
+  ["git checkout --pathspec-from-file=list.txt", ["unresolved_argument: git checkout --pathspec-from-file: the paths are read from a file"]],
+  ["git checkout HEAD~1 --pathspec-from-file list.txt", ["unresolved_argument: git checkout --pathspec-from-file: the paths are read from a file"]],
+  ["git restore --pathspec-from-file=list.txt", ["unresolved_argument: git restore --pathspec-from-file: the paths are read from a file"]],
+  ["git rm --pathspec-from-file=list.txt", ["unresolved_argument: git rm --pathspec-from-file: the paths are read from a file"]],
+  ["git add --pathspec-from-file=- --pathspec-file-nul", ["unresolved_argument: git add --pathspec-from-file: the paths are read from a file"]],
+  ["git reset --pathspec-from-file=list.txt", ["unresolved_argument: git reset --pathspec-from-file: the paths are read from a file"]],
 ];
 
 const VARIABLE_CASES: Case[] = [
