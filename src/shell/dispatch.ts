@@ -1193,7 +1193,7 @@ function remoteFileName(url: string): string {
 function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
-    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
+    const o = operands(rest, name === "curl" ? ["-o", "--output", "--write-out", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
     const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
@@ -1202,6 +1202,12 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file"]).includes(x));
     if (unknown !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
+      return;
+    }
+    // `-w '%output{FILE}…'` (curl 8.3) writes what follows to FILE; `-w @FILE` reads the format from FILE.
+    const format = o.values.find(([x, w]) => name === "curl" && (x === "-w" || x === "--write-out") && (w.text === null || w.text.startsWith("@") || w.text.includes("%output{")));
+    if (format !== undefined) {
+      problem(ctx, "unknown_effect", `curl ${format[1].raw}: a write-out format that may write a file the dispatcher does not name`, source);
       return;
     }
     // Every output file (`curl -o a U1 -o b U2`), under the output directory (`curl --output-dir D`,
@@ -1259,8 +1265,30 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   const from = fromVerb(rest, GLOBAL_OPTIONS[name] ?? { value: [], flags: [] });
   const sub = from?.[0]?.text ?? null;
   const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (from?.[1]?.text ?? null) : null;
-  if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
+  if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+}
+
+/** `--help` or `--version` among the command's own words: before any operand but its verb (and a
+ * group's verb), so it prints and exits (`docker run --help`, `gh pr create --help`). After another
+ * operand it may be an argument of what the command runs (`docker run alpine sh -c 'rm -rf /w'
+ * --help` runs the sh in the container; `kubectl exec pod -- … --help`). */
+function helpOnly(rest: Word[], global: { value: readonly string[] } | undefined, group: (first: string) => boolean): boolean {
+  let first: string | null = null;
+  let verbs = 0;
+  for (let i = 0; i < rest.length; i++) {
+    const t = rest[i]!.text;
+    if (t === null || t === "--") return false;
+    if (t === "--help" || t === "--version") return true;
+    if (t.startsWith("-")) {
+      if (global?.value.includes(t) === true) i++;
+      continue;
+    }
+    if (verbs === 0) first = t;
+    else if (verbs > 1 || !group(first!)) return false;
+    verbs++;
+  }
+  return false;
 }
 
 const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet"]);

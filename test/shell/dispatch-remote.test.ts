@@ -32,6 +32,22 @@ const REMOTE_VERB_CASES: Case[] = [
   ["gh pr view 1", []],
   ["gh pr merge 1", [rw("gh pr merge 1")]],
   ["kubectl -n", [rw("kubectl -n")]],
+  // `--help`/`--version` print only among the command's own words: after an operand they may be an
+  // argument of what it runs (was approved: the container's sh removes the mounted work tree).
+  [`docker run -v "$PWD":/w alpine sh -c 'rm -rf /w/src' --help`, [rw(`docker run -v "$PWD":/w alpine sh -c 'rm -rf /w/src' --help`)]],
+  ["docker run alpine rm -rf /w --version", [rw("docker run alpine rm -rf /w --version")]],
+  ["docker container run alpine --help", [rw("docker container run alpine --help")]],
+  ["kubectl exec pod -- sh -c 'rm -rf /data' --help", [rw("kubectl exec pod -- sh -c 'rm -rf /data' --help")]],
+  ["kubectl -n ns delete pod x --help", [rw("kubectl -n ns delete pod x --help")]],
+  ["gh pr create x --help", [rw("gh pr create x --help")]],
+  ["docker $X --help", [rw("docker $X --help")]],
+  ["docker --help", []],
+  ["kubectl --version", []],
+  ["docker run --help", []],
+  ["docker -H h run --rm --help", []],
+  ["docker container run --help", []],
+  ["gh pr create --help", []],
+  ["kubectl -n ns delete --help", []],
 ];
 
 const ENVIRONMENT_VERB_CASES: Case[] = [
@@ -108,6 +124,12 @@ const DOWNLOAD_CASES: Case[] = [
   ["curl --libcurl code.c https://x.test/", ["fs_write path=@/code.c"]],
   ["curl -o - https://x.test/", []],
   ["curl https://x.test/", []],
+  // `-w '%output{FILE}'` writes to FILE, `-w @FILE` reads the format from FILE (was approved as a read).
+  ["curl -w '%output{a.txt}%{http_code}' https://x.test/", ["unknown_effect: curl '%output{a.txt}%{http_code}': a write-out format that may write a file the dispatcher does not name"]],
+  ["curl --write-out=@fmt.txt https://x.test/", ["unknown_effect: curl --write-out=@fmt.txt: a write-out format that may write a file the dispatcher does not name"]],
+  ["curl -sw \"$F\" https://x.test/", ["unknown_effect: curl \"$F\": a write-out format that may write a file the dispatcher does not name"]],
+  ["curl -sw '%{http_code}' https://x.test/", []],
+  ["curl --write-out '%{http_code}' -o a.txt https://x.test/", ["fs_write path=@/a.txt"]],
   ["wget -P out https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
   ["wget --directory-prefix=out https://x.test/", ["fs_write path=@/out/index.html"]],
   ["wget https://x.test/a.tgz https://x.test/b.tgz", ["fs_write path=@/a.tgz", "fs_write path=@/b.tgz"]],
