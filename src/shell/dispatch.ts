@@ -427,8 +427,10 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "write": {
-      // `chmod MODE FILE…`, but `chmod --reference=REF FILE…`: with a reference there is no mode operand.
-      const ps = paths(ctx, ops.slice(has(opts, "--reference") ? 0 : (entry.skipOperands ?? 0)), cwd, source);
+      // `chmod MODE FILE…`, but `chmod --reference=REF FILE…`: with a reference there is no mode operand;
+      // nor with a mode written as an option (GNU chmod reads `-x`, `-rw`, `-755` as modes).
+      const modeOption = name === "chmod" && opts.some((o) => /^-[rwxXstugoa,+=0-7]/.test(o));
+      const ps = paths(ctx, ops.slice(has(opts, "--reference") || modeOption ? 0 : (entry.skipOperands ?? 0)), cwd, source);
       if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       return;
     }
