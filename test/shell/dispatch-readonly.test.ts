@@ -11,6 +11,13 @@ useWorkspace();
 const asked = (name: string, why: string): string => `unknown_effect: ${name} ${why} may write files or change the system`;
 
 const READ_ONLY_UNLESS_CASES: Case[] = [
+  // An alias definition changes what a later command of that name runs (bash expands aliases in a
+  // multi-line string after `shopt -s expand_aliases`, and agents' shells enable it): the removal was
+  // approved as reading a.txt.
+  ["shopt -s expand_aliases\nalias cat='rm -f'\ncat a.txt", [asked("alias", "with 1 operands")]],
+  ["alias ll='ls -l'", [asked("alias", "with 1 operands")]],
+  ["alias", []],
+  ["alias -p", []],
   // Writes a file in place, or a file named by an option.
   ["yq '.a' a.txt", []],
   ["yq -i '.a = 1' a.txt", [asked("yq", "-i")]],
