@@ -1306,6 +1306,18 @@ const ENV_READ_ONLY_WITH: Record<string, { words: readonly string[]; options: re
   env: { words: ["list", "export"], options: ["--json"], names: /^[A-Z][A-Z0-9_]*$/ },
   version: { words: [], options: ["--json"] },
 };
+/** The read verbs that are the tool's own: another verb of ENV_READ is, for these tools, an external
+ * program (`cargo vet` runs cargo-vet; a `[alias]` of .cargo/config.toml; `brew x` runs brew-x from
+ * PATH) or the project's package script of that name (`yarn doctor`, `pnpm show`); `yarn version`
+ * asks for the new version on standard input and commits it. */
+const ENV_OWN_READ: Record<string, Set<string>> = {
+  cargo: new Set(["search", "help", "version", "config", "info"]),
+  yarn: new Set(["list", "info", "check", "outdated", "help", "config", "bin", "why", "audit"]),
+  pnpm: new Set(["list", "ls", "why", "outdated", "audit", "config", "root", "bin", "help", "env"]),
+  brew: new Set(["list", "ls", "info", "search", "outdated", "doctor", "config", "help", "audit"]),
+};
+/** go's build flags that run a program: `go vet -vettool=./x`, `go list -toolexec ./x -export`. */
+const GO_PROGRAM_FLAG = /^--?(vettool|toolexec|exec)(=|$)/;
 const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
 
 function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: string[], source: string): void {
@@ -1336,7 +1348,7 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
       ((after.ops.length === 0 || (first !== null && more.words.includes(first)) || after.ops.every((w) => w.text !== null && more.names?.test(w.text) === true)) &&
         after.opts.every((o) => more.options.includes(o))));
   // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
-  const runs = sub === "check" && name === "cargo";
+  const runs = (sub === "check" && name === "cargo") || (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
   if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);

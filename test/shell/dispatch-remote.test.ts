@@ -95,6 +95,28 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["npm config get registry --location=global", [env("npm config get registry --location=global")]],
   ["go env GOPATH -w", [env("go env GOPATH -w")]],
   ["go env $X", [env("go env $X")]],
+  // go's build flags that run a program (were approved as reads).
+  ["go vet -vettool=./x ./...", [runs("go vet")]],
+  ["go vet -toolexec ./x ./...", [runs("go vet")]],
+  ["go list --toolexec=./x -export ./...", [runs("go list")]],
+  ["go list -json ./...", []],
+  ["GOFLAGS=-toolexec=./x go vet ./...", ["unknown_effect: go: GOFLAGS changes the code or configuration it loads"]],
+  // A verb that is not the tool's own runs an external program or a package script of that name
+  // (were approved as reads): cargo-vet, .cargo/config.toml's aliases, package.json's scripts, brew-x.
+  ["cargo vet certify", [runs("cargo vet")]],
+  ["cargo why x", [runs("cargo why")]],
+  ["cargo search serde", []],
+  ["cargo info serde", []],
+  ["yarn doctor", [runs("yarn doctor")]],
+  ["yarn show x", [runs("yarn show")]],
+  ["yarn version", [runs("yarn version")]],
+  ["yarn why x", []],
+  ["yarn list --depth=0", []],
+  ["pnpm show x", [runs("pnpm show")]],
+  ["pnpm ls", []],
+  ["brew whoami", [runs("brew whoami")]],
+  ["brew list", []],
+  ["npm doctor", []],
 ];
 
 describe("gh, docker, kubectl: the verb after the global options", () => {
