@@ -303,6 +303,8 @@ const SED_READ_ONLY = new RegExp(String.raw`^(?:[\s;]*(?:${SED_ADDRESS}(?:\s*,\s
 function notReadOnly(u: ReadOnlyUnless | undefined, args: Word[]): string | null {
   if (u === undefined) return null;
   const { opts, ops } = operands(args, u.optionsWithValue ?? []);
+  const cut = abbreviation(args, [...(u.options ?? []), ...(u.optionsWithValue ?? [])]);
+  if (cut !== null) return cut;
   const option = opts.find((o) => u.options?.includes(o));
   if (option !== undefined) return option;
   for (const w of ops) {
@@ -341,6 +343,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         break;
       }
       if (t.startsWith("-") && t !== "-") {
+        if (abbreviation([rest[i]!], longOptions(ctx, name)) !== null) return problem(ctx, "unresolved_argument", abbreviated(name, t), source);
         // The value in the word (`--chdir=DIR`, `-CDIR`) or the next word (`-C DIR`).
         const eq = t.startsWith("--") ? t.indexOf("=") : -1;
         const short = !t.startsWith("--") && t.length > 2 && chdir.includes(t.slice(0, 2));
@@ -415,6 +418,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
   }
   // An output option (sort -o FILE) takes a value like the options that are listed as taking one.
   const { opts, ops, optValues, values } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
+  const cut = GNU_EFFECTS.has(entry.effect) ? abbreviation(entry.effect === "xargs" && ops.length > 0 ? rest.slice(0, rest.indexOf(ops[0]!)) : rest, longOptions(ctx, name)) : null;
+  if (cut !== null) return problem(ctx, "unresolved_argument", abbreviated(name, cut), source);
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
@@ -683,6 +688,49 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
   }
 }
 
+/** GNU getopt_long (coreutils, sed, xargs, sudo) and git take any unique prefix of a long option
+ * (`sed --i` is `--in-place`, `sort --o=F` `--output`, `env --sp=LINE` `--split-string`, `git clean --forc`
+ * `--force`, `git reset --har` `--hard`): the first word before `--` that is a proper prefix of one of
+ * the long options the dispatcher reads, and is not one of them itself, or null. */
+function abbreviation(words: readonly Word[], known: readonly string[]): string | null {
+  for (const w of words) {
+    const t = w.text;
+    if (t === "--") return null;
+    if (t === null || !t.startsWith("--") || t.length === 2) continue;
+    const eq = t.indexOf("=");
+    const name = eq > 0 ? t.slice(0, eq) : t;
+    if (!known.includes(name) && known.some((k) => k.startsWith(name))) return t;
+  }
+  return null;
+}
+
+const abbreviated = (name: string, word: string): string => `${name} ${word}: an abbreviated long option (the command takes a unique prefix as the option): write it in full`;
+
+/** The catalogue's commands whose options GNU getopt_long reads (every effect but the shell, find, git,
+ * remote and environment ones, which are read by their own rules). */
+const GNU_EFFECTS = new Set(["remove", "write", "write_option", "mkdir", "copy", "move", "link", "tee", "sed", "xargs"]);
+/** The long options each effect's rule reads besides the catalogue's lists. */
+const EFFECT_OPTIONS: Record<string, readonly string[]> = {
+  write: ["--reference"],
+  mkdir: ["--parents"],
+  copy: ["--target-directory", "--no-target-directory", "--parents"],
+  move: ["--target-directory", "--no-target-directory"],
+  link: ["--target-directory", "--no-target-directory", "--no-dereference"],
+  sed: ["--in-place", "--expression", "--file", "--sandbox", "--follow-symlinks"],
+};
+
+/** Every long option the catalogue and the dispatcher read for a command. */
+function longOptions(ctx: Ctx, name: string): string[] {
+  const w = ctx.cat.wrappers[name];
+  const e = ctx.cat.commands[name];
+  const u = ctx.cat.readOnlyUnless[name];
+  return [
+    ...(w?.optionsWithValue ?? []), ...(w?.outputOptions ?? []), ...(w?.commandOptions ?? []), ...(WRAPPER_CHDIR[name] ?? []),
+    ...(e?.optionsWithValue ?? []), ...(e?.outputOptions ?? []), ...(e === undefined ? [] : (EFFECT_OPTIONS[e.effect] ?? [])),
+    ...(u?.options ?? []), ...(u?.optionsWithValue ?? []),
+  ].filter((o) => o.startsWith("--"));
+}
+
 /** `git -c` settings that run nothing (identity, colours, advice, display). */
 const GIT_HARMLESS_SETTING = /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|core\.(quotepath|abbrev)|safe\.directory|init\.defaultbranch|column\.ui|pull\.(rebase|ff)|i18n\.[\w.-]+|log\.(date|decorate|abbrevcommit)|diff\.(renames|algorithm|colormoved|noprefix|mnemonicprefix)|merge\.conflictstyle|format\.pretty)$/i;
 
@@ -741,6 +789,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   const sub = args[i]?.text;
   if (sub === undefined || sub === null) return;
   const rest = args.slice(i + 1);
+  const cut = abbreviation(rest, GIT_READ.has(sub) ? GIT_READ_OPTIONS : [...(GIT_VALUE_OPTIONS[sub] ?? []), ...(GIT_OPTIONS[sub] ?? []), "--pathspec-from-file", "--patch"]);
+  if (cut !== null) {
+    problem(ctx, "unresolved_argument", abbreviated(`git ${sub}`, cut), source);
+    return;
+  }
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     // The reading commands' options that write a file or run a program.
@@ -1121,6 +1174,28 @@ const GIT_VALUE_OPTIONS: Record<string, readonly string[]> = {
   init: ["--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format"],
   mv: [],
 };
+
+/** The flags (no value) each git subcommand's rule reads; GIT_READ_OPTIONS the reading commands'. */
+const GIT_OPTIONS: Record<string, readonly string[]> = {
+  branch: ["--delete", "--copy", "--move", "--force", "--unset-upstream", "--edit-description", "--list", "--show-current"],
+  tag: ["--delete", "--list", "--verify", "--force"],
+  reset: ["--hard", "--merge", "--keep"],
+  checkout: ["--track", "--force"],
+  switch: ["--force", "--discard-changes"],
+  restore: ["--staged", "--worktree"],
+  clean: ["--dry-run", "--interactive", "--force"],
+  commit: ["--all"],
+  add: ["--dry-run", "--update", "--all", "--no-ignore-removal", "--interactive", "--edit"],
+  rm: ["--cached"],
+  merge: ["--abort", "--skip", "--quit"],
+  rebase: ["--abort", "--skip", "--quit"],
+  "cherry-pick": ["--abort", "--skip", "--quit"],
+  revert: ["--abort", "--skip", "--quit"],
+  am: ["--abort", "--skip", "--quit"],
+  push: ["--dry-run"],
+  config: ["--edit", "--get", "--get-all", "--get-regexp", "--list"],
+};
+const GIT_READ_OPTIONS = ["--output", "--output-directory", "--open-files-in-pager", "--upload-pack", "--stdout"];
 
 function pathExists(p: string): boolean {
   try {

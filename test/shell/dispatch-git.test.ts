@@ -147,6 +147,30 @@ const SET_ALONE_CASES: Case[] = [
   ["export PATH=/usr/bin:/bin; ls", []],
 ];
 
+// git's parse-options takes any unique prefix of a long option: `git reset --har` is `--hard`, `git clean
+// --forc` deletes the untracked files (checked with git 2.x). A word that abbreviates an option the rule
+// reads is asked (each was approved, or read as a milder command).
+const ABBREVIATED_CASES: Case[] = [
+  ["git reset --har", ["unresolved_argument: git reset --har: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git clean --forc -d", ["unresolved_argument: git clean --forc: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git checkout --forc main", ["unresolved_argument: git checkout --forc: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git branch --del x", ["unresolved_argument: git branch --del: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git log --outp=a.txt", ["unresolved_argument: git log --outp=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git diff --out=a.txt", ["unresolved_argument: git diff --out=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git clean --dry -f", ["unresolved_argument: git clean --dry: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git log --oneline --stat", []],
+  ["git config --local --list", []],
+  ["git push --force-with-lease", ["remote_write command=git push --force-with-lease"]],
+  ["git stash --keep-index", ["git_stash_push dir=@"]],
+  ["git reset -- --har", ["git_stage paths=[\"--har\"] dir=@"]],
+];
+
+describe("git: a long option written as a prefix is not read as another", () => {
+  it.each(ABBREVIATED_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 describe("git: settings, options and forms that run a program, write a file or discard work", () => {
   it.each(GIT_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
