@@ -405,6 +405,10 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     problem(ctx, "unknown_effect", "trap runs code later whose effect is not known", source);
     return;
   }
+  for (const v of variablesSet(name, rest)) {
+    const why = v.text === null ? `${v.raw} is not known` : codeVariable(v.text, { text: null });
+    if (why !== null) problem(ctx, "unknown_effect", `${name} sets a variable for the commands after it: ${why}`, source);
+  }
   if (ctx.cat.readOnly.has(name)) {
     const why = notReadOnly(ctx.cat.readOnlyUnless[name], rest);
     if (why !== null) problem(ctx, "unknown_effect", `${name} ${why} may write files or change the system`, source);
@@ -686,6 +690,21 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
       i++;
     }
   }
+}
+
+/** The variables a builtin sets as an assignment would (`read PATH`, `read -a NAME`, `printf -v PATH …`,
+ * `getopts OPTS NAME`): one that loads or runs code changes what the commands after it run. */
+function variablesSet(name: string, rest: Word[]): Word[] {
+  if (name === "read") {
+    const o = operands(rest, ["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"]);
+    const array = o.optValues.get("-a");
+    return array === undefined ? o.ops : [...o.ops, array];
+  }
+  if (name === "printf") {
+    const v = operands(rest, ["-v"]).optValues.get("-v");
+    return v === undefined ? [] : [v];
+  }
+  return name === "getopts" ? rest.slice(1, 2) : [];
 }
 
 /** GNU getopt_long (coreutils, sed, xargs, sudo) and git take any unique prefix of a long option

@@ -145,6 +145,17 @@ const SET_ALONE_CASES: Case[] = [
   ["X=1; export X; ls", []],
   ["export PAGER=cat LANG=C; git log", []],
   ["export PATH=/usr/bin:/bin; ls", []],
+  // Builtins that set a variable as an assignment does (`read`, `printf -v`, `getopts`): `ls` after
+  // `read PATH <<< .` runs ./ls (were approved as reads).
+  ["read -r PATH <<< '.'; ls", ["unknown_effect: read sets a variable for the commands after it: PATH changes the code or configuration it loads"]],
+  ["read -a LD_PRELOAD < a.txt", ["unknown_effect: read sets a variable for the commands after it: LD_PRELOAD changes the code or configuration it loads"]],
+  ["printf -v PATH '%s' .; ls", ["unknown_effect: printf sets a variable for the commands after it: PATH changes the code or configuration it loads"]],
+  ["getopts ab PAGER", ["unknown_effect: getopts sets a variable for the commands after it: PAGER names a program it may run"]],
+  ["read $V < a.txt", ["unknown_effect: read sets a variable for the commands after it: $V is not known"]],
+  ["read -p 'name? ' -r x y < a.txt", []],
+  ["printf -v out '%s' a", []],
+  ["printf '%s' PATH", []],
+  ["getopts ab opt", []],
 ];
 
 // git's parse-options takes any unique prefix of a long option: `git reset --har` is `--hard`, `git clean
