@@ -1267,6 +1267,13 @@ function fromVerb(rest: Word[], global: { value: readonly string[]; flags: reado
 const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"];
 const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cookies", "--rejected-log", "--hsts-file"];
 
+/** The long options of curl and wget the dispatcher reads, and the real ones that are prefixes of them
+ * (`--head` of `--header`, `--cookie` of `--cookie-jar`): a shorter prefix is an abbreviation. */
+const DOWNLOAD_OPTIONS: Record<string, readonly string[]> = {
+  curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_FILES],
+  wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_FILES],
+};
+
 /** Commands whose first word names a group of verbs. */
 const DOCKER_GROUPS = new Set(["container", "image", "network", "volume", "system", "context", "builder", "plugin", "node", "service", "stack", "secret", "config", "compose", "manifest", "trust", "buildx"]);
 const REMOTE_GROUPS: Record<string, (first: string) => boolean> = {
@@ -1290,6 +1297,12 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
     const o = operands(rest, name === "curl" ? ["-o", "--output", "--write-out", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
+    // Both take a unique prefix of a long option too (`curl --data-r x U` posts, `wget --output-d=F`).
+    const cut = abbreviation(rest, DOWNLOAD_OPTIONS[name]!);
+    if (cut !== null) {
+      problem(ctx, "unresolved_argument", abbreviated(name, cut), source);
+      return;
+    }
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
     const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);

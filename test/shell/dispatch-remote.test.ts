@@ -151,6 +151,13 @@ const DOWNLOAD_CASES: Case[] = [
   ["curl --write-out=@fmt.txt https://x.test/", ["unknown_effect: curl --write-out=@fmt.txt: a write-out format that may write a file the dispatcher does not name"]],
   ["curl -sw \"$F\" https://x.test/", ["unknown_effect: curl \"$F\": a write-out format that may write a file the dispatcher does not name"]],
   ["curl -sw '%{http_code}' https://x.test/", []],
+  // curl and wget take a unique prefix of a long option (checked: curl says `--ver` is ambiguous, wget
+  // writes F for `--output-d=F`): each was approved as a read (a POST, a file written).
+  ["curl --data-r x https://x.test/", ["unresolved_argument: curl --data-r: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["curl --wri '%output{a.txt}' https://x.test/", ["unresolved_argument: curl --wri: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["wget --output-d=a.txt https://x.test/", ["unresolved_argument: wget --output-d=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["curl --head https://x.test/", []],
+  ["curl --cookie c.txt -sSL --retry 3 https://x.test/", []],
   ["curl --write-out '%{http_code}' -o a.txt https://x.test/", ["fs_write path=@/a.txt"]],
   ["wget -P out https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
   ["wget --directory-prefix=out https://x.test/", ["fs_write path=@/out/index.html"]],
