@@ -1347,7 +1347,7 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   if (name === "scp" || name === "rsync") {
     // A program run locally for the transfer (`scp -S`, `-o ProxyCommand=…`, `-F` config, `rsync -e`),
     // sources removed, or files named elsewhere: not known.
-    const runs = opts.find((x) => (name === "scp" ? ["-S", "-o", "-F"] : ["-e", "--rsh", "--remove-source-files", "--files-from", "--write-batch", "--only-write-batch", "--log-file", "--backup-dir"]).includes(x));
+    const runs = opts.find((x) => (name === "scp" ? ["-S", "-o", "-F"] : ["-e", "--rsh", "--remove-source-files", "--remove-sent-files", "--files-from", "--write-batch", "--only-write-batch", "--log-file", "--backup-dir"]).includes(x));
     if (runs !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${runs}: runs a program or changes files the dispatcher cannot name`, source);
       return;
@@ -1359,7 +1359,8 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     }
     if (/^[^/]*:/.test(dest.text)) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     else {
-      if (name === "rsync" && opts.some((x) => x.startsWith("--delete"))) {
+      // `--del` is rsync's own name for `--delete-during`.
+      if (name === "rsync" && opts.some((x) => x === "--del" || x.startsWith("--delete"))) {
         problem(ctx, "unknown_effect", "rsync --delete removes files the dispatcher cannot list", source);
         return;
       }

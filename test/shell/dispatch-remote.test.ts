@@ -191,6 +191,9 @@ const TRANSFER_CASES: Case[] = [
   ["rsync --remove-source-files a.txt out", ["unknown_effect: rsync --remove-source-files: runs a program or changes files the dispatcher cannot name"]],
   ["rsync --files-from=list . out", ["unknown_effect: rsync --files-from: runs a program or changes files the dispatcher cannot name"]],
   ["rsync --log-file=log a.txt out", ["unknown_effect: rsync --log-file: runs a program or changes files the dispatcher cannot name"]],
+  // rsync's older name of --remove-source-files and its own --del (--delete-during) (were approved).
+  ["rsync --remove-sent-files a.txt out", ["unknown_effect: rsync --remove-sent-files: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -a --del src/ out/", ["unknown_effect: rsync --delete removes files the dispatcher cannot list"]],
   ["rsync -av a.txt out", ["fs_write path=@/out"]],
   ["scp a.txt h:b", ["remote_write command=scp a.txt h:b"]],
   ["scp -P 22 h:f out", ["fs_write path=@/out"]],
