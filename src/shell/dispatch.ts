@@ -108,8 +108,19 @@ function problem(ctx: Ctx, reason: ProblemReason, detail: string, source: string
 }
 
 function call(ctx: Ctx, name: string, args: Record<string, unknown>, source: string): void {
+  const to = name === "fs_write" ? args.path : name === "fs_move" ? args.destination : undefined;
+  if (typeof to === "string" && gitCode(to)) problem(ctx, "unknown_effect", gitCodeDetail(to), source);
   ctx.out.calls.push({ name, arguments: args, source: source.slice(0, 200) });
 }
+
+/** A repository's `.git`, its config (`config`, `config.worktree`) or a hook: what git runs in later
+ * commands (a commit its hooks, `git status` a `core.fsmonitor`, any command an alias or pager). A write
+ * there is undone like any other, but the commands after it, read as they are, would run it. */
+export function gitCode(p: string): boolean {
+  return /(^|\/)\.git(\/(.*\/)?(config(\.worktree)?|hooks(\/.*)?))?$/.test(p);
+}
+
+export const gitCodeDetail = (p: string): string => `${p}: git runs the settings and hooks there in later commands (a commit its hooks, \`git status\` a core.fsmonitor)`;
 
 /** Paths of the words (globs expanded); null after a problem was recorded. */
 function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): string[] | null {

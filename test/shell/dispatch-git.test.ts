@@ -72,6 +72,16 @@ const GIT_CASES: Case[] = [
   ["git config -e", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --global --edit", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --list", []],
+  // A write into .git's config or hooks is code git runs later (was approved: a new hook is undone by
+  // removing it, but the commit after it runs it).
+  ["cp a.txt .git/hooks/pre-commit", ["fs_write path=@/.git/hooks/pre-commit", "unknown_effect: @/.git/hooks/pre-commit: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["mv a.txt .git/hooks/post-checkout", ["fs_move source=@/a.txt destination=@/.git/hooks/post-checkout", "unknown_effect: @/.git/hooks/post-checkout: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["sed -i s/a/b/ .git/config", ["fs_write path=@/.git/config", "unknown_effect: @/.git/config: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["echo '[core]' >> src/.git/config.worktree", ["fs_write path=@/src/.git/config.worktree", "unknown_effect: @/src/.git/config.worktree: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["cp -r out .git", ["fs_write path=@/.git", "unknown_effect: @/.git: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["echo x > .gitignore", ["fs_write path=@/.gitignore"]],
+  ["echo x > .github/config", ["fs_write path=@/.github/config"]],
+  ["rm .git/hooks/pre-commit", ["fs_remove path=@/.git/hooks/pre-commit"]],
   // `-p`/`--patch`: the hunks chosen (`yes |` takes every one) are written from the index or a tree;
   // without paths, of the whole tree (approved as reads; `git checkout -p TREE` was read as a switch,
   // `git reset -p TREE` as moving HEAD).
