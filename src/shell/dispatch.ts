@@ -113,15 +113,6 @@ function call(ctx: Ctx, name: string, args: Record<string, unknown>, source: str
   ctx.out.calls.push({ name, arguments: args, source: source.slice(0, 200) });
 }
 
-/** A repository's `.git`, its config (`config`, `config.worktree`) or a hook: what git runs in later
- * commands (a commit its hooks, `git status` a `core.fsmonitor`, any command an alias or pager). A write
- * there is undone like any other, but the commands after it, read as they are, would run it. */
-export function gitCode(p: string): boolean {
-  return /(^|\/)\.git(\/(.*\/)?(config(\.worktree)?|hooks(\/.*)?))?$/.test(p);
-}
-
-export const gitCodeDetail = (p: string): string => `${p}: git runs the settings and hooks there in later commands (a commit its hooks, \`git status\` a core.fsmonitor)`;
-
 /** Paths of the words (globs expanded); null after a problem was recorded. */
 function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): string[] | null {
   const res: string[] = [];
@@ -702,6 +693,15 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     }
   }
 }
+
+/** A repository's `.git`, its config (`config`, `config.worktree`) or a hook: what git runs in later
+ * commands (a commit its hooks, `git status` a `core.fsmonitor`, any command an alias or pager). A write
+ * there is undone like any other, but the commands after it, read as they are, would run it. */
+export function gitCode(p: string): boolean {
+  return /(^|\/)\.git(\/(.*\/)?(config(\.worktree)?|hooks(\/.*)?))?$/.test(p);
+}
+
+export const gitCodeDetail = (p: string): string => `${p}: git runs the settings and hooks there in later commands (a commit its hooks, \`git status\` a core.fsmonitor)`;
 
 /** The variables a builtin sets as an assignment would (`read PATH`, `read -a NAME`, `printf -v PATH …`,
  * `getopts OPTS NAME`): one that loads or runs code changes what the commands after it run. */
