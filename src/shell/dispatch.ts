@@ -1112,20 +1112,23 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     case "pull":
+    case "fetch": {
       if (has(opts, "--upload-pack")) {
-        problem(ctx, "unknown_effect", "git pull --upload-pack runs a command whose effect is not known", source);
+        problem(ctx, "unknown_effect", `git ${sub} --upload-pack runs a command whose effect is not known`, source);
+        return;
+      }
+      // A refspec after the remote whose destination is a local ref (`git fetch origin +x:main`, `git
+      // fetch . HEAD~3:feature`) moves or overwrites that branch: not the remote-tracking refs a fetch
+      // moves. `--refmap` names such destinations for every fetched ref.
+      const local = has(opts, "--refmap") ? "--refmap" : ops.slice(1).find((w) => w.text === null || (w.text.includes(":") && !["", "FETCH_HEAD"].includes(w.text.slice(w.text.indexOf(":") + 1)) && !w.text.slice(w.text.indexOf(":") + 1).startsWith("refs/remotes/")))?.raw;
+      if (local !== undefined) {
+        problem(ctx, "unknown_effect", `git ${sub} ${local}: updates a local ref, not only the remote-tracking ones`, source);
         return;
       }
       gitCall("git_fetch", {}, source);
-      gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
+      if (sub === "pull") gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
       return;
-    case "fetch":
-      if (has(opts, "--upload-pack")) {
-        problem(ctx, "unknown_effect", "git fetch --upload-pack runs a command whose effect is not known", source);
-        return;
-      }
-      gitCall("git_fetch", {}, source);
-      return;
+    }
     case "push":
       if (has(opts, "-n", "--dry-run")) return;
       gitCall("remote_write", { command: source.slice(0, 200) }, source);

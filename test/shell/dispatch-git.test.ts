@@ -72,6 +72,16 @@ const GIT_CASES: Case[] = [
   ["git config -e", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --global --edit", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --list", []],
+  // A refspec whose destination is a local ref moves or overwrites that branch (was approved as a fetch,
+  // which only moves the remote-tracking refs: nothing to undo).
+  ["git fetch origin +main:main", ["unknown_effect: git fetch +main:main: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch . HEAD~3:feature", ["unknown_effect: git fetch HEAD~3:feature: updates a local ref, not only the remote-tracking ones"]],
+  ["git pull origin x:y", ["unknown_effect: git pull x:y: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch --refmap='+refs/heads/*:refs/heads/*' origin", ["unknown_effect: git fetch --refmap: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch origin $B", ["unknown_effect: git fetch $B: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch origin main:refs/remotes/origin/main", ["git_fetch dir=@"]],
+  ["git fetch git@github.com:o/r.git main:", ["git_fetch dir=@"]],
+  ["git pull origin main", ["git_fetch dir=@", "git_move_head target=FETCH_HEAD dir=@"]],
   // A write into .git's config or hooks is code git runs later (was approved: a new hook is undone by
   // removing it, but the commit after it runs it).
   ["cp a.txt .git/hooks/pre-commit", ["fs_write path=@/.git/hooks/pre-commit", "unknown_effect: @/.git/hooks/pre-commit: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
