@@ -155,7 +155,8 @@ export class Journal {
       for (let i = this.entries.length - 1; i >= 0; i--) if (!this.undone.has(this.entries[i]!.id)) return this.entries[i]!;
       return null;
     }
-    if (typeof sel === "number") return Number.isInteger(sel) && sel >= 1 ? (this.entries[this.entries.length - sel] ?? null) : null;
+    // An index outside 1..n (0, negative, fractional, NaN) names no element of the list: null.
+    if (typeof sel === "number") return this.entries[this.entries.length - sel] ?? null;
     return this.entries.find((e) => e.id === sel.id) ?? null;
   }
 

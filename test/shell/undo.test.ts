@@ -90,7 +90,7 @@ describe("the journal: one JSONL file per session", () => {
     expect(k.select(undefined)?.id).toBe("u-1-a");
     expect(k.select(1)?.id).toBe("u-2-b");
     expect(k.select(2)?.id).toBe("u-1-a");
-    for (const n of [0, -1, 1.5, 3]) expect(k.select(n)).toBeNull();
+    for (const n of [0, -1, 1.5, 3, -2, NaN, Infinity]) expect(k.select(n)).toBeNull();
     expect(k.select({ id: "u-1-a" })?.id).toBe("u-1-a");
     expect(k.select({ id: "u-9" })).toBeNull();
     k.markUndone("u-1-a");
