@@ -78,6 +78,10 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
       else if (rec[0] === "1") listed.push(`${repo}/${rec.split(" ").slice(8).join(" ")}`);
       else if (rec[0] === "u") listed.push(`${repo}/${rec.split(" ").slice(10).join(" ")}`);
     }
+    // Paths git was told to assume unchanged (`git ls-files -v`: a lowercase tag): git status never
+    // shows their edits and reset --hard or a checkout writes over them, so their content counts too.
+    // (A path git skips in the work tree, `S`, is left alone by both.)
+    for (const rec of git(repo, ["ls-files", "-v", "-z"]).split("\0")) if (/^[a-z] /.test(rec)) listed.push(`${repo}/${rec.slice(2)}`);
     h.update(fingerprint(listed));
   }
   return h.digest("hex");

@@ -170,7 +170,9 @@ export class Workspace {
     // What git says about the touched paths only (pathspecs; `:(literal)` so names are not patterns).
     const spec = rels.map((r) => `:(literal)${r}`);
     const status = this.run(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--", ...spec]);
-    const tracked = this.run(repo, ["ls-files", "-s", "-z", "--", ...spec]);
+    // -v: a lowercase tag marks a path git was told to assume unchanged, `S` one it skips in the work
+    // tree (git-ls-files(1)); git status does not look at either, so their content is unknown.
+    const tracked = this.run(repo, ["ls-files", "-s", "-v", "-z", "--", ...spec]);
     const changed = new Map<string, "modified" | "staged" | "untracked" | "ignored">();
     for (const rec of status.split("\0")) {
       if (rec === "") continue;
@@ -188,8 +190,10 @@ export class Workspace {
     for (const rec of tracked.split("\0")) {
       if (rec === "") continue;
       const tab = rec.indexOf("\t");
-      const [mode] = rec.slice(0, tab).split(" ");
-      index.set(rec.slice(tab + 1), parseInt(mode ?? "0", 8));
+      const [tag, mode] = rec.slice(0, tab).split(" ");
+      const path = rec.slice(tab + 1);
+      index.set(path, parseInt(mode ?? "0", 8));
+      if (unchecked(tag!) && !changed.has(path)) changed.set(path, "modified");
     }
     for (let i = 0; i < ps.length; i++) {
       const p = ps[i]!;
@@ -273,6 +277,10 @@ export class Workspace {
       else if (rec[0] === "?") untracked = true;
       else if (rec[0] === "!") ignored = true;
     }
+    // A path git was told to assume unchanged is not in git status whatever it holds, and reset --hard
+    // or a checkout writes over it: its work is unknown, the repository dirty. (Skipped work-tree
+    // paths, `S`, are left alone by both.)
+    if (!dirty) dirty = this.run(root, ["ls-files", "-v", "-z"]).split("\0").some((rec) => /^[a-z] /.test(rec));
     // The stash's reflog is in the repository's .git folder, or, where `.git` is a file (a linked
     // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
     const log = kindOf(`${root}/.git`) === "directory" ? `${root}/.git/logs/refs/stash` : resolve(root, this.run(root, ["rev-parse", "--git-path", "logs/refs/stash"]).trim());
@@ -293,6 +301,12 @@ export class Workspace {
       return null;
     }
   }
+}
+
+/** An index entry's `git ls-files -v` tag for a path git does not compare with the work tree:
+ * assume-unchanged (lowercase) or skip-worktree (`S`). */
+function unchecked(tag: string): boolean {
+  return tag === "S" || /^[a-z]$/.test(tag);
 }
 
 /** Is `p` a directory that exists (stat follows links)? */

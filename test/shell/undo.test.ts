@@ -439,6 +439,18 @@ describe("undoEntry: judged on the current state, then run", () => {
     expect(readFileSync(`${ws}/b2.txt`, "utf8")).toBe("newer work");
   });
 
+  it("newer work on a path git was told to assume unchanged (which git status never shows) is seen: refused, not written over by the reset (was: undone over it)", () => {
+    const { r, j, s } = setup([], []);
+    const ws = repo();
+    const head = git(ws, ["rev-parse", "HEAD"]).trim();
+    bash(ws, "git update-index --assume-unchanged a.txt && git reset -q --soft HEAD~1");
+    j.add(entry({ id: "u-reset", repo: ws, inverse: [step("git_reset_to", { target: head }, "git_reset")], after: stateFingerprint([], ws) }));
+    writeFileSync(`${ws}/a.txt`, "newer work");
+    expect(bash(ws, "git status --porcelain -- a.txt")).toBe("");
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("changed_since");
+    expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("newer work");
+  });
+
   it("a state that cannot be read is unknown_state; a step that fails is inverse_failed, not marked, and calls back", () => {
     const { r, j, s } = setup([], []);
     j.add(entry({ id: "u-repo", repo: `${r}/not-a-repo`, after: "x" }));

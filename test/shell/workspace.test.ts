@@ -197,6 +197,15 @@ describe("Workspace.paths: the facts of each touched path", () => {
     expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
   });
 
+  it("a tracked file git was told to assume unchanged, or skips in the work tree, is modified whatever it holds (git status never shows its edits), its folder dirty (was: clean — its work lost by rm and reset --hard)", () => {
+    const ws = rich();
+    bash(ws, "git checkout -q -- . && git update-index --assume-unchanged b.txt src/x.ts && git update-index --skip-worktree docs/readme.md");
+    writeFileSync(`${ws}/b.txt`, "uncommitted work");
+    expect(bash(ws, "git status --porcelain -- b.txt src docs")).toBe("");
+    const f = new Workspace(ws).paths([`${ws}/b.txt`, `${ws}/src/x.ts`, `${ws}/src`, `${ws}/docs/readme.md`, `${ws}/docs`, `${ws}/bin/run.sh`, `${ws}/bin`]);
+    expect([...f.values()].map((x) => x.git)).toEqual(["modified", "modified", "dirty", "modified", "dirty", "clean", "clean"]);
+  });
+
   it("a tracked file replaced by something that is not a file (a FIFO) is modified, whatever its mode", () => {
     const ws = rich();
     rmSync(`${ws}/docs/readme.md`);
@@ -257,6 +266,20 @@ describe("Workspace.repo and ref", () => {
     const r = root();
     bash(r, "git init -q -b trunk");
     expect(new Workspace(r).repo(r)).toEqual({ root: r, head: null, branch: "trunk", upstream: null, ahead: null, dirty: false, untracked: false, ignored: false, stashes: 0 });
+  });
+
+  it("a repository whose only uncommitted work is in a path git assumes unchanged is dirty (reset --hard writes over it); one with a skipped work-tree path only is not", () => {
+    const ws = rich();
+    bash(ws, "git stash clear && git reset -q --hard && git clean -qfdx");
+    const w = new Workspace(ws);
+    expect(w.repo(ws).dirty).toBe(false);
+    bash(ws, "git update-index --skip-worktree b.txt && echo kept > b.txt");
+    w.invalidate();
+    expect(w.repo(ws).dirty).toBe(false);
+    bash(ws, "git update-index --assume-unchanged a.txt && echo work > a.txt");
+    w.invalidate();
+    expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
+    expect(bash(ws, "git reset -q --hard && cat a.txt b.txt")).toBe("alpha\nkept\n");
   });
 
   it("a linked worktree (`.git` a file): the stash of the repository it shares is counted, none when there is none", () => {
