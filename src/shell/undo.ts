@@ -63,7 +63,10 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
   h.update(fingerprint(paths));
   if (repo !== null) {
     h.update(readFileSync(`${repo}/.git/HEAD`));
-    h.update(existsSync(`${repo}/.git/index`) ? createHash("sha256").update(readFileSync(`${repo}/.git/index`)).digest("hex") : "-");
+    // (Not the index file's bytes: every index change an undo can write over shows in status — each
+    // record holds the index's mode and object id — or in the assume-unchanged list below, while the
+    // bytes also change when git refreshes a touched file's stat data: an agent's `git status` after
+    // a `touch` made every undo of the repository `changed_since`.)
     h.update(git(repo, ["for-each-ref", "--format=%(refname) %(objectname)"]));
     h.update(existsSync(`${repo}/.git/logs/refs/stash`) ? readFileSync(`${repo}/.git/logs/refs/stash`) : "-");
     const status = git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"]);

@@ -165,7 +165,7 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
     expect(stateFingerprint([`${r}/a`], null)).not.toBe(f1);
   });
 
-  it("in a repository: HEAD, the index, refs, the stash, and the content of untracked, ignored and modified files", () => {
+  it("in a repository: HEAD, the index (through status), refs, the stash, and the content of untracked, ignored and modified files; not what git keeps for itself (objects, packed refs, stat data refreshed by git status: was changed_since)", () => {
     const ws = repo();
     const fp = () => stateFingerprint([], ws);
     let prev = fp();
@@ -204,9 +204,13 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
       expect(now, change.toString()).not.toBe(prev);
       prev = now;
     }
-    // What no undo acts on and git keeps for itself (an object written to its store, refs packed)
-    // leaves the state as it was.
+    // What no undo acts on and git keeps for itself (an object written to its store, refs packed,
+    // the stat data of a touched file refreshed in the index by git status) leaves the state as it was.
     bash(ws, "echo loose | git hash-object -w --stdin >/dev/null && git pack-refs --all");
+    expect(fp()).toBe(prev);
+    const index = readFileSync(`${ws}/.git/index`);
+    bash(ws, "touch -d @1000000000 src/x.ts && git status >/dev/null");
+    expect(readFileSync(`${ws}/.git/index`).equals(index)).toBe(false);
     expect(fp()).toBe(prev);
   });
 });
