@@ -10,9 +10,13 @@ const CODE_VARIABLES = new Set([
   "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
   "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+  // Where curl finds its .curlrc and wget its startup file: options there write files or send them.
+  "CURL_HOME", "WGETRC", "SYSTEM_WGETRC",
 ]);
 const GIT_HARMLESS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(TERMINAL_PROMPT|OPTIONAL_LOCKS)$/;
-const PROGRAM_VARIABLE = /^(PAGER|EDITOR|VISUAL|BROWSER)$|_(PAGER|EDITOR|BROWSER)$/;
+/** A program to show, edit or open with: `PAGER`, `GIT_PAGER`, also without an underscore (`MANPAGER`,
+ * which man runs; `HGEDITOR`, `CVSEDITOR`). */
+const PROGRAM_VARIABLE = /(PAGER|EDITOR|VISUAL|BROWSER)$/;
 const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "more"]);
 
 /** Why a variable set for a command may change what it does (null when it cannot). */
