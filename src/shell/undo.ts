@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, lstatSync, readFileSync, readdirSync, renam
 import { dirname, relative } from "node:path";
 import type { TypedCall } from "./dispatch.js";
 import { fingerprint, RestoreError, type RestoreStore, type RestoreSummary } from "./restore.js";
-import { git } from "./workspace.js";
+import { assumedUnchanged, git } from "./workspace.js";
 
 export interface InverseStep {
   tool: string;
@@ -84,7 +84,7 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
     // Paths git was told to assume unchanged (`git ls-files -v`: a lowercase tag): git status never
     // shows their edits and reset --hard or a checkout writes over them, so their content counts too.
     // (A path git skips in the work tree, `S`, is left alone by both.)
-    for (const rec of git(repo, ["ls-files", "-v", "-z"]).split("\0")) if (/^[a-z] /.test(rec)) listed.push(`${repo}/${rec.slice(2)}`);
+    for (const p of assumedUnchanged(git(repo, ["ls-files", "-v", "-z"]))) listed.push(`${repo}/${p}`);
     h.update(fingerprint(listed));
   }
   return h.digest("hex");

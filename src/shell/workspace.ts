@@ -280,7 +280,7 @@ export class Workspace {
     // A path git was told to assume unchanged is not in git status whatever it holds, and reset --hard
     // or a checkout writes over it: its work is unknown, the repository dirty. (Skipped work-tree
     // paths, `S`, are left alone by both.)
-    if (!dirty) dirty = this.run(root, ["ls-files", "-v", "-z"]).split("\0").some((rec) => /^[a-z] /.test(rec));
+    if (!dirty) dirty = assumedUnchanged(this.run(root, ["ls-files", "-v", "-z"])).length > 0;
     // The stash's reflog is in the repository's .git folder, or, where `.git` is a file (a linked
     // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
     const log = kindOf(`${root}/.git`) === "directory" ? `${root}/.git/logs/refs/stash` : resolve(root, this.run(root, ["rev-parse", "--git-path", "logs/refs/stash"]).trim());
@@ -304,9 +304,17 @@ export class Workspace {
 }
 
 /** An index entry's `git ls-files -v` tag for a path git does not compare with the work tree:
- * assume-unchanged (lowercase) or skip-worktree (`S`). */
+ * assume-unchanged (a lowercase tag) or skip-worktree (`S`). */
 function unchecked(tag: string): boolean {
-  return tag === "S" || /^[a-z]$/.test(tag);
+  return tag === "S" || tag !== tag.toUpperCase();
+}
+
+/** The paths `git ls-files -v -z` output tags as assumed unchanged (a lowercase tag, git-ls-files(1)):
+ * git status never shows their edits, and reset --hard or a checkout writes over them. */
+export function assumedUnchanged(out: string): string[] {
+  const paths: string[] = [];
+  for (const rec of out.split("\0")) if (rec.charAt(0) !== rec.charAt(0).toUpperCase()) paths.push(rec.slice(2));
+  return paths;
 }
 
 /** Is `p` a directory that exists (stat follows links)? */
