@@ -158,6 +158,15 @@ describe("Workspace.paths: the facts of each touched path", () => {
     expect(w.gitCalls).toBe(4);
   });
 
+  it("a link to another repository is a path of this one (a new link: untracked), never that repository", () => {
+    const ws = rich();
+    const other = `${root()}/other`;
+    mkdirSync(other);
+    bash(other, "git init -q");
+    symlinkSync(other, `${ws}/lrepo`);
+    expect(new Workspace(ws).paths([`${ws}/lrepo`]).get(`${ws}/lrepo`)).toEqual({ kind: "symlink", git: "untracked", inside: false });
+  });
+
   it("a tracked file in another mode than git writes it, or a link where a file was, is modified", () => {
     const ws = rich();
     chmodSync(`${ws}/b.txt`, 0o600);
@@ -189,11 +198,11 @@ describe("Workspace.paths: the facts of each touched path", () => {
 
   it("a file with a merge conflict (git's unmerged record) is modified, its folder dirty; the repository dirty", () => {
     const ws = rich();
-    bash(ws, "git stash -q -u && git checkout -q -b left && mkdir -p conflict && echo left > conflict/c.txt && git add conflict && git commit -qm left && git checkout -q main && mkdir -p conflict && echo right > conflict/c.txt && git add conflict && git commit -qm right && (git merge -q left >/dev/null 2>&1 || true)");
+    bash(ws, "git stash -q -u && git checkout -q -b left && mkdir -p conflict && echo left > 'conflict/c d.txt' && git add conflict && git commit -qm left && git checkout -q main && mkdir -p conflict && echo right > 'conflict/c d.txt' && git add conflict && git commit -qm right && (git merge -q left >/dev/null 2>&1 || true)");
     expect(bash(ws, "git status --porcelain=v2 -- conflict").startsWith("u ")).toBe(true);
     const w = new Workspace(ws);
-    const f = w.paths([`${ws}/conflict/c.txt`, `${ws}/conflict`, `${ws}/docs`]);
-    expect([f.get(`${ws}/conflict/c.txt`)!.git, f.get(`${ws}/conflict`)!.git, f.get(`${ws}/docs`)!.git]).toEqual(["modified", "dirty", "clean"]);
+    const f = w.paths([`${ws}/conflict/c d.txt`, `${ws}/conflict`, `${ws}/docs`]);
+    expect([f.get(`${ws}/conflict/c d.txt`)!.git, f.get(`${ws}/conflict`)!.git, f.get(`${ws}/docs`)!.git]).toEqual(["modified", "dirty", "clean"]);
     expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
   });
 
