@@ -17,13 +17,13 @@ const GIT_HARMLESS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(TERMINAL_
 /** A program to show, edit or open with: `PAGER`, `GIT_PAGER`, also without an underscore (`MANPAGER`,
  * which man runs; `HGEDITOR`, `CVSEDITOR`). */
 const PROGRAM_VARIABLE = /(PAGER|EDITOR|VISUAL|BROWSER)$/;
-const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "more"]);
+const HARMLESS_PROGRAMS = new Set<string | null>(["", "cat", "less", "more"]);
 
 /** Why a variable set for a command may change what it does (null when it cannot). */
 export function codeVariable(name: string, value: { text: string | null }): string | null {
   // A PATH of the system's own directories only (`env -i PATH=/bin cmd`) finds the programs judged.
   if (name === "PATH" && value.text !== null && value.text.split(":").every((d) => /^(\/usr(\/local)?)?\/s?bin$/.test(d))) return null;
-  if (PROGRAM_VARIABLE.test(name)) return value.text !== null && HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
+  if (PROGRAM_VARIABLE.test(name)) return HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
   if (CODE_VARIABLES.has(name) || /^(LD|DYLD)_/.test(name) || /^npm_config_/i.test(name) || (name.startsWith("GIT_") && !GIT_HARMLESS.test(name))) return `${name} changes the code or configuration it loads`;
   return null;
 }

@@ -20,7 +20,7 @@ describe("codeVariable: why a variable may change what a command does", () => {
       "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CURL_HOME", "WGETRC", "SYSTEM_WGETRC",
       // Prefixes: the dynamic loader's, npm's configuration (any case), git's.
       "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_", "DYLD_INSERT_LIBRARIES", "npm_config_script_shell", "NPM_CONFIG_PREFIX", "Npm_Config_x",
-      "GIT_DIR", "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL", "GIT_", "GIT_AUTHOR_NAMES", "GIT_TERMINAL_PROMPTS", "GIT_COMMITTER_DATE_X",
+      "GIT_DIR", "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL", "GIT_", "GIT_AUTHOR_NAMES", "GIT_TERMINAL_PROMPTS", "GIT_COMMITTER_DATE_X", "GIT_X_GIT_AUTHOR_NAME", "GIT_X_GIT_OPTIONAL_LOCKS",
     ];
     for (const name of names) for (const text of ["./x", "cat", "", null]) expect(codeVariable(name, v(text)), `${name}=${text}`).toBe(LOADS(name));
   });
