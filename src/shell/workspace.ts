@@ -188,7 +188,8 @@ export class Workspace {
       const [tag, mode] = rec.split(" ", 2);
       const path = rec.slice(rec.indexOf("\t") + 1);
       index.set(path, parseInt(mode!, 8));
-      if (unchecked(tag!) && !changed.has(path)) changed.set(path, "modified");
+      // (also over `staged`: the work tree may differ from the index, git does not look)
+      if (unchecked(tag!)) changed.set(path, "modified");
     }
     for (let i = 0; i < ps.length; i++) {
       const p = ps[i]!;

@@ -208,11 +208,13 @@ describe("Workspace.paths: the facts of each touched path", () => {
 
   it("a tracked file git was told to assume unchanged, or skips in the work tree, is modified whatever it holds (git status never shows its edits), its folder dirty (was: clean — its work lost by rm and reset --hard)", () => {
     const ws = rich();
-    bash(ws, "git checkout -q -- . && git update-index --assume-unchanged b.txt src/x.ts && git update-index --skip-worktree docs/readme.md");
+    bash(ws, "git checkout -q -- . && git update-index --assume-unchanged b.txt src/x.ts staged.txt && git update-index --skip-worktree docs/readme.md");
     writeFileSync(`${ws}/b.txt`, "uncommitted work");
+    writeFileSync(`${ws}/staged.txt`, "work after the staged change");
     expect(bash(ws, "git status --porcelain -- b.txt src docs")).toBe("");
-    const f = new Workspace(ws).paths([`${ws}/b.txt`, `${ws}/src/x.ts`, `${ws}/src`, `${ws}/docs/readme.md`, `${ws}/docs`, `${ws}/bin/run.sh`, `${ws}/bin`]);
-    expect([...f.values()].map((x) => x.git)).toEqual(["modified", "modified", "dirty", "modified", "dirty", "clean", "clean"]);
+    const f = new Workspace(ws).paths([`${ws}/b.txt`, `${ws}/src/x.ts`, `${ws}/src`, `${ws}/docs/readme.md`, `${ws}/docs`, `${ws}/bin/run.sh`, `${ws}/bin`, `${ws}/staged.txt`]);
+    // staged.txt's index differs from HEAD (status: staged), but its work tree is not compared: modified.
+    expect([...f.values()].map((x) => x.git)).toEqual(["modified", "modified", "dirty", "modified", "dirty", "clean", "clean", "modified"]);
   });
 
   it("a tracked file replaced by something that is not a file (a FIFO) is modified, whatever its mode", () => {
