@@ -180,7 +180,7 @@ describe("postgres: the scopes of TRUNCATE and DROP", () => {
   it("a bounded count that returns no number is unknown_state, never a count of 0", async () => {
     const h = await postgres();
     for (const bad of [[], [{ n: null, rid: null }], [{ n: -1 }], [{ n: "many" }], [{ n: 1 }, { n: 1 }]]) {
-      const db: SqlAdapter = { ...h.db, read: async (sql, params) => (sql.startsWith("WITH c AS MATERIALIZED") ? bad : h.db.read(sql, params)) };
+      const db: SqlAdapter = { ...h.db, read: async (sql, params) => (sql.startsWith("WITH __polar_n AS MATERIALIZED") ? bad : h.db.read(sql, params)) };
       expect(await (await guard({ ...h, db })).check("DELETE FROM orders WHERE id = 7"), JSON.stringify(bad)).toMatchObject({ approved: false, reason: "unknown_state", message: "not judged (unknown_state): the bounded count returned no number" });
     }
   });
