@@ -291,11 +291,11 @@ class SqlGuardImpl implements SqlGuard {
       c.arguments.table = info.name;
       const t = touched.get(info.name);
       if (t !== undefined) {
-        // Two calls on one table: their undo depends on their order, so the whole table is kept; a DROP
-        // among them is judged first (its restore point holds the table as it was before the string).
+        // Two calls on one table: their undo depends on their order, so the whole table is kept (every
+        // narrower scope below needs a single call); a DROP among them is judged first (its restore point
+        // holds the table as it was before the string).
         if (c.name === "sql_drop") t.calls.unshift(c);
         else t.calls.push(c);
-        if (t.calls[0]!.name !== "sql_drop") t.scope = "table";
         continue;
       }
       touched.set(info.name, { info, calls: [c], rows: 0, scope: "none", triggers: [], cascade: [] });
@@ -307,7 +307,9 @@ class SqlGuardImpl implements SqlGuard {
       const c = t.calls[0]!;
       // Every slot is set (an absent slot is unknown to the core, which then assumes the worst).
       const slots: Record<string, unknown> = { exists: t.info.kind !== "absent", in_txn: inTxn, triggers: t.info.triggers.length > 0, cascades: false, sequence: false, rows: 0 };
-      if (t.info.triggers.length > 0) t.triggers = t.info.triggers.map((x) => x.name);
+      // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
+      // UPDATE) would fire it too, so its event does not matter.
+      t.triggers = t.info.triggers.map((x) => x.name);
       const dml = c.name === "sql_insert" || c.name === "sql_update" || c.name === "sql_delete" || c.name === "sql_truncate";
       if (dml || c.name === "sql_drop" || c.name === "sql_alter") {
         if (t.info.kind === "absent" && !(c.name === "sql_drop" && c.arguments.ifExists === true)) {
@@ -329,10 +331,6 @@ class SqlGuardImpl implements SqlGuard {
         if (c.name === "sql_truncate" && c.arguments.restart === true && (t.info.sequence || (c.arguments.cascade === true && t.info.children.length > 0))) {
           return this.refusal(base, "irreversible", `not approved: TRUNCATE … RESTART IDENTITY resets the sequences of ${t.info.name}${c.arguments.cascade === true ? " and of the tables its CASCADE empties" : ""}, and no restore point holds a sequence's value`);
         }
-        // Any trigger or rule: the undo's own statements (INSERT for a DELETE, DELETE for an INSERT,
-        // UPDATE) would fire it too, so its event does not matter.
-        t.triggers = t.info.triggers.map((x) => x.name);
-        slots.triggers = t.triggers.length > 0;
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
         // SQLite: a program that deletes rows for an INSERT, or for an UPDATE that leaves the key alone,
@@ -344,10 +342,10 @@ class SqlGuardImpl implements SqlGuard {
         // A statement after another of the string whose rows depend on other tables (a FROM, USING, WITH
         // or subquery): the rows it matches are read now, before the earlier ones ran (`UPDATE s …; DELETE
         // FROM t WHERE id IN (SELECT n FROM s)`), so they may not be its rows: its scope is the whole table,
-        // and so is its count. (An earlier write to its own table makes the scope the table already.)
+        // and so is its count. (An earlier write to its own table makes two calls: the whole table too.)
         const afterWrite = plan !== undefined && calls.some((x) => x.statement < c.statement) && (plan.from.length > 0 || plan.with !== undefined || holds(plan.where, "SubLink"));
-        const keyed = !afterWrite && t.scope !== "table" && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
-        const range = c.name === "sql_insert" && t.calls.length === 1 && t.scope !== "table" && plan !== undefined ? await this.insertRange(t.info, plan) : null;
+        const keyed = !afterWrite && t.info.pk !== null && plan !== undefined && plan.readable && (c.name === "sql_delete" || (c.name === "sql_update" && !this.names(plan.columns ?? [], t.info.pk)));
+        const range = c.name === "sql_insert" && t.calls.length === 1 && plan !== undefined ? await this.insertRange(t.info, plan) : null;
         if (keyed && t.calls.length === 1 && this.dialect === "postgres") {
           // One round trip (each costs PGlite ~0.5 ms): the bounded count, and the pre-image only when
           // the count is within the bound (a one-time filter: over it no row is read), on one snapshot.
