@@ -326,19 +326,23 @@ class SqlGuardImpl implements SqlGuard {
         if (this.dialect === "sqlite" && t.info.pk !== null && (await this.count(`SELECT 1 FROM ${t.info.q} WHERE ${t.info.pk.map((k) => `${quoteIdent(k)} IS NULL`).join(" OR ")} LIMIT 1`)) > 0) {
           return this.refusal(base, "unknown_state", `not judged (unknown_state): rows of ${t.info.name} have NULL in their primary key (SQLite allows it), so the key names no single row`);
         }
-        // TRUNCATE … RESTART IDENTITY resets the sequences the table's columns own (with CASCADE, those of
-        // every table it empties): no restore point holds a sequence's value.
-        if (c.name === "sql_truncate" && c.arguments.restart === true && (t.info.sequence || (c.arguments.cascade === true && t.info.children.length > 0))) {
-          return this.refusal(base, "irreversible", `not approved: TRUNCATE … RESTART IDENTITY resets the sequences of ${t.info.name}${c.arguments.cascade === true ? " and of the tables its CASCADE empties" : ""}, and no restore point holds a sequence's value`);
+        // Each call on the table is read for what it does beyond its own rows (several calls keep the
+        // whole table, but each has its own RESTART IDENTITY, conflict clause and foreign-key actions).
+        for (const x of t.calls) {
+          // TRUNCATE … RESTART IDENTITY resets the sequences the table's columns own (with CASCADE, those
+          // of every table it empties): no restore point holds a sequence's value.
+          if (x.name === "sql_truncate" && x.arguments.restart === true && (t.info.sequence || (x.arguments.cascade === true && t.info.children.length > 0))) {
+            return this.refusal(base, "irreversible", `not approved: TRUNCATE … RESTART IDENTITY resets the sequences of ${t.info.name}${x.arguments.cascade === true ? " and of the tables its CASCADE empties" : ""}, and no restore point holds a sequence's value`);
+          }
+          // SQLite: a program that deletes rows for an INSERT, or for an UPDATE that leaves the key alone,
+          // carries a REPLACE conflict clause of the table's definition (lang_conflict.html): it deletes
+          // rows other than the statement's own, and the undo's own writes would be resolved the same way.
+          if (this.deletes.has(x.statement) && (x.name === "sql_insert" || (x.name === "sql_update" && !this.names(x.plan?.columns ?? [], t.info.pk ?? [])))) {
+            return this.refusal(base, "unknown_effect", `not judged (unknown_effect): statement ${x.statement + 1} may delete other rows of ${t.info.name} (a REPLACE conflict clause), and an undo's own writes would be replaced the same way`);
+          }
         }
         // Rows the statement changes, bounded: never more than maxRows + 1 are counted.
         const plan = c.plan;
-        // SQLite: a program that deletes rows for an INSERT, or for an UPDATE that leaves the key alone,
-        // carries a REPLACE conflict clause of the table's definition (lang_conflict.html): it deletes
-        // rows other than the statement's own, and the undo's own writes would be resolved the same way.
-        if (this.deletes.has(c.statement) && (c.name === "sql_insert" || (c.name === "sql_update" && !this.names(plan?.columns ?? [], t.info.pk ?? [])))) {
-          return this.refusal(base, "unknown_effect", `not judged (unknown_effect): statement ${c.statement + 1} may delete other rows of ${t.info.name} (a REPLACE conflict clause), and an undo's own writes would be replaced the same way`);
-        }
         // A statement after another of the string whose rows depend on other tables (a FROM, USING, WITH
         // or subquery): the rows it matches are read now, before the earlier ones ran (`UPDATE s …; DELETE
         // FROM t WHERE id IN (SELECT n FROM s)`), so they may not be its rows: its scope is the whole table,
@@ -369,21 +373,27 @@ class SqlGuardImpl implements SqlGuard {
           if (all > max) t.rows = Math.max(t.rows, max + 1);
         }
         slots.rows = t.rows;
-        slots.sequence = c.name === "sql_insert" && t.info.sequence;
+        slots.sequence = t.calls.some((x) => x.name === "sql_insert") && t.info.sequence;
         // Foreign-key actions on the children (SQLite: only with PRAGMA foreign_keys on).
         // TRUNCATE … CASCADE empties every referencing table, whatever it references (sql-truncate).
         // INSERT … ON CONFLICT DO UPDATE updates the rows it conflicts with: any ON UPDATE action may run
         // (the columns it sets are not read).
-        const upsert = c.name === "sql_insert" && c.plan?.conflict === "update";
-        if (fkOn && (c.name === "sql_delete" || c.name === "sql_update" || c.name === "sql_truncate" || upsert) && (t.rows > 0 || c.name === "sql_truncate")) {
+        // Every call's actions (regression: with two calls on a table only the first was read, so
+        // `INSERT …; DELETE …` lost the DELETE's cascaded child rows and the undo said undone).
+        const reached = new Set<string>();
+        for (const x of t.calls) {
+          const upsert = x.name === "sql_insert" && x.plan?.conflict === "update";
+          if (!(fkOn && (x.name === "sql_delete" || x.name === "sql_update" || x.name === "sql_truncate" || upsert) && (t.rows > 0 || x.name === "sql_truncate" || t.calls.length > 1))) continue;
           for (const ch of t.info.children) {
-            const acts = c.name === "sql_truncate" ? c.arguments.cascade === true : c.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && (upsert || this.names(c.plan?.columns ?? [], ch.parentColumns));
+            if (reached.has(ch.table)) continue;
+            const acts = x.name === "sql_truncate" ? x.arguments.cascade === true : x.name === "sql_delete" ? ch.onDelete !== "no_action" && ch.onDelete !== "restrict" : ch.onUpdate !== "no_action" && ch.onUpdate !== "restrict" && (upsert || this.names(x.plan?.columns ?? [], ch.parentColumns));
             if (!acts) continue;
             // Children that reference the matched rows (by the statement's own SELECT when it has one).
-            const hit = c.name !== "sql_truncate" && t.scope === "keys" && c.plan !== undefined && ch.parentColumns.every((x) => x !== "")
-              ? `SELECT 1 FROM ${ch.q} AS c WHERE (${ch.columns.map((x) => `c.${quoteIdent(x)}`).join(", ")}) IN (SELECT ${ch.parentColumns.map((x) => `s.${quoteIdent(x)}`).join(", ")} FROM (${targetSelect(c.plan, this.dialect, null)}) AS s) LIMIT 1`
+            const hit = x.name !== "sql_truncate" && t.scope === "keys" && x.plan !== undefined && ch.parentColumns.every((y) => y !== "")
+              ? `SELECT 1 FROM ${ch.q} AS c WHERE (${ch.columns.map((y) => `c.${quoteIdent(y)}`).join(", ")}) IN (SELECT ${ch.parentColumns.map((y) => `s.${quoteIdent(y)}`).join(", ")} FROM (${targetSelect(x.plan, this.dialect, null)}) AS s) LIMIT 1`
               : `SELECT 1 FROM ${ch.q} LIMIT 1`;
             if ((await this.count(hit)) === 0) continue;
+            reached.add(ch.table);
             t.cascade.push(await this.catalog.table(splitName(ch.table)));
           }
         }

@@ -326,3 +326,17 @@ describe("postgres: a table named like the guard's own query names", () => {
     await roundTrip(g, "DELETE FROM c WHERE id = 1");
   });
 });
+
+describe("postgres: TRUNCATE beside other statements and options", () => {
+  it("TRUNCATE … RESTART IDENTITY CASCADE of a table that owns no sequence and no table references is kept and undone", async () => {
+    await fresh();
+    const g = await guard();
+    await roundTrip(g, "TRUNCATE notes RESTART IDENTITY CASCADE");
+  });
+
+  it("a TRUNCATE after another statement of the string is kept and undone with it", async () => {
+    await fresh();
+    const g = await guard();
+    await roundTrip(g, "DELETE FROM orders WHERE id = 7; TRUNCATE notes");
+  });
+});

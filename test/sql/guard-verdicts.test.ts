@@ -642,3 +642,14 @@ describe("observe and undo", () => {
     expect(await g.undo(1)).toMatchObject({ ok: true, reason: "undone" });
   });
 });
+
+describe("several statements on one table", () => {
+  it("an INSERT or UPDATE, then a DELETE on the same table: the DELETE's cascade is read too, and the children come back with the table (regression: only the first call on a table was read, the cascaded rows of items were not kept, and the undo said undone without them)", async () => {
+    for (const q of ["INSERT INTO orders (customer) VALUES ('new'); DELETE FROM orders WHERE id = 1", "UPDATE orders SET total = 0 WHERE id = 2; DELETE FROM orders WHERE id = 1"]) {
+      const h = fresh();
+      const g = await guard(h);
+      expect(await g.check(q), q).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"] } });
+      await roundTrip(h, g, q);
+    }
+  });
+});
