@@ -63,16 +63,19 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 },
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
-  // sql-guard: per-test coverage since 6 Dec night (h-msql; its two ranges were measured with `all`).
-  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000 }, // measured in ranges (docs/testing.md), 87.8–93.3%; 60 s: a restarted runner starts PGlite again
+  // sql-guard: per-test coverage since 6 Dec night (h-msql; its two first ranges were measured with `all`).
+  // h-m28sql (issue 28): measured in ranges (docs/testing.md), 87.8–93.3% (lines 286-350: 89.0%, 7 Dec 01:32,
+  // survivors sorted, not re-run); the whole module never run, so 85. 60 s: a restarted runner starts PGlite again.
+  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000 },
   // The SQL guard's other modules (issue 28, h-mutsql): each with its own fast in-process set.
   { name: "sql-parse", file: "src/sql/parse.ts", threshold: 90, coverageAnalysis: "all" }, // 90.6% (6 Dec 19:40)
   { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 95, timeoutMS: 60_000, coverageAnalysis: "all" }, // 95.3% (6 Dec 18:53)
   // sql-state, sql-undo (h-msql): per-test coverage (a SQLite mutant runs no PGlite case); every survivor
   // re-tested by hand or with `all` (docs/testing.md: Stryker 9.6.1 + vitest 4.1 can record a run that
   // executed no test as survived).
-  { name: "sql-state", file: "src/sql/state.ts", threshold: 95, timeoutMS: 60_000 }, // 95.1% (6 Dec 22:21, load 7–15; docs/testing.md)
-  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 0, timeoutMS: 60_000 }, // not yet measured (6 Dec night: no free slot; docs/testing.md): set from its first recorded score
+  // h-m28sql (issue 28): sql-state 97.8% (7 Dec 01:11, incremental); sql-undo 83.2% (7 Dec 01:08, first run), survivors sorted since, not re-run (docs/testing.md)
+  { name: "sql-state", file: "src/sql/state.ts", threshold: 95, timeoutMS: 60_000 },
+  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 80, timeoutMS: 60_000 },
   // The shell guard (issue 28: new modules join at the same bar).
   // shell-dispatch: measured over lines 89-303 of the code of 3d124c5 (93.5%, docs/testing.md, "The
   // shell guard"); the command families' tables written since (test/shell/dispatch-<family>.test.ts)
