@@ -66,23 +66,35 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-/** Does a daemon answer on this socket? */
+/** Does a daemon answer on this socket? Its whole status within `timeoutMs` (a daemon that trickles it,
+ * or hangs up in the middle of it, is none), on a connection of its own: a long-lived process (OpenCode's
+ * plugin) never asks over a pooled connection to a daemon that has stopped since. */
 export function ping(socket: string, timeoutMs = 1000): Promise<{ pid: number; sessions: number; version: string } | null> {
   return new Promise((resolve) => {
-    const req = request({ socketPath: socket, path: "/status", method: "GET", timeout: timeoutMs }, (res) => {
+    // The first of these resolves; the rest are no-ops.
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(null);
+    }, timeoutMs);
+    const done = (v: { pid: number; sessions: number; version: string } | null): void => {
+      clearTimeout(timer);
+      resolve(v);
+    };
+    const req = request({ socketPath: socket, path: "/status", agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => (body += d));
       res.on("end", () => {
         try {
-          resolve(res.statusCode === 200 ? (JSON.parse(body) as { pid: number; sessions: number; version: string }) : null);
+          done(res.statusCode === 200 ? (JSON.parse(body) as { pid: number; sessions: number; version: string }) : null);
         } catch {
-          resolve(null);
+          done(null);
         }
       });
+      // Cut in the middle (no "end"): null at once.
+      res.on("close", () => done(null));
     });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(null));
+    req.on("error", () => done(null));
     req.end();
   });
 }
