@@ -1,7 +1,7 @@
 // src/hooks/server.ts's ping (the client's "is the daemon up?", `polar serve --status`, `polar init
 // --check`, and the start's "does a live daemon own this socket?"): the whole answer within the time
 // given, on a connection of its own, null for anything that is not the daemon's status.
-import { mkdtempSync } from "node:fs";
+import { linkSync, mkdtempSync, renameSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,17 @@ async function standIn(socket: string, answer: (res: ServerResponse) => void): P
 const sock = (): string => join(mkdtempSync(join(tmpdir(), "polar-ping-")), "polar.sock");
 const status = (pid: number): string => JSON.stringify({ pid, sessions: 0, version: "x" });
 
+test("no socket, or a socket file nothing listens on: null at once (not after the time given)", async () => {
+  const socket = sock();
+  expect(await ping(socket, 600_000)).toBeNull();
+  const gone = createServer();
+  await new Promise<void>((r) => gone.listen(socket, () => r()));
+  linkSync(socket, `${socket}.kept`); // the socket file outlives its server, as after a SIGKILL
+  await new Promise<void>((r) => gone.close(() => r()));
+  renameSync(`${socket}.kept`, socket);
+  expect(await ping(socket, 600_000)).toBeNull();
+});
+
 test("a daemon that hangs up in the middle of its status: null, at once", async () => {
   const socket = sock();
   await standIn(socket, (res) => {
@@ -33,7 +44,7 @@ test("a daemon that hangs up in the middle of its status: null, at once", async 
     res.write('{"pid":1,');
     setImmediate(() => res.socket?.destroy());
   });
-  expect(await ping(socket, 60_000)).toBeNull();
+  expect(await ping(socket, 600_000)).toBeNull();
 });
 
 test("a daemon that trickles its status past the time given: null (the time is for the whole answer), and the connection is cut", async () => {
