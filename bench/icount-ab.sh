@@ -2,10 +2,14 @@
 # Instructions per guard.check (MODE=observe: per observe) of commit REV and of the working tree,
 # counted by valgrind (cachegrind, no cache simulation) under node --predictable
 # --predictable-gc-schedule with fixed seeds. Per call = (I(N2) - I(N1)) / (N2 - N1), so loading the
-# ontology and warming up cancel out. The two builds run side by side, at the same moment, for each N:
-# runs of one build at different times differed by up to ~10% (V8 still schedules some work by time),
-# two runs side by side by 0.0004%. It counts work (GC included), not stalls or cache misses, and a change
-# that moves V8's inlining moves it too. Four valgrind runs, two at a time: minutes under load.
+# ontology and warming up cancel out. Major GC runs atomically (--no-incremental-marking
+# --no-concurrent-marking --no-memory-reducer): V8 schedules incremental marking steps by time, and
+# that was what made runs of one build at different times differ by up to ~10% (per-function counts of
+# two such runs differed only in marking, compaction and the write barrier's marking path). With it
+# the count of one build is the same whenever it runs (two runs 20 s apart: 4,540,222,971 and
+# 4,540,211,004 instructions, 0.0003%). The two builds still run side by side. It counts work (GC
+# included), not stalls or cache misses, and a change that moves V8's inlining moves it too. Four
+# valgrind runs, two at a time: minutes under load.
 #   sh bench/icount-ab.sh [REV] [N1 N2]
 set -e
 cd "$(dirname "$0")/.."
@@ -21,7 +25,7 @@ $ESB "$BASE/bench/lib/icount-run.ts" --outfile=bench/out/icount-base.mjs
 $ESB bench/lib/icount-run.ts --outfile=bench/out/icount-new.mjs
 count() { # bundle n -> I refs
   nice -n 10 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null --smc-check=all-non-file \
-    node --predictable --predictable-gc-schedule --hash-seed=1 --random-seed=1 "$1" "$2" "$MODE" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+    node --predictable --predictable-gc-schedule --no-incremental-marking --no-concurrent-marking --no-memory-reducer --hash-seed=1 --random-seed=1 "$1" "$2" "$MODE" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
 }
 for n in "$N1" "$N2"; do
   count bench/out/icount-base.mjs "$n" > "bench/out/icount-base.$n" & count bench/out/icount-new.mjs "$n" > "bench/out/icount-new.$n" & wait
