@@ -31,6 +31,13 @@ export class RecordingView implements StateView {
   constructor(private readonly base: StateView) {}
 
   hasEntity(entity: string, id: string): boolean {
+    // The same question as the read just made (the guard's grounding check, then the search's): its
+    // answer, asked and recorded once.
+    const n = this.log.length;
+    if (n > 0) {
+      const last = this.log[n - 1];
+      if (last[2] === null && last[1] === id && last[0] === entity) return last[3] as boolean;
+    }
     const exists = this.base.hasEntity(entity, id) === true;
     this.log.push([entity, id, null, exists]);
     return exists;

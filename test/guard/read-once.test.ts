@@ -6,6 +6,7 @@ import type { StateView } from "../../src/core/types.js";
 import { checkCallShape, frozenJsonSafe } from "../../src/guard/call.js";
 import { compile } from "../../src/compiler/index.js";
 import { createVerifier } from "../../src/core/verifier.js";
+import { createGuard } from "../../src/guard/index.js";
 import { LayerB } from "../../src/projection/layer-b.js";
 import { createReferenceBackend } from "../../src/reference/index.js";
 
@@ -45,6 +46,19 @@ describe("each value read once", () => {
     // The next verdict reads again (nothing is kept across verdicts).
     verifier.verdict([{ name: "edit_order", arguments: { order_id: "O1" } }], view);
     expect(calls.filter((c) => c === "order O1 status")).toHaveLength(2);
+  });
+
+  it("a guard's check asks the state once whether the entity exists (its grounding check and the search share the answer)", () => {
+    const { view, calls } = counting(state());
+    const guard = createGuard({ ontology: { tables: compiled.tables, hash: "read-once" }, state: view, backend: createReferenceBackend(compiled.tables) });
+    const d = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    expect(d.approved).toBe(true);
+    expect(calls.filter((c) => c.startsWith("?"))).toEqual(["? order O1"]);
+    expect(d.reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "open"]]);
+    // An entity that is not there: asked once too, and refused.
+    const missing = guard.check({ name: "edit_order", arguments: { order_id: "O2" } });
+    expect(missing.reason).toBe("missing_entity");
+    expect(calls.filter((c) => c === "? order O2")).toHaveLength(1);
   });
 
   it("the shape check still finds a `$nonjson` key copied from the caller, after a clean copy", () => {
