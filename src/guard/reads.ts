@@ -48,7 +48,26 @@ export class RecordingView implements StateView {
    * state's objects. A value that is not canonical JSON is recorded as it is, untouched (the decision
    * then fails closed on it, with canonicalJson's reason). */
   slot(entity: string, id: string, slot: string): unknown {
-    const v = this.base.slot(entity, id, slot);
+    return this.recorded(entity, id, slot, this.base.slot(entity, id, slot));
+  }
+
+  /** Several slots of one entity (StateView.slots), each recorded and copied as slot() does: through
+   * the base view's own `slots` when it has one, else slot by slot. */
+  slots(entity: string, id: string, names: readonly string[], out: unknown[]): void {
+    const base = this.base;
+    // A view's own `slots` only when it is a method (a class may have a field of that name).
+    if (typeof base.slots === "function") {
+      // Every entry is the base's answer for this read, never an earlier one left in `out`.
+      for (let i = 0; i < names.length; i++) out[i] = undefined;
+      base.slots(entity, id, names, out);
+    } else {
+      for (let i = 0; i < names.length; i++) out[i] = base.slot(entity, id, names[i]);
+    }
+    for (let i = 0; i < names.length; i++) out[i] = this.recorded(entity, id, names[i], out[i]);
+  }
+
+  /** Records the base's answer `v` for a slot read and answers it as the check may hold it. */
+  private recorded(entity: string, id: string, slot: string, v: unknown): unknown {
     if (v === undefined) {
       this.log.push([entity, id, slot]);
       return v;
@@ -280,14 +299,14 @@ export function ownCanonicalReads(reads: Read[], canonical: boolean): Read[] | n
 /** Answers reads from a record; a read the record does not hold is noted (the replay reports it). */
 export class ReplayView implements StateView {
   private readonly entities = new Map<string, boolean>();
-  private readonly slots = new Map<string, unknown>();
+  private readonly slotValues = new Map<string, unknown>();
   readonly unrecorded: string[] = [];
 
   constructor(reads: readonly Read[]) {
     for (const r of reads) {
       // A slot read without a value (`[entity, id, slot]`) is recorded as undefined.
       if (r[2] === null) this.entities.set(entityKey(r[0], r[1]), r[3] === true);
-      else this.slots.set(slotKey(r[0], r[1], r[2]), r[3]);
+      else this.slotValues.set(slotKey(r[0], r[1], r[2]), r[3]);
     }
   }
 
@@ -299,20 +318,20 @@ export class ReplayView implements StateView {
 
   slot(entity: string, id: string, slot: string): unknown {
     const k = slotKey(entity, id, slot);
-    if (!this.slots.has(k)) this.unrecorded.push(`${entity} ${id} ${slot}`);
-    return this.slots.get(k);
+    if (!this.slotValues.has(k)) this.unrecorded.push(`${entity} ${id} ${slot}`);
+    return this.slotValues.get(k);
   }
 }
 
 /** A candidate target state laid over Layer B (the intent parser's proposals). */
 export class OverlayView implements StateView {
   private readonly entities = new Set<string>();
-  private readonly slots = new Map<string, unknown>();
+  private readonly slotValues = new Map<string, unknown>();
 
   constructor(private readonly base: StateView, assertions: readonly SlotAssertion[]) {
     for (const a of assertions) {
       this.entities.add(entityKey(a.entity, a.id));
-      this.slots.set(slotKey(a.entity, a.id, a.slot), a.value);
+      this.slotValues.set(slotKey(a.entity, a.id, a.slot), a.value);
     }
   }
 
@@ -322,6 +341,6 @@ export class OverlayView implements StateView {
 
   slot(entity: string, id: string, slot: string): unknown {
     const k = slotKey(entity, id, slot);
-    return this.slots.has(k) ? this.slots.get(k) : this.base.slot(entity, id, slot);
+    return this.slotValues.has(k) ? this.slotValues.get(k) : this.base.slot(entity, id, slot);
   }
 }

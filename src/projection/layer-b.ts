@@ -89,6 +89,12 @@ export class LayerB implements StateView {
     return rec === undefined ? undefined : rec[slot];
   }
 
+  /** The values of several slots of one entity (StateView.slots): one lookup. */
+  slots(entity: string, id: string, names: readonly string[], out: unknown[]): void {
+    const rec = this.lookup(entity, id);
+    for (let i = 0; i < names.length; i++) out[i] = rec === undefined ? undefined : rec[names[i]];
+  }
+
   /** Asserts `slot(entity, id) = value`, creating the entity if needed; `undefined` retracts the slot. */
   set(entity: string, id: string, slot: string, value: unknown): void {
     // The library's own value that is the same JSON as the slot's: the slot (and its record) is kept.
