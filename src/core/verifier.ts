@@ -621,7 +621,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         v = getPath(call.arguments, a.path);
       } else if (a.source === ArgSource.PreSlot && p.presentSlots.has(a.slot)) {
         const key = entityKey(p, call.arguments);
-        if (candidate) v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+        // As renderArgs: a slot the search read comes from the verdict's slot cache.
+        if (candidate) v = p.actsOn !== null && key !== null ? (a.slotIndex >= 0 && slotStamp[a.slotIndex] === stamp ? slotValue[a.slotIndex] : state.slot(p.actsOn, key, a.slot)) : undefined;
         else if (isPlainObject(call.before)) v = ownValue(call.before, a.slot);
       } else {
         continue;

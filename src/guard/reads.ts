@@ -7,6 +7,7 @@ import { sha256Hex, toHex } from "../util/sha256.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
 import { NOT_JSON, ownedJson } from "../util/owned-json.js";
+import { LayerB, type ReadTuple } from "../projection/layer-b.js";
 
 /** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
  * slot, `[entity, id, slot]` for a slot that was not asserted. */
@@ -28,18 +29,30 @@ export class RecordingView implements StateView {
   /** Every value read so far is canonical JSON (then each object value is the guard's or Layer B's
    * own frozen copy). */
   canonical = true;
-  constructor(private readonly base: StateView) {}
+  /** The base when it is a LayerB answering as LayerB does (its own hasEntity, slot and slots, not
+   * a subclass's): its read tuples are then shared (LayerB.readTuples). */
+  private readonly layerB: LayerB | null;
+  /** Scratch for LayerB.readTuples. */
+  private tuples: ReadTuple[] | null = null;
+  constructor(private readonly base: StateView) {
+    this.layerB = base instanceof LayerB && base.hasEntity === LayerB.prototype.hasEntity && base.slot === LayerB.prototype.slot && base.slots === LayerB.prototype.slots ? base : null;
+  }
 
   hasEntity(entity: string, id: string): boolean {
     // The same question as the read just made (the guard's grounding check, then the search's): its
     // answer, asked and recorded once.
-    const n = this.log.length;
-    if (n > 0) {
-      const last = this.log[n - 1];
-      if (last[2] === null && last[1] === id && last[0] === entity) return last[3] as boolean;
+    if (this.log.length > 0 && this.lastSlot === null && this.lastId === id && this.lastEntity === entity) return this.lastExists;
+    if (this.layerB !== null) {
+      const t = this.layerB.existsTuple(entity, id);
+      if (t !== null) {
+        this.push(entity, id, null, t as Read);
+        this.lastExists = true;
+        return true;
+      }
     }
     const exists = this.base.hasEntity(entity, id) === true;
-    this.log.push([entity, id, null, exists]);
+    this.push(entity, id, null, [entity, id, null, exists]);
+    this.lastExists = exists;
     return exists;
   }
 
@@ -54,6 +67,15 @@ export class RecordingView implements StateView {
   /** Several slots of one entity (StateView.slots), each recorded and copied as slot() does: through
    * the base view's own `slots` when it has one, else slot by slot. */
   slots(entity: string, id: string, names: readonly string[], out: unknown[]): void {
+    if (this.layerB !== null) {
+      // Layer B's shared read tuples (frozen, values its own): nothing to copy or make.
+      const tuples = this.tuples ?? (this.tuples = []);
+      if (this.layerB.readTuples(entity, id, names, tuples, out)) {
+        for (let i = 0; i < names.length; i++) this.push(entity, id, names[i], tuples[i] as Read);
+        tuples.length = 0;
+        return;
+      }
+    }
     const base = this.base;
     // A view's own `slots` only when it is a method (a class may have a field of that name).
     if (typeof base.slots === "function") {
@@ -69,23 +91,55 @@ export class RecordingView implements StateView {
   /** Records the base's answer `v` for a slot read and answers it as the check may hold it. */
   private recorded(entity: string, id: string, slot: string, v: unknown): unknown {
     if (v === undefined) {
-      this.log.push([entity, id, slot]);
+      this.push(entity, id, slot, [entity, id, slot]);
       return v;
     }
     // A JSON scalar as it is, an object as Layer B's own frozen copy or a fresh one (ownedJson).
     const own = ownedJson(v, false);
     if (own === NOT_JSON) {
       this.canonical = false;
-      this.log.push([entity, id, slot, v]);
+      this.push(entity, id, slot, [entity, id, slot, v]);
       return v;
     }
-    this.log.push([entity, id, slot, own]);
+    this.push(entity, id, slot, [entity, id, slot, own]);
     return own;
+  }
+
+  /** Every read made so far came strictly after the one before it in the order reads() gives (so the
+   * log is that order, with no repeat), and every entity, id and slot was a string: both worked out
+   * from the read's own arguments as it is made, never by reading a tuple back (an element load from
+   * a frozen array, such as Layer B's shared tuples, misses V8's inline caches). */
+  private ordered = true;
+  /** Every entity, id and slot read was a string (ownCanonicalReads need not check). */
+  stringKeys = true;
+  private lastEntity = "";
+  private lastId = "";
+  private lastSlot: string | null = null;
+  /** The answer of the last read when it was an existence read. */
+  private lastExists = false;
+
+  private push(entity: string, id: string, slot: string | null, read: Read): void {
+    if (typeof entity !== "string" || typeof id !== "string" || (slot !== null && typeof slot !== "string")) {
+      this.stringKeys = false;
+      this.ordered = false;
+    } else if (this.ordered && this.log.length > 0) {
+      const e = this.lastEntity;
+      const i = this.lastId;
+      const s = this.lastSlot;
+      if (entity !== e) this.ordered = e < entity;
+      else if (id !== i) this.ordered = i < id;
+      else this.ordered = slot !== null && (s === null || s < slot);
+    }
+    this.lastEntity = entity;
+    this.lastId = id;
+    this.lastSlot = slot;
+    this.log.push(read);
   }
 
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
    * the first one made (the sort is stable). */
   reads(): Read[] {
+    if (this.ordered) return this.log.slice();
     const sorted = oneEntitySorted(this.log) ?? (this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice()));
     // Repeats dropped in place (the sorted array is this call's own copy).
     let n = 0;
@@ -270,6 +324,8 @@ export function defineStateDigest(record: { readonly reads: readonly Read[] }, g
 export function ownReads(reads: Read[]): Read[] {
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
+    // A frozen tuple is Layer B's shared one (LayerB.readTuples): its value is Layer B's own already.
+    if (Object.isFrozen(r)) continue;
     if (r.length > 3) {
       const c = ownedJson(r[3], false);
       if (c === NOT_JSON) throw new Error(`the value of \`${String(r[0])}\` \`${String(r[1])}\` \`${String(r[2])}\` cannot be copied as JSON`);
@@ -283,12 +339,13 @@ export function ownReads(reads: Read[]): Read[] {
 /**
  * The reads kept as they are, frozen, when the recorder found every value canonical JSON (`canonical`:
  * each object value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and
- * entity, id and slot are strings; null otherwise, with no tuple frozen (the caller lets canonicalJson
+ * entity, id and slot are strings (`stringKeys`: the recorder saw to that as they were read); null
+ * otherwise, with no tuple frozen (the caller lets canonicalJson
  * decide).
  */
-export function ownCanonicalReads(reads: Read[], canonical: boolean): Read[] | null {
+export function ownCanonicalReads(reads: Read[], canonical: boolean, stringKeys = false): Read[] | null {
   if (!canonical) return null;
-  for (let i = 0; i < reads.length; i++) {
+  for (let i = 0; i < reads.length && !stringKeys; i++) {
     const r = reads[i];
     if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
   }

@@ -115,6 +115,34 @@ bounded_reversibility(edit_order, order.status == "open", none, 0.99, id = "edit
     expect(out).toEqual(["open"]);
   });
 
+  it("checks of an unchanged entity share Layer B's frozen read tuples; a changed slot is read anew", () => {
+    const base = state();
+    const guard = createGuard({ ontology: { tables: compiled.tables, hash: "read-once" }, state: base, backend: createReferenceBackend(compiled.tables) });
+    const d1 = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    const d2 = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    expect(d2.reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "open"]]);
+    expect(d2.reads[0]).toBe(d1.reads[0]);
+    expect(d2.reads[1]).toBe(d1.reads[1]);
+    base.set("order", "O1", "status", "closed");
+    const d3 = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    expect(d3.reads[1]).toEqual(["order", "O1", "status", "closed"]);
+    expect(d3.reason).toBe("bound_violated");
+    expect(d1.reads[1]).toEqual(["order", "O1", "status", "open"]);
+  });
+
+  it("a LayerB subclass that answers slots its own way is recorded as it answers", () => {
+    class Shifted extends LayerB {
+      override slot(entity: string, id: string, slot: string): unknown {
+        return slot === "status" ? "closed" : super.slot(entity, id, slot);
+      }
+    }
+    const b = new Shifted();
+    b.replaceEntity("order", "O1", { status: "open" });
+    const guard = createGuard({ ontology: { tables: compiled.tables, hash: "read-once" }, state: b, backend: createReferenceBackend(compiled.tables) });
+    const d = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    expect(d.reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "closed"]]);
+  });
+
   it("the shape check still finds a `$nonjson` key copied from the caller, after a clean copy", () => {
     const clean = frozenJsonSafe({ name: "t", arguments: { a: 1 } });
     expect(checkCallShape(clean).ok).toBe(true);
