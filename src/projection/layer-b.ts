@@ -25,7 +25,7 @@ interface Entry {
   gen: number;
   /** The record's read tuples made so far for a recording reader (readTuples), by slot name: valid
    * while the record is unchanged (a write in place drops them; every other write makes a new entry). */
-  reads: Record<string, ReadTuple> | null;
+  reads: Record<string, MadeRead> | null;
   /** Its existence read, `[entity, id, null, true]`, once made. */
   exists: ReadTuple | null;
 }
@@ -33,6 +33,13 @@ interface Entry {
 /** A read as a decision records it (src/guard/reads.ts): `[entity, id, null, exists]`, `[entity, id,
  * slot, value]`, or `[entity, id, slot]` for a slot not asserted. */
 export type ReadTuple = readonly [string, string, string | null, unknown?];
+
+/** A slot's read tuple and its value (kept beside it: an element load from a frozen array misses
+ * V8's inline caches every time). */
+interface MadeRead {
+  read: ReadTuple;
+  value: unknown;
+}
 
 function entry(rec: SlotRecord, gen: number): Entry {
   return { rec, gen, reads: null, exists: null };
@@ -129,24 +136,22 @@ export class LayerB implements StateView {
     const e = this.find(entity, id);
     if (e === undefined) return false;
     let made = e.reads;
-    if (made === null) made = e.reads = Object.create(null) as Record<string, ReadTuple>;
+    if (made === null) made = e.reads = Object.create(null) as Record<string, MadeRead>;
     for (let i = 0; i < names.length; i++) {
       const name = names[i];
-      let t = made[name];
-      if (t === undefined) {
+      let m = made[name];
+      if (m === undefined) {
         const v = e.rec[name];
-        if (v === undefined) t = Object.freeze([entity, id, name] as const);
+        if (v === undefined) m = { read: Object.freeze([entity, id, name] as const), value: undefined };
         else {
           const own = ownedJson(v, false);
           if (own === NOT_JSON) return false;
-          t = Object.freeze([entity, id, name, own] as const);
+          m = { read: Object.freeze([entity, id, name, own] as const), value: own };
         }
-        made[name] = t;
+        made[name] = m;
       }
-      out[i] = t;
-      // The value itself (a JSON value Layer B holds is a scalar or its own frozen copy), so the reader
-      // need not read it back out of the frozen tuple.
-      values[i] = e.rec[name];
+      out[i] = m.read;
+      values[i] = m.value;
     }
     return true;
   }
