@@ -52,6 +52,7 @@ export class RecordingView implements StateView {
     }
     const exists = this.base.hasEntity(entity, id) === true;
     this.push(entity, id, null, [entity, id, null, exists]);
+    this.sharedOnly = false;
     this.lastExists = exists;
     return exists;
   }
@@ -90,6 +91,7 @@ export class RecordingView implements StateView {
 
   /** Records the base's answer `v` for a slot read and answers it as the check may hold it. */
   private recorded(entity: string, id: string, slot: string, v: unknown): unknown {
+    this.sharedOnly = false;
     if (v === undefined) {
       this.push(entity, id, slot, [entity, id, slot]);
       return v;
@@ -112,6 +114,9 @@ export class RecordingView implements StateView {
   private ordered = true;
   /** Every entity, id and slot read was a string (ownCanonicalReads need not check). */
   stringKeys = true;
+  /** Every read so far is one of Layer B's shared tuples, frozen already (ownCanonicalReads need not
+   * freeze them again: Object.freeze is a runtime call even then). */
+  sharedOnly = true;
   private lastEntity = "";
   private lastId = "";
   private lastSlot: string | null = null;
@@ -339,17 +344,18 @@ export function ownReads(reads: Read[]): Read[] {
 /**
  * The reads kept as they are, frozen, when the recorder found every value canonical JSON (`canonical`:
  * each object value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and
- * entity, id and slot are strings (`stringKeys`: the recorder saw to that as they were read); null
+ * entity, id and slot are strings (`stringKeys`: the recorder saw to that as they were read; `frozen`:
+ * every tuple is frozen already, Layer B's shared ones); null
  * otherwise, with no tuple frozen (the caller lets canonicalJson
  * decide).
  */
-export function ownCanonicalReads(reads: Read[], canonical: boolean, stringKeys = false): Read[] | null {
+export function ownCanonicalReads(reads: Read[], canonical: boolean, stringKeys = false, frozen = false): Read[] | null {
   if (!canonical) return null;
   for (let i = 0; i < reads.length && !stringKeys; i++) {
     const r = reads[i];
     if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
   }
-  for (let i = 0; i < reads.length; i++) Object.freeze(reads[i]);
+  for (let i = 0; i < reads.length && !frozen; i++) Object.freeze(reads[i]);
   return Object.freeze(reads) as Read[];
 }
 

@@ -86,6 +86,9 @@ export class LayerB implements StateView {
 
   private find(entity: string, id: string): Entry | undefined {
     const n = this.recentCount;
+    // The last one first: a check asks for its entity's existence, then for its slots.
+    const last = (this.recentNext + RECENT - 1) % RECENT;
+    if (n > 0 && this.recentId[last] === id && this.recentEntity[last] === entity) return this.recentRec[last];
     for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
     const rec = this.types.get(entity)?.get(id);
     const at = this.recentNext;

@@ -123,6 +123,11 @@ bounded_reversibility(edit_order, order.status == "open", none, 0.99, id = "edit
     expect(d2.reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "open"]]);
     expect(d2.reads[0]).toBe(d1.reads[0]);
     expect(d2.reads[1]).toBe(d1.reads[1]);
+    // Shared or fresh, every read of a decision is frozen, and so is the list.
+    expect(Object.isFrozen(d2.reads) && d2.reads.every((r) => Object.isFrozen(r))).toBe(true);
+    const gone = guard.check({ name: "edit_order", arguments: { order_id: "O9" } });
+    expect(gone.reads).toEqual([["order", "O9", null, false]]);
+    expect(Object.isFrozen(gone.reads) && gone.reads.every((r) => Object.isFrozen(r))).toBe(true);
     base.set("order", "O1", "status", "closed");
     const d3 = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
     expect(d3.reads[1]).toEqual(["order", "O1", "status", "closed"]);
