@@ -142,10 +142,12 @@ export class RecordingView implements StateView {
   }
 
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
-   * the first one made (the sort is stable). */
+   * the first one made (the sort is stable). Reads made in that order (a check's usual case: its
+   * entity's existence, then its slots in name order) are kept as made; the rest are sorted by
+   * insertion (a one-call check's few reads arrive nearly in order) or, past 64, by the general sort. */
   reads(): Read[] {
     if (this.ordered) return this.log.slice();
-    const sorted = oneEntitySorted(this.log) ?? (this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice()));
+    const sorted = this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice());
     // Repeats dropped in place (the sorted array is this call's own copy).
     let n = 0;
     for (let i = 0; i < sorted.length; i++) {
@@ -177,83 +179,6 @@ function compareReads(x: Read, y: Read): number {
 
 export function sortReads(reads: Read[]): Read[] {
   return reads.sort(compareReads);
-}
-
-// Slot names ranked in string order, so that a check's reads of one entity (the common case: the
-// candidate's existence and its slots, 2 to 34 reads) are ordered by comparing small integers instead
-// of strings: a cancellation's 23 reads took ~280 string comparisons. Names come from the ontologies'
-// slots, a small set; past MAX_RANKED names the reads are sorted by comparing strings, as before.
-const MAX_RANKED = 4096;
-const rankOfName = new Map<string, number>();
-const rankedNames: string[] = [];
-
-/** The rank of `name` among the names seen so far (equal names, equal ranks; `a < b` ⇔ rank a < rank
- * b), or -1 when the table is full. Ranks move when a name is added: read them all after adding. */
-function addRank(name: string): boolean {
-  if (rankedNames.length >= MAX_RANKED) return false;
-  let lo = 0;
-  let hi = rankedNames.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (rankedNames[mid] < name) lo = mid + 1;
-    else hi = mid;
-  }
-  rankedNames.splice(lo, 0, name);
-  for (let i = lo; i < rankedNames.length; i++) rankOfName.set(rankedNames[i], i);
-  return true;
-}
-
-/** Ranks of the current log and its sorted order (scratch, reused: nothing is called while in use). */
-let rankScratch = new Int32Array(64);
-let orderScratch = new Int32Array(64);
-
-/**
- * The reads sorted as compareReads sorts them (stable), when every read names the same entity and id:
- * existence (slot null) first, then by slot name, compared as ranks. Null otherwise (or past the rank
- * table), for the general sort.
- */
-function oneEntitySorted(log: readonly Read[]): Read[] | null {
-  const n = log.length;
-  if (n === 0) return [];
-  const entity = log[0][0];
-  const id = log[0][1];
-  if (n > rankScratch.length) {
-    rankScratch = new Int32Array(2 * n);
-    orderScratch = new Int32Array(2 * n);
-  }
-  const keys = rankScratch;
-  for (let i = 0; i < n; i++) {
-    const r = log[i];
-    if (r[0] !== entity || r[1] !== id) return null;
-    const slot = r[2];
-    if (slot === null) keys[i] = -1;
-    else {
-      const k = rankOfName.get(slot);
-      if (k === undefined) {
-        // A name seen for the first time (an ontology's first checks): ranked, and the ranks, which
-        // may have moved, are read again from the start.
-        if (!addRank(slot)) return null;
-        i = -1;
-        continue;
-      }
-      keys[i] = k;
-    }
-  }
-  const out: Read[] = [];
-  const order = orderScratch;
-  for (let i = 0; i < n; i++) {
-    const key = keys[i];
-    let j = i;
-    while (j > 0) {
-      const before = order[j - 1];
-      if (keys[before] <= key) break;
-      order[j] = before;
-      j--;
-    }
-    order[j] = i;
-  }
-  for (let i = 0; i < n; i++) out.push(log[order[i]]);
-  return out;
 }
 
 /** A sorted copy by insertion (stable, like Array.prototype.sort): a one-call check's few reads arrive nearly in
