@@ -73,9 +73,9 @@ export const MODULES: readonly MutationModule[] = [
   // sql-state, sql-undo (h-msql): per-test coverage (a SQLite mutant runs no PGlite case); every survivor
   // re-tested by hand or with `all` (docs/testing.md: Stryker 9.6.1 + vitest 4.1 can record a run that
   // executed no test as survived).
-  // h-m28sql (issue 28): sql-state 97.8% (7 Dec 01:11, incremental); sql-undo 83.2% (7 Dec 01:08, first run), survivors sorted since, not re-run (docs/testing.md)
+  // h-m28sql (issue 28): sql-state 97.8% (7 Dec 01:11, incremental); sql-undo 83.2% first run (7 Dec 01:08), 92.7% after the sorting (7 Dec 02:19, incremental; docs/testing.md)
   { name: "sql-state", file: "src/sql/state.ts", threshold: 95, timeoutMS: 60_000 },
-  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 80, timeoutMS: 60_000 },
+  { name: "sql-undo", file: "src/sql/undo.ts", threshold: 90, timeoutMS: 60_000 },
   // The shell guard (issue 28: new modules join at the same bar).
   // shell-dispatch: measured over lines 89-303 of the code of 3d124c5 (93.5%, docs/testing.md, "The
   // shell guard"); the command families' tables written since (test/shell/dispatch-<family>.test.ts)
