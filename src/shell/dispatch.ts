@@ -659,7 +659,6 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
   if (rootPaths === null) return;
   for (; i < args.length; i++) {
     const t = args[i]!.text;
-    if (t === null) continue;
     if (t === "-delete") {
       // Everything it may delete is under its roots: judged (and kept) as the roots.
       for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
