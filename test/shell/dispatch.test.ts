@@ -239,6 +239,8 @@ const FILES_CASES: Case[] = [
     ["ln -s a.txt newlink", ["fs_write path=@/newlink"]],
     ["ln -s /x/y", ["fs_write path=@/y"]],
     ["ln -s $X l", ["unresolved_argument: ln: a source is not known"]],
+    ["cd $X; ln -s /x/y", ["unresolved_argument: .: relative to a directory that is not known (cd)"]],
+    ["echo x | tee a.txt $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
     ["ln -s ../a.txt src", ["fs_write path=@/src/a.txt"]],
     ["ln -sf a.txt link", ["fs_write path=@/link"]],
     ["echo x | tee a.txt /dev/null", ["fs_write path=@/a.txt"]],
