@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, lstatSync, readFileSync, readdirSync, renam
 import { dirname, relative } from "node:path";
 import type { TypedCall } from "./dispatch.js";
 import { fingerprint, RestoreError, type RestoreStore, type RestoreSummary } from "./restore.js";
-import { git } from "./workspace.js";
+import { assumedUnchanged, git } from "./workspace.js";
 
 export interface InverseStep {
   tool: string;
@@ -63,7 +63,10 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
   h.update(fingerprint(paths));
   if (repo !== null) {
     h.update(readFileSync(`${repo}/.git/HEAD`));
-    h.update(existsSync(`${repo}/.git/index`) ? createHash("sha256").update(readFileSync(`${repo}/.git/index`)).digest("hex") : "-");
+    // (Not the index file's bytes: every index change an undo can write over shows in status — each
+    // record holds the index's mode and object id — or in the assume-unchanged list below, while the
+    // bytes also change when git refreshes a touched file's stat data: an agent's `git status` after
+    // a `touch` made every undo of the repository `changed_since`.)
     h.update(git(repo, ["for-each-ref", "--format=%(refname) %(objectname)"]));
     h.update(existsSync(`${repo}/.git/logs/refs/stash`) ? readFileSync(`${repo}/.git/logs/refs/stash`) : "-");
     const status = git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"]);
@@ -78,6 +81,10 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
       else if (rec[0] === "1") listed.push(`${repo}/${rec.split(" ").slice(8).join(" ")}`);
       else if (rec[0] === "u") listed.push(`${repo}/${rec.split(" ").slice(10).join(" ")}`);
     }
+    // Paths git was told to assume unchanged (`git ls-files -v`: a lowercase tag): git status never
+    // shows their edits and reset --hard or a checkout writes over them, so their content counts too.
+    // (A path git skips in the work tree, `S`, is left alone by both.)
+    for (const p of assumedUnchanged(git(repo, ["ls-files", "-v", "-z"]))) listed.push(`${repo}/${p}`);
     h.update(fingerprint(listed));
   }
   return h.digest("hex");
@@ -155,7 +162,8 @@ export class Journal {
       for (let i = this.entries.length - 1; i >= 0; i--) if (!this.undone.has(this.entries[i]!.id)) return this.entries[i]!;
       return null;
     }
-    if (typeof sel === "number") return Number.isInteger(sel) && sel >= 1 ? (this.entries[this.entries.length - sel] ?? null) : null;
+    // An index outside 1..n (0, negative, fractional, NaN) names no element of the list: null.
+    if (typeof sel === "number") return this.entries[this.entries.length - sel] ?? null;
     return this.entries.find((e) => e.id === sel.id) ?? null;
   }
 

@@ -10,16 +10,20 @@ const CODE_VARIABLES = new Set([
   "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
   "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GOFLAGS", "GOENV",
+  // Where curl finds its .curlrc and wget its startup file: options there write files or send them.
+  "CURL_HOME", "WGETRC", "SYSTEM_WGETRC",
 ]);
 const GIT_HARMLESS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(TERMINAL_PROMPT|OPTIONAL_LOCKS)$/;
-const PROGRAM_VARIABLE = /^(PAGER|EDITOR|VISUAL|BROWSER)$|_(PAGER|EDITOR|BROWSER)$/;
-const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "more"]);
+/** A program to show, edit or open with: `PAGER`, `GIT_PAGER`, also without an underscore (`MANPAGER`,
+ * which man runs; `HGEDITOR`, `CVSEDITOR`). */
+const PROGRAM_VARIABLE = /(PAGER|EDITOR|VISUAL|BROWSER)$/;
+const HARMLESS_PROGRAMS = new Set<string | null>(["", "cat", "less", "more"]);
 
 /** Why a variable set for a command may change what it does (null when it cannot). */
 export function codeVariable(name: string, value: { text: string | null }): string | null {
   // A PATH of the system's own directories only (`env -i PATH=/bin cmd`) finds the programs judged.
   if (name === "PATH" && value.text !== null && value.text.split(":").every((d) => /^(\/usr(\/local)?)?\/s?bin$/.test(d))) return null;
-  if (PROGRAM_VARIABLE.test(name)) return value.text !== null && HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
+  if (PROGRAM_VARIABLE.test(name)) return HARMLESS_PROGRAMS.has(value.text) ? null : `${name} names a program it may run`;
   if (CODE_VARIABLES.has(name) || /^(LD|DYLD)_/.test(name) || /^npm_config_/i.test(name) || (name.startsWith("GIT_") && !GIT_HARMLESS.test(name))) return `${name} changes the code or configuration it loads`;
   return null;
 }

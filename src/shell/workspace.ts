@@ -124,9 +124,9 @@ export class Workspace {
     try {
       real = realpathSync(p);
     } catch {
-      // Absent: the real path of its parent.
+      // Absent: inside when the folder it would be made in is the workspace or inside it.
       try {
-        real = `${realpathSync(dirname(p))}/${p.slice(dirname(p).length + 1)}`;
+        real = realpathSync(dirname(p));
       } catch {
         return false;
       }
@@ -148,10 +148,9 @@ export class Workspace {
       const kind = kindOf(p);
       const inside = this.isInside(p);
       const repo = this.repoOf(kind === "directory" ? p : dirname(p));
-      // The repository's own .git is never "clean": git does not track it.
-      const inGitDir = repo !== null && (p === `${repo}/.git` || p.startsWith(`${repo}/.git/`));
-      if (repo === null || inGitDir || p === repo) {
-        const facts: PathFacts = { kind, git: kind === "absent" ? "absent" : repo !== null && p === repo && !inGitDir ? "dirty" : "outside", inside };
+      // The repository's own .git is never "clean": git does not track it. The root holds it: dirty.
+      if (repo === null || p === repo || p === `${repo}/.git` || p.startsWith(`${repo}/.git/`)) {
+        const facts: PathFacts = { kind, git: kind === "absent" ? "absent" : p === repo ? "dirty" : "outside", inside };
         out.set(p, facts);
         this.pathCache.set(p, facts);
         continue;
@@ -170,26 +169,27 @@ export class Workspace {
     // What git says about the touched paths only (pathspecs; `:(literal)` so names are not patterns).
     const spec = rels.map((r) => `:(literal)${r}`);
     const status = this.run(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--", ...spec]);
-    const tracked = this.run(repo, ["ls-files", "-s", "-z", "--", ...spec]);
+    // -v: a lowercase tag marks a path git was told to assume unchanged, `S` one it skips in the work
+    // tree (git-ls-files(1)); git status does not look at either, so their content is unknown.
+    const tracked = this.run(repo, ["ls-files", "-s", "-v", "-z", "--", ...spec]);
     const changed = new Map<string, "modified" | "staged" | "untracked" | "ignored">();
     for (const rec of status.split("\0")) {
-      if (rec === "") continue;
       const t = rec[0];
-      if (t === "1") {
-        const parts = rec.split(" ");
-        const xy = parts[1] ?? "..";
-        changed.set(parts.slice(8).join(" "), xy[0] !== "." ? "staged" : "modified");
-      } else if (t === "u") {
-        changed.set(rec.split(" ").slice(10).join(" "), "modified");
-      } else if (t === "?") changed.set(rec.slice(2), "untracked");
+      // `1 XY …`: X is the index's change.
+      if (t === "1") changed.set(rec.split(" ").slice(8).join(" "), rec[2] !== "." ? "staged" : "modified");
+      else if (t === "u") changed.set(rec.split(" ").slice(10).join(" "), "modified");
+      else if (t === "?") changed.set(rec.slice(2), "untracked");
       else if (t === "!") changed.set(rec.slice(2), "ignored");
     }
     const index = new Map<string, number>();
     for (const rec of tracked.split("\0")) {
       if (rec === "") continue;
-      const tab = rec.indexOf("\t");
-      const [mode] = rec.slice(0, tab).split(" ");
-      index.set(rec.slice(tab + 1), parseInt(mode ?? "0", 8));
+      // `TAG MODE OBJECT STAGE\tPATH`
+      const [tag, mode] = rec.split(" ", 2);
+      const path = rec.slice(rec.indexOf("\t") + 1);
+      index.set(path, parseInt(mode!, 8));
+      // (also over `staged`: the work tree may differ from the index, git does not look)
+      if (unchecked(tag!)) changed.set(path, "modified");
     }
     for (let i = 0; i < ps.length; i++) {
       const p = ps[i]!;
@@ -267,16 +267,20 @@ export class Workspace {
       if (rec.startsWith("# branch.oid ")) head = rec.slice(13) === "(initial)" ? null : rec.slice(13);
       else if (rec.startsWith("# branch.head ")) branch = rec.slice(14) === "(detached)" ? "" : rec.slice(14);
       else if (rec.startsWith("# branch.upstream ")) upstream = rec.slice(18);
-      else if (rec.startsWith("# branch.ab ")) ahead = parseInt(rec.slice(12).split(" ")[0]!.slice(1), 10);
+      else if (rec.startsWith("# branch.ab ")) ahead = parseInt(rec.slice(12), 10); // `+AHEAD -BEHIND`
       // (no rename records, type 2: --no-renames)
       else if (rec[0] === "1" || rec[0] === "u") dirty = true;
       else if (rec[0] === "?") untracked = true;
       else if (rec[0] === "!") ignored = true;
     }
+    // A path git was told to assume unchanged is not in git status whatever it holds, and reset --hard
+    // or a checkout writes over it: its work is unknown, the repository dirty. (Skipped work-tree
+    // paths, `S`, are left alone by both.)
+    if (!dirty) dirty = assumedUnchanged(this.run(root, ["ls-files", "-v", "-z"])).length > 0;
     // The stash's reflog is in the repository's .git folder, or, where `.git` is a file (a linked
     // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
     const log = kindOf(`${root}/.git`) === "directory" ? `${root}/.git/logs/refs/stash` : resolve(root, this.run(root, ["rev-parse", "--git-path", "logs/refs/stash"]).trim());
-    const stash = existsSync(log) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]).trim() : "0";
+    const stash = existsSync(log) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]) : "0";
     // A count git did not give (empty or not a number) stays NaN: never read as "no stash" (0).
     const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash, 10) };
     this.repoCache.set(root, facts);
@@ -293,6 +297,20 @@ export class Workspace {
       return null;
     }
   }
+}
+
+/** An index entry's `git ls-files -v` tag for a path git does not compare with the work tree:
+ * assume-unchanged (a lowercase tag) or skip-worktree (`S`). */
+function unchecked(tag: string): boolean {
+  return tag === "S" || tag !== tag.toUpperCase();
+}
+
+/** The paths `git ls-files -v -z` output tags as assumed unchanged (a lowercase tag, git-ls-files(1)):
+ * git status never shows their edits, and reset --hard or a checkout writes over them. */
+export function assumedUnchanged(out: string): string[] {
+  const paths: string[] = [];
+  for (const rec of out.split("\0")) if (rec.charAt(0) !== rec.charAt(0).toUpperCase()) paths.push(rec.slice(2));
+  return paths;
 }
 
 /** Is `p` a directory that exists (stat follows links)? */

@@ -90,7 +90,7 @@ describe("the journal: one JSONL file per session", () => {
     expect(k.select(undefined)?.id).toBe("u-1-a");
     expect(k.select(1)?.id).toBe("u-2-b");
     expect(k.select(2)?.id).toBe("u-1-a");
-    for (const n of [0, -1, 1.5, 3]) expect(k.select(n)).toBeNull();
+    for (const n of [0, -1, 1.5, 3, -2, NaN, Infinity]) expect(k.select(n)).toBeNull();
     expect(k.select({ id: "u-1-a" })?.id).toBe("u-1-a");
     expect(k.select({ id: "u-9" })).toBeNull();
     k.markUndone("u-1-a");
@@ -129,13 +129,19 @@ describe("which workspace and session an undo belongs to", () => {
       writeFileSync(`${r}/sessions/${name}.jsonl`, `${JSON.stringify({ entry: e })}\n`);
       utimesSync(`${r}/sessions/${name}.jsonl`, t, t);
     };
-    write("old", entry({ cwd: "/w1" }), 1_000);
-    write("new", entry({ cwd: "/w2" }), 2_000);
+    // Named so that the names' order is not the order in time: the newest is "b-new".
+    write("a-old", entry({ cwd: "/w1" }), 1_000);
+    write("b-new", entry({ cwd: "/w2" }), 2_000);
     writeFileSync(`${r}/sessions/notes.txt`, "not a journal");
-    expect(latestSession(r)).toBe("new");
-    expect(latestSession(r, "/w1")).toBe("old");
-    expect(latestSession(r, "/w2")).toBe("new");
+    expect(latestSession(r)).toBe("b-new");
+    expect(latestSession(r, "/w1")).toBe("a-old");
+    expect(latestSession(r, "/w2")).toBe("b-new");
     expect(latestSession(r, "/w3")).toBeNull();
+    // A session with an execution in the workspace among others elsewhere is that workspace's.
+    writeFileSync(`${r}/sessions/c-mixed.jsonl`, `${JSON.stringify({ entry: entry({ cwd: "/w5" }) })}\n${JSON.stringify({ entry: entry({ cwd: "/w6" }) })}\n`);
+    utimesSync(`${r}/sessions/c-mixed.jsonl`, 2_500, 2_500);
+    expect(latestSession(r, "/w6")).toBe("c-mixed");
+    expect(latestSession(r, "/w5")).toBe("c-mixed");
     // Written at the same time: by name.
     write("b-same", entry({ cwd: "/w4" }), 3_000);
     write("a-same", entry({ cwd: "/w4" }), 3_000);
@@ -159,7 +165,7 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
     expect(stateFingerprint([`${r}/a`], null)).not.toBe(f1);
   });
 
-  it("in a repository: HEAD, the index, refs, the stash, and the content of untracked, ignored and modified files", () => {
+  it("in a repository: HEAD, the index (through status), refs, the stash, and the content of untracked, ignored and modified files; not what git keeps for itself (objects, packed refs, stat data refreshed by git status: was changed_since)", () => {
     const ws = repo();
     const fp = () => stateFingerprint([], ws);
     let prev = fp();
@@ -175,6 +181,9 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
       () => writeFileSync(`${ws}/a.txt`, "modified again"),
       () => bash(ws, "git add a.txt"),
       () => bash(ws, "git stash -q"),
+      () => bash(ws, "echo again > a.txt && git stash -q"),
+      // Dropping an older stash leaves refs/stash as it was: only its reflog tells.
+      () => bash(ws, "git stash drop -q 'stash@{1}'"),
       () => rmSync(`${ws}/.git/index`),
       // Edited again, a renamed, a modified or an unmerged path keeps its status line: its content counts.
       () => bash(ws, "git reset -q && git mv a.txt 'moved a.txt' && echo 1 >> 'moved a.txt'"),
@@ -182,9 +191,9 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
       () => writeFileSync(`${ws}/moved a.txt`, "and again"),
       () => bash(ws, "git reset -q --hard && echo s > 'sp ace.txt' && git add 'sp ace.txt' && git commit -qm sp && echo 1 >> 'sp ace.txt'"),
       () => writeFileSync(`${ws}/sp ace.txt`, "edited again"),
-      () => bash(ws, "git reset -q --hard && git checkout -q -b side && echo side > b.txt && git commit -qam side && git checkout -q main && echo main > b.txt && git commit -qam main && (git merge -q side || true)"),
-      () => writeFileSync(`${ws}/b.txt`, "resolving"),
-      () => writeFileSync(`${ws}/b.txt`, "resolving, edited"),
+      () => bash(ws, "git reset -q --hard && git checkout -q -b side && echo side > 'b c.txt' && git add 'b c.txt' && git commit -qm side && git checkout -q main && echo main > 'b c.txt' && git add 'b c.txt' && git commit -qm main && (git merge -q side || true)"),
+      () => writeFileSync(`${ws}/b c.txt`, "resolving"),
+      () => writeFileSync(`${ws}/b c.txt`, "resolving, edited"),
     ];
     writeFileSync(`${ws}/.gitignore`, "*.log\n");
     bash(ws, "git add .gitignore && git commit -qm ignore");
@@ -195,6 +204,14 @@ describe("stateFingerprint: what the touched paths and the repository are now", 
       expect(now, change.toString()).not.toBe(prev);
       prev = now;
     }
+    // What no undo acts on and git keeps for itself (an object written to its store, refs packed,
+    // the stat data of a touched file refreshed in the index by git status) leaves the state as it was.
+    bash(ws, "echo loose | git hash-object -w --stdin >/dev/null && git pack-refs --all");
+    expect(fp()).toBe(prev);
+    const index = readFileSync(`${ws}/.git/index`);
+    bash(ws, "touch -d @1000000000 src/x.ts && git status >/dev/null");
+    expect(readFileSync(`${ws}/.git/index`).equals(index)).toBe(false);
+    expect(fp()).toBe(prev);
   });
 });
 
@@ -262,6 +279,15 @@ describe("runStep: each inverse step on a real folder or repository", () => {
     runStep(step("fs_move_back_restore", { source: `${r}/dir/f`, destination: `${r}/d2`, point: p2.id }), s, null, {});
     expect(readFileSync(`${r}/dir/f`, "utf8")).toBe("in dir");
     expect(readFileSync(`${r}/d2`, "utf8")).toBe("d2 before");
+    // The source itself is a kept path, and its folder is gone too: the point puts both back.
+    mkdirSync(`${r}/k`);
+    writeFileSync(`${r}/k/src`, "k src");
+    writeFileSync(`${r}/d3`, "d3 before");
+    const p3 = s.take([`${r}/k/src`, `${r}/d3`], null);
+    writeFileSync(`${r}/d3`, "k src");
+    rmSync(`${r}/k`, { recursive: true });
+    runStep(step("fs_move_back_restore", { source: `${r}/k/src`, destination: `${r}/d3`, point: p3.id }), s, null, {});
+    expect([readFileSync(`${r}/k/src`, "utf8"), readFileSync(`${r}/d3`, "utf8")]).toEqual(["k src", "d3 before"]);
     expect(() => runStep(step("fs_move_back_restore", { source: `${r}/a`, destination: `${r}/b`, point: "rp-nope" }), s, null, {})).toThrow(RestoreError);
   });
 
@@ -273,6 +299,10 @@ describe("runStep: each inverse step on a real folder or repository", () => {
     writeFileSync(`${ws}/a.txt`, "changed");
     runStep(step("git_restore_path", { path: `${ws}/a.txt` }), s, ws, {});
     expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("alpha\n");
+    // A path in a folder of the repository: git restores it from the repository above.
+    writeFileSync(`${ws}/src/x.ts`, "changed");
+    runStep(step("git_restore_path", { path: `${ws}/src/x.ts` }), s, ws, {});
+    expect(readFileSync(`${ws}/src/x.ts`, "utf8")).toBe("export const x = 1;\n");
     // The path is literal, never a pathspec pattern: `f*.txt` restores that file, not f1.txt.
     writeFileSync(`${ws}/f*.txt`, "star");
     writeFileSync(`${ws}/f1.txt`, "one");
@@ -411,6 +441,18 @@ describe("undoEntry: judged on the current state, then run", () => {
     writeFileSync(`${ws}/b2.txt`, "newer work");
     expect(undoEntry(j, s, r, undefined, false).reason).toBe("changed_since");
     expect(readFileSync(`${ws}/b2.txt`, "utf8")).toBe("newer work");
+  });
+
+  it("newer work on a path git was told to assume unchanged (which git status never shows) is seen: refused, not written over by the reset (was: undone over it)", () => {
+    const { r, j, s } = setup([], []);
+    const ws = repo();
+    const head = git(ws, ["rev-parse", "HEAD"]).trim();
+    bash(ws, "git update-index --assume-unchanged a.txt && git reset -q --soft HEAD~1");
+    j.add(entry({ id: "u-reset", repo: ws, inverse: [step("git_reset_to", { target: head }, "git_reset")], after: stateFingerprint([], ws) }));
+    writeFileSync(`${ws}/a.txt`, "newer work");
+    expect(bash(ws, "git status --porcelain -- a.txt")).toBe("");
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("changed_since");
+    expect(readFileSync(`${ws}/a.txt`, "utf8")).toBe("newer work");
   });
 
   it("a state that cannot be read is unknown_state; a step that fails is inverse_failed, not marked, and calls back", () => {

@@ -158,6 +158,15 @@ describe("Workspace.paths: the facts of each touched path", () => {
     expect(w.gitCalls).toBe(4);
   });
 
+  it("a link to another repository is a path of this one (a new link: untracked), never that repository", () => {
+    const ws = rich();
+    const other = `${root()}/other`;
+    mkdirSync(other);
+    bash(other, "git init -q");
+    symlinkSync(other, `${ws}/lrepo`);
+    expect(new Workspace(ws).paths([`${ws}/lrepo`]).get(`${ws}/lrepo`)).toEqual({ kind: "symlink", git: "untracked", inside: false });
+  });
+
   it("a tracked file in another mode than git writes it, or a link where a file was, is modified", () => {
     const ws = rich();
     chmodSync(`${ws}/b.txt`, 0o600);
@@ -189,12 +198,23 @@ describe("Workspace.paths: the facts of each touched path", () => {
 
   it("a file with a merge conflict (git's unmerged record) is modified, its folder dirty; the repository dirty", () => {
     const ws = rich();
-    bash(ws, "git stash -q -u && git checkout -q -b left && mkdir -p conflict && echo left > conflict/c.txt && git add conflict && git commit -qm left && git checkout -q main && mkdir -p conflict && echo right > conflict/c.txt && git add conflict && git commit -qm right && (git merge -q left >/dev/null 2>&1 || true)");
+    bash(ws, "git stash -q -u && git checkout -q -b left && mkdir -p conflict && echo left > 'conflict/c d.txt' && git add conflict && git commit -qm left && git checkout -q main && mkdir -p conflict && echo right > 'conflict/c d.txt' && git add conflict && git commit -qm right && (git merge -q left >/dev/null 2>&1 || true)");
     expect(bash(ws, "git status --porcelain=v2 -- conflict").startsWith("u ")).toBe(true);
     const w = new Workspace(ws);
-    const f = w.paths([`${ws}/conflict/c.txt`, `${ws}/conflict`, `${ws}/docs`]);
-    expect([f.get(`${ws}/conflict/c.txt`)!.git, f.get(`${ws}/conflict`)!.git, f.get(`${ws}/docs`)!.git]).toEqual(["modified", "dirty", "clean"]);
+    const f = w.paths([`${ws}/conflict/c d.txt`, `${ws}/conflict`, `${ws}/docs`]);
+    expect([f.get(`${ws}/conflict/c d.txt`)!.git, f.get(`${ws}/conflict`)!.git, f.get(`${ws}/docs`)!.git]).toEqual(["modified", "dirty", "clean"]);
     expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
+  });
+
+  it("a tracked file git was told to assume unchanged, or skips in the work tree, is modified whatever it holds (git status never shows its edits), its folder dirty (was: clean — its work lost by rm and reset --hard)", () => {
+    const ws = rich();
+    bash(ws, "git checkout -q -- . && git update-index --assume-unchanged b.txt src/x.ts staged.txt && git update-index --skip-worktree docs/readme.md");
+    writeFileSync(`${ws}/b.txt`, "uncommitted work");
+    writeFileSync(`${ws}/staged.txt`, "work after the staged change");
+    expect(bash(ws, "git status --porcelain -- b.txt src docs")).toBe("");
+    const f = new Workspace(ws).paths([`${ws}/b.txt`, `${ws}/src/x.ts`, `${ws}/src`, `${ws}/docs/readme.md`, `${ws}/docs`, `${ws}/bin/run.sh`, `${ws}/bin`, `${ws}/staged.txt`]);
+    // staged.txt's index differs from HEAD (status: staged), but its work tree is not compared: modified.
+    expect([...f.values()].map((x) => x.git)).toEqual(["modified", "modified", "dirty", "modified", "dirty", "clean", "clean", "modified"]);
   });
 
   it("a tracked file replaced by something that is not a file (a FIFO) is modified, whatever its mode", () => {
@@ -257,6 +277,20 @@ describe("Workspace.repo and ref", () => {
     const r = root();
     bash(r, "git init -q -b trunk");
     expect(new Workspace(r).repo(r)).toEqual({ root: r, head: null, branch: "trunk", upstream: null, ahead: null, dirty: false, untracked: false, ignored: false, stashes: 0 });
+  });
+
+  it("a repository whose only uncommitted work is in a path git assumes unchanged is dirty (reset --hard writes over it); one with a skipped work-tree path only is not", () => {
+    const ws = rich();
+    bash(ws, "git stash clear && git reset -q --hard && git clean -qfdx");
+    const w = new Workspace(ws);
+    expect(w.repo(ws).dirty).toBe(false);
+    bash(ws, "git update-index --skip-worktree b.txt && echo kept > b.txt");
+    w.invalidate();
+    expect(w.repo(ws).dirty).toBe(false);
+    bash(ws, "git update-index --assume-unchanged a.txt && echo work > a.txt");
+    w.invalidate();
+    expect(w.repo(ws)).toMatchObject({ dirty: true, untracked: false });
+    expect(bash(ws, "git reset -q --hard && cat a.txt b.txt")).toBe("alpha\nkept\n");
   });
 
   it("a linked worktree (`.git` a file): the stash of the repository it shares is counted, none when there is none", () => {
