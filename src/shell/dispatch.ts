@@ -108,6 +108,8 @@ function problem(ctx: Ctx, reason: ProblemReason, detail: string, source: string
 }
 
 function call(ctx: Ctx, name: string, args: Record<string, unknown>, source: string): void {
+  const to = name === "fs_write" ? args.path : name === "fs_move" ? args.destination : undefined;
+  if (typeof to === "string" && gitCode(to)) problem(ctx, "unknown_effect", gitCodeDetail(to), source);
   ctx.out.calls.push({ name, arguments: args, source: source.slice(0, 200) });
 }
 
@@ -303,6 +305,8 @@ const SED_READ_ONLY = new RegExp(String.raw`^(?:[\s;]*(?:${SED_ADDRESS}(?:\s*,\s
 function notReadOnly(u: ReadOnlyUnless | undefined, args: Word[]): string | null {
   if (u === undefined) return null;
   const { opts, ops } = operands(args, u.optionsWithValue ?? []);
+  const cut = abbreviation(args, [...(u.options ?? []), ...(u.optionsWithValue ?? [])]);
+  if (cut !== null) return cut;
   const option = opts.find((o) => u.options?.includes(o));
   if (option !== undefined) return option;
   for (const w of ops) {
@@ -341,6 +345,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         break;
       }
       if (t.startsWith("-") && t !== "-") {
+        if (abbreviation([rest[i]!], longOptions(ctx, name)) !== null) return problem(ctx, "unresolved_argument", abbreviated(name, t), source);
         // The value in the word (`--chdir=DIR`, `-CDIR`) or the next word (`-C DIR`).
         const eq = t.startsWith("--") ? t.indexOf("=") : -1;
         const short = !t.startsWith("--") && t.length > 2 && chdir.includes(t.slice(0, 2));
@@ -402,6 +407,10 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     problem(ctx, "unknown_effect", "trap runs code later whose effect is not known", source);
     return;
   }
+  for (const v of variablesSet(name, rest)) {
+    const why = v.text === null ? `${v.raw} is not known` : codeVariable(v.text, { text: null });
+    if (why !== null) problem(ctx, "unknown_effect", `${name} sets a variable for the commands after it: ${why}`, source);
+  }
   if (ctx.cat.readOnly.has(name)) {
     const why = notReadOnly(ctx.cat.readOnlyUnless[name], rest);
     if (why !== null) problem(ctx, "unknown_effect", `${name} ${why} may write files or change the system`, source);
@@ -415,6 +424,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
   }
   // An output option (sort -o FILE) takes a value like the options that are listed as taking one.
   const { opts, ops, optValues, values } = operands(rest, [...(entry.optionsWithValue ?? []), ...(entry.outputOptions ?? [])]);
+  const cut = GNU_EFFECTS.has(entry.effect) ? abbreviation(entry.effect === "xargs" && ops.length > 0 ? rest.slice(0, rest.indexOf(ops[0]!)) : rest, longOptions(ctx, name)) : null;
+  if (cut !== null) return problem(ctx, "unresolved_argument", abbreviated(name, cut), source);
   switch (entry.effect) {
     case "remove": {
       const ps = paths(ctx, ops, cwd, source);
@@ -427,8 +438,10 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "write": {
-      // `chmod MODE FILE…`, but `chmod --reference=REF FILE…`: with a reference there is no mode operand.
-      const ps = paths(ctx, ops.slice(has(opts, "--reference") ? 0 : (entry.skipOperands ?? 0)), cwd, source);
+      // `chmod MODE FILE…`, but `chmod --reference=REF FILE…`: with a reference there is no mode operand;
+      // nor with a mode written as an option (GNU chmod reads `-x`, `-rw`, `-755` as modes).
+      const modeOption = name === "chmod" && opts.some((o) => /^-[rwxXstugoa,+=0-7]/.test(o));
+      const ps = paths(ctx, ops.slice(has(opts, "--reference") || modeOption ? 0 : (entry.skipOperands ?? 0)), cwd, source);
       if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: followLinks(p) }, source);
       return;
     }
@@ -681,6 +694,73 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
   }
 }
 
+/** A repository's `.git`, its config (`config`, `config.worktree`) or a hook: what git runs in later
+ * commands (a commit its hooks, `git status` a `core.fsmonitor`, any command an alias or pager). A write
+ * there is undone like any other, but the commands after it, read as they are, would run it. */
+export function gitCode(p: string): boolean {
+  return /(^|\/)\.git(\/(.*\/)?(config(\.worktree)?|hooks(\/.*)?))?$/.test(p);
+}
+
+export const gitCodeDetail = (p: string): string => `${p}: git runs the settings and hooks there in later commands (a commit its hooks, \`git status\` a core.fsmonitor)`;
+
+/** The variables a builtin sets as an assignment would (`read PATH`, `read -a NAME`, `printf -v PATH …`,
+ * `getopts OPTS NAME`): one that loads or runs code changes what the commands after it run. */
+function variablesSet(name: string, rest: Word[]): Word[] {
+  if (name === "read") {
+    const o = operands(rest, ["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"]);
+    const array = o.optValues.get("-a");
+    return array === undefined ? o.ops : [...o.ops, array];
+  }
+  if (name === "printf") {
+    const v = operands(rest, ["-v"]).optValues.get("-v");
+    return v === undefined ? [] : [v];
+  }
+  return name === "getopts" ? rest.slice(1, 2) : [];
+}
+
+/** GNU getopt_long (coreutils, sed, xargs, sudo) and git take any unique prefix of a long option
+ * (`sed --i` is `--in-place`, `sort --o=F` `--output`, `env --sp=LINE` `--split-string`, `git clean --forc`
+ * `--force`, `git reset --har` `--hard`): the first word before `--` that is a proper prefix of one of
+ * the long options the dispatcher reads, and is not one of them itself, or null. */
+function abbreviation(words: readonly Word[], known: readonly string[]): string | null {
+  for (const w of words) {
+    const t = w.text;
+    if (t === "--") return null;
+    if (t === null || !t.startsWith("--") || t.length === 2) continue;
+    const eq = t.indexOf("=");
+    const name = eq > 0 ? t.slice(0, eq) : t;
+    if (!known.includes(name) && known.some((k) => k.startsWith(name))) return t;
+  }
+  return null;
+}
+
+const abbreviated = (name: string, word: string): string => `${name} ${word}: an abbreviated long option (the command takes a unique prefix as the option): write it in full`;
+
+/** The catalogue's commands whose options GNU getopt_long reads (every effect but the shell, find, git,
+ * remote and environment ones, which are read by their own rules). */
+const GNU_EFFECTS = new Set(["remove", "write", "write_option", "mkdir", "copy", "move", "link", "tee", "sed", "xargs"]);
+/** The long options each effect's rule reads besides the catalogue's lists. */
+const EFFECT_OPTIONS: Record<string, readonly string[]> = {
+  write: ["--reference"],
+  mkdir: ["--parents"],
+  copy: ["--target-directory", "--no-target-directory", "--parents"],
+  move: ["--target-directory", "--no-target-directory"],
+  link: ["--target-directory", "--no-target-directory", "--no-dereference"],
+  sed: ["--in-place", "--expression", "--file", "--sandbox", "--follow-symlinks"],
+};
+
+/** Every long option the catalogue and the dispatcher read for a command. */
+function longOptions(ctx: Ctx, name: string): string[] {
+  const w = ctx.cat.wrappers[name];
+  const e = ctx.cat.commands[name];
+  const u = ctx.cat.readOnlyUnless[name];
+  return [
+    ...(w?.optionsWithValue ?? []), ...(w?.outputOptions ?? []), ...(w?.commandOptions ?? []), ...(WRAPPER_CHDIR[name] ?? []),
+    ...(e?.optionsWithValue ?? []), ...(e?.outputOptions ?? []), ...(e === undefined ? [] : (EFFECT_OPTIONS[e.effect] ?? [])),
+    ...(u?.options ?? []), ...(u?.optionsWithValue ?? []),
+  ].filter((o) => o.startsWith("--"));
+}
+
 /** `git -c` settings that run nothing (identity, colours, advice, display). */
 const GIT_HARMLESS_SETTING = /^(user\.(name|email)|color\.[\w.-]+|advice\.[\w.-]+|core\.(quotepath|abbrev)|safe\.directory|init\.defaultbranch|column\.ui|pull\.(rebase|ff)|i18n\.[\w.-]+|log\.(date|decorate|abbrevcommit)|diff\.(renames|algorithm|colormoved|noprefix|mnemonicprefix)|merge\.conflictstyle|format\.pretty)$/i;
 
@@ -739,6 +819,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   const sub = args[i]?.text;
   if (sub === undefined || sub === null) return;
   const rest = args.slice(i + 1);
+  const cut = abbreviation(rest, GIT_READ.has(sub) ? GIT_READ_OPTIONS : [...(GIT_VALUE_OPTIONS[sub] ?? []), ...(GIT_OPTIONS[sub] ?? []), "--pathspec-from-file", "--patch"]);
+  if (cut !== null) {
+    problem(ctx, "unresolved_argument", abbreviated(`git ${sub}`, cut), source);
+    return;
+  }
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     // The reading commands' options that write a file or run a program.
@@ -748,8 +833,18 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     return;
   }
   const { opts, ops, optValues, values } = operands(rest, GIT_VALUE_OPTIONS[sub] ?? []);
+  // `git checkout --pathspec-from-file=list` (restore, rm, reset, add, stash, commit): the paths it
+  // writes, removes or stages are read from a file.
+  if (has(opts, "--pathspec-from-file")) {
+    problem(ctx, "unresolved_argument", `git ${sub} --pathspec-from-file: the paths are read from a file`, source);
+    return;
+  }
   const text = ops.map((w) => w.text);
   const where = dir;
+  // `-p`/`--patch` (checkout, restore, reset, add): the hunks are chosen interactively (`yes |` takes
+  // every one) from the paths given, or from the whole tree without paths.
+  const patch = has(opts, "-p", "--patch");
+  const here: Word = { text: ".", raw: ".", glob: false, why: null };
   const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
   /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
@@ -834,11 +929,29 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         if (commitish.some((w) => w.text === null)) problem(ctx, "unresolved_argument", "git reset: a path is not known", source);
         return;
       }
+      // `git reset -p TREE`: the index entries of the chosen hunks, from TREE (HEAD does not move).
+      if (patch) {
+        gitCall("git_stage", { paths: ["."] }, source);
+        return;
+      }
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     }
     case "checkout": {
       const dd = rest.findIndex((w) => w.text === "--");
+      if (patch) {
+        // `git checkout -p [<tree>] [--] [<paths>]` never switches: it writes the chosen hunks of the
+        // paths (the whole tree without any) from the index, or from the tree into the index too.
+        const tail = dd >= 0 ? rest.slice(dd + 1) : null;
+        const pathsFirst = tail === null && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text)));
+        const trees = tail !== null ? ops.slice(0, ops.length - tail.length) : pathsFirst ? [] : ops.slice(0, 1);
+        const named = tail ?? (pathsFirst ? ops : ops.slice(1));
+        const ps = pathList(named.length === 0 ? [here] : named);
+        if (ps === null) return;
+        for (const p of ps) trackedWrite(p, trees.map((w) => w.text));
+        if (trees.length > 0) gitCall("git_stage", { paths: ps }, source);
+        return;
+      }
       if (dd >= 0) {
         // `git checkout [<tree>] -- <paths>`: the work tree (and with a tree, the index) of the paths.
         const ps = pathList(rest.slice(dd + 1));
@@ -917,7 +1030,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     }
     case "restore": {
-      const ps = pathList(ops);
+      const ps = pathList(ops.length === 0 && patch ? [here] : ops);
       if (ps === null) return;
       const staged = has(opts, "-S", "--staged");
       const worktree = has(opts, "-W", "--worktree") || !staged;
@@ -961,7 +1074,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     case "add": {
       if (has(opts, "-n", "--dry-run")) return;
       // -u / -A without a pathspec stage the whole tree (git's documentation), not nothing.
-      const whole = text.length === 0 && has(opts, "-u", "--update", "-A", "--all", "--no-ignore-removal");
+      const whole = text.length === 0 && (patch || has(opts, "-u", "--update", "-A", "--all", "--no-ignore-removal", "-i", "--interactive", "-e", "--edit"));
       gitCall("git_stage", { paths: whole ? ["."] : text.map((t) => t ?? "") }, source);
       if (text.includes(null)) problem(ctx, "unresolved_argument", "git add: a path is not known", source);
       return;
@@ -999,20 +1112,23 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       gitCall("git_move_head", { target: head(text[0]) }, source);
       return;
     case "pull":
+    case "fetch": {
       if (has(opts, "--upload-pack")) {
-        problem(ctx, "unknown_effect", "git pull --upload-pack runs a command whose effect is not known", source);
+        problem(ctx, "unknown_effect", `git ${sub} --upload-pack runs a command whose effect is not known`, source);
+        return;
+      }
+      // A refspec after the remote whose destination is a local ref (`git fetch origin +x:main`, `git
+      // fetch . HEAD~3:feature`) moves or overwrites that branch: not the remote-tracking refs a fetch
+      // moves. `--refmap` names such destinations for every fetched ref.
+      const local = has(opts, "--refmap") ? "--refmap" : ops.slice(1).find((w) => w.text === null || (w.text.includes(":") && !["", "FETCH_HEAD"].includes(w.text.slice(w.text.indexOf(":") + 1)) && !w.text.slice(w.text.indexOf(":") + 1).startsWith("refs/remotes/")))?.raw;
+      if (local !== undefined) {
+        problem(ctx, "unknown_effect", `git ${sub} ${local}: updates a local ref, not only the remote-tracking ones`, source);
         return;
       }
       gitCall("git_fetch", {}, source);
-      gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
+      if (sub === "pull") gitCall("git_move_head", { target: "FETCH_HEAD" }, source);
       return;
-    case "fetch":
-      if (has(opts, "--upload-pack")) {
-        problem(ctx, "unknown_effect", "git fetch --upload-pack runs a command whose effect is not known", source);
-        return;
-      }
-      gitCall("git_fetch", {}, source);
-      return;
+    }
     case "push":
       if (has(opts, "-n", "--dry-run")) return;
       gitCall("remote_write", { command: source.slice(0, 200) }, source);
@@ -1092,6 +1208,28 @@ const GIT_VALUE_OPTIONS: Record<string, readonly string[]> = {
   mv: [],
 };
 
+/** The flags (no value) each git subcommand's rule reads; GIT_READ_OPTIONS the reading commands'. */
+const GIT_OPTIONS: Record<string, readonly string[]> = {
+  branch: ["--delete", "--copy", "--move", "--force", "--unset-upstream", "--edit-description", "--list", "--show-current"],
+  tag: ["--delete", "--list", "--verify", "--force"],
+  reset: ["--hard", "--merge", "--keep"],
+  checkout: ["--track", "--force"],
+  switch: ["--force", "--discard-changes"],
+  restore: ["--staged", "--worktree"],
+  clean: ["--dry-run", "--interactive", "--force"],
+  commit: ["--all"],
+  add: ["--dry-run", "--update", "--all", "--no-ignore-removal", "--interactive", "--edit"],
+  rm: ["--cached"],
+  merge: ["--abort", "--skip", "--quit"],
+  rebase: ["--abort", "--skip", "--quit"],
+  "cherry-pick": ["--abort", "--skip", "--quit"],
+  revert: ["--abort", "--skip", "--quit"],
+  am: ["--abort", "--skip", "--quit"],
+  push: ["--dry-run"],
+  config: ["--edit", "--get", "--get-all", "--get-regexp", "--list"],
+};
+const GIT_READ_OPTIONS = ["--output", "--output-directory", "--open-files-in-pager", "--upload-pack", "--stdout"];
+
 function pathExists(p: string): boolean {
   try {
     lstatSync(p);
@@ -1143,6 +1281,13 @@ function fromVerb(rest: Word[], global: { value: readonly string[]; flags: reado
 const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"];
 const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cookies", "--rejected-log", "--hsts-file"];
 
+/** The long options of curl and wget the dispatcher reads, and the real ones that are prefixes of them
+ * (`--head` of `--header`, `--cookie` of `--cookie-jar`): a shorter prefix is an abbreviation. */
+const DOWNLOAD_OPTIONS: Record<string, readonly string[]> = {
+  curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_FILES],
+  wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_FILES],
+};
+
 /** Commands whose first word names a group of verbs. */
 const DOCKER_GROUPS = new Set(["container", "image", "network", "volume", "system", "context", "builder", "plugin", "node", "service", "stack", "secret", "config", "compose", "manifest", "trust", "buildx"]);
 const REMOTE_GROUPS: Record<string, (first: string) => boolean> = {
@@ -1165,7 +1310,13 @@ function remoteFileName(url: string): string {
 function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
-    const o = operands(rest, name === "curl" ? ["-o", "--output", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
+    const o = operands(rest, name === "curl" ? ["-o", "--output", "--write-out", "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file", "-H", "--header", "-u", "--user", "-A", "-e", "-m", "--max-time", "--json", "-w", "--connect-timeout", "--retry", "--output-dir", "-K", "--config", ...CURL_FILES] : ["-O", "--output-document", "--post-data", "--post-file", "--method", "-P", "--directory-prefix", "--header", "-U", "-t", "-T", "-e", "--execute", "-i", "--input-file", "--config", ...WGET_FILES]);
+    // Both take a unique prefix of a long option too (`curl --data-r x U` posts, `wget --output-d=F`).
+    const cut = abbreviation(rest, DOWNLOAD_OPTIONS[name]!);
+    if (cut !== null) {
+      problem(ctx, "unresolved_argument", abbreviated(name, cut), source);
+      return;
+    }
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
     const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
@@ -1174,6 +1325,12 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file"]).includes(x));
     if (unknown !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
+      return;
+    }
+    // `-w '%output{FILE}…'` (curl 8.3) writes what follows to FILE; `-w @FILE` reads the format from FILE.
+    const format = o.values.find(([x, w]) => name === "curl" && (x === "-w" || x === "--write-out") && (w.text === null || w.text.startsWith("@") || w.text.includes("%output{")));
+    if (format !== undefined) {
+      problem(ctx, "unknown_effect", `curl ${format[1].raw}: a write-out format that may write a file the dispatcher does not name`, source);
       return;
     }
     // Every output file (`curl -o a U1 -o b U2`), under the output directory (`curl --output-dir D`,
@@ -1204,7 +1361,7 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   if (name === "scp" || name === "rsync") {
     // A program run locally for the transfer (`scp -S`, `-o ProxyCommand=…`, `-F` config, `rsync -e`),
     // sources removed, or files named elsewhere: not known.
-    const runs = opts.find((x) => (name === "scp" ? ["-S", "-o", "-F"] : ["-e", "--rsh", "--remove-source-files", "--files-from", "--write-batch", "--only-write-batch", "--log-file", "--backup-dir"]).includes(x));
+    const runs = opts.find((x) => (name === "scp" ? ["-S", "-o", "-F"] : ["-e", "--rsh", "--remove-source-files", "--remove-sent-files", "--files-from", "--write-batch", "--only-write-batch", "--log-file", "--backup-dir"]).includes(x));
     if (runs !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${runs}: runs a program or changes files the dispatcher cannot name`, source);
       return;
@@ -1216,7 +1373,8 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     }
     if (/^[^/]*:/.test(dest.text)) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     else {
-      if (name === "rsync" && opts.some((x) => x.startsWith("--delete"))) {
+      // `--del` is rsync's own name for `--delete-during`.
+      if (name === "rsync" && opts.some((x) => x === "--del" || x.startsWith("--delete"))) {
         problem(ctx, "unknown_effect", "rsync --delete removes files the dispatcher cannot list", source);
         return;
       }
@@ -1231,8 +1389,30 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   const from = fromVerb(rest, GLOBAL_OPTIONS[name] ?? { value: [], flags: [] });
   const sub = from?.[0]?.text ?? null;
   const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (from?.[1]?.text ?? null) : null;
-  if (read !== undefined && (words.length === 0 || words.includes("--help") || words.includes("--version") || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
+  if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+}
+
+/** `--help` or `--version` among the command's own words: before any operand but its verb (and a
+ * group's verb), so it prints and exits (`docker run --help`, `gh pr create --help`). After another
+ * operand it may be an argument of what the command runs (`docker run alpine sh -c 'rm -rf /w'
+ * --help` runs the sh in the container; `kubectl exec pod -- … --help`). */
+function helpOnly(rest: Word[], global: { value: readonly string[] } | undefined, group: (first: string) => boolean): boolean {
+  let first: string | null = null;
+  let verbs = 0;
+  for (let i = 0; i < rest.length; i++) {
+    const t = rest[i]!.text;
+    if (t === null || t === "--") return false;
+    if (t === "--help" || t === "--version") return true;
+    if (t.startsWith("-")) {
+      if (global?.value.includes(t) === true) i++;
+      continue;
+    }
+    if (verbs === 0) first = t;
+    else if (verbs > 1 || !group(first!)) return false;
+    verbs++;
+  }
+  return false;
 }
 
 const ENV_READ = new Set(["list", "ls", "show", "view", "info", "freeze", "search", "outdated", "check", "help", "config", "root", "prefix", "bin", "why", "explain", "policy", "doctor", "env", "version", "audit", "whoami", "vet"]);
@@ -1248,6 +1428,18 @@ const ENV_READ_ONLY_WITH: Record<string, { words: readonly string[]; options: re
   env: { words: ["list", "export"], options: ["--json"], names: /^[A-Z][A-Z0-9_]*$/ },
   version: { words: [], options: ["--json"] },
 };
+/** The read verbs that are the tool's own: another verb of ENV_READ is, for these tools, an external
+ * program (`cargo vet` runs cargo-vet; a `[alias]` of .cargo/config.toml; `brew x` runs brew-x from
+ * PATH) or the project's package script of that name (`yarn doctor`, `pnpm show`); `yarn version`
+ * asks for the new version on standard input and commits it. */
+const ENV_OWN_READ: Record<string, Set<string>> = {
+  cargo: new Set(["search", "help", "version", "config", "info"]),
+  yarn: new Set(["list", "info", "check", "outdated", "help", "config", "bin", "why", "audit"]),
+  pnpm: new Set(["list", "ls", "why", "outdated", "audit", "config", "root", "bin", "help", "env"]),
+  brew: new Set(["list", "ls", "info", "search", "outdated", "doctor", "config", "help", "audit"]),
+};
+/** go's build flags that run a program: `go vet -vettool=./x`, `go list -toolexec ./x -export`. */
+const GO_PROGRAM_FLAG = /^--?(vettool|toolexec|exec)(=|$)/;
 const ENV_PUBLISH = new Set(["publish", "upload", "push", "deploy", "unpublish", "deprecate", "owner", "dist-tag", "login", "adduser"]);
 
 function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: string[], source: string): void {
@@ -1278,7 +1470,7 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
       ((after.ops.length === 0 || (first !== null && more.words.includes(first)) || after.ops.every((w) => w.text !== null && more.names?.test(w.text) === true)) &&
         after.opts.every((o) => more.options.includes(o))));
   // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
-  const runs = sub === "check" && name === "cargo";
+  const runs = (sub === "check" && name === "cargo") || (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
   if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);

@@ -12,7 +12,7 @@ import { createGuard, type AuditSink, type Guard } from "../guard/guard.js";
 import type { Decision } from "../guard/decision.js";
 import { coreReason, inverseOf, tierOf, tierRank } from "../guard/dispatched.js";
 import type { StateView, TierName } from "../core/types.js";
-import { dispatchCommand, followLinks, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
+import { dispatchCommand, followLinks, gitCode, gitCodeDetail, parseCatalogue, type Catalogue, type Problem, type TypedCall } from "./dispatch.js";
 import { loadBashParser } from "./parse.js";
 import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RepoScope, type RestoreBounds, type TrackedUnder, type RestorePoint, type RestoreSummary } from "./restore.js";
 import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
@@ -281,7 +281,8 @@ class ShellGuardImpl implements ShellGuard {
         if (tool === "edit_file" && (typeof a.old !== "string" || typeof a.new !== "string")) return bad("edit_file: `old` and `new` must be strings");
         // The tool writes through a symbolic link (as a shell redirection does: dispatch.ts followLinks).
         const target = followLinks(p);
-        return { calls: [{ name: "fs_write", arguments: { path: target }, source: `${tool} ${target}` }], problems: [], commands: 1 };
+        const problems: Problem[] = gitCode(target) ? [{ reason: "unknown_effect", detail: gitCodeDetail(target), source: `${tool} ${target}` }] : [];
+        return { calls: [{ name: "fs_write", arguments: { path: target }, source: `${tool} ${target}` }], problems, commands: 1 };
       }
       case "apply_patch": {
         if (typeof a.patch !== "string") return bad("apply_patch: `patch` is not a string");
@@ -642,6 +643,7 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
     // A write goes through a symbolic link to its target; an update with a move removes the link
     // itself, so a link is judged as written too. A deletion removes the link, not its target.
     const target = name === "fs_write" ? followLinks(abs) : abs;
+    if (name === "fs_write" && gitCode(target)) problems.push({ reason: "unknown_effect", detail: gitCodeDetail(target), source: `apply_patch ${p}` });
     calls.push({ name, arguments: { path: target }, source: `apply_patch ${p}` });
     if (target !== abs) calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p}` });
   };

@@ -72,6 +72,55 @@ const GIT_CASES: Case[] = [
   ["git config -e", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --global --edit", ["unknown_effect: git config : changes configuration or refs the ontology does not model"]],
   ["git config --list", []],
+  // A refspec whose destination is a local ref moves or overwrites that branch (was approved as a fetch,
+  // which only moves the remote-tracking refs: nothing to undo).
+  ["git fetch origin +main:main", ["unknown_effect: git fetch +main:main: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch . HEAD~3:feature", ["unknown_effect: git fetch HEAD~3:feature: updates a local ref, not only the remote-tracking ones"]],
+  ["git pull origin x:y", ["unknown_effect: git pull x:y: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch --refmap='+refs/heads/*:refs/heads/*' origin", ["unknown_effect: git fetch --refmap: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch origin $B", ["unknown_effect: git fetch $B: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch origin main:refs/remotes/origin/main", ["git_fetch dir=@"]],
+  ["git fetch git@github.com:o/r.git main:", ["git_fetch dir=@"]],
+  ["git pull origin main", ["git_fetch dir=@", "git_move_head target=FETCH_HEAD dir=@"]],
+  // A write into .git's config or hooks is code git runs later (was approved: a new hook is undone by
+  // removing it, but the commit after it runs it).
+  ["cp a.txt .git/hooks/pre-commit", ["fs_write path=@/.git/hooks/pre-commit", "unknown_effect: @/.git/hooks/pre-commit: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["mv a.txt .git/hooks/post-checkout", ["fs_move source=@/a.txt destination=@/.git/hooks/post-checkout", "unknown_effect: @/.git/hooks/post-checkout: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["sed -i s/a/b/ .git/config", ["fs_write path=@/.git/config", "unknown_effect: @/.git/config: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["echo '[core]' >> src/.git/config.worktree", ["fs_write path=@/src/.git/config.worktree", "unknown_effect: @/src/.git/config.worktree: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["cp -r out .git", ["fs_write path=@/.git", "unknown_effect: @/.git: git runs the settings and hooks there in later commands (a commit its hooks, `git status` a core.fsmonitor)"]],
+  ["echo x > .gitignore", ["fs_write path=@/.gitignore"]],
+  ["echo x > .github/config", ["fs_write path=@/.github/config"]],
+  ["rm .git/hooks/pre-commit", ["fs_remove path=@/.git/hooks/pre-commit"]],
+  // `-p`/`--patch`: the hunks chosen (`yes |` takes every one) are written from the index or a tree;
+  // without paths, of the whole tree (approved as reads; `git checkout -p TREE` was read as a switch,
+  // `git reset -p TREE` as moving HEAD).
+  ["yes | git checkout -p", ["fs_write path=@ tracked=[]"]],
+  ["git checkout --patch", ["fs_write path=@ tracked=[]"]],
+  ["git checkout -p HEAD~1", ["fs_write path=@ tracked=[\"HEAD~1\"]", "git_stage paths=[\"@\"] dir=@"]],
+  ["git checkout -p HEAD~1 --", ["fs_write path=@ tracked=[\"HEAD~1\"]", "git_stage paths=[\"@\"] dir=@"]],
+  ["git checkout -p HEAD~1 a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\"] dir=@"]],
+  ["git checkout -p a.txt b.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git checkout -p -- a.txt", ["fs_write path=@/a.txt tracked=[]"]],
+  ["git checkout -p $X", ["fs_write path=@", "git_stage paths=[\"@\"] dir=@"]],
+  ["git checkout -p main $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+  ["yes | git restore -p", ["fs_write path=@ tracked=[]"]],
+  ["git restore --patch --staged", ["git_stage paths=[\"@\"] dir=@"]],
+  ["git restore -p -s HEAD~1 a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]"]],
+  ["git reset -p HEAD~1", ["git_stage paths=[\".\"] dir=@"]],
+  ["git reset -p", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add -p", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add --interactive", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add -e", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add -p a.txt", ["git_stage paths=[\"a.txt\"] dir=@"]],
+  // `--pathspec-from-file`: the paths written, removed or staged are in a file (checkout, restore and
+  // rm were approved as reads or as staging nothing).
+  ["git checkout --pathspec-from-file=list.txt", ["unresolved_argument: git checkout --pathspec-from-file: the paths are read from a file"]],
+  ["git checkout HEAD~1 --pathspec-from-file list.txt", ["unresolved_argument: git checkout --pathspec-from-file: the paths are read from a file"]],
+  ["git restore --pathspec-from-file=list.txt", ["unresolved_argument: git restore --pathspec-from-file: the paths are read from a file"]],
+  ["git rm --pathspec-from-file=list.txt", ["unresolved_argument: git rm --pathspec-from-file: the paths are read from a file"]],
+  ["git add --pathspec-from-file=- --pathspec-file-nul", ["unresolved_argument: git add --pathspec-from-file: the paths are read from a file"]],
+  ["git reset --pathspec-from-file=list.txt", ["unresolved_argument: git reset --pathspec-from-file: the paths are read from a file"]],
 ];
 
 const VARIABLE_CASES: Case[] = [
@@ -116,7 +165,42 @@ const SET_ALONE_CASES: Case[] = [
   ["X=1; export X; ls", []],
   ["export PAGER=cat LANG=C; git log", []],
   ["export PATH=/usr/bin:/bin; ls", []],
+  // Builtins that set a variable as an assignment does (`read`, `printf -v`, `getopts`): `ls` after
+  // `read PATH <<< .` runs ./ls (were approved as reads).
+  ["read -r PATH <<< '.'; ls", ["unknown_effect: read sets a variable for the commands after it: PATH changes the code or configuration it loads"]],
+  ["read -a LD_PRELOAD < a.txt", ["unknown_effect: read sets a variable for the commands after it: LD_PRELOAD changes the code or configuration it loads"]],
+  ["printf -v PATH '%s' .; ls", ["unknown_effect: printf sets a variable for the commands after it: PATH changes the code or configuration it loads"]],
+  ["getopts ab PAGER", ["unknown_effect: getopts sets a variable for the commands after it: PAGER names a program it may run"]],
+  ["read $V < a.txt", ["unknown_effect: read sets a variable for the commands after it: $V is not known"]],
+  ["read -p 'name? ' -r x y < a.txt", []],
+  ["printf -v out '%s' a", []],
+  ["printf '%s' PATH", []],
+  ["getopts ab opt", []],
 ];
+
+// git's parse-options takes any unique prefix of a long option: `git reset --har` is `--hard`, `git clean
+// --forc` deletes the untracked files (checked with git 2.x). A word that abbreviates an option the rule
+// reads is asked (each was approved, or read as a milder command).
+const ABBREVIATED_CASES: Case[] = [
+  ["git reset --har", ["unresolved_argument: git reset --har: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git clean --forc -d", ["unresolved_argument: git clean --forc: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git checkout --forc main", ["unresolved_argument: git checkout --forc: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git branch --del x", ["unresolved_argument: git branch --del: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git log --outp=a.txt", ["unresolved_argument: git log --outp=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git diff --out=a.txt", ["unresolved_argument: git diff --out=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git clean --dry -f", ["unresolved_argument: git clean --dry: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["git log --oneline --stat", []],
+  ["git config --local --list", []],
+  ["git push --force-with-lease", ["remote_write command=git push --force-with-lease"]],
+  ["git stash --keep-index", ["git_stash_push dir=@"]],
+  ["git reset -- --har", ["git_stage paths=[\"--har\"] dir=@"]],
+];
+
+describe("git: a long option written as a prefix is not read as another", () => {
+  it.each(ABBREVIATED_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
 
 describe("git: settings, options and forms that run a program, write a file or discard work", () => {
   it.each(GIT_CASES)("%s", (line, expected) => {

@@ -11,6 +11,13 @@ useWorkspace();
 const asked = (name: string, why: string): string => `unknown_effect: ${name} ${why} may write files or change the system`;
 
 const READ_ONLY_UNLESS_CASES: Case[] = [
+  // An alias definition changes what a later command of that name runs (bash expands aliases in a
+  // multi-line string after `shopt -s expand_aliases`, and agents' shells enable it): the removal was
+  // approved as reading a.txt.
+  ["shopt -s expand_aliases\nalias cat='rm -f'\ncat a.txt", [asked("alias", "with 1 operands")]],
+  ["alias ll='ls -l'", [asked("alias", "with 1 operands")]],
+  ["alias", []],
+  ["alias -p", []],
   // Writes a file in place, or a file named by an option.
   ["yq '.a' a.txt", []],
   ["yq -i '.a = 1' a.txt", [asked("yq", "-i")]],
@@ -142,6 +149,31 @@ describe("commands that write on most of their forms are not read-only", () => {
 
 describe("wrappers: the file `time -o` writes, the line `env -S` runs", () => {
   it.each(WRAPPER_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
+// GNU getopt_long takes any unique prefix of a long option: `sed --i` edits in place, `sort --o=F` writes
+// F, `env --sp=LINE` runs LINE (each checked with GNU coreutils/sed, each approved as a read before).
+const ABBREVIATED_CASES: Case[] = [
+  ["sed --i s/a/b/ a.txt", ["unresolved_argument: sed --i: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["sort --o=b.txt a.txt", ["unresolved_argument: sort --o=b.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["sort --out b.txt a.txt", ["unresolved_argument: sort --out: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["env --sp='rm -rf a.txt'", ["unresolved_argument: env --sp=rm -rf a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["env --ch=sub rm a.txt", ["unresolved_argument: env --ch=sub: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["chmod --ref=a.txt b.txt", ["unresolved_argument: chmod --ref=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["mkdir --p new/a", ["unresolved_argument: mkdir --p: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["cp --t=src a.txt", ["unresolved_argument: cp --t=src: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["info --out=x.txt ls", [asked("info", "--out=x.txt")]],
+  ["sed --in-place=.bak s/a/b/ a.txt", ["fs_write path=@/a.txt"]],
+  ["cp --preserve=mode a.txt c.txt", ["fs_write path=@/c.txt"]],
+  ["rm --dir sub", ["fs_remove path=@/sub"]],
+  ["rm -- --i", ["fs_remove path=@/--i"]],
+  ["xargs rm --forc", ["unresolved_argument: xargs feeds rm arguments from standard input"]],
+];
+
+describe("GNU commands: a long option written as a prefix is not read as another", () => {
+  it.each(ABBREVIATED_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
   });
 });

@@ -32,6 +32,22 @@ const REMOTE_VERB_CASES: Case[] = [
   ["gh pr view 1", []],
   ["gh pr merge 1", [rw("gh pr merge 1")]],
   ["kubectl -n", [rw("kubectl -n")]],
+  // `--help`/`--version` print only among the command's own words: after an operand they may be an
+  // argument of what it runs (was approved: the container's sh removes the mounted work tree).
+  [`docker run -v "$PWD":/w alpine sh -c 'rm -rf /w/src' --help`, [rw(`docker run -v "$PWD":/w alpine sh -c 'rm -rf /w/src' --help`)]],
+  ["docker run alpine rm -rf /w --version", [rw("docker run alpine rm -rf /w --version")]],
+  ["docker container run alpine --help", [rw("docker container run alpine --help")]],
+  ["kubectl exec pod -- sh -c 'rm -rf /data' --help", [rw("kubectl exec pod -- sh -c 'rm -rf /data' --help")]],
+  ["kubectl -n ns delete pod x --help", [rw("kubectl -n ns delete pod x --help")]],
+  ["gh pr create x --help", [rw("gh pr create x --help")]],
+  ["docker $X --help", [rw("docker $X --help")]],
+  ["docker --help", []],
+  ["kubectl --version", []],
+  ["docker run --help", []],
+  ["docker -H h run --rm --help", []],
+  ["docker container run --help", []],
+  ["gh pr create --help", []],
+  ["kubectl -n ns delete --help", []],
 ];
 
 const ENVIRONMENT_VERB_CASES: Case[] = [
@@ -79,6 +95,28 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["npm config get registry --location=global", [env("npm config get registry --location=global")]],
   ["go env GOPATH -w", [env("go env GOPATH -w")]],
   ["go env $X", [env("go env $X")]],
+  // go's build flags that run a program (were approved as reads).
+  ["go vet -vettool=./x ./...", [runs("go vet")]],
+  ["go vet -toolexec ./x ./...", [runs("go vet")]],
+  ["go list --toolexec=./x -export ./...", [runs("go list")]],
+  ["go list -json ./...", []],
+  ["GOFLAGS=-toolexec=./x go vet ./...", ["unknown_effect: go: GOFLAGS changes the code or configuration it loads"]],
+  // A verb that is not the tool's own runs an external program or a package script of that name
+  // (were approved as reads): cargo-vet, .cargo/config.toml's aliases, package.json's scripts, brew-x.
+  ["cargo vet certify", [runs("cargo vet")]],
+  ["cargo why x", [runs("cargo why")]],
+  ["cargo search serde", []],
+  ["cargo info serde", []],
+  ["yarn doctor", [runs("yarn doctor")]],
+  ["yarn show x", [runs("yarn show")]],
+  ["yarn version", [runs("yarn version")]],
+  ["yarn why x", []],
+  ["yarn list --depth=0", []],
+  ["pnpm show x", [runs("pnpm show")]],
+  ["pnpm ls", []],
+  ["brew whoami", [runs("brew whoami")]],
+  ["brew list", []],
+  ["npm doctor", []],
 ];
 
 describe("gh, docker, kubectl: the verb after the global options", () => {
@@ -108,6 +146,19 @@ const DOWNLOAD_CASES: Case[] = [
   ["curl --libcurl code.c https://x.test/", ["fs_write path=@/code.c"]],
   ["curl -o - https://x.test/", []],
   ["curl https://x.test/", []],
+  // `-w '%output{FILE}'` writes to FILE, `-w @FILE` reads the format from FILE (was approved as a read).
+  ["curl -w '%output{a.txt}%{http_code}' https://x.test/", ["unknown_effect: curl '%output{a.txt}%{http_code}': a write-out format that may write a file the dispatcher does not name"]],
+  ["curl --write-out=@fmt.txt https://x.test/", ["unknown_effect: curl --write-out=@fmt.txt: a write-out format that may write a file the dispatcher does not name"]],
+  ["curl -sw \"$F\" https://x.test/", ["unknown_effect: curl \"$F\": a write-out format that may write a file the dispatcher does not name"]],
+  ["curl -sw '%{http_code}' https://x.test/", []],
+  // curl and wget take a unique prefix of a long option (checked: curl says `--ver` is ambiguous, wget
+  // writes F for `--output-d=F`): each was approved as a read (a POST, a file written).
+  ["curl --data-r x https://x.test/", ["unresolved_argument: curl --data-r: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["curl --wri '%output{a.txt}' https://x.test/", ["unresolved_argument: curl --wri: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["wget --output-d=a.txt https://x.test/", ["unresolved_argument: wget --output-d=a.txt: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["curl --head https://x.test/", []],
+  ["curl --cookie c.txt -sSL --retry 3 https://x.test/", []],
+  ["curl --write-out '%{http_code}' -o a.txt https://x.test/", ["fs_write path=@/a.txt"]],
   ["wget -P out https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
   ["wget --directory-prefix=out https://x.test/", ["fs_write path=@/out/index.html"]],
   ["wget https://x.test/a.tgz https://x.test/b.tgz", ["fs_write path=@/a.tgz", "fs_write path=@/b.tgz"]],
@@ -140,6 +191,9 @@ const TRANSFER_CASES: Case[] = [
   ["rsync --remove-source-files a.txt out", ["unknown_effect: rsync --remove-source-files: runs a program or changes files the dispatcher cannot name"]],
   ["rsync --files-from=list . out", ["unknown_effect: rsync --files-from: runs a program or changes files the dispatcher cannot name"]],
   ["rsync --log-file=log a.txt out", ["unknown_effect: rsync --log-file: runs a program or changes files the dispatcher cannot name"]],
+  // rsync's older name of --remove-source-files and its own --del (--delete-during) (were approved).
+  ["rsync --remove-sent-files a.txt out", ["unknown_effect: rsync --remove-sent-files: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -a --del src/ out/", ["unknown_effect: rsync --delete removes files the dispatcher cannot list"]],
   ["rsync -av a.txt out", ["fs_write path=@/out"]],
   ["scp a.txt h:b", ["remote_write command=scp a.txt h:b"]],
   ["scp -P 22 h:f out", ["fs_write path=@/out"]],

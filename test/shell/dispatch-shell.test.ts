@@ -28,6 +28,8 @@ const SHELL_INVOCATION_CASES: Case[] = [
   // The command string is the first operand after every option, `-c` anywhere among them.
   ["bash -c -e 'rm a.txt'", ["fs_remove path=@/a.txt"]],
   ["bash -c -- 'rm a.txt'", ["fs_remove path=@/a.txt"]],
+  // `-` ends the options as `--` does (bash(1)): the next word is the command string.
+  ["bash -c - 'rm a.txt'", ["fs_remove path=@/a.txt"]],
   ["bash -c 'rm a.txt' name b.txt", ["fs_remove path=@/a.txt"]],
   ["bash -c 'ls' $X", []],
   ["bash -xc 'rm a.txt'", ["fs_remove path=@/a.txt"]],

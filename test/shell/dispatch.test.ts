@@ -207,6 +207,12 @@ const FILES_CASES: Case[] = [
     ["touch -r", []],
     ["chmod 644 a.txt", ["fs_write path=@/a.txt"]],
     ["chmod --reference=a.txt b.txt", ["fs_write path=@/b.txt"]],
+    // A mode written as an option (GNU chmod: `-x`, `-rw`, `-755`) is no operand (was approved as a read).
+    ["chmod -x a.txt", ["fs_write path=@/a.txt"]],
+    ["chmod -R -w src", ["fs_write path=@/src"]],
+    ["chmod -rwx a.txt b.txt", ["fs_write path=@/a.txt","fs_write path=@/b.txt"]],
+    ["chmod -755 a.txt", ["fs_write path=@/a.txt"]],
+    ["chmod -Rv 644 a.txt", ["fs_write path=@/a.txt"]],
     ["chown u:g a.txt b.txt", ["fs_write path=@/a.txt","fs_write path=@/b.txt"]],
     ["mkdir newdir", ["fs_mkdir path=@/newdir"]],
     ["mkdir -p new/a/b", ["fs_mkdir path=@/new","fs_mkdir path=@/new/a","fs_mkdir path=@/new/a/b"]],
