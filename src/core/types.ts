@@ -21,6 +21,10 @@ export interface StateView {
   hasEntity(entity: string, id: string): boolean;
   /** The slot's value, or undefined when it is not asserted. */
   slot(entity: string, id: string, slot: string): unknown;
+  /** Optional: several slots of one entity at once, `out[i]` = what `slot(entity, id, names[i])` answers
+   * (one lookup of the entity instead of one per slot; Layer B has it). A view without it is read slot
+   * by slot. The verifier reads a candidate's slots through it, in name order. */
+  slots?(entity: string, id: string, names: readonly string[], out: unknown[]): void;
 }
 
 export type TierName = "T1" | "T2" | "T3" | "T4" | "T5";

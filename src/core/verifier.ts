@@ -156,6 +156,12 @@ interface ToolPlan {
   /** Argument paths and slot names the tool's conditions check with presence operands. */
   presentArgs: Set<string>;
   presentSlots: Set<string>;
+  /** The slots of its acts_on entity its operands read, each once, in name order (a candidate's are
+   * read all at once, before its operands are written), their indices in tables.slots, and the scratch
+   * their values are read into. */
+  ownSlots: string[];
+  ownSlotIndex: number[];
+  ownValues: unknown[];
 }
 
 /** Per edge, the inverse-argument template with literals parsed once. */
@@ -166,6 +172,8 @@ interface ArgPlan {
   /** `path` joined with dots (how presence operands name argument paths). */
   pathText: string;
   slot: string;
+  /** A PreSlot's index in tables.slots (the slot of the forward tool's acts_on entity), -1 if none. */
+  slotIndex: number;
   literal: unknown;
 }
 
@@ -183,7 +191,7 @@ function planOperand(tables: OntologyTables, actsOn: number, o: OperandTable): O
   };
 }
 
-function planArgs(entries: ArgMapEntry[]): ArgPlan[] {
+function planArgs(entries: ArgMapEntry[], slotOf: (name: string) => number): ArgPlan[] {
   return entries.map((a) => {
     let literal: unknown = undefined;
     if (a.source === ArgSource.Literal) {
@@ -196,7 +204,7 @@ function planArgs(entries: ArgMapEntry[]): ArgPlan[] {
     // A PreSlot ref may be written `slot` or `entity.slot`; the slot is the last part.
     const slot = a.ref.includes(".") ? a.ref.slice(a.ref.lastIndexOf(".") + 1) : a.ref;
     const path = a.ref === "" ? [] : splitPath(a.ref);
-    return { param: a.param, source: a.source, path, pathText: path.join("."), slot, literal };
+    return { param: a.param, source: a.source, path, pathText: path.join("."), slot, slotIndex: a.source === ArgSource.PreSlot ? slotOf(slot) : -1, literal };
   });
 }
 
@@ -286,6 +294,9 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
   const interner = new Interner(tables.strings);
   const byName = new Map<string, ToolPlan>();
   const plans: ToolPlan[] = tables.tools.map((t, index) => {
+    const own = new Map<string, number>();
+    for (const o of t.operands) if (o.slot >= 0 && tables.slots[o.slot].entity === t.actsOn) own.set(tables.slots[o.slot].name, o.slot);
+    const ownSlots = [...own.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const plan: ToolPlan = {
       index,
       readOnly: t.readOnly,
@@ -297,11 +308,18 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       operands: t.operands.map((o) => planOperand(tables, t.actsOn, o)),
       presentArgs: new Set(t.operands.filter((o) => o.kind === OperandKind.ArgPresent && o.path !== null).map((o) => o.path!)),
       presentSlots: new Set(t.operands.filter((o) => o.kind === OperandKind.SlotPresent && o.slot >= 0).map((o) => tables.slots[o.slot].name)),
+      ownSlots,
+      ownSlotIndex: ownSlots.map((name) => own.get(name)!),
+      ownValues: new Array<unknown>(ownSlots.length).fill(undefined),
     };
     byName.set(t.name, plan);
     return plan;
   });
-  const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => (e.argMap === null ? null : planArgs(e.argMap)));
+  const argPlans: (ArgPlan[] | null)[] = tables.edges.map((e) => {
+    if (e.argMap === null) return null;
+    const actsOn = tables.tools[e.forward].actsOn;
+    return planArgs(e.argMap, (name) => (actsOn < 0 ? -1 : tables.slots.findIndex((sl) => sl.entity === actsOn && sl.name === name)));
+  });
   const scratch: TaggedValue = { tag: ValueTag.Missing, value: 0n };
   // The candidate's slot values read in this verdict, by slot index (`slotStamp[i] === stamp`): only
   // the candidate reads the current state, and several operands often name the same slot, which is
@@ -362,6 +380,30 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
     slotStamp[o.slotIndex] = stamp;
     slotValue[o.slotIndex] = v;
     return v;
+  }
+
+  /** The candidate's slots (tool plan `p`, acts_on entity `key`), all read at once in name order into
+   * the verdict's slot cache (readSlot then finds them): one entity lookup, and the reads arrive in the
+   * order a decision records them. */
+  function readOwnSlots(p: ToolPlan, key: string, state: StateView, reads: ReadCollector): void {
+    const names = p.ownSlots;
+    const values = p.ownValues;
+    const entity = p.actsOn!;
+    // The view's own `slots` only when it is a method (a class may have a field of that name).
+    if (typeof state.slots === "function") {
+      for (let i = 0; i < names.length; i++) values[i] = undefined;
+      state.slots(entity, key, names, values);
+    } else {
+      for (let i = 0; i < names.length; i++) values[i] = state.slot(entity, key, names[i]);
+    }
+    for (let i = 0; i < names.length; i++) {
+      const v = values[i];
+      values[i] = undefined;
+      reads.read(entity, key, names[i], v);
+      const at = p.ownSlotIndex[i];
+      slotStamp[at] = stamp;
+      slotValue[at] = v;
+    }
   }
 
   /** Writes operand value k of the record for one operand of `call`, whose acts_on id is `key`. `pre` is
@@ -468,6 +510,7 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
       if (operandCount + p.operands.length > MAX_OPERANDS) {
         throw new VerifierError("input-too-large", `the forward sequence needs more than ${MAX_OPERANDS} operand values`);
       }
+      if (pre === CURRENT && key !== null && p.ownSlots.length > 0) readOwnSlots(p, key, state, reads);
       for (let k = 0; k < p.operands.length; k++) {
         writeOperandValue(view, operandCount + k, p.operands[k], call, key, pre, state, reads);
       }
@@ -578,7 +621,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
         v = getPath(call.arguments, a.path);
       } else if (a.source === ArgSource.PreSlot && p.presentSlots.has(a.slot)) {
         const key = entityKey(p, call.arguments);
-        if (candidate) v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+        // As renderArgs: a slot the search read comes from the verdict's slot cache.
+        if (candidate) v = p.actsOn !== null && key !== null ? (a.slotIndex >= 0 && slotStamp[a.slotIndex] === stamp ? slotValue[a.slotIndex] : state.slot(p.actsOn, key, a.slot)) : undefined;
         else if (isPlainObject(call.before)) v = ownValue(call.before, a.slot);
       } else {
         continue;
@@ -604,7 +648,8 @@ export function createVerifier(tables: OntologyTables, backend: SearchBackend, o
           // snapshot; without one the value is unknown, so the argument is absent.
           if (candidate) {
             const key = entityKey(p, call.arguments);
-            v = p.actsOn !== null && key !== null ? state.slot(p.actsOn, key, a.slot) : undefined;
+            // A slot the search read is answered from the verdict's slot cache (read once per verdict).
+            if (p.actsOn !== null && key !== null) v = a.slotIndex >= 0 && slotStamp[a.slotIndex] === stamp ? slotValue[a.slotIndex] : state.slot(p.actsOn, key, a.slot);
           } else if (isPlainObject(call.before)) {
             v = ownValue(call.before, a.slot);
           }

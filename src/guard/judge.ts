@@ -172,12 +172,14 @@ export class Judge {
     s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
   ): Decision {
     const o = this.o;
-    const forwardOut = Object.freeze(forward);
+    // Empty lists are one shared frozen array (a session check with nothing pending has no forward
+    // sequence and no consent messages): freezing a fresh array is a runtime call on every check.
+    const forwardOut = forward.length === 0 ? NO_FORWARD : Object.freeze(forward);
     const verdict = ev.verdict === null ? null : ownVerdict(ev.verdict);
     const targets = ev.targets === null ? null : frozenJsonSafe(ev.targets);
-    const messages = Object.freeze(userMessages);
+    const messages = userMessages.length === 0 ? (NO_FORWARD as string[]) : Object.freeze(userMessages);
     const consent = ev.consent === null ? null : frozenJsonSafe(ev.consent);
-    const unknown = Object.freeze(ev.unknown);
+    const unknown = ev.unknown === null ? null : Object.freeze(ev.unknown);
     // Two literals (with and without `consentContext`) rather than a spread in one: each is built from
     // its own boilerplate, in one field order.
     const decision = (consentContext === null
@@ -231,6 +233,12 @@ export class Judge {
 /** The verdict frozen in place (the verifier builds it fresh per verdict). */
 function ownVerdict(v: VerdictRecord): VerdictRecord {
   const steps = v.steps;
+  // No steps (a refusal): the shared frozen empty array.
+  if (steps.length === 0) {
+    (v as { steps: unknown }).steps = NO_FORWARD;
+    Object.freeze(v.bottleneck);
+    return Object.freeze(v);
+  }
   for (let i = 0; i < steps.length; i++) {
     // A fresh object per step. Its values are frozen copies the guard owns (the call's, the forward
     // sequence's, the values read through the RecordingView: Layer B's own or copied on read), shared

@@ -243,6 +243,8 @@ export class Lifecycle {
   /** Session scope's forward sequence: observed calls, then pending ones in check order; only the last
    * maxDepth (all mutating: more would be `depth_exceeded` either way). */
   sessionForward(): unknown[] {
+    // Nothing observed or pending (most checks of an agent that releases): one shared frozen array.
+    if (this.observed.length === 0 && this.pendingList.length === 0) return NO_CALLS;
     const out: unknown[] = this.observed.slice();
     for (const x of this.pendingList) out.push(pendingEntry(x));
     return out.length > this.maxDepth ? out.slice(out.length - this.maxDepth) : out;
@@ -319,6 +321,9 @@ export class Lifecycle {
     this.drop(victim);
   }
 }
+
+/** The empty forward sequence (frozen, shared). */
+const NO_CALLS: unknown[] = Object.freeze([]) as unknown as unknown[];
 
 const PENDING = new WeakMap<Execution, ExecutedCall>();
 

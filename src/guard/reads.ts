@@ -7,6 +7,7 @@ import { sha256Hex, toHex } from "../util/sha256.js";
 import type { Sha256 } from "../blob/decode.js";
 import type { SlotAssertion } from "../policies/classifier.js";
 import { NOT_JSON, ownedJson } from "../util/owned-json.js";
+import { LayerB, type ReadTuple } from "../projection/layer-b.js";
 
 /** One read: `[entity, id, null, exists]` for an existence check, `[entity, id, slot, value]` for a
  * slot, `[entity, id, slot]` for a slot that was not asserted. */
@@ -28,11 +29,31 @@ export class RecordingView implements StateView {
   /** Every value read so far is canonical JSON (then each object value is the guard's or Layer B's
    * own frozen copy). */
   canonical = true;
-  constructor(private readonly base: StateView) {}
+  /** The base when it is a LayerB answering as LayerB does (its own hasEntity, slot and slots, not
+   * a subclass's): its read tuples are then shared (LayerB.readTuples). */
+  private readonly layerB: LayerB | null;
+  /** Scratch for LayerB.readTuples. */
+  private tuples: ReadTuple[] | null = null;
+  constructor(private readonly base: StateView) {
+    this.layerB = base instanceof LayerB && base.hasEntity === LayerB.prototype.hasEntity && base.slot === LayerB.prototype.slot && base.slots === LayerB.prototype.slots ? base : null;
+  }
 
   hasEntity(entity: string, id: string): boolean {
+    // The same question as the read just made (the guard's grounding check, then the search's): its
+    // answer, asked and recorded once.
+    if (this.log.length > 0 && this.lastSlot === null && this.lastId === id && this.lastEntity === entity) return this.lastExists;
+    if (this.layerB !== null) {
+      const t = this.layerB.existsTuple(entity, id);
+      if (t !== null) {
+        this.push(entity, id, null, t as Read);
+        this.lastExists = true;
+        return true;
+      }
+    }
     const exists = this.base.hasEntity(entity, id) === true;
-    this.log.push([entity, id, null, exists]);
+    this.push(entity, id, null, [entity, id, null, exists]);
+    this.sharedOnly = false;
+    this.lastExists = exists;
     return exists;
   }
 
@@ -41,26 +62,92 @@ export class RecordingView implements StateView {
    * state's objects. A value that is not canonical JSON is recorded as it is, untouched (the decision
    * then fails closed on it, with canonicalJson's reason). */
   slot(entity: string, id: string, slot: string): unknown {
-    const v = this.base.slot(entity, id, slot);
+    return this.recorded(entity, id, slot, this.base.slot(entity, id, slot));
+  }
+
+  /** Several slots of one entity (StateView.slots), each recorded and copied as slot() does: through
+   * the base view's own `slots` when it has one, else slot by slot. */
+  slots(entity: string, id: string, names: readonly string[], out: unknown[]): void {
+    if (this.layerB !== null) {
+      // Layer B's shared read tuples (frozen, values its own): nothing to copy or make.
+      const tuples = this.tuples ?? (this.tuples = []);
+      if (this.layerB.readTuples(entity, id, names, tuples, out)) {
+        for (let i = 0; i < names.length; i++) this.push(entity, id, names[i], tuples[i] as Read);
+        tuples.length = 0;
+        return;
+      }
+    }
+    const base = this.base;
+    // A view's own `slots` only when it is a method (a class may have a field of that name).
+    if (typeof base.slots === "function") {
+      // Every entry is the base's answer for this read, never an earlier one left in `out`.
+      for (let i = 0; i < names.length; i++) out[i] = undefined;
+      base.slots(entity, id, names, out);
+    } else {
+      for (let i = 0; i < names.length; i++) out[i] = base.slot(entity, id, names[i]);
+    }
+    for (let i = 0; i < names.length; i++) out[i] = this.recorded(entity, id, names[i], out[i]);
+  }
+
+  /** Records the base's answer `v` for a slot read and answers it as the check may hold it. */
+  private recorded(entity: string, id: string, slot: string, v: unknown): unknown {
+    this.sharedOnly = false;
     if (v === undefined) {
-      this.log.push([entity, id, slot]);
+      this.push(entity, id, slot, [entity, id, slot]);
       return v;
     }
     // A JSON scalar as it is, an object as Layer B's own frozen copy or a fresh one (ownedJson).
     const own = ownedJson(v, false);
     if (own === NOT_JSON) {
       this.canonical = false;
-      this.log.push([entity, id, slot, v]);
+      this.push(entity, id, slot, [entity, id, slot, v]);
       return v;
     }
-    this.log.push([entity, id, slot, own]);
+    this.push(entity, id, slot, [entity, id, slot, own]);
     return own;
   }
 
+  /** Every read made so far came strictly after the one before it in the order reads() gives (so the
+   * log is that order, with no repeat), and every entity, id and slot was a string: both worked out
+   * from the read's own arguments as it is made, never by reading a tuple back (an element load from
+   * a frozen array, such as Layer B's shared tuples, misses V8's inline caches). */
+  private ordered = true;
+  /** Every entity, id and slot read was a string (ownCanonicalReads need not check). */
+  stringKeys = true;
+  /** Every read so far is one of Layer B's shared tuples, frozen already (ownCanonicalReads need not
+   * freeze them again: Object.freeze is a runtime call even then). */
+  sharedOnly = true;
+  private lastEntity = "";
+  private lastId = "";
+  private lastSlot: string | null = null;
+  /** The answer of the last read when it was an existence read. */
+  private lastExists = false;
+
+  private push(entity: string, id: string, slot: string | null, read: Read): void {
+    if (typeof entity !== "string" || typeof id !== "string" || (slot !== null && typeof slot !== "string")) {
+      this.stringKeys = false;
+      this.ordered = false;
+    } else if (this.ordered && this.log.length > 0) {
+      const e = this.lastEntity;
+      const i = this.lastId;
+      const s = this.lastSlot;
+      if (entity !== e) this.ordered = e < entity;
+      else if (id !== i) this.ordered = i < id;
+      else this.ordered = slot !== null && (s === null || s < slot);
+    }
+    this.lastEntity = entity;
+    this.lastId = id;
+    this.lastSlot = slot;
+    this.log.push(read);
+  }
+
   /** The reads in canonical order (entity, id, existence before slots, slot name); of repeated reads
-   * the first one made (the sort is stable). */
+   * the first one made (the sort is stable). Reads made in that order (a check's usual case: its
+   * entity's existence, then its slots in name order) are kept as made; the rest are sorted by
+   * insertion (a one-call check's few reads arrive nearly in order) or, past 64, by the general sort. */
   reads(): Read[] {
-    const sorted = oneEntitySorted(this.log) ?? (this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice()));
+    if (this.ordered) return this.log.slice();
+    const sorted = this.log.length <= 64 ? insertionSorted(this.log) : sortReads(this.log.slice());
     // Repeats dropped in place (the sorted array is this call's own copy).
     let n = 0;
     for (let i = 0; i < sorted.length; i++) {
@@ -92,83 +179,6 @@ function compareReads(x: Read, y: Read): number {
 
 export function sortReads(reads: Read[]): Read[] {
   return reads.sort(compareReads);
-}
-
-// Slot names ranked in string order, so that a check's reads of one entity (the common case: the
-// candidate's existence and its slots, 2 to 34 reads) are ordered by comparing small integers instead
-// of strings: a cancellation's 23 reads took ~280 string comparisons. Names come from the ontologies'
-// slots, a small set; past MAX_RANKED names the reads are sorted by comparing strings, as before.
-const MAX_RANKED = 4096;
-const rankOfName = new Map<string, number>();
-const rankedNames: string[] = [];
-
-/** The rank of `name` among the names seen so far (equal names, equal ranks; `a < b` ⇔ rank a < rank
- * b), or -1 when the table is full. Ranks move when a name is added: read them all after adding. */
-function addRank(name: string): boolean {
-  if (rankedNames.length >= MAX_RANKED) return false;
-  let lo = 0;
-  let hi = rankedNames.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (rankedNames[mid] < name) lo = mid + 1;
-    else hi = mid;
-  }
-  rankedNames.splice(lo, 0, name);
-  for (let i = lo; i < rankedNames.length; i++) rankOfName.set(rankedNames[i], i);
-  return true;
-}
-
-/** Ranks of the current log and its sorted order (scratch, reused: nothing is called while in use). */
-let rankScratch = new Int32Array(64);
-let orderScratch = new Int32Array(64);
-
-/**
- * The reads sorted as compareReads sorts them (stable), when every read names the same entity and id:
- * existence (slot null) first, then by slot name, compared as ranks. Null otherwise (or past the rank
- * table), for the general sort.
- */
-function oneEntitySorted(log: readonly Read[]): Read[] | null {
-  const n = log.length;
-  if (n === 0) return [];
-  const entity = log[0][0];
-  const id = log[0][1];
-  if (n > rankScratch.length) {
-    rankScratch = new Int32Array(2 * n);
-    orderScratch = new Int32Array(2 * n);
-  }
-  const keys = rankScratch;
-  for (let i = 0; i < n; i++) {
-    const r = log[i];
-    if (r[0] !== entity || r[1] !== id) return null;
-    const slot = r[2];
-    if (slot === null) keys[i] = -1;
-    else {
-      const k = rankOfName.get(slot);
-      if (k === undefined) {
-        // A name seen for the first time (an ontology's first checks): ranked, and the ranks, which
-        // may have moved, are read again from the start.
-        if (!addRank(slot)) return null;
-        i = -1;
-        continue;
-      }
-      keys[i] = k;
-    }
-  }
-  const out: Read[] = [];
-  const order = orderScratch;
-  for (let i = 0; i < n; i++) {
-    const key = keys[i];
-    let j = i;
-    while (j > 0) {
-      const before = order[j - 1];
-      if (keys[before] <= key) break;
-      order[j] = before;
-      j--;
-    }
-    order[j] = i;
-  }
-  for (let i = 0; i < n; i++) out.push(log[order[i]]);
-  return out;
 }
 
 /** A sorted copy by insertion (stable, like Array.prototype.sort): a one-call check's few reads arrive nearly in
@@ -244,6 +254,8 @@ export function defineStateDigest(record: { readonly reads: readonly Read[] }, g
 export function ownReads(reads: Read[]): Read[] {
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i];
+    // A frozen tuple is Layer B's shared one (LayerB.readTuples): its value is Layer B's own already.
+    if (Object.isFrozen(r)) continue;
     if (r.length > 3) {
       const c = ownedJson(r[3], false);
       if (c === NOT_JSON) throw new Error(`the value of \`${String(r[0])}\` \`${String(r[1])}\` \`${String(r[2])}\` cannot be copied as JSON`);
@@ -257,30 +269,32 @@ export function ownReads(reads: Read[]): Read[] {
 /**
  * The reads kept as they are, frozen, when the recorder found every value canonical JSON (`canonical`:
  * each object value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and
- * entity, id and slot are strings; null otherwise, with no tuple frozen (the caller lets canonicalJson
+ * entity, id and slot are strings (`stringKeys`: the recorder saw to that as they were read; `frozen`:
+ * every tuple is frozen already, Layer B's shared ones); null
+ * otherwise, with no tuple frozen (the caller lets canonicalJson
  * decide).
  */
-export function ownCanonicalReads(reads: Read[], canonical: boolean): Read[] | null {
+export function ownCanonicalReads(reads: Read[], canonical: boolean, stringKeys = false, frozen = false): Read[] | null {
   if (!canonical) return null;
-  for (let i = 0; i < reads.length; i++) {
+  for (let i = 0; i < reads.length && !stringKeys; i++) {
     const r = reads[i];
     if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
   }
-  for (let i = 0; i < reads.length; i++) Object.freeze(reads[i]);
+  for (let i = 0; i < reads.length && !frozen; i++) Object.freeze(reads[i]);
   return Object.freeze(reads) as Read[];
 }
 
 /** Answers reads from a record; a read the record does not hold is noted (the replay reports it). */
 export class ReplayView implements StateView {
   private readonly entities = new Map<string, boolean>();
-  private readonly slots = new Map<string, unknown>();
+  private readonly slotValues = new Map<string, unknown>();
   readonly unrecorded: string[] = [];
 
   constructor(reads: readonly Read[]) {
     for (const r of reads) {
       // A slot read without a value (`[entity, id, slot]`) is recorded as undefined.
       if (r[2] === null) this.entities.set(entityKey(r[0], r[1]), r[3] === true);
-      else this.slots.set(slotKey(r[0], r[1], r[2]), r[3]);
+      else this.slotValues.set(slotKey(r[0], r[1], r[2]), r[3]);
     }
   }
 
@@ -292,20 +306,20 @@ export class ReplayView implements StateView {
 
   slot(entity: string, id: string, slot: string): unknown {
     const k = slotKey(entity, id, slot);
-    if (!this.slots.has(k)) this.unrecorded.push(`${entity} ${id} ${slot}`);
-    return this.slots.get(k);
+    if (!this.slotValues.has(k)) this.unrecorded.push(`${entity} ${id} ${slot}`);
+    return this.slotValues.get(k);
   }
 }
 
 /** A candidate target state laid over Layer B (the intent parser's proposals). */
 export class OverlayView implements StateView {
   private readonly entities = new Set<string>();
-  private readonly slots = new Map<string, unknown>();
+  private readonly slotValues = new Map<string, unknown>();
 
   constructor(private readonly base: StateView, assertions: readonly SlotAssertion[]) {
     for (const a of assertions) {
       this.entities.add(entityKey(a.entity, a.id));
-      this.slots.set(slotKey(a.entity, a.id, a.slot), a.value);
+      this.slotValues.set(slotKey(a.entity, a.id, a.slot), a.value);
     }
   }
 
@@ -315,6 +329,6 @@ export class OverlayView implements StateView {
 
   slot(entity: string, id: string, slot: string): unknown {
     const k = slotKey(entity, id, slot);
-    return this.slots.has(k) ? this.slots.get(k) : this.base.slot(entity, id, slot);
+    return this.slotValues.has(k) ? this.slotValues.get(k) : this.base.slot(entity, id, slot);
   }
 }

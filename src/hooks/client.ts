@@ -70,12 +70,14 @@ export async function startDaemon(options: ClientOptions, waitMs: number): Promi
   return (await ping(socket, 500)) !== null;
 }
 
-function phaseOf(agent: Agent, text: string): "pre" | "other" {
+/** A session start or a post-tool event of this agent (handed to a daemon started for it); anything
+ * else, text that is not JSON included, is taken as a pre-tool call. */
+function handsOver(agent: Agent, text: string): boolean {
   try {
     const name = (JSON.parse(text) as { hook_event_name?: unknown }).hook_event_name;
-    return name === eventNames(agent).post || name === eventNames(agent).start ? "other" : "pre";
+    return name === eventNames(agent).post || name === eventNames(agent).start;
   } catch {
-    return "pre";
+    return false;
   }
 }
 
@@ -89,7 +91,7 @@ export async function runHookClient(agent: Agent, text: string, options: ClientO
   // Anything but a daemon known to be down (no socket, or nothing listening on it) is a refusal.
   if (reply.kind !== "down") return failClosed(`refused: the polar daemon did not answer (${reply.why})`);
   // Down. A session start or a post-tool event: start the daemon and hand the event over.
-  if (phaseOf(agent, text) === "other") {
+  if (handsOver(agent, text)) {
     if (await startDaemon(options, Math.min(options.timeoutMs, 5000))) {
       const again = await post(socket, `/hook/${agent}`, text, options.timeoutMs);
       if (again.kind === "answer" && again.status === 200) return { stdout: again.body, stderr: "", exitCode: 0 };

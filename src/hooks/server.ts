@@ -66,23 +66,35 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-/** Does a daemon answer on this socket? */
+/** Does a daemon answer on this socket? Its whole status within `timeoutMs` (a daemon that trickles it,
+ * or hangs up in the middle of it, is none), on a connection of its own: a long-lived process (OpenCode's
+ * plugin) never asks over a pooled connection to a daemon that has stopped since. */
 export function ping(socket: string, timeoutMs = 1000): Promise<{ pid: number; sessions: number; version: string } | null> {
   return new Promise((resolve) => {
-    const req = request({ socketPath: socket, path: "/status", method: "GET", timeout: timeoutMs }, (res) => {
+    // The first of these resolves; the rest are no-ops.
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(null);
+    }, timeoutMs);
+    const done = (v: { pid: number; sessions: number; version: string } | null): void => {
+      clearTimeout(timer);
+      resolve(v);
+    };
+    const req = request({ socketPath: socket, path: "/status", agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => (body += d));
       res.on("end", () => {
         try {
-          resolve(res.statusCode === 200 ? (JSON.parse(body) as { pid: number; sessions: number; version: string }) : null);
+          done(res.statusCode === 200 ? (JSON.parse(body) as { pid: number; sessions: number; version: string }) : null);
         } catch {
-          resolve(null);
+          done(null);
         }
       });
+      // Cut in the middle (no "end"): null at once.
+      res.on("close", () => done(null));
     });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(null));
+    req.on("error", () => done(null));
     req.end();
   });
 }
@@ -142,22 +154,28 @@ export async function ensureTcpEndpoint(home: string): Promise<TcpEndpoint> {
 
 /** Every answer with its length: a client reading to the end of the connection (bin/polar-hook) tells a
  * whole answer from a cut one. */
-function send(res: ServerResponse, status: number, type: "json" | "text", body: string): void {
-  res.writeHead(status, { "content-type": type === "json" ? "application/json" : "text/plain; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+function sendJson(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+}
+
+function sendText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
 }
 
 function tokenMatches(header: string | undefined, token: Buffer): boolean {
   if (header === undefined || !header.startsWith("Bearer ")) return false;
-  const given = Buffer.from(header.slice(7), "utf8");
+  const given = Buffer.from(header.slice(7)); // utf8, the default
   return given.length === token.length && timingSafeEqual(given, token);
 }
 
-function phaseOf(agent: Agent, text: string): "pre" | "other" {
+/** A post-tool or session-start event of this agent; anything else (text that is not JSON included) is
+ * answered as a pre-tool call. */
+function afterOrStart(agent: Agent, text: string): boolean {
   try {
     const name = (JSON.parse(text) as { hook_event_name?: unknown }).hook_event_name;
-    return name === eventNames(agent).post || name === eventNames(agent).start ? "other" : "pre";
+    return name === eventNames(agent).post || name === eventNames(agent).start;
   } catch {
-    return "pre";
+    return false;
   }
 }
 
@@ -202,55 +220,55 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
     const body = await readBody(req);
     const refuse = (reason: string): void => {
       if (!http) {
-        send(res, 422, "text", `polar: ${reason}\n`);
+        sendText(res, 422, `polar: ${reason}\n`);
         return;
       }
       // An http hook: a non-2xx is a non-blocking error (the call would run). The refusal as JSON.
-      const phase = body === null ? "pre" : phaseOf(agent, body);
-      const out = phase === "pre" ? formatAnswer(agent, "pre", { action: "deny", reason }).stdout : `${JSON.stringify({ decision: "block", reason })}\n`;
-      send(res, 200, "json", out);
+      const out = body !== null && afterOrStart(agent, body) ? `${JSON.stringify({ decision: "block", reason })}\n` : formatAnswer(agent, "pre", { action: "deny", reason }).stdout;
+      sendJson(res, 200, out);
     };
     if (body === null) return refuse(`refused: the hook payload is over ${MAX_BODY} bytes`);
     const out = await engine.handle(agent, body);
-    if (out.exitCode === 0) send(res, 200, "json", out.stdout);
+    if (out.exitCode === 0) sendJson(res, 200, out.stdout);
     else refuse(out.stderr.replace(/^polar: /u, "").trimEnd());
   };
+  // `token`: the loopback listener's (every request must carry it); null for the Unix socket.
   const handler =
-    (transport: "unix" | "tcp", token: Buffer | null): RequestListener =>
+    (token: Buffer | null): RequestListener =>
     (req, res) => {
       void (async () => {
         const url = req.url!; // always set on a server's request
         const http = url.startsWith("/http/");
         try {
-          if (transport === "tcp") {
+          if (token !== null) {
             const hook = /^\/(hook|http)\/([a-z-]+)$/u.exec(url);
             if (req.method !== "POST" || hook === null || !isAgent(hook[2])) {
-              send(res, 404, "text", "polar: unknown route\n");
+              sendText(res, 404, "polar: unknown route\n");
               return;
             }
-            if (token === null || !tokenMatches(req.headers.authorization, token)) {
+            if (!tokenMatches(req.headers.authorization, token)) {
               // Drained first, so the client reads the refusal rather than a reset connection.
               req.resume();
-              if (http) send(res, 200, "json", formatAnswer(hook[2], "pre", { action: "deny", reason: "refused: the hook's token does not match the polar daemon's (run `polar init` again)" }).stdout);
-              else send(res, 401, "text", "polar: refused: the hook's token does not match the polar daemon's\n");
+              if (http) sendJson(res, 200, formatAnswer(hook[2], "pre", { action: "deny", reason: "refused: the hook's token does not match the polar daemon's (run `polar init` again)" }).stdout);
+              else sendText(res, 401, "polar: refused: the hook's token does not match the polar daemon's\n");
               return;
             }
             await hookRoute(req, res, hook[2], hook[1] === "http");
             return;
           }
           if (req.method === "GET" && url === "/status") {
-            send(res, 200, "json", JSON.stringify({ pid: process.pid, sessions: engine.sessionCount(), version: VERSION }));
+            sendJson(res, 200, JSON.stringify({ pid: process.pid, sessions: engine.sessionCount(), version: VERSION }));
             return;
           }
           if (req.method === "POST" && url === "/shutdown") {
-            send(res, 200, "text", "stopping\n");
+            sendText(res, 200, "stopping\n");
             void close();
             return;
           }
           const approve = /^\/approve\/([0-9a-f]{8})$/u.exec(url);
           if (req.method === "POST" && approve !== null) {
             const ok = engine.approve(approve[1]);
-            send(res, ok ? 200 : 404, "text", ok ? "approved\n" : "unknown approval id\n");
+            sendText(res, ok ? 200 : 404, ok ? "approved\n" : "unknown approval id\n");
             return;
           }
           const hook = /^\/(hook|http)\/([a-z-]+)$/u.exec(url);
@@ -258,13 +276,13 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
             await hookRoute(req, res, hook[2], hook[1] === "http");
             return;
           }
-          send(res, 404, "text", "polar: unknown route\n");
+          sendText(res, 404, "polar: unknown route\n");
         } catch (e) {
           // Never a 200 allow here: the client refuses on anything else.
           const reason = `refused: the daemon failed (${e instanceof Error ? e.message : String(e)})`;
           if (!res.headersSent) {
             if (http) {
-              send(res, 200, "json", formatAnswer("claude-code", "pre", { action: "deny", reason }).stdout);
+              sendJson(res, 200, formatAnswer("claude-code", "pre", { action: "deny", reason }).stdout);
               return;
             }
             res.writeHead(500);
@@ -273,7 +291,7 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
         }
       })();
     };
-  const server = createServer(handler("unix", null));
+  const server = createServer(handler(null));
   servers.push(server);
   const close = (): Promise<void> => {
     closing ??= Promise.all(
@@ -311,12 +329,12 @@ export async function startServer(engine: HookEngine, home: string): Promise<Run
 }
 
 /** The loopback listener: the recorded port (and token) when it is free, else a free port, recorded. */
-async function listenTcp(home: string, handler: (t: "tcp", token: Buffer) => RequestListener): Promise<{ server: Server; port: number } | null> {
+async function listenTcp(home: string, handler: (token: Buffer) => RequestListener): Promise<{ server: Server; port: number } | null> {
   const have = readTcpEndpoint(home);
   const token = have?.token ?? randomBytes(32).toString("hex");
   const tryPort = (port: number): Promise<Server | null> =>
     new Promise((resolve) => {
-      const s = createServer(handler("tcp", Buffer.from(token, "utf8")));
+      const s = createServer(handler(Buffer.from(token)));
       s.keepAliveTimeout = 5000;
       s.once("error", () => resolve(null));
       s.listen(port, "127.0.0.1", () => resolve(s));

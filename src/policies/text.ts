@@ -10,8 +10,15 @@ export function formatFixed(n: number): string {
   const sign = n < 0 ? "-" : "";
   const abs = Math.abs(Math.trunc(n));
   const whole = Math.floor(abs / FIXED_ONE);
-  const frac = String(abs % FIXED_ONE).padStart(6, "0").replace(/0+$/u, "");
-  return frac === "" ? `${sign}${whole}` : `${sign}${whole}.${frac}`;
+  // The six fraction digits without their trailing zeros: the zeros divided off, the rest padded.
+  let frac = abs % FIXED_ONE;
+  if (frac === 0) return `${sign}${whole}`;
+  let digits = 6;
+  while (frac % 10 === 0) {
+    frac /= 10;
+    digits--;
+  }
+  return `${sign}${whole}.${String(frac).padStart(digits, "0")}`;
 }
 
 const edgeIndex = new WeakMap<OntologyTables, Map<string, EdgeTable>>();
@@ -44,10 +51,10 @@ const HARD_WHY: Record<string, string> = {
 function bottleneckText(input: PolicyInput): string {
   const b = input.verdict?.bottleneck;
   if (b === undefined || b === null) return "";
-  const parts: string[] = [];
-  if (b.annotation !== null) parts.push(`annotation \`${b.annotation}\`${b.line !== null ? ` at line ${b.line}` : ""}`);
-  if (b.tool !== null) parts.push(`on \`${b.tool}\``);
-  return parts.length === 0 ? "" : `; bottleneck ${parts.join(" ")}`;
+  const on = b.tool !== null ? `on \`${b.tool}\`` : null;
+  if (b.annotation === null) return on === null ? "" : `; bottleneck ${on}`;
+  const annotation = `annotation \`${b.annotation}\`${b.line !== null ? ` at line ${b.line}` : ""}`;
+  return on === null ? `; bottleneck ${annotation}` : `; bottleneck ${annotation} ${on}`;
 }
 
 /** The static refusal of the Veto policy. */

@@ -23,6 +23,26 @@ export interface LayerBJson {
 interface Entry {
   rec: SlotRecord;
   gen: number;
+  /** The record's read tuples made so far for a recording reader (readTuples), by slot name: valid
+   * while the record is unchanged (a write in place drops them; every other write makes a new entry). */
+  reads: Record<string, MadeRead> | null;
+  /** Its existence read, `[entity, id, null, true]`, once made. */
+  exists: ReadTuple | null;
+}
+
+/** A read as a decision records it (src/guard/reads.ts): `[entity, id, null, exists]`, `[entity, id,
+ * slot, value]`, or `[entity, id, slot]` for a slot not asserted. */
+export type ReadTuple = readonly [string, string, string | null, unknown?];
+
+/** A slot's read tuple and its value (kept beside it: an element load from a frozen array misses
+ * V8's inline caches every time). */
+interface MadeRead {
+  read: ReadTuple;
+  value: unknown;
+}
+
+function entry(rec: SlotRecord, gen: number): Entry {
+  return { rec, gen, reads: null, exists: null };
 }
 
 /** No instance's generation: the record was kept for a reader (keptRecord), so it is copied before
@@ -56,14 +76,21 @@ export class LayerB implements StateView {
    * them. */
   private readonly recentEntity: string[] = new Array<string>(RECENT).fill("");
   private readonly recentId: string[] = new Array<string>(RECENT).fill("");
-  private readonly recentRec: Array<SlotRecord | undefined> = new Array<SlotRecord | undefined>(RECENT).fill(undefined);
+  private readonly recentRec: Array<Entry | undefined> = new Array<Entry | undefined>(RECENT).fill(undefined);
   private recentCount = 0;
   private recentNext = 0;
 
   private lookup(entity: string, id: string): SlotRecord | undefined {
+    return this.find(entity, id)?.rec;
+  }
+
+  private find(entity: string, id: string): Entry | undefined {
     const n = this.recentCount;
+    // The last one first: a check asks for its entity's existence, then for its slots.
+    const last = (this.recentNext + RECENT - 1) % RECENT;
+    if (n > 0 && this.recentId[last] === id && this.recentEntity[last] === entity) return this.recentRec[last];
     for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
-    const rec = this.types.get(entity)?.get(id)?.rec;
+    const rec = this.types.get(entity)?.get(id);
     const at = this.recentNext;
     this.recentEntity[at] = entity;
     this.recentId[at] = id;
@@ -89,6 +116,57 @@ export class LayerB implements StateView {
     return rec === undefined ? undefined : rec[slot];
   }
 
+  /** The values of several slots of one entity (StateView.slots): one lookup. */
+  slots(entity: string, id: string, names: readonly string[], out: unknown[]): void {
+    // A subclass answering `slot` its own way is asked slot by slot (what `slots` promises).
+    if (this.slot !== LayerB.prototype.slot) {
+      for (let i = 0; i < names.length; i++) out[i] = this.slot(entity, id, names[i]);
+      return;
+    }
+    const rec = this.lookup(entity, id);
+    for (let i = 0; i < names.length; i++) out[i] = rec === undefined ? undefined : rec[names[i]];
+  }
+
+  /**
+   * For a recording reader (the guard's RecordingView): `out[i]` the frozen read tuple of slot
+   * `names[i]` — `[entity, id, name, value]` with the value as `ownedJson(value, false)` answers it,
+   * `[entity, id, name]` for a slot not asserted — and `values[i]` its value, made once per record and shared by every later read
+   * until the record changes, so a check reading an unchanged entity makes and freezes no tuple. False
+   * (`out` then unspecified) when the entity does not exist or a value is not JSON: the reader reads
+   * slot by slot.
+   */
+  readTuples(entity: string, id: string, names: readonly string[], out: ReadTuple[], values: unknown[]): boolean {
+    const e = this.find(entity, id);
+    if (e === undefined) return false;
+    let made = e.reads;
+    if (made === null) made = e.reads = Object.create(null) as Record<string, MadeRead>;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      let m = made[name];
+      if (m === undefined) {
+        const v = e.rec[name];
+        if (v === undefined) m = { read: Object.freeze([entity, id, name] as const), value: undefined };
+        else {
+          const own = ownedJson(v, false);
+          if (own === NOT_JSON) return false;
+          m = { read: Object.freeze([entity, id, name, own] as const), value: own };
+        }
+        made[name] = m;
+      }
+      out[i] = m.read;
+      values[i] = m.value;
+    }
+    return true;
+  }
+
+  /** The frozen existence read `[entity, id, null, true]` of an entity, shared while it exists; null
+   * when it does not. */
+  existsTuple(entity: string, id: string): ReadTuple | null {
+    const e = this.find(entity, id);
+    if (e === undefined) return null;
+    return e.exists ?? (e.exists = Object.freeze([entity, id, null, true] as const));
+  }
+
   /** Asserts `slot(entity, id) = value`, creating the entity if needed; `undefined` retracts the slot. */
   set(entity: string, id: string, slot: string, value: unknown): void {
     // The library's own value that is the same JSON as the slot's: the slot (and its record) is kept.
@@ -101,7 +179,7 @@ export class LayerB implements StateView {
   /** Makes the entity exist (with no slots if it is new). */
   ensureEntity(entity: string, id: string): void {
     const m = this.typeMap(entity);
-    if (!m.has(id)) m.set(id, { rec: emptyRecord(), gen: this.gen });
+    if (!m.has(id)) m.set(id, entry(emptyRecord(), this.gen));
   }
 
   /** Replaces all slots of the entity (creating it): the result of re-projecting a full record. */
@@ -117,7 +195,7 @@ export class LayerB implements StateView {
       if (v === undefined) delete rec[k];
       else rec[k] = held !== undefined && sameOwnedJson(held[k], v) ? held[k] : this.keep(v);
     }
-    this.typeMap(entity).set(id, { rec, gen: this.gen });
+    this.typeMap(entity).set(id, entry(rec, this.gen));
   }
 
   /** replaceEntity without copying the record: `slots` must be a fresh prototype-free record that the
@@ -126,7 +204,7 @@ export class LayerB implements StateView {
   adoptEntity(entity: string, id: string, slots: SlotRecord): void {
     const keys = Object.keys(slots);
     for (let i = 0; i < keys.length; i++) slots[keys[i]] = this.keep(slots[keys[i]]);
-    this.typeMap(entity).set(id, { rec: slots, gen: this.gen });
+    this.typeMap(entity).set(id, entry(slots, this.gen));
   }
 
   /** Whether the values written now are the library's own (the guard's observe; see withOwnValues). */
@@ -256,9 +334,13 @@ export class LayerB implements StateView {
   private writable(entity: string, id: string): SlotRecord {
     const m = this.typeMap(entity);
     const e = m.get(id);
-    if (e !== undefined && e.gen === this.gen) return e.rec;
+    if (e !== undefined && e.gen === this.gen) {
+      // Written in place: its read tuples no longer hold.
+      e.reads = null;
+      return e.rec;
+    }
     const own = e === undefined ? emptyRecord() : Object.assign(emptyRecord(), e.rec);
-    m.set(id, { rec: own, gen: this.gen });
+    m.set(id, entry(own, this.gen));
     return own;
   }
 

@@ -147,8 +147,9 @@ describe("the intent parser's targets", () => {
     });
     const reads = dropped.find((x) => x.field === "reads");
     expect(reads?.expected).toBe("every value the verdict reads");
-    // The first five of the six missing values, in the order the replay asked for them.
-    expect(reads?.actual).toBe("missing: exists reservation R1; reservation R1 status; reservation R1 first_departure; exists reservation R1; reservation R1 status");
+    // The first five of the six missing values, in the order the replay asked for them (per target: the
+    // entity's existence, then its slots in name order, as the verifier reads a candidate's slots).
+    expect(reads?.actual).toBe("missing: exists reservation R1; reservation R1 first_departure; reservation R1 status; exists reservation R1; reservation R1 first_departure");
     const one = onLast(log, (d) => { d.targets[1].reads = d.targets[1].reads.slice(1); d.targets[1].stateDigest = readsDigest(d.targets[1].reads); });
     expect(one.find((x) => x.field === "reads")?.actual).toMatch(/^missing: [^;]+$/u);
   });

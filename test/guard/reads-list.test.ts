@@ -22,6 +22,19 @@ function record(ops: [string, string, string | null][]): { view: RecordingView; 
 }
 
 describe("RecordingView.reads()", () => {
+  it.each([
+    ["already in order", [["a", "1", null], ["a", "1", "x"], ["a", "1", "y"], ["a", "2", null], ["b", "1", "x"]]],
+    ["a repeat right after", [["a", "1", null], ["a", "1", "x"], ["a", "1", "x"], ["a", "1", "y"]]],
+    ["a repeat later", [["a", "1", "x"], ["a", "1", "y"], ["a", "1", "x"]]],
+    ["a slot before its entity's existence", [["a", "1", "x"], ["a", "1", null]]],
+    ["an id out of order", [["a", "2", "x"], ["a", "1", "x"]]],
+    ["an entity out of order", [["b", "1", "x"], ["a", "1", "x"]]],
+    ["a slot name out of order", [["a", "1", "y"], ["a", "1", "x"]]],
+  ] as [string, [string, string, string | null][]][])("in canonical order, repeats dropped, when the reads came %s", (_what, ops) => {
+    const { view, want } = record(ops);
+    expect(view.reads()).toEqual(want);
+  });
+
   it("two entity types under one id: each entity's reads together, existence first", () => {
     const { view, want } = record([
       ["user", "mia", "payment_methods"],

@@ -1,5 +1,5 @@
-// The order of a decision's reads (issue 27 §1): a check's reads of one entity are ordered by slot-name
-// ranks instead of string comparisons (src/guard/reads.ts, oneEntitySorted). Whatever the path, the
+// The order of a decision's reads (issue 27 §1): reads made in canonical order are kept as made, others
+// sorted by insertion (up to 64) or by the general sort (src/guard/reads.ts). Whatever the path, the
 // reads are the same list: sorted by entity, id, existence before slots, slot name, the first of
 // repeated reads kept — what a stable sort with the string comparison gives.
 import { describe, expect, it } from "vitest";
@@ -80,7 +80,7 @@ describe("a check's reads, in canonical order", () => {
     }
   });
 
-  it("past the rank table's size (more slot names than any ontology has): the string sort, the same list", () => {
+  it("many slot names (more than any ontology has, past the insertion sort's 64): the general sort, the same list", () => {
     for (let round = 0; round < 3; round++) {
       const ops: [string, string, string | null][] = [];
       for (let i = 0; i < 2500; i++) ops.push(["reservation", "R1", `n${(i * 7919 + round) % 2500}_${round}`]);

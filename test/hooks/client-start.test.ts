@@ -107,6 +107,13 @@ describe("startDaemon", () => {
     expect(await startDaemon(options(home), 600_000)).toBe(false);
   });
 
+  test("a serve command whose process keeps running but never answers: false once the wait asked for is over", async () => {
+    const home = newHome();
+    onSpawn = () => {};
+    expect(await startDaemon(options(home), 300)).toBe(false);
+    expect(spawned).toHaveLength(1);
+  });
+
   test("the child exits because another daemon won the race, which answers after it: true", async () => {
     const home = newHome();
     onSpawn = (h, child) =>
@@ -150,6 +157,14 @@ describe("runHookClient with the daemon down", () => {
     expect(await runHookClient("gemini", JSON.stringify({ hook_event_name: "AfterTool", session_id: "s", cwd: "/tmp", tool_name: "x", tool_input: {} }), options(home))).toEqual(notHandedOver);
   });
 
+  test("a daemon that is started but does not come up within the client's time: the pre-tool call is refused as not started, the post-tool event not handed over", async () => {
+    const home = newHome();
+    onSpawn = () => {};
+    expect(await runHookClient("claude-code", pre, options(home, { timeoutMs: 300 }))).toEqual(refusedNotStarted);
+    expect(await runHookClient("claude-code", post, options(home, { timeoutMs: 300 }))).toEqual(notHandedOver);
+    expect(spawned).toHaveLength(2);
+  });
+
   test("a socket left behind by a killed daemon (nothing listens on it) is a daemon that is down: started, this call refused", async () => {
     const home = newHome();
     // The socket file outlives its server, as after a SIGKILL: a hard link keeps it through close().
@@ -172,9 +187,12 @@ describe("runHookClient with a daemon that answers", () => {
       res.write('{"hookSpecificOutput":{"permissionDecision":"allow"');
       setImmediate(() => res.socket?.destroy());
     });
-    const out = await runHookClient("claude-code", pre, options(home));
-    expect(out).toMatchObject({ stdout: "", exitCode: 2 });
-    expect(out.stderr).toMatch(/^polar: refused: the polar daemon did not answer \(.+\)\n$/u);
+    // The cut connection is the reason (not the client's time running out).
+    expect(await runHookClient("claude-code", pre, options(home))).toEqual({
+      stdout: "",
+      stderr: "polar: refused: the polar daemon did not answer (aborted)\n",
+      exitCode: 2,
+    });
     expect(spawned).toEqual([]);
   });
 

@@ -50,7 +50,7 @@ describe("routeTool: Claude Code", () => {
     for (const input of [{ old_string: "a", new_string: "b" }, { file_path: "/a", new_string: "b" }, { file_path: "/a", old_string: "a" }]) {
       expect(routeTool("claude-code", "Edit", input)).toEqual(unknown("the Edit call has no file path and old/new strings"));
     }
-    for (const edits of [undefined, "x", [], [null], ["x"]]) {
+    for (const edits of [undefined, "x", [], [null], ["x"], [[{ old_string: "a", new_string: "b" }]]]) {
       expect(routeTool("claude-code", "MultiEdit", { file_path: "/a", edits })).toEqual(unknown("the MultiEdit call has no `edits` list"));
     }
     expect(routeTool("claude-code", "MultiEdit", { file_path: "/a", edits: [{ old_string: "a" }] })).toEqual(unknown("the MultiEdit call has no file path and old/new strings"));

@@ -80,3 +80,60 @@ describe("LayerB's last-record lookup", () => {
     expect(b.slot("d", "f/7", "n")).toBe(7);
   });
 });
+
+describe("LayerB's read tuples (what a recording reader shares between checks)", () => {
+  const tuples = (b: LayerB, names: string[]) => {
+    const out: (readonly [string, string, string | null, unknown?])[] = [];
+    const values: unknown[] = [];
+    if (!b.readTuples("r", "1", names, out, values)) return null;
+    // Each value as its tuple holds it.
+    expect(values).toEqual(out.map((t) => t[3]));
+    return out;
+  };
+
+  it("one frozen tuple per slot, shared while the record is unchanged; a write in place gives the new value", () => {
+    const b = new LayerB();
+    b.replaceEntity("r", "1", { s: "a", o: { k: [1] } });
+    const first = tuples(b, ["o", "s", "none"])!;
+    expect(first).toEqual([["r", "1", "o", { k: [1] }], ["r", "1", "s", "a"], ["r", "1", "none"]]);
+    expect(first.every((t) => Object.isFrozen(t))).toBe(true);
+    expect(Object.isFrozen(first[0][3])).toBe(true);
+    const again = tuples(b, ["s", "o"])!;
+    expect(again[0]).toBe(first[1]);
+    expect(again[1]).toBe(first[0]);
+    b.set("r", "1", "s", "b");
+    expect(tuples(b, ["s"])![0]).toEqual(["r", "1", "s", "b"]);
+    b.set("r", "1", "none", 3);
+    expect(tuples(b, ["none"])![0]).toEqual(["r", "1", "none", 3]);
+    b.set("r", "1", "s", undefined);
+    expect(tuples(b, ["s"])![0]).toEqual(["r", "1", "s"]);
+    b.replaceEntity("r", "1", { s: "c" });
+    expect(tuples(b, ["s", "o"])).toEqual([["r", "1", "s", "c"], ["r", "1", "o"]]);
+    expect(b.existsTuple("r", "1")).toEqual(["r", "1", null, true]);
+    expect(b.existsTuple("r", "1")).toBe(b.existsTuple("r", "1"));
+    b.deleteEntity("r", "1");
+    expect(tuples(b, ["s"])).toBeNull();
+    expect(b.existsTuple("r", "1")).toBeNull();
+  });
+
+  it("a clone's write leaves the original's tuples as they are, and its own are of its record", () => {
+    const b = new LayerB();
+    b.replaceEntity("r", "1", { s: "a" });
+    const before = tuples(b, ["s"])![0];
+    const c = b.clone();
+    c.set("r", "1", "s", "z");
+    expect(tuples(c, ["s"])![0]).toEqual(["r", "1", "s", "z"]);
+    expect(tuples(b, ["s"])![0]).toBe(before);
+    b.set("r", "1", "s", "y");
+    expect(tuples(b, ["s"])![0]).toEqual(["r", "1", "s", "y"]);
+    expect(tuples(c, ["s"])![0]).toEqual(["r", "1", "s", "z"]);
+  });
+
+  it("no tuples for a value that is not JSON (the reader then reads it slot by slot)", () => {
+    const b = new LayerB();
+    b.set("r", "1", "bad", NaN);
+    b.set("r", "1", "ok", 1);
+    expect(tuples(b, ["ok", "bad"])).toBeNull();
+    expect(tuples(b, ["ok"])).toEqual([["r", "1", "ok", 1]]);
+  });
+});
