@@ -659,7 +659,6 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
   if (rootPaths === null) return;
   for (; i < args.length; i++) {
     const t = args[i]!.text;
-    if (t === null) continue;
     if (t === "-delete") {
       // Everything it may delete is under its roots: judged (and kept) as the roots.
       for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
@@ -1389,6 +1388,12 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   const from = fromVerb(rest, GLOBAL_OPTIONS[name] ?? { value: [], flags: [] });
   const sub = from?.[0]?.text ?? null;
   const verb = sub !== null && REMOTE_GROUPS[name]?.(sub) === true ? (from?.[1]?.text ?? null) : null;
+  // A kubeconfig's user may be an exec credential plugin: `kubectl --kubeconfig ./k.yaml get pods` runs
+  // its command to authenticate (as KUBECONFIG=./k.yaml does); `kubectl config …` only reads the file.
+  if (name === "kubectl" && sub !== "config" && rest.some((w) => w.text !== null && /^--kubeconfig(=|$)/.test(w.text))) {
+    problem(ctx, "unknown_effect", "kubectl --kubeconfig: the file's exec credential plugin may run a command", source);
+    return;
+  }
   if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
 }

@@ -643,6 +643,8 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
     // A write goes through a symbolic link to its target; an update with a move removes the link
     // itself, so a link is judged as written too. A deletion removes the link, not its target.
     const target = name === "fs_write" ? followLinks(abs) : abs;
+    // A file named twice (`rename to new` and `+++ b/new`) is one call.
+    if (calls.some((c) => c.name === name && c.arguments.path === target)) return;
     if (name === "fs_write" && gitCode(target)) problems.push({ reason: "unknown_effect", detail: gitCodeDetail(target), source: `apply_patch ${p}` });
     calls.push({ name, arguments: { path: target }, source: `apply_patch ${p}` });
     if (target !== abs) calls.push({ name, arguments: { path: abs }, source: `apply_patch ${p}` });
@@ -676,9 +678,13 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
       const plus = m[1]!.trim();
       if (plus === "/dev/null") {
         if (minus !== null && minus !== "/dev/null") add("fs_remove", minus);
-      } else add("fs_write", plus);
+      } else {
+        add("fs_write", plus);
+        // `--- a/old` `+++ b/new`: git apply renames old (it is gone), GNU patch changes old in place.
+        if (minus !== null && minus !== "/dev/null" && minus !== plus) add("fs_write", minus);
+      }
       minus = null;
-    }
+    } else if ((m = line.match(/^(?:rename from|rename to|copy to) (.+)$/s))) add("fs_write", m[1]!);
   }
   if (calls.length === 0 && problems.length === 0) problems.push({ reason: "unparsed", detail: "apply_patch: no file header in the patch", source: "apply_patch" });
   return { calls, problems, commands: 1 };

@@ -241,7 +241,7 @@ export class RestoreStore {
       if (tracked !== undefined) {
         const s = scopePaths(tracked.root, { kind: "tracked", trees: tracked.trees });
         if (s === null) for (const u of tracked.under) wanted.add(u);
-        else addScoped(tracked.root, s.filter((rel) => tracked.under.some((u) => u === tracked.root || `${tracked.root}/${rel}` === u || `${tracked.root}/${rel}`.startsWith(`${u}/`))));
+        else addScoped(tracked.root, s.filter((rel) => tracked.under.some((u) => `${tracked.root}/${rel}` === u || `${tracked.root}/${rel}`.startsWith(`${u}/`))));
       }
       const dirs: KeptDir[] | undefined = d.size === 0 ? undefined : [...d].map(([path, mode]) => ({ path, mode })).sort((a, b) => (a.path < b.path ? -1 : 1)); // (no two are equal)
       const list = [...wanted].sort();

@@ -19,6 +19,10 @@ const FIND_START_CASES: Case[] = [
   ["find -Lx src -delete", ["fs_remove path=@"]],
   // The starting points read from a file (GNU find 4.9): they were `.`.
   ["find -files0-from list -delete", ["unresolved_argument: find -files0-from: the starting points are read from a file"]],
+  // A root whose name ends like `-O2` is a root (only a word that is -O and digits is an option).
+  ["find build-O2 -delete", ["fs_remove path=@/build-O2"]],
+  // No root: `.`, which in a directory not known is not known.
+  ["cd $X && find -delete", ["unresolved_argument: .: relative to a directory that is not known (cd)"]],
   ["find -L -files0-from list -name x", ["unresolved_argument: find -files0-from: the starting points are read from a file"]],
 ];
 
@@ -37,6 +41,9 @@ const FIND_EXEC_CASES: Case[] = [
   ["find src -fprint0 out/list -fls out/ls", ["fs_write path=@/out/list", "fs_write path=@/out/ls"]],
   ["find src -fprintf out/list %p", ["fs_write path=@/out/list"]],
   ["find src -fprint", []],
+  // The command ends at `;` or `+`: the expression goes on after it.
+  ["find src -exec rm {} \\; -fprint out.txt", ["fs_remove path=@/src", "fs_write path=@/out.txt"]],
+  ["find src -exec rm {} + -fprint out.txt", ["fs_remove path=@/src", "fs_write path=@/out.txt"]],
 ];
 
 describe("find: the starting points after find's own options", () => {

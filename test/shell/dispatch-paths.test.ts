@@ -39,6 +39,8 @@ const LINKED_DESTINATION_CASES: Case[] = [
   // -T (and ln -n) take the link itself as the destination.
   ["mv -T a.txt srclink", ["fs_move source=@/a.txt destination=@/srclink"]],
   ["ln -sfn a.txt srclink", ["fs_write path=@/srclink"]],
+  // cp's -n is --no-clobber, not ln's --no-dereference: the sources go into the linked directory.
+  ["cp -n a.txt srclink", ["fs_write path=@/src/a.txt"]],
   ["ln -s --no-dereference a.txt srclink", ["fs_write path=@/srclink"]],
   // A link to a file is replaced (mv) or written through (cp).
   ["mv b.txt link", ["fs_move source=@/b.txt destination=@/link"]],

@@ -25,6 +25,9 @@ const REMOTE_VERB_CASES: Case[] = [
   ["kubectl --namespace=prod logs web", []],
   ["kubectl --insecure-skip-tls-verify get pods", []],
   ["kubectl --kubeconfig k.yaml config view", []],
+  // Another kubeconfig may name an exec credential plugin that kubectl runs (was approved as a read).
+  ["kubectl --kubeconfig k.yaml get pods", ["unknown_effect: kubectl --kubeconfig: the file's exec credential plugin may run a command"]],
+  ["kubectl get pods --kubeconfig=k.yaml", ["unknown_effect: kubectl --kubeconfig: the file's exec credential plugin may run a command"]],
   ["docker -H tcp://h:2375 ps", []],
   ["docker --debug container ls", [rw("docker --debug container ls")]],
   ["docker -D container inspect web", []],

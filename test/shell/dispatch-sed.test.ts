@@ -62,6 +62,8 @@ const SED_ASKED_CASES: Case[] = [
   ["sed -i -e 's/a/b/' -e 'e ls' a.txt b.txt", ["fs_write path=@/a.txt", "fs_write path=@/b.txt", ASKED("'e ls'")]],
   // A script file is not read; a script that is not known is asked.
   ["sed -f script.sed a.txt", ["unknown_effect: sed: the script file script.sed is not read"]],
+  ["sed --file=s.sed a.txt", ["unknown_effect: sed: the script file --file=s.sed is not read"]],
+  ["sed -n --file s.sed a.txt", ["unknown_effect: sed: the script file s.sed is not read"]],
   ["sed --file=x.sed -n a.txt", ["unknown_effect: sed: the script file --file=x.sed is not read"]],
   ["sed -f script.sed -i a.txt", ["fs_write path=@/a.txt", "unknown_effect: sed: the script file script.sed is not read"]],
   ["sed \"$X\" a.txt", ["unresolved_argument: sed: the script \"$X\" is not known"]],

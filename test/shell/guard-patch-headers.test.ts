@@ -77,3 +77,19 @@ describe("apply_patch headers", () => {
     expect(g.check(patch("+++ /dev/null\n"))).toMatchObject({ approved: false, reason: "unparsed", message: "not judged (unparsed): apply_patch: no file header in the patch" });
   });
 });
+
+describe("apply_patch as a git diff: a rename", () => {
+  it("`--- a/old` `+++ b/new` judges old too: git apply renames it, GNU patch changes it in place (was: only new judged, so old's uncommitted work went unjudged)", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    writeFileSync(`${ws}/old.txt`, "uncommitted work\n");
+    const d = g.check(patch("diff --git a/old.txt b/new.txt\nsimilarity index 90%\nrename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-uncommitted work\n+changed\n"));
+    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/old.txt`], ["fs_write", `${ws}/new.txt`]]);
+    expect(d).toMatchObject({ approved: false, reason: "irreversible" });
+  });
+
+  it("a rename with no hunk (`rename from`/`rename to` only) and a copy name their files", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    const d = g.check(patch("diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\ndiff --git a/c.txt b/d.txt\nsimilarity index 100%\ncopy from c.txt\ncopy to d.txt\n"));
+    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/a.txt`], ["fs_write", `${ws}/b.txt`], ["fs_write", `${ws}/d.txt`]]);
+  });
+});

@@ -460,6 +460,9 @@ describe("take and apply: a repository's other states", () => {
     bash(r, "echo y > f && git add f && git -c user.email=t@e -c user.name=t commit -qm c");
     s.apply(p);
     expect(diffManifests(before, manifest(r))).toEqual([]);
+    // Applied again where there is still no ref: no ref to write or delete (git refuses an empty list).
+    s.apply(p);
+    expect(diffManifests(before, manifest(r))).toEqual([]);
   });
 
   it("a point without an index applied where there is still none; two stashes put back in their order, also from packed refs", () => {
