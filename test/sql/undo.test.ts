@@ -543,3 +543,20 @@ describe("scopes the string left as they were", () => {
     expect(state(h)).toBe(after);
   });
 });
+
+describe("a parent whose key has two columns", () => {
+  it("a referenced column set back is undone while no newer child row references the value it replaced; with one, the undo fails and nothing changes", async () => {
+    const h = fresh("CREATE TABLE p (a INTEGER, b INTEGER, code TEXT UNIQUE, PRIMARY KEY (a, b)); CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT REFERENCES p (code));" +
+      "INSERT INTO p VALUES (1, 1, 'a'), (1, 2, 'b'); INSERT INTO c VALUES (5, 'b');");
+    const before = state(h);
+    const g = await guard(h);
+    const id = await ran(h, g, "UPDATE p SET code = 'z' WHERE a = 1 AND b = 1");
+    expect(await g.undo({ id })).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+    const id2 = await ran(h, g, "UPDATE p SET code = 'z' WHERE a = 1 AND b = 1");
+    h.raw.exec("INSERT INTO c VALUES (6, 'z')");
+    const after = state(h);
+    expect(await g.undo({ id: id2 })).toMatchObject({ ok: false, reason: "inverse_failed", message: `the undo of ${id2} failed (nothing was changed): rows of main.c reference a row of main.p whose referenced columns the undo would change` });
+    expect(state(h)).toBe(after);
+  });
+});
