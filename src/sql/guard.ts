@@ -219,6 +219,10 @@ class SqlGuardImpl implements SqlGuard {
     const d = dispatchSql(statement, this.dialect);
     base.problems = d.problems;
     this.deletes.clear();
+    // BEGIN opens the caller's transaction and changes no row (docs/sql.md: read-only, T0); the parser
+    // makes it a call so that a read-only tool refuses it. (Regression: its call has no table, and every
+    // string holding a BEGIN was an internal_error.) The transaction it opens is read before each check.
+    d.calls = d.calls.filter((c) => c.name !== "sql_begin");
     base.calls = d.calls.map((c) => ({ name: c.name, arguments: c.arguments, source: c.source }));
     if (d.problems.length > 0) {
       const p = d.problems[0]!;
@@ -266,7 +270,6 @@ class SqlGuardImpl implements SqlGuard {
       return await this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
     } catch (e) {
       if (!(e instanceof CatalogRetry)) throw e;
-      for (const c of d.calls) c.arguments.table = c.rel === null ? c.arguments.table : c.rel.schema === null ? c.rel.name : `${c.rel.schema}.${c.rel.name}`;
       this.catalog.clear();
       return this.db.readTransaction(() => this.judge(statement, d.calls, base, inTxn));
     }
@@ -491,7 +494,10 @@ class SqlGuardImpl implements SqlGuard {
 
   private async count(sql: string, params?: unknown[]): Promise<number> {
     const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
-    return Number(r[0]?.n);
+    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0).
+    const v = r.length === 1 ? r[0]!.n : undefined;
+    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !(Number(v) >= 0)) throw new StateError("a count returned no number");
+    return Number(v);
   }
 
   /** An INSERT that leaves a single integer key to the database (SQLite's rowid alias, PostgreSQL's

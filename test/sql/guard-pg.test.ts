@@ -340,3 +340,24 @@ describe("postgres: TRUNCATE beside other statements and options", () => {
     await roundTrip(g, "DELETE FROM orders WHERE id = 7; TRUNCATE notes");
   });
 });
+
+describe("postgres: BEGIN", () => {
+  it("alone is read-only; beside a DELETE the DELETE is kept, run in the transaction BEGIN opens, and undone once it is committed (regression: every string holding a BEGIN was an internal_error)", async () => {
+    await fresh();
+    const g = await guard();
+    expect(await g.check("BEGIN")).toMatchObject({ approved: true, reason: "read_only", tier: "T0", calls: [] });
+    const before = await state();
+    const q = "BEGIN; DELETE FROM orders WHERE id = 7";
+    const d = await g.check(q);
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["public.orders"], rows: 1 } });
+    await pg.exec(q);
+    try {
+      await g.observe(d.execution!);
+    } finally {
+      await pg.exec("COMMIT");
+    }
+    expect(await state()).not.toBe(before);
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(await state()).toBe(before);
+  });
+});

@@ -653,3 +653,55 @@ describe("several statements on one table", () => {
     }
   });
 });
+
+describe("BEGIN", () => {
+  it("opens the caller's transaction and changes no row: alone it is read-only (T0); beside a statement that one is judged alone, and its undo runs once the transaction is committed (regression: a BEGIN's call has no table, and every string holding one was an internal_error)", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    for (const q of ["BEGIN", "BEGIN TRANSACTION", "BEGIN; SELECT 1"]) {
+      expect(await g.check(q), q).toEqual(expect.objectContaining({ approved: true, action: "allow", reason: "read_only", message: "read-only: nothing to undo", tier: "T0", calls: [], execution: null }));
+    }
+    const before = state(h);
+    const q = "BEGIN; DELETE FROM orders WHERE id = 7";
+    const d = await g.check(q);
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", tier: "T1", restorePoint: { tables: ["main.orders"], rows: 1 } });
+    expect(d.calls).toEqual([{ name: "sql_delete", arguments: { table: "main.orders" }, source: "DELETE FROM orders WHERE id = 7" }]);
+    h.raw.exec(q);
+    expect(h.raw.inTransaction).toBe(true);
+    h.raw.exec("COMMIT");
+    await g.observe(d.execution!);
+    expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
+    expect(state(h)).toBe(before);
+    // Inside the open transaction the next statement is judged as any other.
+    h.raw.exec("BEGIN");
+    expect(await g.check("DELETE FROM orders WHERE id = 2; BEGIN")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+    h.raw.exec("ROLLBACK");
+  });
+});
+
+describe("a count the database answers with no number", () => {
+  /** The SQLite adapter, with the answer to the guard's counts replaced. */
+  function counting(h: Db, answer: (rows: Record<string, unknown>[]) => Record<string, unknown>[]): SqlAdapter {
+    return { ...h.db, read: async (sql, params) => { const r = await h.db.read(sql, params); return sql.startsWith("SELECT count(*) AS n FROM (") ? answer(r) : r; } };
+  }
+
+  it("is unknown_state, never a count (a null was 0: a child with rows counted as empty; a NaN passed every bound)", async () => {
+    const h = fresh();
+    for (const [name, answer] of [["no row", () => []], ["two rows", (r) => [...r, ...r]], ["null", () => [{ n: null }]], ["a missing n", () => [{}]], ["text", () => [{ n: "two" }]], ["an empty text", () => [{ n: "" }]], ["-1", () => [{ n: -1 }]], ["NaN", () => [{ n: Number.NaN }]], ["a boolean", () => [{ n: true }]]] as [string, (r: Record<string, unknown>[]) => Record<string, unknown>[]][]) {
+      const g = await guard(counting(h, answer));
+      for (const q of ["DELETE FROM orders WHERE id = 1", "DELETE FROM notes WHERE body = 'a'", "DROP TABLE orders"]) {
+        expect(await g.check(q), `${name}: ${q}`).toMatchObject({ approved: false, action: "ask", reason: "unknown_state", message: "not judged (unknown_state): a count returned no number", restorePoint: null, execution: null });
+      }
+    }
+  });
+
+  it("a count as a number, a bigint or a text of digits is read as that count", async () => {
+    const h = fresh();
+    for (const as of [(n: unknown) => Number(n), (n: unknown) => BigInt(n as bigint), (n: unknown) => String(n)]) {
+      const g = await guard(counting(h, (r) => r.map((x) => ({ n: as(x.n) }))));
+      expect(await g.check("DELETE FROM orders WHERE id = 1"), String(as(1n))).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+      expect(await (await guard(counting(h, (r) => r.map((x) => ({ n: as(x.n) }))), { bounds: { maxRows: 3 } })).check("DELETE FROM notes WHERE body = 'a'")).toMatchObject({ approved: true, restorePoint: { rows: 3 } });
+      expect(await (await guard(counting(h, (r) => r.map((x) => ({ n: as(x.n) }))), { bounds: { maxRows: 2 } })).check("DELETE FROM notes WHERE body = 'a'")).toMatchObject({ approved: false, reason: "over_bound" });
+    }
+  });
+});
