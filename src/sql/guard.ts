@@ -476,7 +476,8 @@ class SqlGuardImpl implements SqlGuard {
   /** PostgreSQL: the rows `sel` (a targetSelect with __polar_rid) matches, counted up to max + 1, and
    * their pre-image when there are at most max of them. */
   private async countAndRead(info: TableInfo, sel: string, max: number): Promise<{ n: number; pre: { rows: string[]; keys: string[] } | null }> {
-    const k = info.pk === null ? "NULL::text" : `jsonb_build_array(${info.pk.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
+    // A keys scope: the table has a key (judge's `keyed`).
+    const k = `jsonb_build_array(${info.pk!.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
     const r = await this.db.read(
       // The count's CTE name is visible inside `sel` and hides a table of that name written without its
       // schema (a table named `c` made every keyed statement on it an internal_error): a __polar_ name.
@@ -623,24 +624,21 @@ class SqlGuardImpl implements SqlGuard {
     return { format: SQL_RESTORE_FORMAT, id: newPointId(), database: this.db.describe(), created: new Date().toISOString(), tables };
   }
 
-  /** The rows an UPDATE/DELETE matches, each once (joins may match a row twice). */
+  /** SQLite: the rows an UPDATE/DELETE matches by key, each once (joins may match a row twice). (A keys
+   * scope needs a key; PostgreSQL's pre-image is read with its count, countAndRead, and over the bound
+   * the statement is refused before any point is taken.) */
   private async preImage(info: TableInfo, sel: string): Promise<{ rows: string[]; keys: string[] }> {
     const rows: string[] = [];
     const keys: string[] = [];
     const seen = new Set<string>();
-    if (this.dialect === "postgres") {
-      const k = info.pk === null ? "NULL::text" : `jsonb_build_array(${info.pk.map((c) => `s.${quoteIdent(c)}`).join(", ")})::text`;
-      return pgPreImage(await this.db.read(`SELECT s.__polar_rid::text AS rid, (to_jsonb(s) - '__polar_rid')::text AS r, ${k} AS k FROM (${sel}) AS s`));
-    } else {
-      const r = await this.db.read(`SELECT * FROM (${sel})`);
-      for (const x of r) {
-        const rid = String(x.__polar_rid);
-        if (seen.has(rid)) continue;
-        seen.add(rid);
-        const row = sqliteRowText(x, info.columns);
-        rows.push(row);
-        keys.push(info.pk === null ? "" : JSON.stringify(info.pk.map((c) => JSON.parse(row)[info.columns.indexOf(c)])));
-      }
+    const pk = info.pk!;
+    for (const x of await this.db.read(`SELECT * FROM (${sel})`)) {
+      const rid = String(x.__polar_rid);
+      if (seen.has(rid)) continue;
+      seen.add(rid);
+      const row = sqliteRowText(x, info.columns);
+      rows.push(row);
+      keys.push(JSON.stringify(pk.map((c) => JSON.parse(row)[info.columns.indexOf(c)])));
     }
     return { rows, keys };
   }
