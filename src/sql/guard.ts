@@ -515,14 +515,15 @@ class SqlGuardImpl implements SqlGuard {
     if (this.dialect === "sqlite") {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
       const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
-      if (String(col[0]?.type ?? "").toUpperCase() !== "INTEGER") return null;
+      // (The key's own row: pragma_table_info names every column, and the key's name is the catalog's.)
+      if (String(col[0]!.type).toUpperCase() !== "INTEGER") return null;
       // INTEGER PRIMARY KEY DESC as a column constraint, and a WITHOUT ROWID table, keep the key in an
       // index of its own (pragma index_list origin "pk"): such a key is no rowid alias, and a new row's
       // key is not above the largest rowid (DESC: it is NULL unless given).
       if ((await this.db.read(`SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf("."))])).length > 0) return null;
       const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
-      const m = r[0]?.m;
-      if (m === null || m === undefined) return "0";
+      const m = r[0]!.m; // an aggregate's one row
+      if (m === null) return "0";
       if (BigInt(m as bigint) >= 9223372036854775807n) return null;
       return String(m);
     }

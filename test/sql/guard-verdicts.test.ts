@@ -705,3 +705,14 @@ describe("a count the database answers with no number", () => {
     }
   });
 });
+
+describe("a rowid alias declared in any case", () => {
+  it("`integer primary key` and `Integer Primary Key` are the rowid too: an INSERT leaving the key to SQLite keeps only the rows above the largest key, and is undone", async () => {
+    const h = fresh("CREATE TABLE lo (id integer primary key, v TEXT); INSERT INTO lo VALUES (1, 'a'), (2, 'b'); CREATE TABLE mx (id Integer Primary Key, v TEXT); INSERT INTO mx VALUES (4, 'a');");
+    const g = await guard(h);
+    for (const t of ["lo", "mx"]) {
+      expect((await g.check(`INSERT INTO ${t} (v) VALUES ('n')`)).restorePoint, t).toMatchObject({ tables: [`main.${t}`], rows: 0 });
+      await roundTrip(h, g, `INSERT INTO ${t} (v) VALUES ('n')`);
+    }
+  });
+});
