@@ -619,6 +619,26 @@ describe("observe and undo", () => {
     expect(state(h)).toBe(after);
   });
 
+  it("a table of the point that cannot be read when observed is journaled as unreadable, the tables read before it keep their fingerprint, and the undo's refusal names it", async () => {
+    const h = fresh();
+    let fail = false;
+    const db: SqlAdapter = { ...h.db, read: async (sql, params) => { if (fail && sql.includes('"items"')) throw new Error("items gone"); return h.db.read(sql, params); } };
+    const g = await guard(db);
+    const d = await g.check("DELETE FROM orders WHERE id = 1");
+    expect(d.restorePoint).toMatchObject({ tables: ["main.orders", "main.items"] });
+    h.raw.exec("DELETE FROM orders WHERE id = 1");
+    fail = true;
+    const { journaled } = await g.observe(d.execution!);
+    fail = false;
+    const after = g.list()[0]!.after;
+    expect(Object.keys(after)).toEqual(["main.orders", "main.items"]);
+    expect(after["main.orders"]).toMatch(/^keys:[0-9a-f]{64}$/);
+    expect(after["main.items"]).toBe("unreadable: items gone");
+    const now = state(h);
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "unknown_state", message: `refused: what ${journaled} left in main.items was not readable when it was observed` });
+    expect(state(h)).toBe(now);
+  });
+
   it("an undo that throws is refused as unknown_state, with the error", async () => {
     const h = fresh();
     let broken = false;
