@@ -161,6 +161,8 @@ class SqlGuardImpl implements SqlGuard {
   /** SQLite: the statements (by index) whose program deletes rows (the check's bytecode). */
   private readonly deletes = new Set<number>();
   private seq = 0;
+  /** The end of the call before (see `inTurn`). */
+  private turn: Promise<unknown> = Promise.resolve();
   readonly dialect: SqlDialect;
 
   constructor(
@@ -202,7 +204,21 @@ class SqlGuardImpl implements SqlGuard {
     return this.finish({ ...base, approved: false, action, reason, message, tier: null, restorePoint: null, execution: null, inverse: [], core: null, ...extra }, null);
   }
 
-  async check(input: unknown): Promise<SqlDecision> {
+  /** One call at a time, in the order they came: a check's Layer B facts (the core's state view, the
+   * statements whose program deletes rows) are the guard's own, and its read transaction, the caller's
+   * transaction it reads and an undo's writes share one connection. (Regression: a SELECT checked while
+   * an INSERT was being judged cleared the INSERT's REPLACE finding, and the INSERT was approved.) */
+  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  check(input: unknown): Promise<SqlDecision> {
+    return this.inTurn(() => this.checkOnce(input));
+  }
+
+  private async checkOnce(input: unknown): Promise<SqlDecision> {
     this.seq++;
     const base: Base = { format: SQL_DECISION_FORMAT, seq: this.seq, calls: [], problems: [], session: this.session, dialect: this.dialect };
     try {
@@ -679,7 +695,11 @@ class SqlGuardImpl implements SqlGuard {
     return deepFreeze({ ...partial, route } as SqlDecision);
   }
 
-  async observe(execution: string): Promise<{ journaled: string | null }> {
+  observe(execution: string): Promise<{ journaled: string | null }> {
+    return this.inTurn(() => this.observeOnce(execution));
+  }
+
+  private async observeOnce(execution: string): Promise<{ journaled: string | null }> {
     const p = this.pending.get(execution);
     if (p === undefined) return { journaled: null };
     this.pending.delete(execution);
@@ -705,12 +725,14 @@ class SqlGuardImpl implements SqlGuard {
     return this.journal.list();
   }
 
-  async undo(sel?: SqlUndoSelector, options?: { dryRun?: boolean }): Promise<SqlUndoResult> {
-    try {
-      return await undoSqlEntry(this.journal, this.store, this.db, sel, options?.dryRun === true);
-    } catch (e) {
-      return { ok: false, id: null, reason: "unknown_state", message: `the undo could not be judged: ${(e as Error).message}`, steps: [] };
-    }
+  undo(sel?: SqlUndoSelector, options?: { dryRun?: boolean }): Promise<SqlUndoResult> {
+    return this.inTurn(async () => {
+      try {
+        return await undoSqlEntry(this.journal, this.store, this.db, sel, options?.dryRun === true);
+      } catch (e) {
+        return { ok: false, id: null, reason: "unknown_state", message: `the undo could not be judged: ${(e as Error).message}`, steps: [] };
+      }
+    });
   }
 }
 

@@ -736,3 +736,34 @@ describe("a rowid alias declared in any case", () => {
     }
   });
 });
+
+describe("calls that overlap", () => {
+  it("are judged one at a time, in the order they came: a statement checked while another is judged changes nothing of its verdict (regression: a SELECT checked while an INSERT on a REPLACE table was judged cleared the INSERT's REPLACE finding, and the INSERT was approved; run, it deleted a row the undo never gave back; and an undo started while a check read was refused)", async () => {
+    const h = fresh("CREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT UNIQUE ON CONFLICT REPLACE, w TEXT); INSERT INTO r VALUES (1, 'a', 'x'), (2, 'b', 'y');");
+    const g = await guard(h, { session: "overlap" });
+    const alone = await g.check("INSERT INTO r (v) VALUES ('a')");
+    expect(alone).toMatchObject({ approved: false, reason: "unknown_effect" });
+    // The second call starts at every point of the first one's judging.
+    for (let ticks = 0; ticks < 40; ticks++) {
+      const a = g.check("INSERT INTO r (v) VALUES ('a')");
+      for (let i = 0; i < ticks; i++) await Promise.resolve();
+      const [da, db] = await Promise.all([a, g.check("SELECT 1")]);
+      expect(da, String(ticks)).toMatchObject({ approved: false, reason: "unknown_effect", message: alone.message });
+      expect(db.seq, String(ticks)).toBe(da.seq + 1);
+    }
+    // An undo started while a check reads, and a check started while an undo writes: each as if alone.
+    const q = "DELETE FROM orders WHERE id = 7";
+    const before = state(h);
+    for (let ticks = 0; ticks < 20; ticks++) {
+      const d = await g.check(q);
+      h.raw.exec(q);
+      await g.observe(d.execution!);
+      const c = g.check("DELETE FROM orders WHERE id = 2");
+      for (let i = 0; i < ticks; i++) await Promise.resolve();
+      const [dc, u] = await Promise.all([c, g.undo()]);
+      expect(dc, String(ticks)).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
+      expect(u, String(ticks)).toMatchObject({ ok: true, reason: "undone" });
+      expect(state(h), String(ticks)).toBe(before);
+    }
+  });
+});
