@@ -339,6 +339,20 @@ describe("the rows kept", () => {
     await roundTrip(h, g, "DELETE FROM notes WHERE body = 'a'; DROP TABLE notes");
   });
 
+  it("an INSERT into an AUTOINCREMENT table that the string then drops is T1: the undo creates the table again with its rows and its sequence's value (an INSERT alone leaves the sequence advanced: T3)", async () => {
+    const h = fresh("CREATE TABLE seqd (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT); INSERT INTO seqd VALUES (3, 'a');");
+    const g = await guard(h);
+    const alone = await g.check("INSERT INTO seqd (v) VALUES ('b')");
+    expect(alone).toMatchObject({ approved: true, tier: "T3" });
+    expect(alone.inverse.map((s) => s.annotation)).toEqual(["sql.insert.sequence"]);
+    const q = "INSERT INTO seqd (v) VALUES ('b'); DROP TABLE seqd";
+    const d = await g.check(q);
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", tier: "T1", restorePoint: { tables: ["main.seqd"], rows: 1 } });
+    expect(d.inverse.map((s) => s.annotation)).toEqual(["sql.drop.copy", "sql.insert.by_key"]);
+    await roundTrip(h, g, q);
+    expect(h.raw.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'seqd'").get()).toEqual({ seq: 3 });
+  });
+
   it("a child written by the string and reached by a cascade is kept once, whole, and put back after its parent", async () => {
     const h = fresh();
     const g = await guard(h);
