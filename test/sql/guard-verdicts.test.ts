@@ -4,7 +4,7 @@
 // with what was approved. Every approval that keeps rows is run and undone here, and the database
 // compared with the one before. (test/sql/guard.test.ts runs the common cases on both dialects.)
 import Database from "better-sqlite3";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -778,6 +778,42 @@ describe("calls that overlap", () => {
       expect(dc, String(ticks)).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
       expect(u, String(ticks)).toMatchObject({ ok: true, reason: "undone" });
       expect(state(h), String(ticks)).toBe(before);
+    }
+  });
+});
+
+describe("each check reads anew", () => {
+  it("the catalog: a trigger created after a check is read by the next one", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: true, reason: "restore_point" });
+    h.raw.exec("CREATE TABLE log (x TEXT); CREATE TRIGGER orders_del AFTER DELETE ON orders BEGIN INSERT INTO log VALUES ('d'); END;");
+    expect(await g.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: false, reason: "irreversible", message: "not approved: the trigger orders_del on main.orders runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of main.orders would change is unknown" });
+  });
+
+  it("SQLite's program: a statement that deletes rows does not make the next check's INSERT or UPDATE at the same place in its string one that may delete others", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM orders WHERE id = 7; DELETE FROM notes WHERE body = 'a'")).toMatchObject({ approved: true });
+    expect(await g.check("INSERT INTO orders (customer) VALUES ('n'); UPDATE notes SET body = 'b' WHERE body IS NULL")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders", "main.notes"], rows: 3 } });
+  });
+});
+
+describe("an observe that fails", () => {
+  it("rejects with the error, and the guard's next calls are judged as before", async () => {
+    const h = fresh();
+    const dir = mkdtempSync(join(tmpdir(), "polar-sql-observe-"));
+    try {
+      const g = await guard(h, { store: dir, session: "fails" });
+      const d = await g.check("DELETE FROM orders WHERE id = 7");
+      h.raw.exec("DELETE FROM orders WHERE id = 7");
+      // The session's journal cannot be written: a directory stands where its file goes.
+      mkdirSync(join(dir, "sql", "sessions", "fails.jsonl"), { recursive: true });
+      await expect(g.observe(d.execution!)).rejects.toThrow(/EISDIR|illegal operation on a directory/);
+      expect(await g.check("DELETE FROM orders WHERE id = 2")).toMatchObject({ approved: true, reason: "restore_point" });
+      expect(g.list()).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
