@@ -33,3 +33,17 @@ describe("what no restore point can undo", () => {
     }
   });
 });
+
+describe("what a refusal names", () => {
+  it("ALTER TABLE of a table with a trigger is refused for its definition (an ALTER fires no trigger); a DELETE of it names the trigger", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE notes (id integer PRIMARY KEY, body text); INSERT INTO notes VALUES (1, 'a');
+      CREATE FUNCTION nop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+      CREATE TRIGGER notes_t AFTER DELETE ON notes FOR EACH ROW EXECUTE FUNCTION nop();`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "refusals" }), store });
+    const d = await g.check("ALTER TABLE notes ADD COLUMN x integer");
+    expect(d).toMatchObject({ approved: false, reason: "irreversible", tier: "T4" });
+    expect(d.message).toMatch(/^not approved: ALTER TABLE public\.notes changes its definition, and nothing keeps the old one \(sql\.alter\.\w+\)$/);
+    expect((await g.check("DELETE FROM notes WHERE id = 1")).message).toBe("not approved: the trigger notes_t on public.notes runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of public.notes would change is unknown");
+  });
+});
