@@ -13,7 +13,7 @@ import { coreReason, inverseOf, tierOf, tierRank } from "../guard/dispatched.js"
 import type { StateView, TierName } from "../core/types.js";
 import type { SqlAdapter, SqlDialect } from "./adapter.js";
 import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
-import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readRange, readTable, sqliteRowText, StateError, type TableInfo } from "./state.js";
+import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readRange, readTable, sqliteRowText, StateError, type FkAction, type TableInfo } from "./state.js";
 import { describeSqlStep, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, summary, undoSqlEntry, type PointTable, type SqlInverseStep, type SqlRestorePoint, type SqlRestoreSummary, type SqlUndoEntry, type SqlUndoResult, type SqlUndoSelector } from "./undo.js";
 
 export type SqlPolicy = "snapshot" | "escalate" | "veto" | "advisory";
@@ -622,7 +622,7 @@ class SqlGuardImpl implements SqlGuard {
         if (seen.has(ch.name)) continue;
         seen.add(ch.name);
         // Grandchildren reached by cascades are not read: unknown.
-        if (ch.children.some((g) => t.calls[0]!.name === "sql_truncate" || (g.onDelete !== "no_action" && g.onDelete !== "restrict"))) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
+        if (ch.children.some((g) => t.calls.some((x) => x.name === "sql_truncate") || changes(g.onDelete) || (updatesChild(t, ch.name) && changes(g.onUpdate)))) return `not approved: ${verb(t)} rows of ${t.info.name}, and foreign-key actions reach ${ch.name} and the tables that reference it, which the guard does not read`;
         if (ch.triggers.length > 0) return `not approved: foreign-key actions from ${t.info.name} change rows of ${ch.name}, whose trigger ${ch.triggers[0]!.name} the guard does not read`;
         const n = await this.count(`SELECT 1 FROM ${ch.q} LIMIT ${max + 1}`);
         total += n;
@@ -779,6 +779,21 @@ function holds(n: unknown, type: string): boolean {
   if (n === null || typeof n !== "object") return false;
   if (Array.isArray(n)) return n.some((x) => holds(x, type));
   return Object.entries(n).some(([k, v]) => k === type || holds(v, type));
+}
+
+/** A foreign-key action that changes the referencing rows (NO ACTION and RESTRICT only refuse). */
+function changes(a: FkAction): boolean {
+  return a !== "no_action" && a !== "restrict";
+}
+
+/** Do the actions of `t`'s statements update rows of its child (an UPDATE's or upsert's ON UPDATE action,
+ * a DELETE's ON DELETE SET NULL / SET DEFAULT), so that the ON UPDATE actions of the tables referencing
+ * the child run too? (Regression: only the grandchildren's ON DELETE was read; `DELETE FROM p` with the
+ * child's ON DELETE SET NULL set a grandchild's ON UPDATE CASCADE column to NULL, and the undo said
+ * undone and left it.) */
+function updatesChild(t: Touched, child: string): boolean {
+  const updates = t.calls.some((x) => x.name === "sql_update" || (x.name === "sql_insert" && x.plan?.conflict === "update"));
+  return t.info.children.some((f) => f.table === child && ((updates && changes(f.onUpdate)) || f.onDelete === "set_null" || f.onDelete === "set_default"));
 }
 
 function deepFreeze<T>(x: T): T {

@@ -136,6 +136,29 @@ describe("tables kept once, put back parents first", () => {
   });
 });
 
+describe("the tables referencing a child the actions update", () => {
+  const CHAIN = `CREATE TABLE p (id INTEGER PRIMARY KEY, code TEXT UNIQUE);
+    CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT UNIQUE REFERENCES p (code) ON DELETE SET NULL ON UPDATE CASCADE);
+    INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (1, 'a'), (2, 'b');`;
+
+  it("a grandchild's ON UPDATE action is reached when the child's rows are set (ON DELETE SET NULL, ON UPDATE CASCADE): asked, naming the child (regression: DELETE FROM p set c's key to NULL, its ON UPDATE CASCADE set g's to NULL too; approved, and the undo said undone and left g's row NULL)", async () => {
+    const h = fresh(CHAIN + "CREATE TABLE g (id INTEGER PRIMARY KEY, ccode TEXT REFERENCES c (pcode) ON UPDATE CASCADE); INSERT INTO g VALUES (1, 'a');");
+    const g = await h.guard();
+    const before = state(h.raw);
+    expect(await g.check("DELETE FROM p WHERE id = 1")).toMatchObject({ approved: false, action: "ask", reason: "over_bound", message: "not approved: DELETE would remove rows of main.p, and foreign-key actions reach main.c and the tables that reference it, which the guard does not read" });
+    expect(state(h.raw)).toBe(before);
+  });
+
+  it("a grandchild's ON UPDATE action is not reached when the child's rows are deleted, not set: kept and undone", async () => {
+    // d's rows are deleted by the cascade: its children's ON UPDATE never runs.
+    const k = fresh(`CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE d (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE CASCADE, code TEXT UNIQUE);
+      CREATE TABLE e (id INTEGER PRIMARY KEY, dcode TEXT REFERENCES d (code) ON UPDATE CASCADE); INSERT INTO p VALUES (1), (2); INSERT INTO d VALUES (1, 1, 'x'), (2, 2, 'y'); INSERT INTO e VALUES (1, 'y');`);
+    const gk = await k.guard();
+    expect(await gk.check("DELETE FROM p WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.p", "main.d"], rows: 3 } });
+    await roundTrip(k, gk, "DELETE FROM p WHERE id = 1");
+  });
+});
+
 describe("postgres: TRUNCATE … CASCADE", () => {
   it("reaching a grandchild is asked, whatever its action; without one it is kept and undone", async () => {
     const pg = await pglite();
@@ -145,5 +168,25 @@ describe("postgres: TRUNCATE … CASCADE", () => {
     expect(await g.check("TRUNCATE orders CASCADE")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: TRUNCATE would remove rows of public.orders, and foreign-key actions reach public.items and the tables that reference it, which the guard does not read" });
     await pg.exec("DROP TABLE parts");
     expect(await g.check("TRUNCATE orders CASCADE")).toMatchObject({ approved: true, restorePoint: { tables: ["public.orders", "public.items"], rows: 7 } });
+  });
+
+  it("after another statement on the table it is read the same (regression: only the table's first statement was read for TRUNCATE; `UPDATE orders …; TRUNCATE orders CASCADE` was approved and the cascade emptied a grandchild no point held)", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${SCHEMA.replace(/REAL/g, "double precision")}
+      CREATE TABLE parts (id integer PRIMARY KEY, item_id integer REFERENCES items (id) ON DELETE RESTRICT); INSERT INTO parts VALUES (1, 3);`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "points" }), store });
+    expect(await g.check("UPDATE orders SET total = 0 WHERE id = 1; TRUNCATE orders CASCADE")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: UPDATE would change rows of public.orders, and foreign-key actions reach public.items and the tables that reference it, which the guard does not read" });
+  });
+
+  it("an UPDATE whose ON UPDATE CASCADE sets a child's referenced column reaches the child's children's ON UPDATE actions: asked (regression: a grandchild's ON UPDATE SET NULL ran, and the undo said undone and left it NULL)", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;
+      CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text UNIQUE REFERENCES p (code) ON UPDATE CASCADE);
+      CREATE TABLE g (id integer PRIMARY KEY, ccode text REFERENCES c (pcode) ON UPDATE SET NULL); INSERT INTO p VALUES (1, 'a'); INSERT INTO c VALUES (1, 'a'); INSERT INTO g VALUES (1, 'a');`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "points" }), store });
+    expect(await g.check("UPDATE p SET code = 'z' WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: UPDATE would change rows of public.p, and foreign-key actions reach public.c and the tables that reference it, which the guard does not read" });
+    // Without the grandchild's action the child is kept and the UPDATE undone.
+    await pg.exec("ALTER TABLE g DROP CONSTRAINT g_ccode_fkey; ALTER TABLE g ADD FOREIGN KEY (ccode) REFERENCES c (pcode)");
+    expect(await g.check("UPDATE p SET code = 'z' WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p", "public.c"], rows: 2 } });
   });
 });
