@@ -576,7 +576,7 @@ class SqlGuardImpl implements SqlGuard {
 
   private pointTable(info: TableInfo, scope: PointTable["scope"], rows: string[], keys: string[], depth: number, kind?: string): PointTable {
     const k = (kind ?? info.kind) as PointTable["kind"];
-    return { table: info.name, q: info.q, scope, kind: k === "table" || k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth, children: info.children.map((c) => ({ q: c.q, table: c.table, columns: c.columns, parentColumns: c.parentColumns })) };
+    return { table: info.name, q: info.q, scope, kind: k === "index" || k === "view" ? k : "table", columns: info.columns, insertable: info.insertable, identityAlways: info.identityAlways, pk: info.pk, rows, keys, definition: info.definition, depth, children: info.children.map((c) => ({ q: c.q, table: c.table, columns: c.columns, parentColumns: c.parentColumns })) };
   }
 
   /** Reads the rows of every scope (and the cascaded children, whole); a string: over the bound. */
