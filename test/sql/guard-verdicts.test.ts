@@ -817,3 +817,18 @@ describe("an observe that fails", () => {
     }
   });
 });
+
+describe("the log option", () => {
+  it("receives the core's decision each time a statement is judged (before and after its restore point); a read-only or unparsed statement gives none", async () => {
+    const h = fresh();
+    const got: { tool: unknown; admissible: unknown }[] = [];
+    const g = await guard(h, { log: { append: (r) => void got.push({ tool: r.call?.name, admissible: r.admissible }) } });
+    await g.check("SELECT 1");
+    await g.check("DELETE FROM orders WHERE id = random()");
+    expect(got).toEqual([]);
+    await g.check("DELETE FROM orders WHERE id = 7");
+    expect(got).toEqual([{ tool: "sql_delete", admissible: false }, { tool: "sql_delete", admissible: true }]);
+    await g.check("CREATE TABLE t9 (x INTEGER)");
+    expect(got.slice(2)).toEqual([{ tool: "sql_create", admissible: true }]);
+  });
+});
