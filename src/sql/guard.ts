@@ -104,11 +104,11 @@ export async function createSqlGuard(options: SqlGuardOptions): Promise<SqlGuard
   if (db.dialect !== "sqlite" && db.dialect !== "postgres") throw new SqlGuardError("bad-db", `unknown dialect \`${String(db.dialect)}\``);
   if (db.dialect === "sqlite" && typeof db.bytecode !== "function") throw new SqlGuardError("bad-db", "a SQLite adapter needs bytecode() (EXPLAIN), to check that SQLite reads a statement as the parser did");
   if (typeof options.store !== "string" || options.store === "") throw new SqlGuardError("bad-store", "`store` is not a path");
-  const policy = options.policy ?? "snapshot";
+  const policy = options.policy === undefined ? "snapshot" : options.policy; // null is a wrong shape, not the default
   if (!POLICIES.includes(policy)) throw new SqlGuardError("bad-option", `unknown policy \`${String(policy)}\` (${POLICIES.join(", ")})`);
-  const session = options.session ?? randomBytes(6).toString("hex");
+  const session = options.session === undefined ? randomBytes(6).toString("hex") : options.session;
   if (typeof session !== "string" || !/^[A-Za-z0-9._-]{1,128}$/.test(session)) throw new SqlGuardError("bad-option", "`session` must be 1–128 characters of [A-Za-z0-9._-]");
-  const bounds: SqlBounds = { ...DEFAULT_SQL_BOUNDS, ...(options.bounds ?? {}) };
+  const bounds: SqlBounds = { ...DEFAULT_SQL_BOUNDS, ...boundsOf(options.bounds) };
   if (!(Number.isInteger(bounds.maxRows) && bounds.maxRows >= 0)) throw new SqlGuardError("bad-option", "bounds.maxRows must be a non-negative integer");
   const store = new SqlStore(resolve(options.store));
   try {
@@ -794,6 +794,16 @@ function changes(a: FkAction): boolean {
 function updatesChild(t: Touched, child: string): boolean {
   const updates = t.calls.some((x) => x.name === "sql_update" || (x.name === "sql_insert" && x.plan?.conflict === "update"));
   return t.info.children.some((f) => f.table === child && ((updates && changes(f.onUpdate)) || f.onDelete === "set_null" || f.onDelete === "set_default"));
+}
+
+/** `bounds` as given: absent, or an object naming only maxRows (regression: a misspelt bound, `{ maxrows:
+ * 5 }`, or a bounds that was no object, was the default of 10,000 rows). */
+function boundsOf(b: unknown): Partial<SqlBounds> {
+  if (b === undefined) return {};
+  if (b === null || typeof b !== "object" || Array.isArray(b)) throw new SqlGuardError("bad-option", "`bounds` must be an object { maxRows }");
+  const extra = Object.keys(b).find((k) => k !== "maxRows");
+  if (extra !== undefined) throw new SqlGuardError("bad-option", `unknown bound \`${extra}\` (the bounds are maxRows)`);
+  return b as Partial<SqlBounds>;
 }
 
 function deepFreeze<T>(x: T): T {

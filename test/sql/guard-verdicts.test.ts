@@ -94,6 +94,16 @@ describe("createSqlGuard: options", () => {
       [{ db: h.db, store, bounds: { maxRows: -1 } }, "bad-option", /^bounds\.maxRows must be a non-negative integer$/],
       [{ db: h.db, store, bounds: { maxRows: 1.5 } }, "bad-option", /maxRows/],
       [{ db: h.db, store, bounds: { maxRows: "5" } }, "bad-option", /maxRows/],
+      // A wrong shape is an error, never the default (regression: each of these was 10,000 rows, the
+      // snapshot policy or a random session).
+      [{ db: h.db, store, bounds: { maxrows: 5 } }, "bad-option", /^unknown bound `maxrows` \(the bounds are maxRows\)$/],
+      [{ db: h.db, store, bounds: { maxRows: 5, rows: 1 } }, "bad-option", /^unknown bound `rows`/],
+      [{ db: h.db, store, bounds: null }, "bad-option", /^`bounds` must be an object \{ maxRows \}$/],
+      [{ db: h.db, store, bounds: 5 }, "bad-option", /^`bounds` must be an object/],
+      [{ db: h.db, store, bounds: "5" }, "bad-option", /^`bounds` must be an object/],
+      [{ db: h.db, store, bounds: [5] }, "bad-option", /^`bounds` must be an object/],
+      [{ db: h.db, store, policy: null }, "bad-option", /^unknown policy `null`/],
+      [{ db: h.db, store, session: null }, "bad-option", /^`session` must be/],
     ];
     for (const [options, code, message] of cases) {
       const e = await createSqlGuard(options as never).then(() => null, (x: unknown) => x as { code: string; message: string; name: string });
@@ -822,7 +832,7 @@ describe("the log option", () => {
   it("receives the core's decision each time a statement is judged (before and after its restore point); a read-only or unparsed statement gives none", async () => {
     const h = fresh();
     const got: { tool: unknown; admissible: unknown }[] = [];
-    const g = await guard(h, { log: { append: (r) => void got.push({ tool: r.call?.name, admissible: r.admissible }) } });
+    const g = await guard(h, { log: { append: (r) => void got.push({ tool: (r.call as { name?: string } | null)?.name, admissible: r.admissible }) } });
     await g.check("SELECT 1");
     await g.check("DELETE FROM orders WHERE id = random()");
     expect(got).toEqual([]);
