@@ -842,3 +842,13 @@ describe("the log option", () => {
     expect(got.slice(2)).toEqual([{ tool: "sql_create", admissible: true }]);
   });
 });
+
+describe("what a refusal names when the string has several tables", () => {
+  it("the table of the step that fails, not one the string leaves as it is or creates", async () => {
+    const h = fresh();
+    const g = await guard(h, { policy: "escalate" });
+    for (const q of ["DROP TABLE IF EXISTS nope; DROP TABLE notes", "CREATE TABLE t5 (x INTEGER); DROP TABLE notes", "DELETE FROM orders WHERE id = 99; DROP TABLE notes"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "irreversible", message: "not approved: DROP would destroy main.notes and its 3 rows, and no restore point holds them (sql.drop.lost)" });
+    }
+  });
+});
