@@ -852,3 +852,15 @@ describe("what a refusal names when the string has several tables", () => {
     }
   });
 });
+
+describe("a table that references itself", () => {
+  it("its DROP is kept (definition and rows) and undone: its own foreign key reaches no other table", async () => {
+    const h = fresh("CREATE TABLE emp (id INTEGER PRIMARY KEY, boss INTEGER REFERENCES emp (id) ON DELETE CASCADE); INSERT INTO emp VALUES (1, NULL), (2, 1), (3, 2);");
+    const g = await guard(h);
+    expect(await g.check("DROP TABLE emp")).toMatchObject({ approved: true, reason: "restore_point", tier: "T1", restorePoint: { tables: ["main.emp"], rows: 3 } });
+    await roundTrip(h, g, "DROP TABLE emp");
+    // A DELETE whose cascade runs through the table itself keeps the table whole.
+    expect(await g.check("DELETE FROM emp WHERE id = 2")).toMatchObject({ approved: true, restorePoint: { tables: ["main.emp"], rows: 3 } });
+    await roundTrip(h, g, "DELETE FROM emp WHERE id = 2");
+  });
+});
