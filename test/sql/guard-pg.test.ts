@@ -268,6 +268,14 @@ describe("postgres: the undo's order over tables a foreign key links", () => {
     await roundTrip(g, "DELETE FROM items WHERE order_id = 2; DELETE FROM orders WHERE id = 2");
   });
 
+  it("three generations deleted grandchild first come back grandparent, parent, grandchild", async () => {
+    await fresh("CREATE TABLE parts (id integer PRIMARY KEY, item_id integer REFERENCES items (id)); INSERT INTO parts VALUES (1, 3);");
+    const g = await guard();
+    const q = "DELETE FROM parts WHERE id = 1; DELETE FROM items WHERE id = 3; DELETE FROM orders WHERE id = 2";
+    expect((await g.check(q)).restorePoint).toMatchObject({ tables: ["public.parts", "public.items", "public.orders"], rows: 5 });
+    await roundTrip(g, q);
+  });
+
   it("a parent and a child created by one string are dropped again, the child first (regression: the undo dropped the parent first, PostgreSQL refused, and the undo failed)", async () => {
     await fresh();
     const g = await guard();
