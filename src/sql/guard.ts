@@ -675,8 +675,6 @@ class SqlGuardImpl implements SqlGuard {
         if (t.scope === "dropped") return `not approved: DROP would destroy ${t.info.name}${t.info.kind === "table" ? ` and its ${t.rows > this.bounds.maxRows ? `more than ${this.bounds.maxRows}` : t.rows} rows` : ""}, and no restore point holds ${t.info.kind === "table" ? "them" : "its definition"}${at}`;
         if (t.calls[0]!.name === "sql_alter") return `not approved: ALTER TABLE ${t.info.name} changes its definition, and nothing keeps the old one${at}`;
         return `not approved: ${verb(t)} ${t.rows} rows of ${t.info.name} that nothing could give back${at}`;
-      case "unknown_state":
-        return "not approved: the database state it needs is not known";
       default:
         return `not approved: ${reason}${at}`;
     }

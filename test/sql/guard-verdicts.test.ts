@@ -847,7 +847,7 @@ describe("what a refusal names when the string has several tables", () => {
   it("the table of the step that fails, not one the string leaves as it is or creates", async () => {
     const h = fresh();
     const g = await guard(h, { policy: "escalate" });
-    for (const q of ["DROP TABLE IF EXISTS nope; DROP TABLE notes", "CREATE TABLE t5 (x INTEGER); DROP TABLE notes", "DELETE FROM orders WHERE id = 99; DROP TABLE notes"]) {
+    for (const q of ["DROP TABLE IF EXISTS nope; DROP TABLE notes", "CREATE TABLE t5 (x INTEGER); DROP TABLE notes", "DELETE FROM orders WHERE id = 99; DROP TABLE notes", "DROP TABLE IF EXISTS nope; DELETE FROM notes WHERE body = 'a'; DROP TABLE notes"]) {
       expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "irreversible", message: "not approved: DROP would destroy main.notes and its 3 rows, and no restore point holds them (sql.drop.lost)" });
     }
   });
@@ -862,5 +862,13 @@ describe("a table that references itself", () => {
     // A DELETE whose cascade runs through the table itself keeps the table whole.
     expect(await g.check("DELETE FROM emp WHERE id = 2")).toMatchObject({ approved: true, restorePoint: { tables: ["main.emp"], rows: 3 } });
     await roundTrip(h, g, "DELETE FROM emp WHERE id = 2");
+  });
+});
+
+describe("a DROP whose parent's children hold rows", () => {
+  it("is asked naming every child the foreign-key actions reach", async () => {
+    const h = fresh("CREATE TABLE ships (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id) ON DELETE CASCADE); INSERT INTO ships VALUES (1, 2);");
+    const g = await guard(h);
+    expect(await g.check("DROP TABLE orders")).toMatchObject({ approved: false, reason: "irreversible", message: "not approved: DROP would remove 4 rows of main.orders, and foreign-key actions would also change rows of main.items, main.ships; no restore point holds them" });
   });
 });
