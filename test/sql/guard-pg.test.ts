@@ -191,9 +191,10 @@ describe("postgres: an INSERT that leaves the key to a sequence", () => {
     await fresh(`CREATE TABLE s (id serial PRIMARY KEY, v text); INSERT INTO s (v) VALUES ('a'), ('b');
       CREATE TABLE idt (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text); INSERT INTO idt (v) VALUES ('a');
       CREATE TABLE unused (id serial PRIMARY KEY, v text);
-      CREATE TABLE behind (id serial PRIMARY KEY, v text); INSERT INTO behind VALUES (10, 'ahead of the sequence');`);
+      CREATE TABLE behind (id serial PRIMARY KEY, v text); INSERT INTO behind VALUES (10, 'ahead of the sequence');
+      CREATE TABLE small (id smallserial PRIMARY KEY, v text); INSERT INTO small (v) VALUES ('a');`);
     const g = await guard({ bounds: { maxRows: 0 } });
-    for (const q of ["INSERT INTO s (v) VALUES ('c')", "INSERT INTO idt (v) VALUES ('b')", "INSERT INTO unused (v) VALUES ('x')"]) {
+    for (const q of ["INSERT INTO s (v) VALUES ('c')", "INSERT INTO idt (v) VALUES ('b')", "INSERT INTO unused (v) VALUES ('x')", "INSERT INTO small (v) VALUES ('b')"]) {
       expect(await g.check(q), q).toMatchObject({ approved: true, reason: "restore_point", tier: "T3", restorePoint: { rows: 0 } });
     }
     // The sequence (at 0, before its start) is below the largest key: the range starts at the sequence,
@@ -203,6 +204,7 @@ describe("postgres: an INSERT that leaves the key to a sequence", () => {
     await roundTrip(wide, "INSERT INTO s (v) VALUES ('c'), ('d')");
     await roundTrip(wide, "INSERT INTO unused (v) VALUES ('x')");
     await roundTrip(wide, "INSERT INTO idt (v) VALUES ('b')");
+    await roundTrip(wide, "INSERT INTO small (v) VALUES ('b')");
   });
 
   it("the rows above a sequence that is behind its largest key count into the restore bound with every other table of the string", async () => {
