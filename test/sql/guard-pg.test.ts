@@ -87,7 +87,9 @@ describe("postgres: rows kept", () => {
     expect(await (await guard({ bounds: { maxRows: 1 } })).check("UPDATE orders SET total = 0 WHERE id IN (1, 2)")).toMatchObject({
       approved: false, reason: "over_bound", message: "not approved: UPDATE would change more than 1 rows of public.orders; that is over the restore bound (1 rows), so they were counted, not read, and no undo is possible",
     });
-    expect((await (await guard({ bounds: { maxRows: 2 } })).check("UPDATE orders SET total = 0 WHERE id IN (1, 2)")).restorePoint).toMatchObject({ rows: 2 });
+    const at = await guard({ bounds: { maxRows: 2 } });
+    expect((await at.check("UPDATE orders SET total = 0 WHERE id IN (1, 2)")).restorePoint).toMatchObject({ rows: 2 });
+    await roundTrip(at, "UPDATE orders SET total = 0 WHERE id IN (1, 2)");
   });
 
   it("TRUNCATE keeps the table; with CASCADE every referencing table, and both come back", async () => {
