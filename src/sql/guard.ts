@@ -565,7 +565,7 @@ class SqlGuardImpl implements SqlGuard {
     const v = d.verdict;
     if (v === null || d.reason === "missing_entity") return false;
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
-    if (failing.length === 0) return v.reason === "no_candidate" || v.reason === "irreversibly_consumes" || v.reason === "bound_violated";
+    if (failing.length === 0) return false; // a T3 rollback's below_threshold: no T2 bounds in the SQL ontology, and no call without a candidate
     return failing.every((s) => s.tier === "T4" && ROW_LOSSES.has(String(s.lossClass)));
   }
 
