@@ -440,7 +440,7 @@ class SqlGuardImpl implements SqlGuard {
       const over = [...touched.values()].filter((t) => t.rows > max);
       const total = [...touched.values()].reduce((n, t) => n + (t.scope === "created" ? 0 : t.rows), 0);
       if (over.length > 0 || total > max) {
-        const t = over[0] ?? [...touched.values()][0]!;
+        const t = over[0] ?? [...touched.values()].reduce((a, b) => (b.rows > a.rows ? b : a)); // the most rows, never a created one
         return this.refusal(base, "over_bound", `not approved: ${verb(t)} ${t.rows > max ? `more than ${max}` : t.rows} rows of ${t.info.name}; that is over the restore bound (${max} rows), so they were counted, not read, and no undo is possible`, { core: d, tier: tierOf(d) });
       }
       const wholeCopy = [...touched.values()].some((t) => t.scope === "dropped" || t.calls[0]!.name === "sql_truncate");

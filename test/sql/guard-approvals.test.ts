@@ -74,6 +74,14 @@ describe("refusals over the bound", () => {
     });
   });
 
+  it("with no table over the bound alone, the one with the most rows is named, never a relation the string creates (regression: the string's first table was named: 'it would change 0 rows of main.t5')", async () => {
+    const h = fresh();
+    const g = await h.guard({ bounds: { maxRows: 2 } });
+    for (const q of ["CREATE TABLE t5 (x INTEGER); DELETE FROM orders WHERE id IN (3, 7); UPDATE items SET sku = 'q' WHERE id = 1", "UPDATE items SET sku = 'q' WHERE id = 1; DELETE FROM orders WHERE id IN (3, 7)"]) {
+      expect((await g.check(q)).message, q).toBe("not approved: DELETE would remove 2 rows of main.orders; that is over the restore bound (2 rows), so they were counted, not read, and no undo is possible");
+    }
+  });
+
   it("escalate: a DROP beside a DELETE keeps no copy of the dropped table, so the string is asked", async () => {
     const h = fresh();
     const g = await h.guard({ policy: "escalate" });
