@@ -47,3 +47,13 @@ describe("what a refusal names", () => {
     expect((await g.check("DELETE FROM notes WHERE id = 1")).message).toBe("not approved: the trigger notes_t on public.notes runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of public.notes would change is unknown");
   });
 });
+
+describe("CREATE OR REPLACE", () => {
+  it("of an existing view is refused for the definition it replaces (regression: the message said 'it would change 0 rows of public.v'); of a new one it is undone by dropping it", async () => {
+    const pg = await pglite();
+    await pg.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE t (x integer); CREATE VIEW v AS SELECT x FROM t;");
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "refusals" }), store });
+    expect(await g.check("CREATE OR REPLACE VIEW v AS SELECT x, 1 AS y FROM t")).toMatchObject({ approved: false, reason: "irreversible", tier: "T4", message: "not approved: CREATE OR REPLACE replaces the definition of public.v, and nothing keeps the old one (sql.create.replace)" });
+    expect(await g.check("CREATE OR REPLACE VIEW w AS SELECT x FROM t")).toMatchObject({ approved: true, reason: "reversible", message: "approved: undo is DROP VIEW public.w" });
+  });
+});
