@@ -282,7 +282,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     reads = recorder.reads();
     // The digest itself is taken later (LazyDigest); whether it can be taken is decided now. A refusal
     // is re-derived by canonicalJson, which throws it with the path of the offending value.
-    const owned = ownCanonicalReads(reads, recorder.canonical, recorder.stringKeys, recorder.sharedOnly);
+    const owned = ownCanonicalReads(reads, recorder.canonical, recorder.sharedOnly);
     if (owned === null) {
       readsDigest(reads, input.sha256);
       reads = ownReads(reads);
