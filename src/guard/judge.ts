@@ -163,9 +163,9 @@ export class Judge {
   }
 
   private readonly isMutating = (copy: unknown): boolean => {
-    const name = (copy as { name?: unknown } | null)?.name;
-    if (typeof name !== "string") return true;
-    const info = this.engine.verifier.tool(name);
+    // A name that is not a string names no tool (the verifier's tools are keyed by name): unknown,
+    // so mutating.
+    const info = this.engine.verifier.tool((copy as { name?: unknown } | null)?.name as string);
     return !info.known || !info.readOnly;
   };
 
@@ -235,9 +235,10 @@ function ownVerdict(v: VerdictRecord): VerdictRecord {
     // A fresh object per step. Its values are frozen copies the guard owns (the call's, the forward
     // sequence's, the values read through the RecordingView: Layer B's own or copied on read), shared
     // as they are, or fresh values of the verdict (a literal, a `$pending` marker), frozen here.
-    const args = (steps[i] as { arguments: unknown }).arguments;
-    if (typeof args === "object" && args !== null) {
-      for (const k of Object.keys(args)) freezeOwn((args as Record<string, unknown>)[k]);
+    // An inverse's arguments: an object, or null for a fail-closed step (VerdictStep).
+    const args = steps[i].arguments;
+    if (args !== null) {
+      for (const k of Object.keys(args)) freezeOwn(args[k]);
       Object.freeze(args);
     }
     Object.freeze(steps[i]);
