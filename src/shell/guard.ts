@@ -403,10 +403,15 @@ class ShellGuardImpl implements ShellGuard {
     if (this.policy === "snapshot" && (overlap || (!d.admissible && this.restorable(d)))) {
       try {
         point = this.takePoint(judged, state, overlap);
-        d = this.coreCheck(judged);
       } catch (e) {
         const reason = e instanceof RestoreError ? e.code : e instanceof WorkspaceReadError ? "unknown_state" : "restore_failed";
         return this.finish({ ...base, approved: false, action: "ask", reason, message: `no restore point, so no approval: ${(e as Error).message}`, tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
+      }
+      try {
+        d = this.coreCheck(judged);
+      } catch (e) {
+        // The point is taken: the second verdict failed (its audit record could not be written), as the first can.
+        return this.finish({ ...base, approved: false, action: "ask", reason: "internal_error", message: `not judged: internal error: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
       }
     }
     const inverse = inverseOf(d);

@@ -642,6 +642,16 @@ describe("an audit log that cannot be written", () => {
       }
     }
   });
+
+  it("under snapshot, failing at the second verdict (after the restore point): internal_error, asked (was: restore_failed, 'no restore point', while the point was written)", async () => {
+    let records = 0;
+    const { g, ws, store } = await guardOn("empty", "snapshot", { log: { append: () => { if (++records === 2) throw new Error("disk full"); } } });
+    writeFileSync(`${ws}/n`, "n");
+    expect(g.check(sh("rm n"))).toMatchObject({ approved: false, action: "ask", route: "ConsentEscalated", reason: "internal_error", message: "not judged: internal error: disk full", tier: null, core: null, restorePoint: null, execution: null, inverse: [] });
+    expect(points(store)).toHaveLength(1);
+    // The next check's records are written again: judged as ever.
+    expect(g.check(sh("rm n"))).toMatchObject({ approved: true, reason: "restore_point" });
+  });
 });
 
 describe("restore points only where one lifts the refusal", () => {
