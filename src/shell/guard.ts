@@ -525,12 +525,13 @@ class ShellGuardImpl implements ShellGuard {
       else keep.push(...t.under); // a second repository: its paths kept whole
     }
     const point = this.store.take(repo === null || scope.kind !== "all" ? keep : keep.filter((p) => !p.startsWith(`${repo}/`)), repo, scope, under);
-    for (const p of all ? Object.keys(Object.fromEntries([...this.entities.keys()].filter((k) => k.startsWith("ws_path\u0000")).map((k) => [k.slice(8), 1]))) : [...keep, ...marked]) {
+    // (with `all`, keep and marked hold every touched path: each ws_path entity readState made)
+    for (const p of [...keep, ...marked]) {
       const slots = this.entities.get(`ws_path\u0000${p}`);
       if (slots !== undefined) slots.restore_point = point.id;
     }
     const r = this.entities.get("git_repo\u0000repo");
-    if (repo !== null && r !== undefined) r.restore_point = point.id;
+    if (r !== undefined) r.restore_point = point.id; // (it exists only with a repository-wide call there: repo is set)
     return point;
   }
 
