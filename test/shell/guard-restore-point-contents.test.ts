@@ -127,3 +127,24 @@ describe("an overlapping line", () => {
     expect(d.inverse.map((s) => s.tool)).toEqual(["restore_point_apply", "fs_move_back_restore"]);
   });
 });
+
+describe("the repository in a point", () => {
+  it("an overlap in a repository keeps the whole tree once: a file the line removes there is not kept a second time", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    const whole = g.check(sh("git add a.txt && rm untracked.txt"));
+    expect(whole).toMatchObject({ approved: true, reason: "restore_point" });
+    const p = pointOf(store, whole.restorePoint!.id);
+    expect(p.paths.map((x) => x.path)).toEqual([ws]);
+    expect(p.repo?.root).toBe(ws);
+    expect(whole.restorePoint!.files).toBe(p.paths[0]!.entries!.length);
+  });
+
+  it("a branch made beside a file command: the point keeps the file, not the repository (a ref's undo needs none)", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    const d = g.check(sh("git branch x; rm untracked.txt"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1 } });
+    const p = pointOf(store, d.restorePoint!.id);
+    expect(rel(ws, p)).toEqual(["untracked.txt"]);
+    expect(p.repo).toBeNull();
+  });
+});
