@@ -137,6 +137,13 @@ describe("the repository in a point", () => {
     expect(p.paths.map((x) => x.path)).toEqual([ws]);
     expect(p.repo?.root).toBe(ws);
     expect(whole.restorePoint!.files).toBe(p.paths[0]!.entries!.length);
+    // A checkout of paths beside a stash: the whole tree holds its tracked paths too.
+    const co = g.check(sh("git checkout -- a.txt; git stash"));
+    expect(co).toMatchObject({ approved: true, reason: "restore_point" });
+    const q = pointOf(store, co.restorePoint!.id);
+    expect(q.paths.map((x) => x.path)).toEqual([ws]);
+    expect(q.repo).toMatchObject({ root: ws });
+    expect(q.repo!.scope).toBeUndefined();
   });
 
   it("a branch made beside a file command: the point keeps the file, not the repository (a ref's undo needs none)", async () => {
