@@ -536,9 +536,10 @@ class ShellGuardImpl implements ShellGuard {
   }
 
   private finish(partial: Omit<ShellDecision, "route">, pending: Pending | null): ShellDecision {
-    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" && partial.reason !== "creation_only" ? "AdvisoryPassthrough" : "Approved";
+    // (every decision is approved exactly when its action is allow; one is pending only with its execution)
+    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : !partial.core?.admissible && partial.reason !== "read_only" && partial.reason !== "creation_only" ? "AdvisoryPassthrough" : "Approved";
     const d: ShellDecision = { ...partial, route };
-    if (pending !== null && d.execution !== null) this.pending.set(d.execution, { ...pending, decision: d });
+    if (pending !== null) this.pending.set(d.execution!, { ...pending, decision: d });
     return deepFreeze(d);
   }
 
@@ -697,7 +698,8 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
 }
 
 function deepFreeze<T>(x: T): T {
-  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
+  // (null, undefined and every primitive count as frozen)
+  if (!Object.isFrozen(x)) {
     Object.freeze(x);
     for (const v of Object.values(x)) deepFreeze(v);
   }
