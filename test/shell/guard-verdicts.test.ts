@@ -550,6 +550,11 @@ describe("observe journals an approved execution once", () => {
     expect(d.route).toBe("AdvisoryPassthrough");
     g.observe(sh("rm notes.txt"), null, { execution: d.execution! });
     expect(g.list()[0]).toMatchObject({ tier: "T4", restorePoint: null });
+    // No step at all (a git call before the init that makes its repository: no_candidate): the worst tier.
+    const n = g.check(sh("git add . && git init"));
+    expect(n).toMatchObject({ route: "AdvisoryPassthrough", reason: "no_candidate", tier: null, inverse: [] });
+    g.observe(sh("git add . && git init"), null, { execution: n.execution! });
+    expect(g.list().find((e) => e.execution === n.execution)).toMatchObject({ tier: "T5", phi: 0, inverse: [] });
   });
 });
 
