@@ -300,7 +300,8 @@ class ShellGuardImpl implements ShellGuard {
     return out;
   }
 
-  private readState(calls: TypedCall[]): { repo: string | null; paths: string[] } {
+  /** `ungrounded`: a git call of the line found no repository (its entity is missing). */
+  private readState(calls: TypedCall[]): { repo: string | null; paths: string[]; ungrounded: boolean } {
     this.entities.clear();
     this.entities.set("environment\u0000env", { name: "env" });
     const paths: string[] = [];
@@ -315,11 +316,15 @@ class ShellGuardImpl implements ShellGuard {
       this.entities.set(`ws_path\u0000${p}`, slots);
     }
     let repo: string | null = null;
+    let ungrounded = false;
     for (const c of calls) {
       if (!c.name.startsWith("git_")) continue;
       const dir = String(c.arguments.dir);
       const r = this.workspace.repoOf(dir);
-      if (r === null) continue; // no git_repo entity: the call is not grounded (missing_entity)
+      if (r === null) {
+        ungrounded = true; // no git_repo entity: the call is not grounded (missing_entity)
+        continue;
+      }
       if (repo !== null && repo !== r) throw new WorkspaceReadError("one command acts on two repositories");
       repo = r;
       if (GIT_REPO_TOOLS.has(c.name)) {
@@ -333,7 +338,7 @@ class ShellGuardImpl implements ShellGuard {
         this.entities.set(`git_ref\u0000${ref}`, target === null ? { exists: false } : { exists: true, target });
       }
     }
-    return { repo, paths: [...new Set(paths)] };
+    return { repo, paths: [...new Set(paths)], ungrounded };
   }
 
   private coreCheck(calls: TypedCall[]): Decision {
@@ -375,7 +380,7 @@ class ShellGuardImpl implements ShellGuard {
     } catch {
       // unreadable: judged as they are (a git call with no repository is not grounded)
     }
-    let state: { repo: string | null; paths: string[] };
+    let state: { repo: string | null; paths: string[]; ungrounded: boolean };
     let d: Decision;
     try {
       state = this.readState(judged);
@@ -425,7 +430,10 @@ class ShellGuardImpl implements ShellGuard {
       return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) });
     }
     const reason = coreReason(d);
-    const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error";
+    // Advisory passes what was judged; a git call in no repository is not grounded wherever it stands
+    // in the line (the core names the last call's missing entity missing_entity, an earlier one's
+    // no_candidate): asked, as an unknown state is under every policy.
+    const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error" && !state.ungrounded;
     const action: ShellAction = advisory ? "allow" : this.policy === "veto" ? "deny" : "ask";
     const execution = advisory ? `${this.session}:${seq}` : null;
     const decision: Omit<ShellDecision, "route"> = {
@@ -701,7 +709,7 @@ function deepFreeze<T>(x: T): T {
   // (null, undefined and every primitive count as frozen)
   if (!Object.isFrozen(x)) {
     Object.freeze(x);
-    for (const v of Object.values(x)) deepFreeze(v);
+    for (const v of Object.values(x as object)) deepFreeze(v);
   }
   return x;
 }

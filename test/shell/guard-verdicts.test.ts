@@ -272,6 +272,16 @@ describe("verdicts in a plain folder (no repository: an existing file has no cop
     }
   });
 
+  it("a git call outside any repository before another call is not grounded either: asked under advisory (was: approved and journaled, while the same calls in the other order were asked)", async () => {
+    const { g } = await guardOn("empty", "advisory");
+    for (const line of ["git reset --hard; echo x > f", "git branch x; echo x > f", "git add . && git init"]) {
+      expect(g.check(sh(line)), line).toMatchObject({ approved: false, action: "ask", route: "ConsentEscalated", execution: null });
+    }
+    expect(g.check(sh("echo x > f; git reset --hard"))).toMatchObject({ approved: false, action: "ask", reason: "unknown_state" });
+    // A line whose git calls all find their repository is passed through as before.
+    expect(g.check(sh("echo x > f"))).toMatchObject({ approved: true, route: "Approved" });
+  });
+
   it("a glob with a negated class is judged on the names bash expands it to (was: `[!a]*` read as `!` or `a`, so `rm [!a]*` was approved as the removal of a file in git while it removes an untracked one)", async () => {
     const { g, ws } = await guardOn("clean", "veto");
     writeFileSync(`${ws}/untracked.txt`, "only here\n");
@@ -550,11 +560,6 @@ describe("observe journals an approved execution once", () => {
     expect(d.route).toBe("AdvisoryPassthrough");
     g.observe(sh("rm notes.txt"), null, { execution: d.execution! });
     expect(g.list()[0]).toMatchObject({ tier: "T4", restorePoint: null });
-    // No step at all (a git call before the init that makes its repository: no_candidate): the worst tier.
-    const n = g.check(sh("git add . && git init"));
-    expect(n).toMatchObject({ route: "AdvisoryPassthrough", reason: "no_candidate", tier: null, inverse: [] });
-    g.observe(sh("git add . && git init"), null, { execution: n.execution! });
-    expect(g.list().find((e) => e.execution === n.execution)).toMatchObject({ tier: "T5", phi: 0, inverse: [] });
   });
 });
 
