@@ -332,6 +332,8 @@ describe("calls of one line that touch the same paths (overlap)", () => {
     expect(g.check(sh("mv a d2 && echo x > d2/f")).reason).toBe("overlap");
     expect(g.check(sh("echo x > d/f && mv d e")).reason).toBe("overlap");
     expect(g.check(sh("mv a e && echo x > a")).reason).toBe("overlap");
+    // A folder made and then moved: a mkdir beside another kind of call is an overlap.
+    expect(g.check(sh("mkdir n0 && mv n0 m0")).reason).toBe("overlap");
     const chain = g.check(sh("mkdir n && mkdir n/m"));
     expect(chain.reason).toBe("reversible");
     expect(chain.message).toBe("approved: undo is remove n/m (created by the call); remove n (created by the call)");
@@ -482,6 +484,9 @@ describe("repoScope: what the line's repository-wide git calls can touch", () =>
     expect(repoScope([call("git_discard", { target: "HEAD" }), call("git_switch", { target: "main" })])).toEqual({ kind: "tracked", trees: ["HEAD", "main"] });
     expect(repoScope([call("git_discard", { target: "" })])).toEqual({ kind: "all" });
     expect(repoScope([call("git_discard", { target: "-x" })])).toEqual({ kind: "all" });
+    // A discard beside a stash or a move of HEAD (any other repository-wide call): the whole tree.
+    expect(repoScope([call("git_discard", { target: "HEAD" }), call("git_stash_push")])).toEqual({ kind: "all" });
+    expect(repoScope([call("git_discard", { target: "HEAD" }), call("git_move_head", { target: "HEAD~1" })])).toEqual({ kind: "all" });
     expect(repoScope([call("git_discard")])).toEqual({ kind: "all" });
   });
   it("anything else, or nothing: the whole tree", () => {
@@ -521,7 +526,10 @@ describe("file edits and patches", () => {
   it("a patch with no file header is unparsed; a header that is not a path is unresolved", async () => {
     const { g } = await guardOn("empty", "snapshot");
     expect(g.check({ tool: "apply_patch", args: { patch: "hello\n+++ \n" } })).toMatchObject({ approved: false, action: "ask", reason: "unparsed", message: "not judged (unparsed): apply_patch: no file header in the patch" });
-    expect(g.check({ tool: "apply_patch", args: { patch: "*** Add File: a\u0000b\n" } })).toMatchObject({ approved: false, reason: "unresolved_argument", message: "not judged (unresolved_argument): apply_patch: a\u0000b is not a path" });
+    const bad = g.check({ tool: "apply_patch", args: { patch: "*** Add File: a\u0000b\n" } });
+    expect(bad).toMatchObject({ approved: false, reason: "unresolved_argument", message: "not judged (unresolved_argument): apply_patch: a\u0000b is not a path" });
+    expect(bad.problems).toEqual([{ reason: "unresolved_argument", detail: "apply_patch: a\u0000b is not a path", source: "apply_patch" }]);
+    expect(g.check({ tool: "apply_patch", args: { patch: "hello\n" } }).problems).toEqual([{ reason: "unparsed", detail: "apply_patch: no file header in the patch", source: "apply_patch" }]);
   });
 });
 
