@@ -104,7 +104,9 @@ describe("apply_patch as a git diff: a rename", () => {
 describe("apply_patch unified headers, more", () => {
   it("a `+++` with no `---` before it names its file alone; names are trimmed; CRLF ends are dropped", async () => {
     const { g, ws } = await guardOn("empty", "veto");
-    expect(g.check(patch("+++ b/x.txt\n@@ -0,0 +1 @@\n+a\n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
+    const alone = g.check(patch("+++ b/x.txt\n@@ -0,0 +1 @@\n+a\n"));
+    expect(alone.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
+    expect(alone).toMatchObject({ approved: true, problems: [] });
     expect(g.check(patch("--- a/x.txt \n+++ b/x.txt \n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
     expect(g.check(patch("--- a/x.txt\r\n+++ b/y.txt\r\n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/y.txt`], ["fs_write", `${ws}/x.txt`]]);
   });

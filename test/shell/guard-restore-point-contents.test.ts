@@ -2,7 +2,7 @@
 // change: a checkout of paths keeps the tracked paths under them (of the repository they are in), a
 // second repository's paths are kept whole, a discard keeps the tracked paths of every tree the line
 // writes from, and an overlapping line keeps every path it touches (the source of a move too).
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { guardOn, sh } from "./verdict-fixture.js";
 
@@ -91,6 +91,16 @@ describe("a single file command keeps what exists at the path it changes", () =>
     expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1, bytes: 2 } });
     expect(rel(ws, pointOf(store, d.restorePoint!.id))).toEqual(["b"]);
     expect(d.inverse.map((s) => [s.tool, s.arguments])).toEqual([["fs_move_back_restore", { source: `${ws}/a`, destination: `${ws}/b`, point: d.restorePoint!.id }]]);
+  });
+
+  it("an existing folder `mkdir -p` meets is not kept (the mkdir loses nothing there)", async () => {
+    const { g, ws, store } = await guardOn("empty", "snapshot");
+    mkdirSync(`${ws}/src`);
+    writeFileSync(`${ws}/src/big.txt`, "big\n");
+    writeFileSync(`${ws}/notes.txt`, "work\n");
+    const d = g.check(sh("mkdir -p src; rm notes.txt"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1, bytes: 5 } });
+    expect(rel(ws, pointOf(store, d.restorePoint!.id))).toEqual(["notes.txt"]);
   });
 
   it("a write over an existing file keeps it", async () => {
