@@ -334,6 +334,8 @@ describe("calls of one line that touch the same paths (overlap)", () => {
     expect(g.check(sh("mv a e && echo x > a")).reason).toBe("overlap");
     // A folder made and then moved: a mkdir beside another kind of call is an overlap.
     expect(g.check(sh("mkdir n0 && mv n0 m0")).reason).toBe("overlap");
+    // A later path under an earlier one.
+    expect(g.check(sh("rm -r d; echo x > d/f")).reason).toBe("overlap");
     const chain = g.check(sh("mkdir n && mkdir n/m"));
     expect(chain.reason).toBe("reversible");
     expect(chain.message).toBe("approved: undo is remove n/m (created by the call); remove n (created by the call)");
