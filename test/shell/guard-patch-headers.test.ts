@@ -107,6 +107,8 @@ describe("apply_patch unified headers, more", () => {
     const alone = g.check(patch("+++ b/x.txt\n@@ -0,0 +1 @@\n+a\n"));
     expect(alone.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
     expect(alone).toMatchObject({ approved: true, problems: [] });
+    // A context line that reads like a `---` header (a blank first) is content: it names no old file.
+    expect(g.check(patch(" --- a/x.txt\n+++ b/y.txt\n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/y.txt`]]);
     expect(g.check(patch("--- a/x.txt \n+++ b/x.txt \n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
     expect(g.check(patch("--- a/x.txt\r\n+++ b/y.txt\r\n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/y.txt`], ["fs_write", `${ws}/x.txt`]]);
   });
