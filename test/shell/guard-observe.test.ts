@@ -56,4 +56,13 @@ describe("observe journals what the undo needs", () => {
     expect(existsSync(`${ws}/n.txt`)).toBe(false);
     expect(g.check(sh("echo y > n.txt"))).toMatchObject({ approved: true, reason: "reversible" });
   });
+
+  it("observe() with neither a call nor an execution journals nothing, after a refused or a read-only check", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    writeFileSync(`${ws}/n.txt`, "n\n");
+    expect(g.check(sh("rm n.txt"))).toMatchObject({ approved: false, execution: null });
+    expect(g.check(sh("ls"))).toMatchObject({ approved: true, execution: null });
+    expect(g.observe(undefined)).toEqual({ journaled: null });
+    expect(g.list()).toEqual([]);
+  });
 });
