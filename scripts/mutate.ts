@@ -48,7 +48,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "adapter-ai", file: "src/adapters/ai.ts", threshold: 90 },
   { name: "adapter-openai-agents", file: "src/adapters/openai-agents.ts", threshold: 90 },
   { name: "adapter-langchain", file: "src/adapters/langchain.ts", threshold: 90 },
-  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 90 }, // 93.7% (6 Dec 20:18, load ~2): every survivor equivalent (docs/testing.md)
+  { name: "evaluate", file: "src/guard/evaluate.ts", threshold: 90 }, // 93.7% (6 Dec 20:18, load ~2; the same re-run on the current code 7 Dec 05:19, h-mguard): every survivor equivalent (docs/testing.md)
   { name: "consent", file: "src/policies/consent.ts", threshold: 90 },
   { name: "verify", file: "src/audit/verify.ts", threshold: 95 },
   { name: "gateway", file: "src/mcp/gateway.ts", threshold: 90, timeoutMS: 30_000 },
