@@ -783,6 +783,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     call(ctx, name, withDir, src);
   };
   let i = 0;
+  let literal = false;
+  let bare = false;
   // Global options before the subcommand.
   while (i < args.length) {
     const t = args[i]!.text;
@@ -808,6 +810,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       }
       i += 2;
     } else if (t === "--no-pager" || t === "--paginate" || t === "-p" || t === "--no-optional-locks" || t === "-P" || t === "--bare" || t === "--literal-pathspecs") {
+      if (t === "--literal-pathspecs") literal = true;
+      if (t === "--bare") bare = true;
       i++;
     } else if (t.startsWith("-")) {
       problem(ctx, "unknown_effect", `git ${t}: a global option the dispatcher does not follow`, source);
@@ -826,7 +830,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     // The reading commands' options that write a file or run a program.
-    const writes = rest.find((w) => w.text === null || /^--(output|output-directory|open-files-in-pager|upload-pack)(=|$)|^-O/.test(w.text) || (sub === "format-patch" && w.text === "-o"));
+    // `git grep -nO./x`: `-O` (its pager) in a bundle of short options, before any that takes a value.
+    const writes = rest.find((w) => w.text === null || /^--(output|output-directory|open-files-in-pager|upload-pack)(=|$)|^-O/.test(w.text) || (sub === "grep" && /^-[^-ABCefm]*O/.test(w.text)) || (sub === "format-patch" && w.text === "-o"));
     if (writes !== undefined) problem(ctx, "unknown_effect", `git ${sub} ${writes.raw}: writes a file or runs a program`, source);
     else if (sub === "format-patch" && !rest.some((w) => w.text === "--stdout")) problem(ctx, "unknown_effect", "git format-patch writes patch files", source);
     return;
@@ -844,7 +849,18 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   // every one) from the paths given, or from the whole tree without paths.
   const patch = has(opts, "-p", "--patch");
   const here: Word = { text: ".", raw: ".", glob: false, why: null };
-  const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
+  // git reads its path operands as pathspecs: `*`, `?`, `[` and `\` match in every folder (`git checkout
+  // -- '*.txt'` discards the changes of every .txt file, and a shell glob that matched nothing reaches git
+  // as it is) and a leading `:` is magic (`:/` the whole tree, `:!x` all but x). What a pattern matches
+  // is not a path the dispatcher judges (unless git runs with --literal-pathspecs).
+  const pattern = (ws: Word[]): Word | undefined =>
+    literal ? undefined : ws.find((w) => w.text !== null && (w.text.startsWith(":") || (/[*?[\\]/.test(w.text) && (!w.glob || expandGlob(w.text, where ?? "/").matches.length === 0))));
+  const pathList = (ws: Word[]): string[] | null => {
+    const p = pattern(ws);
+    if (p === undefined) return paths(ctx, ws, where, source);
+    problem(ctx, "unresolved_argument", `git ${sub} ${p.raw}: git reads it as a pattern (a pathspec), and the paths it matches are not known`, source);
+    return null;
+  };
   /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
     const before = ctx.out.calls.length;
@@ -856,7 +872,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   switch (sub) {
     case "branch": {
       if (has(opts, "-d", "-D", "--delete")) {
-        for (const n of text) if (n !== null) gitCall("git_ref_delete", { ref: `refs/heads/${n}` }, source);
+        // `-r`: the remote-tracking branches (`git branch -dr origin/x` deletes refs/remotes/origin/x).
+        const kind = has(opts, "-r", "--remotes") ? "remotes" : "heads";
+        for (const n of text) if (n !== null) gitCall("git_ref_delete", { ref: `refs/${kind}/${n}` }, source);
         if (text.includes(null)) problem(ctx, "unresolved_argument", "git branch -d: a branch name is not known", source);
         return;
       }
@@ -877,7 +895,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git branch: changes the branch's configuration (upstream, description)", source);
         return;
       }
-      if (ops.length === 0 || has(opts, "-a", "-r", "-l", "--list", "-v", "-vv", "--show-current", "--contains", "--merged", "--no-merged", "--format", "--sort", "--points-at")) return;
+      // Listing: no name, or an option that makes it a listing (`-a`/`-r` with a name fail). `-v`,
+      // `--format` and `--sort` do not: `git branch -v -f x HEAD~3` moves x.
+      if (ops.length === 0 || has(opts, "-a", "--all", "-r", "--remotes", "-l", "--list", "--show-current", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at")) return;
       const n = text[0];
       if (n === null || n === undefined) {
         problem(ctx, "unresolved_argument", "git branch: the name is not known", source);
@@ -981,6 +1001,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git checkout --track without -b: creates a branch the dispatcher does not name", source);
         return;
       }
+      // No branch name holds `*`, `?`, `[` or `\` (git check-ref-format): such an operand is a pathspec
+      // (`git checkout '*.txt'` discards the changes of every .txt file); one starting with `:` is a
+      // pathspec's magic or a commit found by its message (`:/fix`): asked either way.
+      if (pattern(ops) !== undefined) {
+        pathList(ops);
+        return;
+      }
       if (has(opts, "-f", "--force")) gitCall("git_discard", { target: "HEAD" }, source);
       const t0 = text[0];
       if (t0 === undefined) return;
@@ -1045,10 +1072,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       if (!has(opts, "-f", "--force")) return; // clean.requireForce: git refuses without -f
-      if (ops.length > 0) {
-        const ps = pathList(ops);
-        if (ps === null) return;
-      }
+      // The paths only narrow what git_clean (every untracked file) stands for.
+      if (ops.length > 0 && paths(ctx, ops, where, source) === null) return;
       gitCall("git_clean", { ignored: has(opts, "-x", "-X") }, source);
       return;
     }
@@ -1066,7 +1091,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     }
     case "commit": {
-      if (has(opts, "-a", "--all")) gitCall("git_stage", { paths: ["."] }, source);
+      // `git commit PATH…` (`--only`, `-i`) commits the paths' work-tree contents: their index entries
+      // are set from the work tree first (what was staged there is replaced), as `-a` does for every
+      // path; `-p` and `--interactive` stage the hunks chosen (of the whole tree without paths).
+      const whole = has(opts, "-a", "--all") || ((patch || has(opts, "--interactive")) && ops.length === 0);
+      if (whole || ops.length > 0) gitCall("git_stage", { paths: whole ? ["."] : text.map((t) => t ?? "") }, source);
+      if (text.includes(null)) problem(ctx, "unresolved_argument", "git commit: a path is not known", source);
       gitCall("git_commit", {}, source);
       return;
     }
@@ -1119,7 +1149,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // A refspec after the remote whose destination is a local ref (`git fetch origin +x:main`, `git
       // fetch . HEAD~3:feature`) moves or overwrites that branch: not the remote-tracking refs a fetch
       // moves. `--refmap` names such destinations for every fetched ref.
-      const local = has(opts, "--refmap") ? "--refmap" : ops.slice(1).find((w) => w.text === null || (w.text.includes(":") && !["", "FETCH_HEAD"].includes(w.text.slice(w.text.indexOf(":") + 1)) && !w.text.slice(w.text.indexOf(":") + 1).startsWith("refs/remotes/")))?.raw;
+      // `-P` (`--prune-tags`) deletes the local tags the remote does not have, `--tags` with `--force`
+      // moves local tags of the same name, `tag NAME` fetches into the local tag NAME.
+      const local = has(opts, "--refmap") ? "--refmap" : has(opts, "-P", "--prune-tags") ? "--prune-tags" : has(opts, "-t", "--tags") && has(opts, "-f", "--force") ? "--tags --force" : ops.slice(1).find((w) => w.text === null || w.text === "tag" || (w.text.includes(":") && !["", "FETCH_HEAD"].includes(w.text.slice(w.text.indexOf(":") + 1)) && !w.text.slice(w.text.indexOf(":") + 1).startsWith("refs/remotes/")))?.raw;
       if (local !== undefined) {
         problem(ctx, "unknown_effect", `git ${sub} ${local}: updates a local ref, not only the remote-tracking ones`, source);
         return;
@@ -1133,13 +1165,21 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       gitCall("remote_write", { command: source.slice(0, 200) }, source);
       return;
     case "init": {
+      // A template's hooks run in later commands; `--separate-git-dir` moves an existing repository.
+      const runs = opts.find((o) => o === "--template" || o === "--separate-git-dir");
+      if (runs !== undefined) {
+        problem(ctx, "unknown_effect", `git init ${runs}: copies hooks from a template or moves the repository`, source);
+        return;
+      }
       if (where === null) {
         problem(ctx, "unresolved_argument", "git init in a directory that is not known", source);
         return;
       }
       const target = text[0] ? joinPath(where, text[0]) : where;
       gitCall("fs_mkdir", { path: target }, source);
-      gitCall("fs_mkdir", { path: joinPath(target, ".git") }, source);
+      // `--bare` writes the repository's files (HEAD, config, hooks/, …) into the folder itself.
+      if (!bare && !has(opts, "--bare")) gitCall("fs_mkdir", { path: joinPath(target, ".git") }, source);
+      else if (pathExists(target)) problem(ctx, "unknown_effect", `git init --bare: writes the repository's files into ${target}, which exists`, source);
       return;
     }
     case "clone": {
@@ -1149,8 +1189,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", `git clone ${runs}: runs a command or hook whose effect is not known`, source);
         return;
       }
+      // Without a directory git names it from the URL's last part (after `/` or `:`, without a trailing
+      // `/.git` or `.git`), with `.git` again for `--bare` and `--mirror` (`git clone --bare h:o/x.git`: x.git).
       const url = text[0];
-      const d = text[1] ?? (url ? basename(url).replace(/\.git$/, "") : null);
+      const named = url === undefined || url === null ? null : url.replace(/\/+$/, "").replace(/\/\.git$/, "").replace(/^.*[/:]/, "").replace(/\.(git|bundle)$/, "");
+      const d = text[1] ?? (named === "" || named === null ? null : has(opts, "--bare", "--mirror") ? `${named}.git` : named);
       if (d === null || d === undefined || where === null) {
         problem(ctx, "unresolved_argument", "git clone: the destination is not known", source);
         return;
@@ -1205,18 +1248,21 @@ const GIT_VALUE_OPTIONS: Record<string, readonly string[]> = {
   clone: ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--reference-if-able", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--template", "--filter", "-j", "--jobs", "--bundle-uri", "--server-option"],
   init: ["--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format"],
   mv: [],
+  // `git config -f list x y` sets x in the file `list` (was read as `git config list`).
+  config: ["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"],
+  notes: ["--ref"],
 };
 
 /** The flags (no value) each git subcommand's rule reads; GIT_READ_OPTIONS the reading commands'. */
 const GIT_OPTIONS: Record<string, readonly string[]> = {
-  branch: ["--delete", "--copy", "--move", "--force", "--unset-upstream", "--edit-description", "--list", "--show-current"],
+  branch: ["--delete", "--copy", "--move", "--force", "--unset-upstream", "--edit-description", "--list", "--show-current", "--all", "--remotes"],
   tag: ["--delete", "--list", "--verify", "--force"],
   reset: ["--hard", "--merge", "--keep"],
   checkout: ["--track", "--force"],
   switch: ["--force", "--discard-changes"],
   restore: ["--staged", "--worktree"],
   clean: ["--dry-run", "--interactive", "--force"],
-  commit: ["--all"],
+  commit: ["--all", "--include", "--only", "--interactive"],
   add: ["--dry-run", "--update", "--all", "--no-ignore-removal", "--interactive", "--edit"],
   rm: ["--cached"],
   merge: ["--abort", "--skip", "--quit"],
@@ -1225,6 +1271,10 @@ const GIT_OPTIONS: Record<string, readonly string[]> = {
   revert: ["--abort", "--skip", "--quit"],
   am: ["--abort", "--skip", "--quit"],
   push: ["--dry-run"],
+  fetch: ["--prune", "--prune-tags", "--tags", "--force"],
+  pull: ["--prune", "--prune-tags", "--tags", "--force"],
+  init: ["--bare"],
+  clone: ["--bare", "--mirror"],
   config: ["--edit", "--get", "--get-all", "--get-regexp", "--list"],
 };
 const GIT_READ_OPTIONS = ["--output", "--output-directory", "--open-files-in-pager", "--upload-pack", "--stdout"];
