@@ -1382,15 +1382,16 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       problem(ctx, "unknown_effect", `curl ${format[1].raw}: a write-out format that may write a file the dispatcher does not name`, source);
       return;
     }
-    // Every output file (`curl -o a U1 -o b U2`), under the output directory (`curl --output-dir D`,
-    // `wget -P D`); without one, the URL's own name (wget, `curl -O`) for each URL.
+    // Every output file (`curl -o a U1 -o b U2`), under curl's output directory (`--output-dir D`; wget's
+    // `-O` ignores `-P`: `wget -P out -O a.txt U` writes ./a.txt); without one, the URL's own name (wget,
+    // `curl -O`) for each URL, under the output directory (`wget -P D`).
     const dirWord = o.optValues.get(name === "curl" ? "--output-dir" : "-P") ?? o.optValues.get("--directory-prefix");
     const base = dirWord === undefined ? [cwd] : paths(ctx, [dirWord], cwd, source);
     if (base === null) return;
     const outs = o.values.filter(([x]) => (name === "curl" ? x === "-o" || x === "--output" : x === "-O" || x === "--output-document")).map(([, w]) => w);
     for (const out of outs) {
       if (out.text === "-") continue;
-      const ps = paths(ctx, [out], base[0]!, source);
+      const ps = paths(ctx, [out], name === "curl" ? base[0]! : cwd, source);
       if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     }
     if (outs.length === 0 && (name === "wget" || has(o.opts, "-O", "--remote-name", "--remote-name-all"))) {
@@ -1442,6 +1443,12 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   // its command to authenticate (as KUBECONFIG=./k.yaml does); `kubectl config …` only reads the file.
   if (name === "kubectl" && sub !== "config" && rest.some((w) => w.text !== null && /^--kubeconfig(=|$)/.test(w.text))) {
     problem(ctx, "unknown_effect", "kubectl --kubeconfig: the file's exec credential plugin may run a command", source);
+    return;
+  }
+  // `docker --config DIR` (as DOCKER_CONFIG=DIR): its config.json names plugin folders and credential
+  // helpers docker runs (`docker info` runs every plugin it finds).
+  if (name === "docker" && rest.slice(0, rest.length - (from?.length ?? 0)).some((w) => w.text !== null && /^--config(=|$)/.test(w.text))) {
+    problem(ctx, "unknown_effect", "docker --config: the folder's config.json may name plugins or credential helpers docker runs", source);
     return;
   }
   if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
@@ -1526,7 +1533,8 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
         after.opts.every((o) => more.options.includes(o))));
   // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
   const runs = (sub === "check" && name === "cargo") || (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
-  if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
+  // `npm audit fix`, `pnpm audit --fix` (overrides written into package.json).
+  if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) return;
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;

@@ -45,6 +45,11 @@ const REMOTE_VERB_CASES: Case[] = [
   ["gh pr create x --help", [rw("gh pr create x --help")]],
   ["docker $X --help", [rw("docker $X --help")]],
   ["docker --help", []],
+  // `docker --config DIR` (as DOCKER_CONFIG=DIR): plugins and credential helpers its config.json names
+  // run (`docker info` runs every plugin it finds; was approved as a read).
+  ["docker --config ./cfg info", ["unknown_effect: docker --config: the folder's config.json may name plugins or credential helpers docker runs"]],
+  ["docker -H h --config=./cfg ps", ["unknown_effect: docker --config: the folder's config.json may name plugins or credential helpers docker runs"]],
+  ["docker run --config x alpine", [rw("docker run --config x alpine")]],
   ["kubectl --version", []],
   ["docker run --help", []],
   ["docker -H h run --rm --help", []],
@@ -120,6 +125,9 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["brew whoami", [runs("brew whoami")]],
   ["brew list", []],
   ["npm doctor", []],
+  // `pnpm audit --fix` writes overrides into package.json (was approved as a read).
+  ["pnpm audit --fix", [env("pnpm audit --fix")]],
+  ["pnpm audit --json", []],
 ];
 
 describe("gh, docker, kubectl: the verb after the global options", () => {
@@ -163,6 +171,10 @@ const DOWNLOAD_CASES: Case[] = [
   ["curl --cookie c.txt -sSL --retry 3 https://x.test/", []],
   ["curl --write-out '%{http_code}' -o a.txt https://x.test/", ["fs_write path=@/a.txt"]],
   ["wget -P out https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
+  // wget's -O ignores -P (wget 1.21: `wget -P out -O a.txt U` writes ./a.txt; was judged as out/a.txt, a
+  // new file, while a.txt was overwritten); curl's --output-dir holds -o's files.
+  ["wget -P out -O a.txt https://x.test/f", ["fs_write path=@/a.txt"]],
+  ["wget --directory-prefix=out --output-document=b.txt https://x.test/f", ["fs_write path=@/b.txt"]],
   ["wget --directory-prefix=out https://x.test/", ["fs_write path=@/out/index.html"]],
   ["wget https://x.test/a.tgz https://x.test/b.tgz", ["fs_write path=@/a.tgz", "fs_write path=@/b.tgz"]],
   ["wget x.test/f.tgz", ["fs_write path=@/f.tgz"]],
