@@ -53,7 +53,8 @@ export interface Catalogue {
 
 export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] = []): Catalogue {
   const j = json as { format?: unknown; readOnly?: unknown; readOnlyUnless?: unknown; wrappers?: unknown; commands?: unknown };
-  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.readOnlyUnless !== "object" || j.readOnlyUnless === null || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
+  const object = (x: unknown): boolean => typeof x === "object" && x !== null && !Array.isArray(x);
+  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || !object(j.readOnlyUnless) || !object(j.wrappers) || !object(j.commands)) {
     throw new Error("the command catalogue is not polar-shell-commands/1");
   }
   const readOnly = new Set<string>();
@@ -703,7 +704,7 @@ export function gitCode(p: string): boolean {
 export const gitCodeDetail = (p: string): string => `${p}: git runs the settings and hooks there in later commands (a commit its hooks, \`git status\` a core.fsmonitor)`;
 
 /** The variables a builtin sets as an assignment would (`read PATH`, `read -a NAME`, `printf -v PATH …`,
- * `getopts OPTS NAME`): one that loads or runs code changes what the commands after it run. */
+ * `getopts OPTS NAME`, and `unset PATH`): one that loads or runs code changes what the commands after it run. */
 function variablesSet(name: string, rest: Word[]): Word[] {
   if (name === "read") {
     const o = operands(rest, ["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"]);
@@ -713,6 +714,11 @@ function variablesSet(name: string, rest: Word[]): Word[] {
   if (name === "printf") {
     const v = operands(rest, ["-v"]).optValues.get("-v");
     return v === undefined ? [] : [v];
+  }
+  // `unset PATH`: bash then runs a command from the working directory (`unset PATH; ls` runs ./ls).
+  if (name === "unset") {
+    const o = operands(rest, []);
+    return has(o.opts, "-f") ? [] : o.ops.filter((w) => w.text === null || w.text === "PATH");
   }
   return name === "getopts" ? rest.slice(1, 2) : [];
 }

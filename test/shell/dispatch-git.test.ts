@@ -237,6 +237,12 @@ const SET_ALONE_CASES: Case[] = [
   ["declare -x PAGER=./x; man ls", [SET_ALONE("PAGER", "names a program it may run")]],
   ["readonly NODE_OPTIONS='--require ./x.js'; npm ls", [SET_ALONE("NODE_OPTIONS")]],
   ["LD_PRELOAD=x", [SET_ALONE("LD_PRELOAD")]],
+  // `unset PATH; ls` runs ./ls: bash looks in the working directory without a PATH (was approved).
+  ["unset PATH; ls", [SET_ALONE("PATH")]],
+  ["builtin unset -v PATH; ls", ["unknown_effect: unset sets a variable for the commands after it: PATH changes the code or configuration it loads"]],
+  ["command unset $V", ["unknown_effect: unset sets a variable for the commands after it: $V is not known"]],
+  ["unset -f PATH; builtin unset -f PATH", []],
+  ["unset X LD_PRELOAD; builtin unset Y", []],
   // Variables that run nothing else, set alone.
   ["X=1; export X; ls", []],
   ["export PAGER=cat LANG=C; git log", []],

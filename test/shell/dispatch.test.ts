@@ -67,6 +67,11 @@ describe("the command catalogue", () => {
     ["readOnly not a list", { ...CATALOGUE_JSON, readOnly: { ls: true } }],
     ["wrappers not an object", { ...CATALOGUE_JSON, wrappers: "sudo" }],
     ["commands not an object", { ...CATALOGUE_JSON, commands: 1 }],
+    // A wrong shape is refused when read (these were taken, and every line then failed or found nothing).
+    ["wrappers null", { ...CATALOGUE_JSON, wrappers: null }],
+    ["commands null", { ...CATALOGUE_JSON, commands: null }],
+    ["commands a list", { ...CATALOGUE_JSON, commands: [] }],
+    ["readOnlyUnless a list", { ...CATALOGUE_JSON, readOnlyUnless: [] }],
   ])("refuses %s", (_, json) => {
     expect(() => parseCatalogue(json)).toThrow("the command catalogue is not polar-shell-commands/1");
   });
