@@ -1540,7 +1540,9 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
   // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
   const runs = (sub === "check" && name === "cargo") || (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
   // `npm audit fix`, `pnpm audit --fix` (overrides written into package.json).
-  if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) return;
+  // `go list -mod=mod` (`-mod mod`) updates go.mod and go.sum as it needs (the default is readonly).
+  const goMod = name === "go" && rest.some((w, i) => w.text !== null && (/^--?mod=mod$/.test(w.text) || (/^--?mod$/.test(w.text) && rest[i + 1]?.text === "mod")));
+  if (ENV_READ.has(sub) && readOnly && !runs && !goMod && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) return;
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;

@@ -105,6 +105,10 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["go env $X", [env("go env $X")]],
   // go's build flags that run a program (were approved as reads).
   ["go vet -vettool=./x ./...", [runs("go vet")]],
+  // `-mod=mod` lets go update go.mod and go.sum (was approved as a read).
+  ["go list -mod=mod ./...", [env("go list -mod=mod ./...")]],
+  ["go vet --mod mod ./...", [env("go vet --mod mod ./...")]],
+  ["go list -mod=readonly -mod vendor ./...", []],
   ["go vet -toolexec ./x ./...", [runs("go vet")]],
   ["go list --toolexec=./x -export ./...", [runs("go list")]],
   ["go list -json ./...", []],
