@@ -1434,8 +1434,10 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
         problem(ctx, "unknown_effect", "rsync --delete removes files the dispatcher cannot list", source);
         return;
       }
+      // scp opens the destination and writes through a link to a file (checked: `scp n.txt link` wrote
+      // link's target); rsync writes a new file and renames it over the link.
       const ps = paths(ctx, [dest], cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: name === "scp" ? followLinks(p) : p }, source);
     }
     return;
   }

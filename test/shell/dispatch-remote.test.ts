@@ -216,6 +216,10 @@ const TRANSFER_CASES: Case[] = [
   ["rsync -av a.txt out", ["fs_write path=@/out"]],
   ["scp a.txt h:b", ["remote_write command=scp a.txt h:b"]],
   ["scp -P 22 h:f out", ["fs_write path=@/out"]],
+  // scp writes through a link to a file (was judged as writing the link: approved with an undo that put
+  // the link back while its target's uncommitted work was lost); rsync replaces the link itself.
+  ["scp h:f link", ["fs_write path=@/a.txt"]],
+  ["rsync h:f link", ["fs_write path=@/link"]],
 ];
 
 describe("scp and rsync: programs run for the transfer and files changed elsewhere are asked", () => {
