@@ -520,7 +520,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       for (const s of srcs as string[]) {
         const d = intoDir ? joinPath(into, basename(s)) : into;
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
-        else if (entry.effect === "copy") call(ctx, "fs_write", { path: followLinks(d) }, source);
+        // cp writes through a link to a file; install and `cp --remove-destination` remove the link
+        // first and write a new file in its place (checked with coreutils 9 here).
+        else if (entry.effect === "copy") call(ctx, "fs_write", { path: name === "install" || has(opts, "--remove-destination") ? d : followLinks(d) }, source);
         else call(ctx, "fs_write", { path: d }, source);
       }
       return;
@@ -748,7 +750,7 @@ const GNU_EFFECTS = new Set(["remove", "write", "write_option", "mkdir", "copy",
 const EFFECT_OPTIONS: Record<string, readonly string[]> = {
   write: ["--reference"],
   mkdir: ["--parents"],
-  copy: ["--target-directory", "--no-target-directory", "--parents"],
+  copy: ["--target-directory", "--no-target-directory", "--parents", "--remove-destination"],
   move: ["--target-directory", "--no-target-directory"],
   link: ["--target-directory", "--no-target-directory", "--no-dereference"],
   sed: ["--in-place", "--expression", "--file", "--sandbox", "--follow-symlinks"],
