@@ -828,9 +828,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   }
   // The loop above returned on an unknown word, so the subcommand is known when there is one.
   const sub = args[i]?.text;
-  if (sub === undefined || sub === null) return;
+  if (typeof sub !== "string") return;
   const rest = args.slice(i + 1);
-  const cut = abbreviation(rest, GIT_READ.has(sub) ? GIT_READ_OPTIONS : [...(GIT_VALUE_OPTIONS[sub] ?? []), ...(GIT_OPTIONS[sub] ?? []), "--pathspec-from-file", "--patch"]);
+  const cut = abbreviation(rest, GIT_READ.has(sub) ? GIT_READ_OPTIONS : [...(GIT_VALUE_OPTIONS[sub] ?? []), ...(GIT_OPTIONS[sub] ?? []), "--patch"]);
   if (cut !== null) {
     problem(ctx, "unresolved_argument", abbreviated(`git ${sub}`, cut), source);
     return;
@@ -861,8 +861,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   // -- '*.txt'` discards the changes of every .txt file, and a shell glob that matched nothing reaches git
   // as it is) and a leading `:` is magic (`:/` the whole tree, `:!x` all but x). What a pattern matches
   // is not a path the dispatcher judges (unless git runs with --literal-pathspecs).
+  // A shell glob reaches git as the names it matched, or as it is when it matched nothing (or where the
+  // directory is not known).
+  const matched = (w: Word): boolean => w.glob && where !== null && expandGlob(w.text!, where).matches.length > 0;
   const pattern = (ws: Word[]): Word | undefined =>
-    literal ? undefined : ws.find((w) => w.text !== null && (w.text.startsWith(":") || (/[*?[\\]/.test(w.text) && (!w.glob || expandGlob(w.text, where ?? "/").matches.length === 0))));
+    literal ? undefined : ws.find((w) => w.text !== null && (w.text.startsWith(":") || (/[*?[\\]/.test(w.text) && !matched(w))));
+  /** A path operand: it exists, or a shell glob gave git the names it matched (a branch name holds no glob character). */
+  const existing = (w: Word): boolean => w.text !== null && where !== null && (matched(w) || pathExists(joinPath(where, w.text)));
   const pathList = (ws: Word[]): string[] | null => {
     const p = pattern(ws);
     if (p === undefined) return paths(ctx, ws, where, source);
@@ -874,9 +879,18 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     const before = ctx.out.calls.length;
     gitCall("fs_write", { path: p }, source);
     const c = ctx.out.calls[before];
-    if (c !== undefined && ctx.out.calls.length === before + 1 && trees.every((t) => t !== null)) c.tracked = { trees: trees as string[] };
+    if (c !== undefined && trees.every((t) => t !== null)) c.tracked = { trees: trees as string[] };
   };
-  const head = (ref: string | null | undefined): string => ref ?? "HEAD";
+  /** The commit a reset, merge or rebase goes to: HEAD without one; a word not known is asked (`git reset
+   * --hard $X` was judged as a reset to HEAD). */
+  const target = (ref: string | null | undefined): string | null => {
+    if (ref === null) problem(ctx, "unresolved_argument", `git ${sub}: the commit is not known`, source);
+    return ref === null ? null : (ref ?? "HEAD");
+  };
+  const moveTo = (name: string, ref: string | null | undefined): void => {
+    const t = target(ref);
+    if (t !== null) gitCall(name, { target: t }, source);
+  };
   switch (sub) {
     case "branch": {
       if (has(opts, "-d", "-D", "--delete")) {
@@ -906,8 +920,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // Listing: no name, or an option that makes it a listing (`-a`/`-r` with a name fail). `-v`,
       // `--format` and `--sort` do not: `git branch -v -f x HEAD~3` moves x.
       if (ops.length === 0 || has(opts, "-a", "--all", "-r", "--remotes", "-l", "--list", "--show-current", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at")) return;
-      const n = text[0];
-      if (n === null || n === undefined) {
+      const n = text[0]!;
+      if (n === null) {
         problem(ctx, "unresolved_argument", "git branch: the name is not known", source);
         return;
       }
@@ -922,8 +936,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       if (ops.length === 0 || has(opts, "-l", "--list", "-n", "--contains", "--points-at", "-v", "--verify")) return;
-      const n = text[0];
-      if (n === null || n === undefined) {
+      const n = text[0]!;
+      if (n === null) {
         problem(ctx, "unresolved_argument", "git tag: the name is not known", source);
         return;
       }
@@ -935,12 +949,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const dd = rest.findIndex((w) => w.text === "--");
       const pathspec = dd >= 0 ? rest.slice(dd + 1) : [];
       if (has(opts, "--hard", "--merge", "--keep")) {
-        gitCall("git_discard", { target: head(text[0]) }, source);
+        moveTo("git_discard", text[0]);
         return;
       }
-      const commitish = dd >= 0 ? ops.slice(0, ops.length - pathspec.length) : ops;
+      // The operands before `--` (pathspec is empty below the next test).
+      const commitish = ops;
       // `git reset [<tree>] -- <paths>` / `git reset <paths>`: the index entries of the paths.
-      if (pathspec.length > 0 || (commitish.length > 0 && commitish.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
+      if (pathspec.length > 0 || (commitish.length > 0 && commitish.every(existing))) {
         gitCall("git_stage", { paths: (pathspec.length > 0 ? pathspec : commitish).map((w) => w.text ?? "") }, source);
         if (pathspec.some((w) => w.text === null)) problem(ctx, "unresolved_argument", "git reset: a path is not known", source);
         return;
@@ -961,7 +976,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         gitCall("git_stage", { paths: ["."] }, source);
         return;
       }
-      gitCall("git_move_head", { target: head(text[0]) }, source);
+      moveTo("git_move_head", text[0]);
       return;
     }
     case "checkout": {
@@ -970,9 +985,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         // `git checkout -p [<tree>] [--] [<paths>]` never switches: it writes the chosen hunks of the
         // paths (the whole tree without any) from the index, or from the tree into the index too.
         const tail = dd >= 0 ? rest.slice(dd + 1) : null;
-        const pathsFirst = tail === null && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text)));
-        const trees = tail !== null ? ops.slice(0, ops.length - tail.length) : pathsFirst ? [] : ops.slice(0, 1);
-        const named = tail ?? (pathsFirst ? ops : ops.slice(1));
+        const trees = tail !== null ? ops.slice(0, ops.length - tail.length) : ops.every(existing) ? [] : ops.slice(0, 1);
+        const named = tail ?? ops.slice(trees.length);
         const ps = pathList(named.length === 0 ? [here] : named);
         if (ps === null) return;
         for (const p of ps) trackedWrite(p, trees.map((w) => w.text));
@@ -1024,7 +1038,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       // `git checkout <path>` (no `--`): a path that exists is a path.
-      if (t0 === "." || (ops.length >= 1 && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
+      if (ops.every(existing)) {
         const ps = pathList(ops);
         if (ps !== null) for (const p of ps) trackedWrite(p, []);
         return;
@@ -1081,7 +1095,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       }
       if (!has(opts, "-f", "--force")) return; // clean.requireForce: git refuses without -f
       // The paths only narrow what git_clean (every untracked file) stands for.
-      if (ops.length > 0 && paths(ctx, ops, where, source) === null) return;
+      if (paths(ctx, ops, where, source) === null) return;
       gitCall("git_clean", { ignored: has(opts, "-x", "-X") }, source);
       return;
     }
@@ -1127,7 +1141,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const ps = pathList(ops);
       if (ps === null || ps.length < 2) return;
       const dest = ps[ps.length - 1]!;
-      const intoDir = ps.length > 2 || isDirectory(dest);
+      // Several sources go into a directory (git refuses them otherwise).
+      const intoDir = isDirectory(dest);
       for (const s of ps.slice(0, -1)) gitCall("fs_move", { source: s, destination: intoDir ? joinPath(dest, basename(s)) : dest }, source);
       gitCall("git_stage", { paths: ps }, source);
       return;
@@ -1146,7 +1161,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git rebase --exec runs a command whose effect is not known", source);
         return;
       }
-      gitCall("git_move_head", { target: head(text[0]) }, source);
+      moveTo("git_move_head", text[0]);
       return;
     case "pull":
     case "fetch": {
@@ -1202,7 +1217,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const url = text[0];
       const named = url === undefined || url === null ? null : url.replace(/\/+$/, "").replace(/\/\.git$/, "").replace(/^.*[/:]/, "").replace(/\.(git|bundle)$/, "");
       const d = text[1] ?? (named === "" || named === null ? null : has(opts, "--bare", "--mirror") ? `${named}.git` : named);
-      if (d === null || d === undefined || where === null) {
+      if (d === null || where === null) {
         problem(ctx, "unresolved_argument", "git clone: the destination is not known", source);
         return;
       }
@@ -1218,8 +1233,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // Listing and reading only. `-v` lists only alone (`git remote -v remove o` removes o); the
       // read options are git config's.
       // `git config -e` opens the file in an editor.
-      const edits = sub === "config" && has(opts, "-e", "--edit");
-      if (!edits && (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l")))) return;
+      // (Only git config has these options: with another of these commands git refuses the line.)
+      const edits = has(opts, "-e", "--edit");
+      if (!edits && (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || has(opts, "--get", "--get-all", "--get-regexp"))) return;
       problem(ctx, "unknown_effect", `git ${sub} ${text[0] ?? ""}: changes configuration or refs the ontology does not model`, source);
       return;
     default:

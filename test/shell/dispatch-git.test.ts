@@ -197,6 +197,58 @@ const GIT_CASES: Case[] = [
   ["git config --type bool --get core.bare", []],
   ["git notes --ref show add -m x", ["unknown_effect: git notes add: changes configuration or refs the ontology does not model"]],
   ["git notes --ref x list", []],
+  // A shell glob that matched gives git the names: `git checkout *.txt` discards a.txt's and b.txt's
+  // changes (was read as switching to a branch named *.txt); `git reset $X`, `git reset --hard $X` and
+  // `git merge $X` go to a commit that is not known (were judged as going to HEAD).
+  ["git checkout *.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git checkout -p *.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git reset *.txt", ["git_stage paths=[\"*.txt\"] dir=@"]],
+  ["git reset $X", ["unresolved_argument: git reset: the commit is not known"]],
+  ["git reset --hard $X", ["unresolved_argument: git reset: the commit is not known"]],
+  ["git merge $X", ["unresolved_argument: git merge: the commit is not known"]],
+  ["git checkout .", ["fs_write path=@ tracked=[]"]],
+  ["git checkout -p src", ["fs_write path=@/src tracked=[]"]],
+  ["cd $X; git restore *.md", ["unresolved_argument: git restore *.md: git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["cd $X; git checkout .", ["unresolved_argument: git runs in a directory that is not known (cd)"]],
+  ["cd $X; git checkout -- /tmp/a.txt", ["unresolved_argument: git runs in a directory that is not known (cd)"]],
+  // The global options other than --literal-pathspecs and --bare change neither rule.
+  ["git --no-pager restore '*.txt'", ["unresolved_argument: git restore '*.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git --no-pager init", ["fs_mkdir path=@", "fs_mkdir path=@/.git"]],
+  // Reading commands: their writing options are matched from a word's start; `git grep -o` (only the
+  // matching part) is not format-patch's `-o`.
+  ["git log feature--output", []],
+  ["git log fix-O2", []],
+  ["git grep -niO./x foo", ["unknown_effect: git grep -niO./x: writes a file or runs a program"]],
+  ["git grep x-O", []],
+  ["git grep -o foo", []],
+  ["git checkout --patc", ["unresolved_argument: git checkout --patc: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  // Branches: long names of the options; a copy or move with two names and --force.
+  ["git branch --delete --remotes origin/x", ["git_ref_delete ref=refs/remotes/origin/x dir=@"]],
+  ["git branch --copy main copy", ["git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch -m -f old new", ["git_ref_delete ref=refs/heads/old dir=@", "git_ref_delete ref=refs/heads/new dir=@", "git_ref_add ref=refs/heads/new dir=@"]],
+  ["git branch -c --force main copy", ["git_ref_delete ref=refs/heads/copy dir=@", "git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch --edit-description", ["unknown_effect: git branch: changes the branch's configuration (upstream, description)"]],
+  ["git branch --remotes 'origin/*'", []],
+  // The tree of `git checkout TREE -- PATH…` with options before it and several paths.
+  ["git checkout -q HEAD~1 -- a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\"] dir=@"]],
+  ["git checkout HEAD~1 -- a.txt b.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "fs_write path=@/b.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\",\"@/b.txt\"] dir=@"]],
+  ["git mv a.txt b.txt sub", ["fs_move source=@/a.txt destination=@/sub/a.txt", "fs_move source=@/b.txt destination=@/sub/b.txt", "git_stage paths=[\"@/a.txt\",\"@/b.txt\",\"@/sub\"] dir=@"]],
+  // A dry run with -f removes nothing; the interactive and edit forms of add stage the whole tree.
+  ["git clean -fn", []],
+  ["git clean --dry-run -f", []],
+  ["git stash foo-", ["unknown_command: git stash foo-"]],
+  ["git add -i", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add --edit", ["git_stage paths=[\".\"] dir=@"]],
+  ["git rebase -q --abort", ["unknown_effect: git rebase --abort: discards the work tree's resolution in progress"]],
+  ["git cherry-pick -x main", ["git_move_head target=main dir=@"]],
+  ["git fetch origin main:FETCH_HEAD", ["git_fetch dir=@"]],
+  ["git clone --upload-pack=./x r d", ["unknown_effect: git clone --upload-pack: runs a command or hook whose effect is not known"]],
+  ["git clone --config core.fsmonitor=./x r d", ["unknown_effect: git clone --config: runs a command or hook whose effect is not known"]],
+  ["git clone https://h/x//", ["fs_write path=@/x"]],
+  ["git clone https://h/x/.gitfoo", ["fs_write path=@/.gitfoo"]],
+  ["git clone https://h/o/x.github.io", ["fs_write path=@/x.github.io"]],
+  ["git clone --bare", ["unresolved_argument: git clone: the destination is not known"]],
+  ["git config -l x", ["unknown_effect: git config x: changes configuration or refs the ontology does not model"]],
 ];
 
 const VARIABLE_CASES: Case[] = [
