@@ -1391,7 +1391,8 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       return;
     }
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
-    const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
+    // (wget's `-T` is its timeout: curl's upload only.)
+    const sends = (name === "curl" ? has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json") : has(o.opts, "--post-data", "--post-file")) || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
     // name (recursive, from the server's headers, from a list): not known.

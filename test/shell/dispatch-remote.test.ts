@@ -193,6 +193,47 @@ const DOWNLOAD_CASES: Case[] = [
   ["wget https://x.test/f $U", ["unresolved_argument: wget: the file it writes is not known"]],
 ];
 
+// Every option of curl and wget that takes a value takes the next word (a URL there is not downloaded);
+// wget's -T is its timeout, not curl's upload (`wget -T 10 U` was asked as sending data).
+const VALUE_OPTION_CASES: Case[] = [
+  ["curl -H https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --header https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -u https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --user https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -A https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -e https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -m https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --max-time https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --connect-timeout https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --retry https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -w https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --write-out https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -X https://v.test/v -O https://x.test/f", ["remote_write command=curl -X https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --request https://v.test/v -O https://x.test/f", ["remote_write command=curl --request https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl -d https://v.test/v -O https://x.test/f", ["remote_write command=curl -d https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --data https://v.test/v -O https://x.test/f", ["remote_write command=curl --data https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --data-raw https://v.test/v -O https://x.test/f", ["remote_write command=curl --data-raw https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --data-binary https://v.test/v -O https://x.test/f", ["remote_write command=curl --data-binary https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl -F https://v.test/v -O https://x.test/f", ["remote_write command=curl -F https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --form https://v.test/v -O https://x.test/f", ["remote_write command=curl --form https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl -T https://v.test/v -O https://x.test/f", ["remote_write command=curl -T https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --upload-file https://v.test/v -O https://x.test/f", ["remote_write command=curl --upload-file https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --json https://v.test/v -O https://x.test/f", ["remote_write command=curl --json https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["wget -U https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget -t https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget -T https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget --header https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget --method https://v.test/v https://x.test/f", ["remote_write command=wget --method https://v.test/v https://x.test/f","fs_write path=@/f"]],
+  ["wget --post-data https://v.test/v https://x.test/f", ["remote_write command=wget --post-data https://v.test/v https://x.test/f","fs_write path=@/f"]],
+  ["wget --post-file https://v.test/v https://x.test/f", ["remote_write command=wget --post-file https://v.test/v https://x.test/f","fs_write path=@/f"]],
+];
+
+describe("curl and wget: an option's value is not a URL they download", () => {
+  it.each(VALUE_OPTION_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 describe("curl and wget: every file they write, under their output directory", () => {
   it.each(DOWNLOAD_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
