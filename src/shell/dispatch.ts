@@ -1558,8 +1558,9 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
     (more === undefined ||
       ((after.ops.length === 0 || (first !== null && more.words.includes(first)) || after.ops.every((w) => w.text !== null && more.names?.test(w.text) === true)) &&
         after.opts.every((o) => more.options.includes(o))));
-  // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
-  const runs = (sub === "check" && name === "cargo") || (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
+  // `cargo check` compiles and runs build scripts (not one of cargo's own reads; `pip check`, `poetry
+  // check`, `apt-get check` read).
+  const runs = (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
   // `npm audit fix`, `pnpm audit --fix` (overrides written into package.json).
   // `go list -mod=mod` (`-mod mod`) updates go.mod and go.sum as it needs (the default is readonly).
   const goMod = name === "go" && rest.some((w, i) => w.text !== null && (/^--?mod=mod$/.test(w.text) || (/^--?mod$/.test(w.text) && rest[i + 1]?.text === "mod")));

@@ -276,6 +276,34 @@ const TRANSFER_CASES: Case[] = [
   ["rsync h:f link", ["fs_write path=@/link"]],
 ];
 
+// What the remote() range's run showed unstated (7 Dec): the verb after `--`, a short option written with
+// `=` (not read: asked), a node named like a read verb, a file:// URL's name, operands that are not URLs,
+// rsync's batch and backup files, a directory not known, `--help` after `--`, yarn with an option only,
+// `go env` with a word that is not a variable, a trailing `-mod`, `fix` as an operand of another verb.
+const REMOTE_RANGE_CASES: Case[] = [
+  ["docker -- ps -a", []],
+  ["docker -H=tcp://h ps", ["remote_write command=docker -H=tcp://h ps"]],
+  ["kubectl cordon top", ["remote_write command=kubectl cordon top"]],
+  ["curl -O file:///tmp/f.txt", ["fs_write path=@/f.txt"]],
+  ["wget https://x.test/a.tgz notaurl", ["fs_write path=@/a.tgz"]],
+  ["wget $U https://x.test/f", ["unresolved_argument: wget: the file it writes is not known"]],
+  ["rsync --write-batch=b a.txt out", ["unknown_effect: rsync --write-batch: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --only-write-batch=b a.txt out", ["unknown_effect: rsync --only-write-batch: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -b --backup-dir=old a.txt out", ["unknown_effect: rsync --backup-dir: runs a program or changes files the dispatcher cannot name"]],
+  ["cd $X; rsync a.txt out", ["unresolved_argument: out: relative to a directory that is not known (cd)"]],
+  ["docker -- --help", ["remote_write command=docker -- --help"]],
+  ["yarn --silent", ["unresolved_argument: yarn: the subcommand is not known"]],
+  ["go env GOPATH foo", ["env_change command=go env GOPATH foo"]],
+  ["go list ./... -mod", []],
+  ["npm ls fix", []],
+];
+
+describe("remote and environment commands: what the range's run showed unstated", () => {
+  it.each(REMOTE_RANGE_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 describe("scp and rsync: programs run for the transfer and files changed elsewhere are asked", () => {
   it.each(TRANSFER_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
