@@ -282,7 +282,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     reads = recorder.reads();
     // The digest itself is taken later (LazyDigest); whether it can be taken is decided now. A refusal
     // is re-derived by canonicalJson, which throws it with the path of the offending value.
-    const owned = ownCanonicalReads(reads, recorder.canonical, recorder.stringKeys, recorder.sharedOnly);
+    const owned = ownCanonicalReads(reads, recorder.canonical, recorder.sharedOnly);
     if (owned === null) {
       readsDigest(reads, input.sha256);
       reads = ownReads(reads);
@@ -304,7 +304,8 @@ export function evaluate(input: EvaluateInput): Evaluation {
   if (input.unknown != null && input.unknown.length > 0) {
     const hits = UnknownMarks.hits(input.unknown, reads, actedOn(input));
     if (hits.length > 0) {
-      unknown = hits;
+      // Frozen here, where the list is made (the record hands it out as it is).
+      unknown = Object.freeze(hits) as UnknownMark[];
       if (!HARD_FAIL_REASONS.has(g.reason)) {
         const m = hits[0];
         const what = m.id === null ? "Layer B" : `\`${m.entity}\` \`${m.id}\``;

@@ -2,11 +2,10 @@
 // (the call copied, the context read, the forward sequence, the consent messages, evaluate) → record
 // (the Decision, frozen, its digest taken when first read). A check never throws for an expected
 // outcome: whatever fails inside judge becomes a vetoed record (fallback).
-import type { ExecutedCall, StateView, ToolCall } from "../core/types.js";
+import type { ExecutedCall, ToolCall } from "../core/types.js";
 import type { ConsentContext } from "../policies/consent.js";
 import { refusalText } from "../policies/text.js";
 import type { VerdictRecord } from "../policies/types.js";
-import { vetoPolicy } from "../policies/veto.js";
 import { ENGINE_VERSION } from "../version.js";
 import type { BeforeReader } from "./before.js";
 import { callKey, checkCallShape, freezeOwn, frozenJsonSafe, safeExecuted } from "./call.js";
@@ -20,7 +19,7 @@ import { evaluate, NO_MODEL, type Evaluation, type ModelAnswers } from "./evalua
 import type { Before, Lifecycle } from "./lifecycle.js";
 import { askModels, isThenable } from "./models.js";
 import type { ResolvedOptions } from "./options.js";
-import { defineStateDigest, stateDigestGetter, type StateDigestGetter } from "./reads.js";
+import { defineStateDigest, stateDigestGetter, type Read, type StateDigestGetter } from "./reads.js";
 import type { CheckContext } from "./types.js";
 import type { UnknownMarks } from "./unknown.js";
 
@@ -33,7 +32,9 @@ interface Judged {
 }
 
 const NO_FORWARD: unknown[] = Object.freeze([]) as unknown as unknown[];
-const EMPTY_STATE: StateView = { hasEntity: () => false, slot: () => undefined };
+
+/** What a record takes of an evaluation (the fallback makes its own). */
+type Recorded = Omit<Evaluation, "digest" | "backendFailed" | "call">;
 
 export class Judge {
   /** The last decision's seq (the next check is seq + 1). */
@@ -162,14 +163,14 @@ export class Judge {
   }
 
   private readonly isMutating = (copy: unknown): boolean => {
-    const name = (copy as { name?: unknown } | null)?.name;
-    if (typeof name !== "string") return true;
-    const info = this.engine.verifier.tool(name);
+    // A name that is not a string names no tool (the verifier's tools are keyed by name): unknown,
+    // so mutating.
+    const info = this.engine.verifier.tool((copy as { name?: unknown } | null)?.name as string);
     return !info.known || !info.readOnly;
   };
 
   private record(
-    s: number, ev: Evaluation, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
+    s: number, ev: Recorded, call: unknown, forward: unknown[], userMessages: string[], execution: string | null, consentContext: ConsentContext | null = null,
   ): Decision {
     const o = this.o;
     // Empty lists are one shared frozen array (a session check with nothing pending has no forward
@@ -179,7 +180,6 @@ export class Judge {
     const targets = ev.targets === null ? null : frozenJsonSafe(ev.targets);
     const messages = userMessages.length === 0 ? (NO_FORWARD as string[]) : Object.freeze(userMessages);
     const consent = ev.consent === null ? null : frozenJsonSafe(ev.consent);
-    const unknown = ev.unknown === null ? null : Object.freeze(ev.unknown);
     // Two literals (with and without `consentContext`) rather than a spread in one: each is built from
     // its own boilerplate, in one field order.
     const decision = (consentContext === null
@@ -187,13 +187,13 @@ export class Judge {
         format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
         detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
         tau: this.tau, message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
-        unknown, reads: ev.reads,
+        unknown: ev.unknown, reads: ev.reads,
       }
       : {
         format: DECISION_FORMAT, seq: s, route: ev.route, approved: ev.approved, execution, admissible: ev.admissible, reason: ev.reason,
         detail: ev.detail, call, forward: forwardOut, verdict, targets, classification: ev.classification, policy: o.policy.name,
         tau: this.tau, message: ev.message, refusal: ev.refusal, question: ev.question, userMessages: messages, consent,
-        consentContext: frozenJsonSafe(consentContext), unknown, reads: ev.reads,
+        consentContext: frozenJsonSafe(consentContext), unknown: ev.unknown, reads: ev.reads,
       }) as unknown as Decision;
     // The digest is computed on first read (serialising the record reads it), in its place among the
     // fields; the rest are assigned after it so every record keeps one field order.
@@ -206,27 +206,19 @@ export class Judge {
     return Object.freeze(decision);
   }
 
-  /** A record for a check that failed in a way nothing above foresaw: vetoed, never thrown. */
+  /** A record for a check that failed in a way nothing above foresaw: vetoed, never thrown. Made here
+   * without the evaluation (which is what failed, or what read the state that threw): no
+   * classification, nothing read, the refusal naming the call and the reason. */
   private fallback(s: number, rawCall: unknown, e: unknown): Decision {
     const o = this.o;
     const call = frozenJsonSafe(rawCall);
     const shape = checkCallShape(call);
-    const ev = evaluate({
-      tables: o.tables,
-      verifier: this.engine.verifier,
-      config: o.config,
-      policy: vetoPolicy,
-      detector: o.detector,
-      call,
-      forward: [],
-      state: EMPTY_STATE,
-      userMessages: [],
-      model: { ...NO_MODEL, error: `guard: ${describeError(e)}` },
-      sha256: o.sha256,
-    });
-    const vetoed: Evaluation = { ...ev, route: "Vetoed", approved: false, admissible: false, reason: "internal_error", detail: `guard: ${describeError(e)}`, verdict: null, targets: null, consent: null, question: null, unknown: null };
-    vetoed.refusal = vetoed.message = refusalText({ call: shape.ok ? shape.call : { name: "", arguments: {} }, admissible: false, reason: "internal_error", verdict: null, tau: tauFixed(o.config), userMessages: [], consent: o.detector, tables: o.tables });
-    return this.record(s, vetoed, call, [], [], null);
+    const refusal = refusalText({ call: shape.ok ? shape.call : { name: "", arguments: {} }, admissible: false, reason: "internal_error", verdict: null, tau: this.tau, userMessages: [], consent: o.detector, tables: o.tables });
+    const vetoed: Recorded = {
+      route: "Vetoed", approved: false, admissible: false, reason: "internal_error", detail: `guard: ${describeError(e)}`, verdict: null, targets: null,
+      classification: null, message: refusal, refusal, question: null, consent: null, reads: NO_FORWARD as Read[], unknown: null,
+    };
+    return this.record(s, vetoed, call, NO_FORWARD, NO_FORWARD as string[], null);
   }
 }
 
@@ -243,9 +235,10 @@ function ownVerdict(v: VerdictRecord): VerdictRecord {
     // A fresh object per step. Its values are frozen copies the guard owns (the call's, the forward
     // sequence's, the values read through the RecordingView: Layer B's own or copied on read), shared
     // as they are, or fresh values of the verdict (a literal, a `$pending` marker), frozen here.
-    const args = (steps[i] as { arguments: unknown }).arguments;
-    if (typeof args === "object" && args !== null) {
-      for (const k of Object.keys(args)) freezeOwn((args as Record<string, unknown>)[k]);
+    // An inverse's arguments: an object, or null for a fail-closed step (VerdictStep).
+    const args = steps[i].arguments;
+    if (args !== null) {
+      for (const k of Object.keys(args)) freezeOwn(args[k]);
       Object.freeze(args);
     }
     Object.freeze(steps[i]);

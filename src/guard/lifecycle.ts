@@ -177,8 +177,11 @@ export class Lifecycle {
       this.observed.push(entry);
       this.observedSeq.push(x?.seq ?? 0);
       if (this.observed.length > this.maxDepth) {
-        this.observed = this.observed.slice(-this.maxDepth);
-        this.observedSeq = this.observedSeq.slice(-this.maxDepth);
+        // From the front, not `slice(-maxDepth)`: with maxDepth 0 that kept the whole list, which grew
+        // without bound over a session.
+        const cut = this.observed.length - this.maxDepth;
+        this.observed = this.observed.slice(cut);
+        this.observedSeq = this.observedSeq.slice(cut);
       }
     }
   }

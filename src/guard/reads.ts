@@ -41,7 +41,8 @@ export class RecordingView implements StateView {
   hasEntity(entity: string, id: string): boolean {
     // The same question as the read just made (the guard's grounding check, then the search's): its
     // answer, asked and recorded once.
-    if (this.log.length > 0 && this.lastSlot === null && this.lastId === id && this.lastEntity === entity) return this.lastExists;
+    // (`lastSlot` is undefined until a first read: null only after an existence read.)
+    if (this.lastSlot === null && this.lastId === id && this.lastEntity === entity) return this.lastExists as boolean;
     if (this.layerB !== null) {
       const t = this.layerB.existsTuple(entity, id);
       if (t !== null) {
@@ -108,29 +109,26 @@ export class RecordingView implements StateView {
   }
 
   /** Every read made so far came strictly after the one before it in the order reads() gives (so the
-   * log is that order, with no repeat), and every entity, id and slot was a string: both worked out
-   * from the read's own arguments as it is made, never by reading a tuple back (an element load from
-   * a frozen array, such as Layer B's shared tuples, misses V8's inline caches). */
+   * log is that order, with no repeat): worked out from the read's own arguments as it is made, never
+   * by reading a tuple back (an element load from a frozen array, such as Layer B's shared tuples,
+   * misses V8's inline caches). Entity, id and slot are the strings the verifier and the grounding
+   * check ask with (StateView's signature; an id is entityKey's string). */
   private ordered = true;
-  /** Every entity, id and slot read was a string (ownCanonicalReads need not check). */
-  stringKeys = true;
   /** Every read so far is one of Layer B's shared tuples, frozen already (ownCanonicalReads need not
    * freeze them again: Object.freeze is a runtime call even then). */
   sharedOnly = true;
-  private lastEntity = "";
-  private lastId = "";
-  private lastSlot: string | null = null;
-  /** The answer of the last read when it was an existence read. */
-  private lastExists = false;
+  // The last read's arguments (and its answer when it was an existence read): undefined until the
+  // first read sets them, never read before.
+  private lastEntity: string | undefined = undefined;
+  private lastId: string | undefined = undefined;
+  private lastSlot: string | null | undefined = undefined;
+  private lastExists: boolean | undefined = undefined;
 
   private push(entity: string, id: string, slot: string | null, read: Read): void {
-    if (typeof entity !== "string" || typeof id !== "string" || (slot !== null && typeof slot !== "string")) {
-      this.stringKeys = false;
-      this.ordered = false;
-    } else if (this.ordered && this.log.length > 0) {
-      const e = this.lastEntity;
-      const i = this.lastId;
-      const s = this.lastSlot;
+    if (this.ordered && this.log.length > 0) {
+      const e = this.lastEntity as string;
+      const i = this.lastId as string;
+      const s = this.lastSlot as string | null;
       if (entity !== e) this.ordered = e < entity;
       else if (id !== i) this.ordered = i < id;
       else this.ordered = slot !== null && (s === null || s < slot);
@@ -268,18 +266,12 @@ export function ownReads(reads: Read[]): Read[] {
 
 /**
  * The reads kept as they are, frozen, when the recorder found every value canonical JSON (`canonical`:
- * each object value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot) and
- * entity, id and slot are strings (`stringKeys`: the recorder saw to that as they were read; `frozen`:
- * every tuple is frozen already, Layer B's shared ones); null
- * otherwise, with no tuple frozen (the caller lets canonicalJson
- * decide).
+ * each object value then is a frozen copy of the guard's or of Layer B's, see RecordingView.slot;
+ * `frozen`: every tuple is frozen already, Layer B's shared ones); null otherwise, with no tuple
+ * frozen (the caller lets canonicalJson decide).
  */
-export function ownCanonicalReads(reads: Read[], canonical: boolean, stringKeys = false, frozen = false): Read[] | null {
+export function ownCanonicalReads(reads: Read[], canonical: boolean, frozen = false): Read[] | null {
   if (!canonical) return null;
-  for (let i = 0; i < reads.length && !stringKeys; i++) {
-    const r = reads[i];
-    if (typeof r[0] !== "string" || typeof r[1] !== "string" || (r[2] !== null && typeof r[2] !== "string")) return null;
-  }
   for (let i = 0; i < reads.length && !frozen; i++) Object.freeze(reads[i]);
   return Object.freeze(reads) as Read[];
 }

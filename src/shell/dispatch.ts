@@ -53,7 +53,8 @@ export interface Catalogue {
 
 export function parseCatalogue(json: unknown, extraReadOnly: readonly string[] = []): Catalogue {
   const j = json as { format?: unknown; readOnly?: unknown; readOnlyUnless?: unknown; wrappers?: unknown; commands?: unknown };
-  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || typeof j.readOnlyUnless !== "object" || j.readOnlyUnless === null || typeof j.wrappers !== "object" || typeof j.commands !== "object") {
+  const object = (x: unknown): boolean => typeof x === "object" && x !== null && !Array.isArray(x);
+  if (j === null || typeof j !== "object" || j.format !== "polar-shell-commands/1" || !Array.isArray(j.readOnly) || !object(j.readOnlyUnless) || !object(j.wrappers) || !object(j.commands)) {
     throw new Error("the command catalogue is not polar-shell-commands/1");
   }
   const readOnly = new Set<string>();
@@ -519,7 +520,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       for (const s of srcs as string[]) {
         const d = intoDir ? joinPath(into, basename(s)) : into;
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
-        else if (entry.effect === "copy") call(ctx, "fs_write", { path: followLinks(d) }, source);
+        // cp writes through a link to a file; install and `cp --remove-destination` remove the link
+        // first and write a new file in its place (checked with coreutils 9 here).
+        else if (entry.effect === "copy") call(ctx, "fs_write", { path: name === "install" || has(opts, "--remove-destination") ? d : followLinks(d) }, source);
         else call(ctx, "fs_write", { path: d }, source);
       }
       return;
@@ -703,7 +706,7 @@ export function gitCode(p: string): boolean {
 export const gitCodeDetail = (p: string): string => `${p}: git runs the settings and hooks there in later commands (a commit its hooks, \`git status\` a core.fsmonitor)`;
 
 /** The variables a builtin sets as an assignment would (`read PATH`, `read -a NAME`, `printf -v PATH …`,
- * `getopts OPTS NAME`): one that loads or runs code changes what the commands after it run. */
+ * `getopts OPTS NAME`, and `unset PATH`): one that loads or runs code changes what the commands after it run. */
 function variablesSet(name: string, rest: Word[]): Word[] {
   if (name === "read") {
     const o = operands(rest, ["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"]);
@@ -713,6 +716,11 @@ function variablesSet(name: string, rest: Word[]): Word[] {
   if (name === "printf") {
     const v = operands(rest, ["-v"]).optValues.get("-v");
     return v === undefined ? [] : [v];
+  }
+  // `unset PATH`: bash then runs a command from the working directory (`unset PATH; ls` runs ./ls).
+  if (name === "unset") {
+    const o = operands(rest, []);
+    return has(o.opts, "-f") ? [] : o.ops.filter((w) => w.text === null || w.text === "PATH");
   }
   return name === "getopts" ? rest.slice(1, 2) : [];
 }
@@ -742,7 +750,7 @@ const GNU_EFFECTS = new Set(["remove", "write", "write_option", "mkdir", "copy",
 const EFFECT_OPTIONS: Record<string, readonly string[]> = {
   write: ["--reference"],
   mkdir: ["--parents"],
-  copy: ["--target-directory", "--no-target-directory", "--parents"],
+  copy: ["--target-directory", "--no-target-directory", "--parents", "--remove-destination"],
   move: ["--target-directory", "--no-target-directory"],
   link: ["--target-directory", "--no-target-directory", "--no-dereference"],
   sed: ["--in-place", "--expression", "--file", "--sandbox", "--follow-symlinks"],
@@ -783,6 +791,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     call(ctx, name, withDir, src);
   };
   let i = 0;
+  let literal = false;
+  let bare = false;
   // Global options before the subcommand.
   while (i < args.length) {
     const t = args[i]!.text;
@@ -808,6 +818,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       }
       i += 2;
     } else if (t === "--no-pager" || t === "--paginate" || t === "-p" || t === "--no-optional-locks" || t === "-P" || t === "--bare" || t === "--literal-pathspecs") {
+      if (t === "--literal-pathspecs") literal = true;
+      if (t === "--bare") bare = true;
       i++;
     } else if (t.startsWith("-")) {
       problem(ctx, "unknown_effect", `git ${t}: a global option the dispatcher does not follow`, source);
@@ -816,9 +828,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   }
   // The loop above returned on an unknown word, so the subcommand is known when there is one.
   const sub = args[i]?.text;
-  if (sub === undefined || sub === null) return;
+  if (typeof sub !== "string") return;
   const rest = args.slice(i + 1);
-  const cut = abbreviation(rest, GIT_READ.has(sub) ? GIT_READ_OPTIONS : [...(GIT_VALUE_OPTIONS[sub] ?? []), ...(GIT_OPTIONS[sub] ?? []), "--pathspec-from-file", "--patch"]);
+  const cut = abbreviation(rest, GIT_READ.has(sub) ? GIT_READ_OPTIONS : [...(GIT_VALUE_OPTIONS[sub] ?? []), ...(GIT_OPTIONS[sub] ?? []), "--patch"]);
   if (cut !== null) {
     problem(ctx, "unresolved_argument", abbreviated(`git ${sub}`, cut), source);
     return;
@@ -826,7 +838,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   if (GIT_READ.has(sub)) {
     if (sub === "bisect" && rest.length > 0) problem(ctx, "unknown_effect", "git bisect moves HEAD", source);
     // The reading commands' options that write a file or run a program.
-    const writes = rest.find((w) => w.text === null || /^--(output|output-directory|open-files-in-pager|upload-pack)(=|$)|^-O/.test(w.text) || (sub === "format-patch" && w.text === "-o"));
+    // `git grep -nO./x`: `-O` (its pager) in a bundle of short options, before any that takes a value.
+    const writes = rest.find((w) => w.text === null || /^--(output|output-directory|open-files-in-pager|upload-pack)(=|$)|^-O/.test(w.text) || (sub === "grep" && /^-[^-ABCefm]*O/.test(w.text)) || (sub === "format-patch" && w.text === "-o"));
     if (writes !== undefined) problem(ctx, "unknown_effect", `git ${sub} ${writes.raw}: writes a file or runs a program`, source);
     else if (sub === "format-patch" && !rest.some((w) => w.text === "--stdout")) problem(ctx, "unknown_effect", "git format-patch writes patch files", source);
     return;
@@ -844,19 +857,46 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
   // every one) from the paths given, or from the whole tree without paths.
   const patch = has(opts, "-p", "--patch");
   const here: Word = { text: ".", raw: ".", glob: false, why: null };
-  const pathList = (ws: Word[]): string[] | null => paths(ctx, ws, where, source);
+  // git reads its path operands as pathspecs: `*`, `?`, `[` and `\` match in every folder (`git checkout
+  // -- '*.txt'` discards the changes of every .txt file, and a shell glob that matched nothing reaches git
+  // as it is) and a leading `:` is magic (`:/` the whole tree, `:!x` all but x). What a pattern matches
+  // is not a path the dispatcher judges (unless git runs with --literal-pathspecs).
+  // A shell glob reaches git as the names it matched, or as it is when it matched nothing (or where the
+  // directory is not known).
+  const matched = (w: Word): boolean => w.glob && where !== null && expandGlob(w.text!, where).matches.length > 0;
+  const pattern = (ws: Word[]): Word | undefined =>
+    literal ? undefined : ws.find((w) => w.text !== null && (w.text.startsWith(":") || (/[*?[\\]/.test(w.text) && !matched(w))));
+  /** A path operand: it exists, or a shell glob gave git the names it matched (a branch name holds no glob character). */
+  const existing = (w: Word): boolean => w.text !== null && where !== null && (matched(w) || pathExists(joinPath(where, w.text)));
+  const pathList = (ws: Word[]): string[] | null => {
+    const p = pattern(ws);
+    if (p === undefined) return paths(ctx, ws, where, source);
+    problem(ctx, "unresolved_argument", `git ${sub} ${p.raw}: git reads it as a pattern (a pathspec), and the paths it matches are not known`, source);
+    return null;
+  };
   /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
     const before = ctx.out.calls.length;
     gitCall("fs_write", { path: p }, source);
     const c = ctx.out.calls[before];
-    if (c !== undefined && ctx.out.calls.length === before + 1 && trees.every((t) => t !== null)) c.tracked = { trees: trees as string[] };
+    if (c !== undefined && trees.every((t) => t !== null)) c.tracked = { trees: trees as string[] };
   };
-  const head = (ref: string | null | undefined): string => ref ?? "HEAD";
+  /** The commit a reset, merge or rebase goes to: HEAD without one; a word not known is asked (`git reset
+   * --hard $X` was judged as a reset to HEAD). */
+  const target = (ref: string | null | undefined): string | null => {
+    if (ref === null) problem(ctx, "unresolved_argument", `git ${sub}: the commit is not known`, source);
+    return ref === null ? null : (ref ?? "HEAD");
+  };
+  const moveTo = (name: string, ref: string | null | undefined): void => {
+    const t = target(ref);
+    if (t !== null) gitCall(name, { target: t }, source);
+  };
   switch (sub) {
     case "branch": {
       if (has(opts, "-d", "-D", "--delete")) {
-        for (const n of text) if (n !== null) gitCall("git_ref_delete", { ref: `refs/heads/${n}` }, source);
+        // `-r`: the remote-tracking branches (`git branch -dr origin/x` deletes refs/remotes/origin/x).
+        const kind = has(opts, "-r", "--remotes") ? "remotes" : "heads";
+        for (const n of text) if (n !== null) gitCall("git_ref_delete", { ref: `refs/${kind}/${n}` }, source);
         if (text.includes(null)) problem(ctx, "unresolved_argument", "git branch -d: a branch name is not known", source);
         return;
       }
@@ -877,9 +917,11 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git branch: changes the branch's configuration (upstream, description)", source);
         return;
       }
-      if (ops.length === 0 || has(opts, "-a", "-r", "-l", "--list", "-v", "-vv", "--show-current", "--contains", "--merged", "--no-merged", "--format", "--sort", "--points-at")) return;
-      const n = text[0];
-      if (n === null || n === undefined) {
+      // Listing: no name, or an option that makes it a listing (`-a`/`-r` with a name fail). `-v`,
+      // `--format` and `--sort` do not: `git branch -v -f x HEAD~3` moves x.
+      if (ops.length === 0 || has(opts, "-a", "--all", "-r", "--remotes", "-l", "--list", "--show-current", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at")) return;
+      const n = text[0]!;
+      if (n === null) {
         problem(ctx, "unresolved_argument", "git branch: the name is not known", source);
         return;
       }
@@ -894,8 +936,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       if (ops.length === 0 || has(opts, "-l", "--list", "-n", "--contains", "--points-at", "-v", "--verify")) return;
-      const n = text[0];
-      if (n === null || n === undefined) {
+      const n = text[0]!;
+      if (n === null) {
         problem(ctx, "unresolved_argument", "git tag: the name is not known", source);
         return;
       }
@@ -907,12 +949,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const dd = rest.findIndex((w) => w.text === "--");
       const pathspec = dd >= 0 ? rest.slice(dd + 1) : [];
       if (has(opts, "--hard", "--merge", "--keep")) {
-        gitCall("git_discard", { target: head(text[0]) }, source);
+        moveTo("git_discard", text[0]);
         return;
       }
-      const commitish = dd >= 0 ? ops.slice(0, ops.length - pathspec.length) : ops;
+      // The operands before `--` (pathspec is empty below the next test).
+      const commitish = ops;
       // `git reset [<tree>] -- <paths>` / `git reset <paths>`: the index entries of the paths.
-      if (pathspec.length > 0 || (commitish.length > 0 && commitish.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
+      if (pathspec.length > 0 || (commitish.length > 0 && commitish.every(existing))) {
         gitCall("git_stage", { paths: (pathspec.length > 0 ? pathspec : commitish).map((w) => w.text ?? "") }, source);
         if (pathspec.some((w) => w.text === null)) problem(ctx, "unresolved_argument", "git reset: a path is not known", source);
         return;
@@ -933,7 +976,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         gitCall("git_stage", { paths: ["."] }, source);
         return;
       }
-      gitCall("git_move_head", { target: head(text[0]) }, source);
+      moveTo("git_move_head", text[0]);
       return;
     }
     case "checkout": {
@@ -942,9 +985,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         // `git checkout -p [<tree>] [--] [<paths>]` never switches: it writes the chosen hunks of the
         // paths (the whole tree without any) from the index, or from the tree into the index too.
         const tail = dd >= 0 ? rest.slice(dd + 1) : null;
-        const pathsFirst = tail === null && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text)));
-        const trees = tail !== null ? ops.slice(0, ops.length - tail.length) : pathsFirst ? [] : ops.slice(0, 1);
-        const named = tail ?? (pathsFirst ? ops : ops.slice(1));
+        const trees = tail !== null ? ops.slice(0, ops.length - tail.length) : ops.every(existing) ? [] : ops.slice(0, 1);
+        const named = tail ?? ops.slice(trees.length);
         const ps = pathList(named.length === 0 ? [here] : named);
         if (ps === null) return;
         for (const p of ps) trackedWrite(p, trees.map((w) => w.text));
@@ -981,6 +1023,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git checkout --track without -b: creates a branch the dispatcher does not name", source);
         return;
       }
+      // No branch name holds `*`, `?`, `[` or `\` (git check-ref-format): such an operand is a pathspec
+      // (`git checkout '*.txt'` discards the changes of every .txt file); one starting with `:` is a
+      // pathspec's magic or a commit found by its message (`:/fix`): asked either way.
+      if (pattern(ops) !== undefined) {
+        pathList(ops);
+        return;
+      }
       if (has(opts, "-f", "--force")) gitCall("git_discard", { target: "HEAD" }, source);
       const t0 = text[0];
       if (t0 === undefined) return;
@@ -989,7 +1038,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       // `git checkout <path>` (no `--`): a path that exists is a path.
-      if (t0 === "." || (ops.length >= 1 && ops.every((w) => w.text !== null && pathExists(joinPath(where ?? "/", w.text))))) {
+      if (ops.every(existing)) {
         const ps = pathList(ops);
         if (ps !== null) for (const p of ps) trackedWrite(p, []);
         return;
@@ -1045,10 +1094,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       if (!has(opts, "-f", "--force")) return; // clean.requireForce: git refuses without -f
-      if (ops.length > 0) {
-        const ps = pathList(ops);
-        if (ps === null) return;
-      }
+      // The paths only narrow what git_clean (every untracked file) stands for.
+      if (paths(ctx, ops, where, source) === null) return;
       gitCall("git_clean", { ignored: has(opts, "-x", "-X") }, source);
       return;
     }
@@ -1066,7 +1113,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       return;
     }
     case "commit": {
-      if (has(opts, "-a", "--all")) gitCall("git_stage", { paths: ["."] }, source);
+      // `git commit PATH…` (`--only`, `-i`) commits the paths' work-tree contents: their index entries
+      // are set from the work tree first (what was staged there is replaced), as `-a` does for every
+      // path; `-p` and `--interactive` stage the hunks chosen (of the whole tree without paths).
+      const whole = has(opts, "-a", "--all") || ((patch || has(opts, "--interactive")) && ops.length === 0);
+      if (whole || ops.length > 0) gitCall("git_stage", { paths: whole ? ["."] : text.map((t) => t ?? "") }, source);
+      if (text.includes(null)) problem(ctx, "unresolved_argument", "git commit: a path is not known", source);
       gitCall("git_commit", {}, source);
       return;
     }
@@ -1089,7 +1141,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const ps = pathList(ops);
       if (ps === null || ps.length < 2) return;
       const dest = ps[ps.length - 1]!;
-      const intoDir = ps.length > 2 || isDirectory(dest);
+      // Several sources go into a directory (git refuses them otherwise).
+      const intoDir = isDirectory(dest);
       for (const s of ps.slice(0, -1)) gitCall("fs_move", { source: s, destination: intoDir ? joinPath(dest, basename(s)) : dest }, source);
       gitCall("git_stage", { paths: ps }, source);
       return;
@@ -1108,7 +1161,7 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git rebase --exec runs a command whose effect is not known", source);
         return;
       }
-      gitCall("git_move_head", { target: head(text[0]) }, source);
+      moveTo("git_move_head", text[0]);
       return;
     case "pull":
     case "fetch": {
@@ -1119,7 +1172,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // A refspec after the remote whose destination is a local ref (`git fetch origin +x:main`, `git
       // fetch . HEAD~3:feature`) moves or overwrites that branch: not the remote-tracking refs a fetch
       // moves. `--refmap` names such destinations for every fetched ref.
-      const local = has(opts, "--refmap") ? "--refmap" : ops.slice(1).find((w) => w.text === null || (w.text.includes(":") && !["", "FETCH_HEAD"].includes(w.text.slice(w.text.indexOf(":") + 1)) && !w.text.slice(w.text.indexOf(":") + 1).startsWith("refs/remotes/")))?.raw;
+      // `-P` (`--prune-tags`) deletes the local tags the remote does not have, `--tags` with `--force`
+      // moves local tags of the same name, `tag NAME` fetches into the local tag NAME.
+      const local = has(opts, "--refmap") ? "--refmap" : has(opts, "-P", "--prune-tags") ? "--prune-tags" : has(opts, "-t", "--tags") && has(opts, "-f", "--force") ? "--tags --force" : ops.slice(1).find((w) => w.text === null || w.text === "tag" || (w.text.includes(":") && !["", "FETCH_HEAD"].includes(w.text.slice(w.text.indexOf(":") + 1)) && !w.text.slice(w.text.indexOf(":") + 1).startsWith("refs/remotes/")))?.raw;
       if (local !== undefined) {
         problem(ctx, "unknown_effect", `git ${sub} ${local}: updates a local ref, not only the remote-tracking ones`, source);
         return;
@@ -1133,13 +1188,21 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       gitCall("remote_write", { command: source.slice(0, 200) }, source);
       return;
     case "init": {
+      // A template's hooks run in later commands; `--separate-git-dir` moves an existing repository.
+      const runs = opts.find((o) => o === "--template" || o === "--separate-git-dir");
+      if (runs !== undefined) {
+        problem(ctx, "unknown_effect", `git init ${runs}: copies hooks from a template or moves the repository`, source);
+        return;
+      }
       if (where === null) {
         problem(ctx, "unresolved_argument", "git init in a directory that is not known", source);
         return;
       }
       const target = text[0] ? joinPath(where, text[0]) : where;
       gitCall("fs_mkdir", { path: target }, source);
-      gitCall("fs_mkdir", { path: joinPath(target, ".git") }, source);
+      // `--bare` writes the repository's files (HEAD, config, hooks/, …) into the folder itself.
+      if (!bare && !has(opts, "--bare")) gitCall("fs_mkdir", { path: joinPath(target, ".git") }, source);
+      else if (pathExists(target)) problem(ctx, "unknown_effect", `git init --bare: writes the repository's files into ${target}, which exists`, source);
       return;
     }
     case "clone": {
@@ -1149,9 +1212,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", `git clone ${runs}: runs a command or hook whose effect is not known`, source);
         return;
       }
+      // Without a directory git names it from the URL's last part (after `/` or `:`, without a trailing
+      // `/.git` or `.git`), with `.git` again for `--bare` and `--mirror` (`git clone --bare h:o/x.git`: x.git).
       const url = text[0];
-      const d = text[1] ?? (url ? basename(url).replace(/\.git$/, "") : null);
-      if (d === null || d === undefined || where === null) {
+      const named = url === undefined || url === null ? null : url.replace(/\/+$/, "").replace(/\/\.git$/, "").replace(/^.*[/:]/, "").replace(/\.(git|bundle)$/, "");
+      const d = text[1] ?? (named === "" || named === null ? null : has(opts, "--bare", "--mirror") ? `${named}.git` : named);
+      if (d === null || where === null) {
         problem(ctx, "unresolved_argument", "git clone: the destination is not known", source);
         return;
       }
@@ -1167,8 +1233,9 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       // Listing and reading only. `-v` lists only alone (`git remote -v remove o` removes o); the
       // read options are git config's.
       // `git config -e` opens the file in an editor.
-      const edits = sub === "config" && has(opts, "-e", "--edit");
-      if (!edits && (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || (sub === "config" && has(opts, "--get", "--get-all", "--get-regexp", "--list", "-l")))) return;
+      // (Only git config has these options: with another of these commands git refuses the line.)
+      const edits = has(opts, "-e", "--edit");
+      if (!edits && (ops.length === 0 || ["show", "list", "get"].some((x) => text[0] === x) || has(opts, "--get", "--get-all", "--get-regexp"))) return;
       problem(ctx, "unknown_effect", `git ${sub} ${text[0] ?? ""}: changes configuration or refs the ontology does not model`, source);
       return;
     default:
@@ -1205,18 +1272,21 @@ const GIT_VALUE_OPTIONS: Record<string, readonly string[]> = {
   clone: ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--reference-if-able", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--template", "--filter", "-j", "--jobs", "--bundle-uri", "--server-option"],
   init: ["--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format"],
   mv: [],
+  // `git config -f list x y` sets x in the file `list` (was read as `git config list`).
+  config: ["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"],
+  notes: ["--ref"],
 };
 
 /** The flags (no value) each git subcommand's rule reads; GIT_READ_OPTIONS the reading commands'. */
 const GIT_OPTIONS: Record<string, readonly string[]> = {
-  branch: ["--delete", "--copy", "--move", "--force", "--unset-upstream", "--edit-description", "--list", "--show-current"],
+  branch: ["--delete", "--copy", "--move", "--force", "--unset-upstream", "--edit-description", "--list", "--show-current", "--all", "--remotes"],
   tag: ["--delete", "--list", "--verify", "--force"],
   reset: ["--hard", "--merge", "--keep"],
   checkout: ["--track", "--force"],
   switch: ["--force", "--discard-changes"],
   restore: ["--staged", "--worktree"],
   clean: ["--dry-run", "--interactive", "--force"],
-  commit: ["--all"],
+  commit: ["--all", "--include", "--only", "--interactive"],
   add: ["--dry-run", "--update", "--all", "--no-ignore-removal", "--interactive", "--edit"],
   rm: ["--cached"],
   merge: ["--abort", "--skip", "--quit"],
@@ -1225,6 +1295,10 @@ const GIT_OPTIONS: Record<string, readonly string[]> = {
   revert: ["--abort", "--skip", "--quit"],
   am: ["--abort", "--skip", "--quit"],
   push: ["--dry-run"],
+  fetch: ["--prune", "--prune-tags", "--tags", "--force"],
+  pull: ["--prune", "--prune-tags", "--tags", "--force"],
+  init: ["--bare"],
+  clone: ["--bare", "--mirror"],
   config: ["--edit", "--get", "--get-all", "--get-regexp", "--list"],
 };
 const GIT_READ_OPTIONS = ["--output", "--output-directory", "--open-files-in-pager", "--upload-pack", "--stdout"];
@@ -1317,7 +1391,8 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       return;
     }
     const method = o.optValues.get("-X") ?? o.optValues.get("--request") ?? o.optValues.get("--method");
-    const sends = has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json", "--post-data", "--post-file") || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
+    // (wget's `-T` is its timeout: curl's upload only.)
+    const sends = (name === "curl" ? has(o.opts, "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json") : has(o.opts, "--post-data", "--post-file")) || (method !== undefined && (method.text ?? "POST").toUpperCase() !== "GET" && (method.text ?? "").toUpperCase() !== "HEAD");
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
     // name (recursive, from the server's headers, from a list): not known.
@@ -1332,15 +1407,16 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       problem(ctx, "unknown_effect", `curl ${format[1].raw}: a write-out format that may write a file the dispatcher does not name`, source);
       return;
     }
-    // Every output file (`curl -o a U1 -o b U2`), under the output directory (`curl --output-dir D`,
-    // `wget -P D`); without one, the URL's own name (wget, `curl -O`) for each URL.
+    // Every output file (`curl -o a U1 -o b U2`), under curl's output directory (`--output-dir D`; wget's
+    // `-O` ignores `-P`: `wget -P out -O a.txt U` writes ./a.txt); without one, the URL's own name (wget,
+    // `curl -O`) for each URL, under the output directory (`wget -P D`).
     const dirWord = o.optValues.get(name === "curl" ? "--output-dir" : "-P") ?? o.optValues.get("--directory-prefix");
     const base = dirWord === undefined ? [cwd] : paths(ctx, [dirWord], cwd, source);
     if (base === null) return;
     const outs = o.values.filter(([x]) => (name === "curl" ? x === "-o" || x === "--output" : x === "-O" || x === "--output-document")).map(([, w]) => w);
     for (const out of outs) {
       if (out.text === "-") continue;
-      const ps = paths(ctx, [out], base[0]!, source);
+      const ps = paths(ctx, [out], name === "curl" ? base[0]! : cwd, source);
       if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     }
     if (outs.length === 0 && (name === "wget" || has(o.opts, "-O", "--remote-name", "--remote-name-all"))) {
@@ -1377,8 +1453,10 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
         problem(ctx, "unknown_effect", "rsync --delete removes files the dispatcher cannot list", source);
         return;
       }
+      // scp opens the destination and writes through a link to a file (checked: `scp n.txt link` wrote
+      // link's target); rsync writes a new file and renames it over the link.
       const ps = paths(ctx, [dest], cwd, source);
-      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: p }, source);
+      if (ps !== null) for (const p of ps) call(ctx, "fs_write", { path: name === "scp" ? followLinks(p) : p }, source);
     }
     return;
   }
@@ -1392,6 +1470,12 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
   // its command to authenticate (as KUBECONFIG=./k.yaml does); `kubectl config …` only reads the file.
   if (name === "kubectl" && sub !== "config" && rest.some((w) => w.text !== null && /^--kubeconfig(=|$)/.test(w.text))) {
     problem(ctx, "unknown_effect", "kubectl --kubeconfig: the file's exec credential plugin may run a command", source);
+    return;
+  }
+  // `docker --config DIR` (as DOCKER_CONFIG=DIR): its config.json names plugin folders and credential
+  // helpers docker runs (`docker info` runs every plugin it finds).
+  if (name === "docker" && rest.slice(0, rest.length - (from?.length ?? 0)).some((w) => w.text !== null && /^--config(=|$)/.test(w.text))) {
+    problem(ctx, "unknown_effect", "docker --config: the folder's config.json may name plugins or credential helpers docker runs", source);
     return;
   }
   if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
@@ -1474,9 +1558,13 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
     (more === undefined ||
       ((after.ops.length === 0 || (first !== null && more.words.includes(first)) || after.ops.every((w) => w.text !== null && more.names?.test(w.text) === true)) &&
         after.opts.every((o) => more.options.includes(o))));
-  // `cargo check` compiles and runs build scripts (`pip check`, `poetry check`, `apt-get check` read).
-  const runs = (sub === "check" && name === "cargo") || (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
-  if (ENV_READ.has(sub) && readOnly && !runs && !(sub === "audit" && ops.some((w) => w.text === "fix"))) return;
+  // `cargo check` compiles and runs build scripts (not one of cargo's own reads; `pip check`, `poetry
+  // check`, `apt-get check` read).
+  const runs = (ENV_READ.has(sub) && ENV_OWN_READ[name]?.has(sub) === false) || (name === "go" && rest.some((w) => w.text !== null && GO_PROGRAM_FLAG.test(w.text)));
+  // `npm audit fix`, `pnpm audit --fix` (overrides written into package.json).
+  // `go list -mod=mod` (`-mod mod`) updates go.mod and go.sum as it needs (the default is readonly).
+  const goMod = name === "go" && rest.some((w, i) => w.text !== null && (/^--?mod=mod$/.test(w.text) || (/^--?mod$/.test(w.text) && rest[i + 1]?.text === "mod")));
+  if (ENV_READ.has(sub) && readOnly && !runs && !goMod && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) return;
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;

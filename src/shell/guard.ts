@@ -300,7 +300,8 @@ class ShellGuardImpl implements ShellGuard {
     return out;
   }
 
-  private readState(calls: TypedCall[]): { repo: string | null; paths: string[] } {
+  /** `ungrounded`: a git call of the line found no repository (its entity is missing). */
+  private readState(calls: TypedCall[]): { repo: string | null; paths: string[]; ungrounded: boolean } {
     this.entities.clear();
     this.entities.set("environment\u0000env", { name: "env" });
     const paths: string[] = [];
@@ -315,11 +316,15 @@ class ShellGuardImpl implements ShellGuard {
       this.entities.set(`ws_path\u0000${p}`, slots);
     }
     let repo: string | null = null;
+    let ungrounded = false;
     for (const c of calls) {
       if (!c.name.startsWith("git_")) continue;
       const dir = String(c.arguments.dir);
       const r = this.workspace.repoOf(dir);
-      if (r === null) continue; // no git_repo entity: the call is not grounded (missing_entity)
+      if (r === null) {
+        ungrounded = true; // no git_repo entity: the call is not grounded (missing_entity)
+        continue;
+      }
       if (repo !== null && repo !== r) throw new WorkspaceReadError("one command acts on two repositories");
       repo = r;
       if (GIT_REPO_TOOLS.has(c.name)) {
@@ -333,7 +338,7 @@ class ShellGuardImpl implements ShellGuard {
         this.entities.set(`git_ref\u0000${ref}`, target === null ? { exists: false } : { exists: true, target });
       }
     }
-    return { repo, paths: [...new Set(paths)] };
+    return { repo, paths: [...new Set(paths)], ungrounded };
   }
 
   private coreCheck(calls: TypedCall[]): Decision {
@@ -375,7 +380,7 @@ class ShellGuardImpl implements ShellGuard {
     } catch {
       // unreadable: judged as they are (a git call with no repository is not grounded)
     }
-    let state: { repo: string | null; paths: string[] };
+    let state: { repo: string | null; paths: string[]; ungrounded: boolean };
     let d: Decision;
     try {
       state = this.readState(judged);
@@ -403,10 +408,15 @@ class ShellGuardImpl implements ShellGuard {
     if (this.policy === "snapshot" && (overlap || (!d.admissible && this.restorable(d)))) {
       try {
         point = this.takePoint(judged, state, overlap);
-        d = this.coreCheck(judged);
       } catch (e) {
         const reason = e instanceof RestoreError ? e.code : e instanceof WorkspaceReadError ? "unknown_state" : "restore_failed";
         return this.finish({ ...base, approved: false, action: "ask", reason, message: `no restore point, so no approval: ${(e as Error).message}`, tier: tierOf(d), restorePoint: null, execution: null, inverse: [], core: d }, null);
+      }
+      try {
+        d = this.coreCheck(judged);
+      } catch (e) {
+        // The point is taken: the second verdict failed (its audit record could not be written), as the first can.
+        return this.finish({ ...base, approved: false, action: "ask", reason: "internal_error", message: `not judged: internal error: ${(e as Error).message}`, tier: null, restorePoint: null, execution: null, inverse: [], core: null }, null);
       }
     }
     const inverse = inverseOf(d);
@@ -420,7 +430,10 @@ class ShellGuardImpl implements ShellGuard {
       return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) });
     }
     const reason = coreReason(d);
-    const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error";
+    // Advisory passes what was judged; a git call in no repository is not grounded wherever it stands
+    // in the line (the core names the last call's missing entity missing_entity, an earlier one's
+    // no_candidate): asked, as an unknown state is under every policy.
+    const advisory = this.policy === "advisory" && d.reason !== "missing_entity" && d.reason !== "internal_error" && !state.ungrounded;
     const action: ShellAction = advisory ? "allow" : this.policy === "veto" ? "deny" : "ask";
     const execution = advisory ? `${this.session}:${seq}` : null;
     const decision: Omit<ShellDecision, "route"> = {
@@ -520,19 +533,21 @@ class ShellGuardImpl implements ShellGuard {
       else keep.push(...t.under); // a second repository: its paths kept whole
     }
     const point = this.store.take(repo === null || scope.kind !== "all" ? keep : keep.filter((p) => !p.startsWith(`${repo}/`)), repo, scope, under);
-    for (const p of all ? Object.keys(Object.fromEntries([...this.entities.keys()].filter((k) => k.startsWith("ws_path\u0000")).map((k) => [k.slice(8), 1]))) : [...keep, ...marked]) {
+    // (with `all`, keep and marked hold every touched path: each ws_path entity readState made)
+    for (const p of [...keep, ...marked]) {
       const slots = this.entities.get(`ws_path\u0000${p}`);
       if (slots !== undefined) slots.restore_point = point.id;
     }
     const r = this.entities.get("git_repo\u0000repo");
-    if (repo !== null && r !== undefined) r.restore_point = point.id;
+    if (r !== undefined) r.restore_point = point.id; // (it exists only with a repository-wide call there: repo is set)
     return point;
   }
 
   private finish(partial: Omit<ShellDecision, "route">, pending: Pending | null): ShellDecision {
-    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && !partial.core?.admissible && partial.reason !== "read_only" && partial.reason !== "creation_only" ? "AdvisoryPassthrough" : "Approved";
+    // (every decision is approved exactly when its action is allow; one is pending only with its execution)
+    const route: ShellDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : !partial.core?.admissible && partial.reason !== "read_only" && partial.reason !== "creation_only" ? "AdvisoryPassthrough" : "Approved";
     const d: ShellDecision = { ...partial, route };
-    if (pending !== null && d.execution !== null) this.pending.set(d.execution, { ...pending, decision: d });
+    if (pending !== null) this.pending.set(d.execution!, { ...pending, decision: d });
     return deepFreeze(d);
   }
 
@@ -691,9 +706,10 @@ function patchCalls(patch: string, path: (p: string) => string | null): { calls:
 }
 
 function deepFreeze<T>(x: T): T {
-  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
+  // (null, undefined and every primitive count as frozen)
+  if (!Object.isFrozen(x)) {
     Object.freeze(x);
-    for (const v of Object.values(x)) deepFreeze(v);
+    for (const v of Object.values(x as object)) deepFreeze(v);
   }
   return x;
 }

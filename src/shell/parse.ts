@@ -260,6 +260,15 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       if (inner.vars.has("PWD")) scope.cwd = null;
       return;
     }
+    case "unset_command":
+      // `unset PATH`: bash then runs a command found in the working directory (`unset PATH; ls` runs
+      // ./ls): kept as a command of its own with PATH unknown, as a code variable set alone is (not
+      // `unset -f`, which removes a function).
+      if (named(n).some((c) => c.text === "PATH") && !named(n).some((c) => c.text === "-f")) {
+        push(out, { argv: [], redirects: [], cwd: scope.cwd, env: { PATH: { text: null, raw: "PATH", glob: false, why: "unset" } }, text: n.text });
+      }
+      for (const c of named(n)) walk(c, scope, out, redirects);
+      return;
     case "variable_name":
       // A bare name outside `$…` is an arithmetic context (`((X=1))`, `$((X++))`, a C-style for) or
       // `unset X`: it may be assigned there.

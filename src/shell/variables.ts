@@ -7,7 +7,7 @@
  * editor or browser variable set to `cat`, `less`, `more` or nothing runs no other code. */
 const CODE_VARIABLES = new Set([
   "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "SHELL", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
-  "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
+  "LESSOPEN", "LESSCLOSE", "LESS", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
   "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GOFLAGS", "GOENV",
   // Where curl finds its .curlrc and wget its startup file: options there write files or send them.

@@ -182,6 +182,13 @@ describe("the session's forward sequence", () => {
     expect(names(m.sessionForward())).toEqual(["a", "b?", "c?"]);
   });
 
+  it("maxDepth 0 keeps no observed call (the sequence stays empty over a long session)", () => {
+    const l = lc("session", 0);
+    for (let i = 1; i <= 50; i++) run(l, i, call(`c${i}`));
+    expect(l.sequence()).toEqual([]);
+    expect(l.exportState().sequence).toEqual([]);
+  });
+
   it("the trimmed sequence keeps each call's seq: a barrier still commits exactly the older ones", () => {
     const l = lc("session", 2);
     run(l, 1, call("a"));

@@ -8,7 +8,7 @@ import { compile } from "../../src/compiler/index.js";
 import { createVerifier } from "../../src/core/verifier.js";
 import { createGuard } from "../../src/guard/index.js";
 import { LayerB } from "../../src/projection/layer-b.js";
-import { RecordingView } from "../../src/guard/reads.js";
+import { ownCanonicalReads, RecordingView } from "../../src/guard/reads.js";
 import { createReferenceBackend } from "../../src/reference/index.js";
 
 // order.status is named by a value operand and a presence operand of the same tool.
@@ -146,6 +146,65 @@ bounded_reversibility(edit_order, order.status == "open", none, 0.99, id = "edit
     const guard = createGuard({ ontology: { tables: compiled.tables, hash: "read-once" }, state: b, backend: createReferenceBackend(compiled.tables) });
     const d = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
     expect(d.reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "closed"]]);
+  });
+
+  it("a LayerB subclass with its own hasEntity is asked whether an entity exists (here it hides one: refused)", () => {
+    class Hiding extends LayerB {
+      override hasEntity(entity: string, id: string): boolean {
+        return id !== "O1" && super.hasEntity(entity, id);
+      }
+    }
+    const b = new Hiding();
+    b.replaceEntity("order", "O1", { status: "open" });
+    const guard = createGuard({ ontology: { tables: compiled.tables, hash: "read-once" }, state: b, backend: createReferenceBackend(compiled.tables) });
+    const d = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    expect(d.approved).toBe(false);
+    expect(d.reason).toBe("missing_entity");
+    expect(d.reads).toEqual([["order", "O1", null, false]]);
+  });
+
+  it("a LayerB subclass with its own slots (an instrumented one) is asked for the check's slots through it", () => {
+    class Counting extends LayerB {
+      asked: string[] = [];
+      override slots(entity: string, id: string, names: readonly string[], out: unknown[]): void {
+        this.asked.push(`${entity} ${id} ${names.join(",")}`);
+        super.slots(entity, id, names, out);
+      }
+    }
+    const b = new Counting();
+    b.replaceEntity("order", "O1", { status: "open" });
+    const guard = createGuard({ ontology: { tables: compiled.tables, hash: "read-once" }, state: b, backend: createReferenceBackend(compiled.tables) });
+    const d = guard.check({ name: "edit_order", arguments: { order_id: "O1" } });
+    expect(d.approved).toBe(true);
+    expect(d.reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "open"]]);
+    expect(b.asked).toEqual(["order O1 status"]);
+  });
+
+  it("a recording view reads a view that has `slots` through it, never slot by slot", () => {
+    const asked: string[] = [];
+    const view: StateView = {
+      hasEntity: () => true,
+      slot: (_e, _id, s) => (asked.push(`slot ${s}`), s === "a" ? 1 : undefined),
+      slots: (_e, _id, names, out) => {
+        asked.push(`slots ${names.join(",")}`);
+        for (let i = 0; i < names.length; i++) out[i] = names[i] === "a" ? 1 : undefined;
+      },
+    };
+    const rec = new RecordingView(view);
+    const out: unknown[] = [];
+    rec.slots("t", "x", ["a", "b"], out);
+    expect(out).toEqual([1, undefined]);
+    expect(asked).toEqual(["slots a,b"]);
+    expect(rec.reads()).toEqual([["t", "x", "a", 1], ["t", "x", "b"]]);
+  });
+
+  it("over Layer B, a slot read one by one is a fresh read, frozen with the shared ones when the list is kept", () => {
+    const rec = new RecordingView(state());
+    expect(rec.hasEntity("order", "O1")).toBe(true);
+    expect(rec.slot("order", "O1", "status")).toBe("open");
+    const reads = ownCanonicalReads(rec.reads(), rec.canonical, rec.sharedOnly)!;
+    expect(reads).toEqual([["order", "O1", null, true], ["order", "O1", "status", "open"]]);
+    expect(Object.isFrozen(reads) && reads.every((r) => Object.isFrozen(r))).toBe(true);
   });
 
   it("the shape check still finds a `$nonjson` key copied from the caller, after a clean copy", () => {

@@ -28,6 +28,8 @@ describe("RecordingView.reads()", () => {
     ["a repeat later", [["a", "1", "x"], ["a", "1", "y"], ["a", "1", "x"]]],
     ["a slot before its entity's existence", [["a", "1", "x"], ["a", "1", null]]],
     ["an id out of order", [["a", "2", "x"], ["a", "1", "x"]]],
+    ["an id out of order, its slot named after the last read's", [["a", "2", "x"], ["a", "1", "y"]]],
+    ["a slot named like a negative number before its entity's existence", [["a", "1", "-1"], ["a", "1", null]]],
     ["an entity out of order", [["b", "1", "x"], ["a", "1", "x"]]],
     ["a slot name out of order", [["a", "1", "y"], ["a", "1", "x"]]],
   ] as [string, [string, string, string | null][]][])("in canonical order, repeats dropped, when the reads came %s", (_what, ops) => {
@@ -74,9 +76,10 @@ describe("RecordingView.reads()", () => {
   });
 
   it("hands out a list of the caller's own: freezing it leaves the view recording, and the next list has every read", () => {
-    for (const n of [3, 40, 100]) {
+    // Reads out of order (two entities in turn, names descending) and reads made in canonical order.
+    for (const [n, inOrder] of [[3, false], [40, false], [100, false], [3, true], [40, true]] as const) {
       const ops: [string, string, string | null][] = [];
-      for (let i = 0; i < n; i++) ops.push([i % 2 === 0 ? "user" : "reservation", "R1", `slot${n - i}`]);
+      for (let i = 0; i < n; i++) ops.push(inOrder ? ["user", "R1", `slot${String(i).padStart(3, "0")}`] : [i % 2 === 0 ? "user" : "reservation", "R1", `slot${n - i}`]);
       const { view, want } = record(ops);
       const first = Object.freeze(view.reads());
       expect(first).toEqual(want);

@@ -121,6 +121,134 @@ const GIT_CASES: Case[] = [
   ["git rm --pathspec-from-file=list.txt", ["unresolved_argument: git rm --pathspec-from-file: the paths are read from a file"]],
   ["git add --pathspec-from-file=- --pathspec-file-nul", ["unresolved_argument: git add --pathspec-from-file: the paths are read from a file"]],
   ["git reset --pathspec-from-file=list.txt", ["unresolved_argument: git reset --pathspec-from-file: the paths are read from a file"]],
+  // git reads path operands as pathspecs: a pattern matches in every folder and `:` is magic
+  // (`git checkout -- '*.txt'` and `git restore '*.txt'` were approved as creating a file named *.txt
+  // while every .txt file's changes were discarded; `git checkout '*.txt'` was read as a switch).
+  ["git checkout -- '*.txt'", ["unresolved_argument: git checkout '*.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git restore '*.txt'", ["unresolved_argument: git restore '*.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git restore -- *.md", ["unresolved_argument: git restore *.md: git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git restore --staged '*.txt'", ["unresolved_argument: git restore '*.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git checkout ':/'", ["unresolved_argument: git checkout ':/': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git checkout -- ':!b.txt'", ["unresolved_argument: git checkout ':!b.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git checkout -f 'src/*'", ["unresolved_argument: git checkout 'src/*': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git checkout main '*.txt'", ["unresolved_argument: git checkout '*.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git checkout -p -- 'a?txt'", ["unresolved_argument: git checkout 'a?txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git checkout -- 'a\\b'", ["unresolved_argument: git checkout 'a\\b': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git rm -r 'src/[xy].ts'", ["unresolved_argument: git rm 'src/[xy].ts': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  // A shell glob that matched hands git the names it matched; --literal-pathspecs makes git read none.
+  ["git restore *.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git --literal-pathspecs checkout -- '*.txt'", ["fs_write path=@/*.txt tracked=[]"]],
+  ["git clean -f '*.log'", ["git_clean ignored=false dir=@"]],
+  // `-v`, `--sort` and `--format` do not make `git branch` a listing: `-v -f x HEAD~3` moves x (was
+  // approved as a read); `-r` deletes a remote-tracking branch.
+  ["git branch -v -f feature HEAD~3", ["git_ref_delete ref=refs/heads/feature dir=@", "git_ref_add ref=refs/heads/feature dir=@"]],
+  ["git branch --sort=refname x", ["git_ref_add ref=refs/heads/x dir=@"]],
+  ["git branch -v", []],
+  ["git branch --no-contains HEAD x", []],
+  ["git branch --all x", []],
+  ["git branch --remotes", []],
+  ["git branch -dr origin/x", ["git_ref_delete ref=refs/remotes/origin/x dir=@"]],
+  ["git branch -D x", ["git_ref_delete ref=refs/heads/x dir=@"]],
+  // `git commit PATH…` (`-i`, `--only`) sets the paths' index entries from the work tree (what was staged
+  // there is replaced: approved with an undo that gave a different index back); `-p` stages hunks.
+  ["git commit a.txt", ["git_stage paths=[\"a.txt\"] dir=@", "git_commit dir=@"]],
+  ["git commit -i a.txt b.txt", ["git_stage paths=[\"a.txt\",\"b.txt\"] dir=@", "git_commit dir=@"]],
+  ["git commit -m 'x' -- a.txt", ["git_stage paths=[\"a.txt\"] dir=@", "git_commit dir=@"]],
+  ["git commit -p", ["git_stage paths=[\".\"] dir=@", "git_commit dir=@"]],
+  ["git commit --interactive", ["git_stage paths=[\".\"] dir=@", "git_commit dir=@"]],
+  ["git commit -p a.txt", ["git_stage paths=[\"a.txt\"] dir=@", "git_commit dir=@"]],
+  ["git commit $X a.txt", ["git_stage paths=[\"\",\"a.txt\"] dir=@", "git_commit dir=@", "unresolved_argument: git commit: a path is not known"]],
+  ["git commit -am x", ["git_stage paths=[\".\"] dir=@", "git_commit dir=@"]],
+  ["git commit -m x", ["git_commit dir=@"]],
+  // Local tags a fetch deletes or moves (approved as a fetch, which changes nothing to undo).
+  ["git fetch -p -P origin", ["unknown_effect: git fetch --prune-tags: updates a local ref, not only the remote-tracking ones"]],
+  ["git pull --prune-tags", ["unknown_effect: git pull --prune-tags: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch --tags --force origin", ["unknown_effect: git fetch --tags --force: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch -tf", ["unknown_effect: git fetch --tags --force: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch origin tag v1", ["unknown_effect: git fetch tag: updates a local ref, not only the remote-tracking ones"]],
+  ["git fetch --tags origin", ["git_fetch dir=@"]],
+  ["git fetch --force origin", ["git_fetch dir=@"]],
+  ["git fetch --prune origin", ["git_fetch dir=@"]],
+  // `git init --template` copies hooks in (approved as making folders); `--bare` writes into the folder.
+  ["git init --template=./t", ["unknown_effect: git init --template: copies hooks from a template or moves the repository"]],
+  ["git init --separate-git-dir ../g x", ["unknown_effect: git init --separate-git-dir: copies hooks from a template or moves the repository"]],
+  ["git init --bare", ["fs_mkdir path=@", "unknown_effect: git init --bare: writes the repository's files into @, which exists"]],
+  ["git --bare init", ["fs_mkdir path=@", "unknown_effect: git init --bare: writes the repository's files into @, which exists"]],
+  ["git init --bare new.git", ["fs_mkdir path=@/new.git"]],
+  ["git init x", ["fs_mkdir path=@/x", "fs_mkdir path=@/x/.git"]],
+  // The folder a clone makes without one named (`--bare`: x.git; after `:`; judged on another name).
+  ["git clone --bare https://h/o/x.git", ["fs_write path=@/x.git"]],
+  ["git clone --mirror git@h:o/x", ["fs_write path=@/x.git"]],
+  ["git clone git@h:x.git", ["fs_write path=@/x"]],
+  ["git clone /r/x/.git", ["fs_write path=@/x"]],
+  ["git clone https://h/x/", ["fs_write path=@/x"]],
+  ["git clone x.bundle", ["fs_write path=@/x"]],
+  ["git clone h:", ["unresolved_argument: git clone: the destination is not known"]],
+  // `git grep -nO./x`: the pager in a bundle of short options (approved as a read).
+  ["git grep -nO./x foo", ["unknown_effect: git grep -nO./x: writes a file or runs a program"]],
+  ["git grep -iOvim foo", ["unknown_effect: git grep -iOvim: writes a file or runs a program"]],
+  ["git grep -eOops", []],
+  ["git grep -A3O foo", []],
+  ["git log -nO", []],
+  // An option's value read as the verb (`git config -f list x y` sets x in the file list: approved).
+  ["git config -f list x y", ["unknown_effect: git config x: changes configuration or refs the ontology does not model"]],
+  ["git config --file get a b", ["unknown_effect: git config a: changes configuration or refs the ontology does not model"]],
+  ["git config -f x.cfg --list", []],
+  ["git config --type bool --get core.bare", []],
+  ["git notes --ref show add -m x", ["unknown_effect: git notes add: changes configuration or refs the ontology does not model"]],
+  ["git notes --ref x list", []],
+  // A shell glob that matched gives git the names: `git checkout *.txt` discards a.txt's and b.txt's
+  // changes (was read as switching to a branch named *.txt); `git reset $X`, `git reset --hard $X` and
+  // `git merge $X` go to a commit that is not known (were judged as going to HEAD).
+  ["git checkout *.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git checkout -p *.txt", ["fs_write path=@/a.txt tracked=[]", "fs_write path=@/b.txt tracked=[]"]],
+  ["git reset *.txt", ["git_stage paths=[\"*.txt\"] dir=@"]],
+  ["git reset $X", ["unresolved_argument: git reset: the commit is not known"]],
+  ["git reset --hard $X", ["unresolved_argument: git reset: the commit is not known"]],
+  ["git merge $X", ["unresolved_argument: git merge: the commit is not known"]],
+  ["git checkout .", ["fs_write path=@ tracked=[]"]],
+  ["git checkout -p src", ["fs_write path=@/src tracked=[]"]],
+  ["cd $X; git restore *.md", ["unresolved_argument: git restore *.md: git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["cd $X; git checkout .", ["unresolved_argument: git runs in a directory that is not known (cd)"]],
+  ["cd $X; git checkout -- /tmp/a.txt", ["unresolved_argument: git runs in a directory that is not known (cd)"]],
+  // The global options other than --literal-pathspecs and --bare change neither rule.
+  ["git --no-pager restore '*.txt'", ["unresolved_argument: git restore '*.txt': git reads it as a pattern (a pathspec), and the paths it matches are not known"]],
+  ["git --no-pager init", ["fs_mkdir path=@", "fs_mkdir path=@/.git"]],
+  // Reading commands: their writing options are matched from a word's start; `git grep -o` (only the
+  // matching part) is not format-patch's `-o`.
+  ["git log feature--output", []],
+  ["git log fix-O2", []],
+  ["git grep -niO./x foo", ["unknown_effect: git grep -niO./x: writes a file or runs a program"]],
+  ["git grep x-O", []],
+  ["git grep -o foo", []],
+  ["git checkout --patc", ["unresolved_argument: git checkout --patc: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  // Branches: long names of the options; a copy or move with two names and --force.
+  ["git branch --delete --remotes origin/x", ["git_ref_delete ref=refs/remotes/origin/x dir=@"]],
+  ["git branch --copy main copy", ["git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch -m -f old new", ["git_ref_delete ref=refs/heads/old dir=@", "git_ref_delete ref=refs/heads/new dir=@", "git_ref_add ref=refs/heads/new dir=@"]],
+  ["git branch -c --force main copy", ["git_ref_delete ref=refs/heads/copy dir=@", "git_ref_add ref=refs/heads/copy dir=@"]],
+  ["git branch --edit-description", ["unknown_effect: git branch: changes the branch's configuration (upstream, description)"]],
+  ["git branch --remotes 'origin/*'", []],
+  // The tree of `git checkout TREE -- PATH…` with options before it and several paths.
+  ["git checkout -q HEAD~1 -- a.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\"] dir=@"]],
+  ["git checkout HEAD~1 -- a.txt b.txt", ["fs_write path=@/a.txt tracked=[\"HEAD~1\"]", "fs_write path=@/b.txt tracked=[\"HEAD~1\"]", "git_stage paths=[\"@/a.txt\",\"@/b.txt\"] dir=@"]],
+  ["git mv a.txt b.txt sub", ["fs_move source=@/a.txt destination=@/sub/a.txt", "fs_move source=@/b.txt destination=@/sub/b.txt", "git_stage paths=[\"@/a.txt\",\"@/b.txt\",\"@/sub\"] dir=@"]],
+  // A dry run with -f removes nothing; the interactive and edit forms of add stage the whole tree.
+  ["git clean -fn", []],
+  ["git clean --dry-run -f", []],
+  ["git stash foo-", ["unknown_command: git stash foo-"]],
+  ["git add -i", ["git_stage paths=[\".\"] dir=@"]],
+  ["git add --edit", ["git_stage paths=[\".\"] dir=@"]],
+  ["git rebase -q --abort", ["unknown_effect: git rebase --abort: discards the work tree's resolution in progress"]],
+  ["git cherry-pick -x main", ["git_move_head target=main dir=@"]],
+  ["git fetch origin main:FETCH_HEAD", ["git_fetch dir=@"]],
+  ["git clone --upload-pack=./x r d", ["unknown_effect: git clone --upload-pack: runs a command or hook whose effect is not known"]],
+  ["git clone --config core.fsmonitor=./x r d", ["unknown_effect: git clone --config: runs a command or hook whose effect is not known"]],
+  ["git clone https://h/x//", ["fs_write path=@/x"]],
+  ["git clone https://h/x/.gitfoo", ["fs_write path=@/.gitfoo"]],
+  ["git clone https://h/o/x.github.io", ["fs_write path=@/x.github.io"]],
+  ["git clone --bare", ["unresolved_argument: git clone: the destination is not known"]],
+  ["git config -l x", ["unknown_effect: git config x: changes configuration or refs the ontology does not model"]],
 ];
 
 const VARIABLE_CASES: Case[] = [
@@ -161,6 +289,12 @@ const SET_ALONE_CASES: Case[] = [
   ["declare -x PAGER=./x; man ls", [SET_ALONE("PAGER", "names a program it may run")]],
   ["readonly NODE_OPTIONS='--require ./x.js'; npm ls", [SET_ALONE("NODE_OPTIONS")]],
   ["LD_PRELOAD=x", [SET_ALONE("LD_PRELOAD")]],
+  // `unset PATH; ls` runs ./ls: bash looks in the working directory without a PATH (was approved).
+  ["unset PATH; ls", [SET_ALONE("PATH")]],
+  ["builtin unset -v PATH; ls", ["unknown_effect: unset sets a variable for the commands after it: PATH changes the code or configuration it loads"]],
+  ["command unset $V", ["unknown_effect: unset sets a variable for the commands after it: $V is not known"]],
+  ["unset -f PATH; builtin unset -f PATH", []],
+  ["unset X LD_PRELOAD; builtin unset Y", []],
   // Variables that run nothing else, set alone.
   ["X=1; export X; ls", []],
   ["export PAGER=cat LANG=C; git log", []],

@@ -45,6 +45,11 @@ const LINKED_DESTINATION_CASES: Case[] = [
   // A link to a file is replaced (mv) or written through (cp).
   ["mv b.txt link", ["fs_move source=@/b.txt destination=@/link"]],
   ["cp b.txt link", ["fs_write path=@/a.txt"]],
+  // install and `cp --remove-destination` replace the link by a new file (were judged as writing its
+  // target: the undo put a.txt back and left the link replaced).
+  ["install b.txt link", ["fs_write path=@/link"]],
+  ["cp --remove-destination b.txt link", ["fs_write path=@/link"]],
+  ["cp --remove b.txt link", ["unresolved_argument: cp --remove: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
   ["mv a.txt sub", ["fs_move source=@/a.txt destination=@/sub/a.txt"]],
   // `cp --parents src/x.ts out` writes out/src/x.ts (was judged as out/x.ts).
   ["cp --parents src/x.ts out", ["unknown_effect: cp --parents: writes the sources' whole paths under the destination"]],

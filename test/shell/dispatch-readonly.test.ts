@@ -64,6 +64,13 @@ const READ_ONLY_UNLESS_CASES: Case[] = [
   ["less '+!rm x' a.txt", [asked("less", "+!rm x")]],
   ["zless +G a.txt", [asked("zless", "+G")]],
   ["less -N a.txt", []],
+  // A lesskey file's #env section sets LESSOPEN, the preprocessor less runs (less 590 here: `less
+  // --lesskey-src=k a.txt` ran k's command; approved as a read); info's --dribble writes its keystrokes.
+  ["less --lesskey-src=keys.txt a.txt", [asked("less", "--lesskey-src")]],
+  ["less -k keys a.txt", [asked("less", "-k")]],
+  ["zless --lesskey-content='#env' a.txt", [asked("zless", "--lesskey-content")]],
+  ["LESSKEYIN=keys.txt less a.txt", ["unknown_effect: less: LESSKEYIN changes the code or configuration it loads"]],
+  ["info --dribble=a.txt ls", [asked("info", "--dribble")]],
   ["hash -p /bin/rm ls", [asked("hash", "-p")]],
   ["hash", []],
   // Changes the system.

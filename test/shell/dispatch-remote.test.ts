@@ -45,6 +45,11 @@ const REMOTE_VERB_CASES: Case[] = [
   ["gh pr create x --help", [rw("gh pr create x --help")]],
   ["docker $X --help", [rw("docker $X --help")]],
   ["docker --help", []],
+  // `docker --config DIR` (as DOCKER_CONFIG=DIR): plugins and credential helpers its config.json names
+  // run (`docker info` runs every plugin it finds; was approved as a read).
+  ["docker --config ./cfg info", ["unknown_effect: docker --config: the folder's config.json may name plugins or credential helpers docker runs"]],
+  ["docker -H h --config=./cfg ps", ["unknown_effect: docker --config: the folder's config.json may name plugins or credential helpers docker runs"]],
+  ["docker run --config x alpine", [rw("docker run --config x alpine")]],
   ["kubectl --version", []],
   ["docker run --help", []],
   ["docker -H h run --rm --help", []],
@@ -100,6 +105,10 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["go env $X", [env("go env $X")]],
   // go's build flags that run a program (were approved as reads).
   ["go vet -vettool=./x ./...", [runs("go vet")]],
+  // `-mod=mod` lets go update go.mod and go.sum (was approved as a read).
+  ["go list -mod=mod ./...", [env("go list -mod=mod ./...")]],
+  ["go vet --mod mod ./...", [env("go vet --mod mod ./...")]],
+  ["go list -mod=readonly -mod vendor ./...", []],
   ["go vet -toolexec ./x ./...", [runs("go vet")]],
   ["go list --toolexec=./x -export ./...", [runs("go list")]],
   ["go list -json ./...", []],
@@ -120,6 +129,9 @@ const ENVIRONMENT_VERB_CASES: Case[] = [
   ["brew whoami", [runs("brew whoami")]],
   ["brew list", []],
   ["npm doctor", []],
+  // `pnpm audit --fix` writes overrides into package.json (was approved as a read).
+  ["pnpm audit --fix", [env("pnpm audit --fix")]],
+  ["pnpm audit --json", []],
 ];
 
 describe("gh, docker, kubectl: the verb after the global options", () => {
@@ -163,11 +175,28 @@ const DOWNLOAD_CASES: Case[] = [
   ["curl --cookie c.txt -sSL --retry 3 https://x.test/", []],
   ["curl --write-out '%{http_code}' -o a.txt https://x.test/", ["fs_write path=@/a.txt"]],
   ["wget -P out https://x.test/f.tgz", ["fs_write path=@/out/f.tgz"]],
+  // wget's -O ignores -P (wget 1.21: `wget -P out -O a.txt U` writes ./a.txt; was judged as out/a.txt, a
+  // new file, while a.txt was overwritten); curl's --output-dir holds -o's files.
+  ["wget -P out -O a.txt https://x.test/f", ["fs_write path=@/a.txt"]],
+  ["wget --directory-prefix=out --output-document=b.txt https://x.test/f", ["fs_write path=@/b.txt"]],
   ["wget --directory-prefix=out https://x.test/", ["fs_write path=@/out/index.html"]],
   ["wget https://x.test/a.tgz https://x.test/b.tgz", ["fs_write path=@/a.tgz", "fs_write path=@/b.tgz"]],
   ["wget x.test/f.tgz", ["fs_write path=@/f.tgz"]],
   ["wget -O a.txt -O b.txt https://x.test/", ["fs_write path=@/a.txt", "fs_write path=@/b.txt"]],
   ["wget -r https://x.test/", ["unknown_effect: wget -r: reads options or writes files the dispatcher cannot name"]],
+  // Each option of that kind, by its other name too (recursive, mirrored, server-named downloads; options from a file).
+  ["curl --config c.cfg https://x.test/", ["unknown_effect: curl --config: reads options or writes files the dispatcher cannot name"]],
+  ["curl --remote-header-name -O https://x.test/get", ["unknown_effect: curl --remote-header-name: reads options or writes files the dispatcher cannot name"]],
+  ["wget --execute robots=off https://x.test/", ["unknown_effect: wget --execute: reads options or writes files the dispatcher cannot name"]],
+  ["wget --config w.rc https://x.test/", ["unknown_effect: wget --config: reads options or writes files the dispatcher cannot name"]],
+  ["wget --recursive https://x.test/", ["unknown_effect: wget --recursive: reads options or writes files the dispatcher cannot name"]],
+  ["wget -m https://x.test/", ["unknown_effect: wget -m: reads options or writes files the dispatcher cannot name"]],
+  ["wget -p https://x.test/", ["unknown_effect: wget -p: reads options or writes files the dispatcher cannot name"]],
+  ["wget --page-requisites https://x.test/", ["unknown_effect: wget --page-requisites: reads options or writes files the dispatcher cannot name"]],
+  ["wget -x https://x.test/f", ["unknown_effect: wget -x: reads options or writes files the dispatcher cannot name"]],
+  ["wget --force-directories https://x.test/f", ["unknown_effect: wget --force-directories: reads options or writes files the dispatcher cannot name"]],
+  ["wget --trust-server-names https://x.test/f", ["unknown_effect: wget --trust-server-names: reads options or writes files the dispatcher cannot name"]],
+  ["wget --input-file=urls.txt", ["unknown_effect: wget --input-file: reads options or writes files the dispatcher cannot name"]],
   ["wget --mirror https://x.test/", ["unknown_effect: wget --mirror: reads options or writes files the dispatcher cannot name"]],
   ["wget --content-disposition https://x.test/get", ["unknown_effect: wget --content-disposition: reads options or writes files the dispatcher cannot name"]],
   ["wget -i urls.txt", ["unknown_effect: wget -i: reads options or writes files the dispatcher cannot name"]],
@@ -176,6 +205,47 @@ const DOWNLOAD_CASES: Case[] = [
   ["wget -P $D https://x.test/f", ["unresolved_argument: $D: unset or unknown variable $D"]],
   ["wget https://x.test/f $U", ["unresolved_argument: wget: the file it writes is not known"]],
 ];
+
+// Every option of curl and wget that takes a value takes the next word (a URL there is not downloaded);
+// wget's -T is its timeout, not curl's upload (`wget -T 10 U` was asked as sending data).
+const VALUE_OPTION_CASES: Case[] = [
+  ["curl -H https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --header https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -u https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --user https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -A https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -e https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -m https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --max-time https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --connect-timeout https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --retry https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -w https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl --write-out https://v.test/v -O https://x.test/f", ["fs_write path=@/f"]],
+  ["curl -X https://v.test/v -O https://x.test/f", ["remote_write command=curl -X https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --request https://v.test/v -O https://x.test/f", ["remote_write command=curl --request https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl -d https://v.test/v -O https://x.test/f", ["remote_write command=curl -d https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --data https://v.test/v -O https://x.test/f", ["remote_write command=curl --data https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --data-raw https://v.test/v -O https://x.test/f", ["remote_write command=curl --data-raw https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --data-binary https://v.test/v -O https://x.test/f", ["remote_write command=curl --data-binary https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl -F https://v.test/v -O https://x.test/f", ["remote_write command=curl -F https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --form https://v.test/v -O https://x.test/f", ["remote_write command=curl --form https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl -T https://v.test/v -O https://x.test/f", ["remote_write command=curl -T https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --upload-file https://v.test/v -O https://x.test/f", ["remote_write command=curl --upload-file https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["curl --json https://v.test/v -O https://x.test/f", ["remote_write command=curl --json https://v.test/v -O https://x.test/f","fs_write path=@/f"]],
+  ["wget -U https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget -t https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget -T https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget --header https://v.test/v https://x.test/f", ["fs_write path=@/f"]],
+  ["wget --method https://v.test/v https://x.test/f", ["remote_write command=wget --method https://v.test/v https://x.test/f","fs_write path=@/f"]],
+  ["wget --post-data https://v.test/v https://x.test/f", ["remote_write command=wget --post-data https://v.test/v https://x.test/f","fs_write path=@/f"]],
+  ["wget --post-file https://v.test/v https://x.test/f", ["remote_write command=wget --post-file https://v.test/v https://x.test/f","fs_write path=@/f"]],
+];
+
+describe("curl and wget: an option's value is not a URL they download", () => {
+  it.each(VALUE_OPTION_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
 
 describe("curl and wget: every file they write, under their output directory", () => {
   it.each(DOWNLOAD_CASES)("%s", (line, expected) => {
@@ -200,7 +270,39 @@ const TRANSFER_CASES: Case[] = [
   ["rsync -av a.txt out", ["fs_write path=@/out"]],
   ["scp a.txt h:b", ["remote_write command=scp a.txt h:b"]],
   ["scp -P 22 h:f out", ["fs_write path=@/out"]],
+  // scp writes through a link to a file (was judged as writing the link: approved with an undo that put
+  // the link back while its target's uncommitted work was lost); rsync replaces the link itself.
+  ["scp h:f link", ["fs_write path=@/a.txt"]],
+  ["rsync h:f link", ["fs_write path=@/link"]],
 ];
+
+// What the remote() range's run showed unstated (7 Dec): the verb after `--`, a short option written with
+// `=` (not read: asked), a node named like a read verb, a file:// URL's name, operands that are not URLs,
+// rsync's batch and backup files, a directory not known, `--help` after `--`, yarn with an option only,
+// `go env` with a word that is not a variable, a trailing `-mod`, `fix` as an operand of another verb.
+const REMOTE_RANGE_CASES: Case[] = [
+  ["docker -- ps -a", []],
+  ["docker -H=tcp://h ps", ["remote_write command=docker -H=tcp://h ps"]],
+  ["kubectl cordon top", ["remote_write command=kubectl cordon top"]],
+  ["curl -O file:///tmp/f.txt", ["fs_write path=@/f.txt"]],
+  ["wget https://x.test/a.tgz notaurl", ["fs_write path=@/a.tgz"]],
+  ["wget $U https://x.test/f", ["unresolved_argument: wget: the file it writes is not known"]],
+  ["rsync --write-batch=b a.txt out", ["unknown_effect: rsync --write-batch: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync --only-write-batch=b a.txt out", ["unknown_effect: rsync --only-write-batch: runs a program or changes files the dispatcher cannot name"]],
+  ["rsync -b --backup-dir=old a.txt out", ["unknown_effect: rsync --backup-dir: runs a program or changes files the dispatcher cannot name"]],
+  ["cd $X; rsync a.txt out", ["unresolved_argument: out: relative to a directory that is not known (cd)"]],
+  ["docker -- --help", ["remote_write command=docker -- --help"]],
+  ["yarn --silent", ["unresolved_argument: yarn: the subcommand is not known"]],
+  ["go env GOPATH foo", ["env_change command=go env GOPATH foo"]],
+  ["go list ./... -mod", []],
+  ["npm ls fix", []],
+];
+
+describe("remote and environment commands: what the range's run showed unstated", () => {
+  it.each(REMOTE_RANGE_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
 
 describe("scp and rsync: programs run for the transfer and files changed elsewhere are asked", () => {
   it.each(TRANSFER_CASES)("%s", (line, expected) => {

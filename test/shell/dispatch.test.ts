@@ -67,6 +67,11 @@ describe("the command catalogue", () => {
     ["readOnly not a list", { ...CATALOGUE_JSON, readOnly: { ls: true } }],
     ["wrappers not an object", { ...CATALOGUE_JSON, wrappers: "sudo" }],
     ["commands not an object", { ...CATALOGUE_JSON, commands: 1 }],
+    // A wrong shape is refused when read (these were taken, and every line then failed or found nothing).
+    ["wrappers null", { ...CATALOGUE_JSON, wrappers: null }],
+    ["commands null", { ...CATALOGUE_JSON, commands: null }],
+    ["commands a list", { ...CATALOGUE_JSON, commands: [] }],
+    ["readOnlyUnless a list", { ...CATALOGUE_JSON, readOnlyUnless: [] }],
   ])("refuses %s", (_, json) => {
     expect(() => parseCatalogue(json)).toThrow("the command catalogue is not polar-shell-commands/1");
   });
@@ -871,14 +876,15 @@ const GIT_CASES: Case[] = [
     ["git branch -a 'feat*'", []],
     ["git branch -r 'origin/*'", []],
     ["git branch -l 'f*'", []],
-    ["git branch -v 'f*'", []],
-    ["git branch -vv 'f*'", []],
+    // -v, --format and --sort do not make a listing (git 2.39: `git branch -v x` creates x).
+    ["git branch -v 'f*'", ["git_ref_add ref=refs/heads/f* dir=@"]],
+    ["git branch -vv 'f*'", ["git_ref_add ref=refs/heads/f* dir=@"]],
     ["git branch --show-current x", []],
     ["git branch --contains abc 'f*'", []],
     ["git branch --merged main 'f*'", []],
     ["git branch --no-merged main 'f*'", []],
-    ["git branch --format=%s 'f*'", []],
-    ["git branch --sort=-date 'f*'", []],
+    ["git branch --format=%s 'f*'", ["git_ref_add ref=refs/heads/f* dir=@"]],
+    ["git branch --sort=-date 'f*'", ["git_ref_add ref=refs/heads/f* dir=@"]],
     ["git branch --points-at HEAD 'f*'", []],
     ["git tag -l 'v*'", []],
     ["git tag --list 'v*'", []],

@@ -42,4 +42,11 @@ describe("a write through a symbolic link judges its target", () => {
     expect(d.calls.map((x) => [x.name, x.arguments.path])).toEqual([["fs_remove", `${ws}/link`]]);
     expect(d).toMatchObject({ approved: true, reason: "reversible" });
   });
+
+  it("apply_patch's update of a link: its target and the link itself, each named by the patch's text", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    symlinkSync("t.txt", `${ws}/l`);
+    const d = g.check({ tool: "apply_patch", args: { patch: "*** Begin Patch\n*** Update File: l\n@@\n-a\n+b\n*** End Patch\n" } });
+    expect(d.calls).toEqual([{ name: "fs_write", arguments: { path: `${ws}/t.txt` }, source: "apply_patch l" }, { name: "fs_write", arguments: { path: `${ws}/l` }, source: "apply_patch l" }]);
+  });
 });

@@ -29,4 +29,13 @@ describe("writes into .git's config and hooks are asked: git runs them later", (
     expect(g.check(sh("mkdir -p .github/workflows"))).toMatchObject({ approved: true });
     expect(g.check(sh("rm -f .git/hooks/pre-commit.sample")).reason).not.toBe("unknown_effect");
   });
+
+  it("the problem's source is the tool and the path it was given; a hook deleted by apply_patch is judged as any file", async () => {
+    const { g, ws } = await guardOn("rich", "veto");
+    expect(g.check({ tool: "write_file", args: { path: ".git/hooks/pre-commit", content: "x" } }).problems).toEqual([{ reason: "unknown_effect", detail: expect.any(String), source: `write_file ${ws}/.git/hooks/pre-commit` }]);
+    expect(g.check({ tool: "apply_patch", args: { patch: "*** Begin Patch\n*** Add File: .git/hooks/post-checkout\n+x\n*** End Patch\n" } }).problems).toEqual([{ reason: "unknown_effect", detail: expect.any(String), source: "apply_patch .git/hooks/post-checkout" }]);
+    const del = g.check({ tool: "apply_patch", args: { patch: "*** Begin Patch\n*** Delete File: .git/hooks/pre-commit.sample\n*** End Patch\n" } });
+    expect(del.problems).toEqual([]);
+    expect(del.reason).not.toBe("unknown_effect");
+  });
 });

@@ -11,7 +11,7 @@ const patch = (text: string) => ({ tool: "apply_patch", args: { patch: text } })
 describe("apply_patch headers", () => {
   it("an added line that holds a header's text is content, not a file the patch changes", async () => {
     const { g, ws } = await guardOn("empty", "veto");
-    const lines = ["+*** Delete File: keep.txt", "+*** Add File: other.txt", "+*** Update File: other.txt", "+*** Move to: moved.txt", "++++ b/plus.txt", "+--- a/minus.txt", " +++ b/space.txt"];
+    const lines = ["+*** Delete File: keep.txt", "+*** Add File: other.txt", "+*** Update File: other.txt", "+*** Move to: moved.txt", "++++ b/plus.txt", "+--- a/minus.txt", " +++ b/space.txt", "+rename to r.txt", " copy to c.txt"];
     const d = g.check(patch(`*** Begin Patch\n*** Add File: n.txt\n${lines.join("\n")}\n*** End Patch\n`));
     expect(d.calls).toEqual([{ name: "fs_write", arguments: { path: `${ws}/n.txt` }, source: "apply_patch n.txt" }]);
     expect(d).toMatchObject({ approved: true, reason: "reversible" });
@@ -36,7 +36,7 @@ describe("apply_patch headers", () => {
   it("a header with blanks before or after it is a header (codex trims a hunk's first line: spaces, tabs, NEL, no-break spaces)", async () => {
     const { g, ws } = await guardOn("empty", "veto");
     writeFileSync(`${ws}/notes.txt`, "work\n");
-    for (const header of ["  *** Delete File: notes.txt", "\t*** Delete File: notes.txt  ", "\u0085*** Delete File: notes.txt", "\u00a0*** Delete File: notes.txt\u3000"]) {
+    for (const header of ["  *** Delete File: notes.txt", "\t*** Delete File: notes.txt  ", "\u0085*** Delete File: notes.txt", "\u00a0*** Delete File: notes.txt\u3000", "\v*** Delete File: notes.txt\v"]) {
       const d = g.check(patch(`*** Begin Patch\n*** Add File: a.txt\n+x\n${header}\n*** End Patch\n`));
       expect(d.calls.map((c) => [c.name, c.arguments.path]), JSON.stringify(header)).toEqual([["fs_write", `${ws}/a.txt`], ["fs_remove", `${ws}/notes.txt`]]);
       expect(d.approved, JSON.stringify(header)).toBe(false);
@@ -69,7 +69,7 @@ describe("apply_patch headers", () => {
 
   it("a marker with no name is no header", async () => {
     const { g } = await guardOn("empty", "veto");
-    expect(g.check(patch("*** Begin Patch\n*** Delete File: \n*** Delete File:\n*** Add File:\t\n*** Move to:\n*** End Patch\n"))).toMatchObject({ reason: "unparsed" });
+    expect(g.check(patch("*** Begin Patch\n*** Delete File: \n*** Delete File:\n*** Add File:\t\n*** Move to:\n*** Move to:\t\n*** End Patch\n"))).toMatchObject({ reason: "unparsed" });
   });
 
   it("a deletion `+++ /dev/null` with no `---` before it names no file: no file header", async () => {
@@ -91,5 +91,31 @@ describe("apply_patch as a git diff: a rename", () => {
     const { g, ws } = await guardOn("empty", "veto");
     const d = g.check(patch("diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\ndiff --git a/c.txt b/d.txt\nsimilarity index 100%\ncopy from c.txt\ncopy to d.txt\n"));
     expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/a.txt`], ["fs_write", `${ws}/b.txt`], ["fs_write", `${ws}/d.txt`]]);
+  });
+
+  it("a plain diff between two names (`--- old` `+++ new`, with or without a/ b/, no rename lines) judges both", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    for (const text of ["--- a/old.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-a\n+b\n", "--- old.txt\n+++ new.txt\n@@ -1 +1 @@\n-a\n+b\n"]) {
+      expect(g.check(patch(text)).calls.map((c) => [c.name, c.arguments.path]), text).toEqual([["fs_write", `${ws}/new.txt`], ["fs_write", `${ws}/old.txt`]]);
+    }
+  });
+});
+
+describe("apply_patch unified headers, more", () => {
+  it("a `+++` with no `---` before it names its file alone; names are trimmed; CRLF ends are dropped", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    const alone = g.check(patch("+++ b/x.txt\n@@ -0,0 +1 @@\n+a\n"));
+    expect(alone.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
+    expect(alone).toMatchObject({ approved: true, problems: [] });
+    // A context line that reads like a `---` header (a blank first) is content: it names no old file.
+    expect(g.check(patch(" --- a/x.txt\n+++ b/y.txt\n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/y.txt`]]);
+    expect(g.check(patch("--- a/x.txt \n+++ b/x.txt \n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/x.txt`]]);
+    expect(g.check(patch("--- a/x.txt\r\n+++ b/y.txt\r\n")).calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_write", `${ws}/y.txt`], ["fs_write", `${ws}/x.txt`]]);
+  });
+
+  it("a file deleted and added again in one patch is two calls", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    const d = g.check(patch("*** Begin Patch\n*** Delete File: f.txt\n*** Add File: f.txt\n+x\n*** End Patch\n"));
+    expect(d.calls.map((c) => [c.name, c.arguments.path])).toEqual([["fs_remove", `${ws}/f.txt`], ["fs_write", `${ws}/f.txt`]]);
   });
 });

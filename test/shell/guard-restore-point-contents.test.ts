@@ -2,7 +2,7 @@
 // change: a checkout of paths keeps the tracked paths under them (of the repository they are in), a
 // second repository's paths are kept whole, a discard keeps the tracked paths of every tree the line
 // writes from, and an overlapping line keeps every path it touches (the source of a move too).
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { guardOn, sh } from "./verdict-fixture.js";
 
@@ -93,6 +93,16 @@ describe("a single file command keeps what exists at the path it changes", () =>
     expect(d.inverse.map((s) => [s.tool, s.arguments])).toEqual([["fs_move_back_restore", { source: `${ws}/a`, destination: `${ws}/b`, point: d.restorePoint!.id }]]);
   });
 
+  it("an existing folder `mkdir -p` meets is not kept (the mkdir loses nothing there)", async () => {
+    const { g, ws, store } = await guardOn("empty", "snapshot");
+    mkdirSync(`${ws}/src`);
+    writeFileSync(`${ws}/src/big.txt`, "big\n");
+    writeFileSync(`${ws}/notes.txt`, "work\n");
+    const d = g.check(sh("mkdir -p src; rm notes.txt"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1, bytes: 5 } });
+    expect(rel(ws, pointOf(store, d.restorePoint!.id))).toEqual(["notes.txt"]);
+  });
+
   it("a write over an existing file keeps it", async () => {
     const { g, ws, store } = await guardOn("empty", "snapshot");
     writeFileSync(`${ws}/notes.txt`, "work\n");
@@ -125,5 +135,33 @@ describe("an overlapping line", () => {
     const p = pointOf(store, d.restorePoint!.id);
     expect(p.paths.map((x) => [x.path.slice(ws.length + 1), x.entries === null ? null : x.entries.map((e) => e.rel)])).toEqual([["a", [""]], ["c", null]]);
     expect(d.inverse.map((s) => s.tool)).toEqual(["restore_point_apply", "fs_move_back_restore"]);
+  });
+});
+
+describe("the repository in a point", () => {
+  it("an overlap in a repository keeps the whole tree once: a file the line removes there is not kept a second time", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    const whole = g.check(sh("git add a.txt && rm untracked.txt"));
+    expect(whole).toMatchObject({ approved: true, reason: "restore_point" });
+    const p = pointOf(store, whole.restorePoint!.id);
+    expect(p.paths.map((x) => x.path)).toEqual([ws]);
+    expect(p.repo?.root).toBe(ws);
+    expect(whole.restorePoint!.files).toBe(p.paths[0]!.entries!.length);
+    // A checkout of paths beside a stash: the whole tree holds its tracked paths too.
+    const co = g.check(sh("git checkout -- a.txt; git stash"));
+    expect(co).toMatchObject({ approved: true, reason: "restore_point" });
+    const q = pointOf(store, co.restorePoint!.id);
+    expect(q.paths.map((x) => x.path)).toEqual([ws]);
+    expect(q.repo).toMatchObject({ root: ws });
+    expect(q.repo!.scope).toBeUndefined();
+  });
+
+  it("a branch made beside a file command: the point keeps the file, not the repository (a ref's undo needs none)", async () => {
+    const { g, ws, store } = await guardOn("rich", "snapshot");
+    const d = g.check(sh("git branch x; rm untracked.txt"));
+    expect(d).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { files: 1 } });
+    const p = pointOf(store, d.restorePoint!.id);
+    expect(rel(ws, p)).toEqual(["untracked.txt"]);
+    expect(p.repo).toBeNull();
   });
 });

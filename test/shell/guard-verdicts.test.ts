@@ -272,6 +272,16 @@ describe("verdicts in a plain folder (no repository: an existing file has no cop
     }
   });
 
+  it("a git call outside any repository before another call is not grounded either: asked under advisory (was: approved and journaled, while the same calls in the other order were asked)", async () => {
+    const { g } = await guardOn("empty", "advisory");
+    for (const line of ["git reset --hard; echo x > f", "git branch x; echo x > f", "git add . && git init"]) {
+      expect(g.check(sh(line)), line).toMatchObject({ approved: false, action: "ask", route: "ConsentEscalated", execution: null });
+    }
+    expect(g.check(sh("echo x > f; git reset --hard"))).toMatchObject({ approved: false, action: "ask", reason: "unknown_state" });
+    // A line whose git calls all find their repository is passed through as before.
+    expect(g.check(sh("echo x > f"))).toMatchObject({ approved: true, route: "Approved" });
+  });
+
   it("a glob with a negated class is judged on the names bash expands it to (was: `[!a]*` read as `!` or `a`, so `rm [!a]*` was approved as the removal of a file in git while it removes an untracked one)", async () => {
     const { g, ws } = await guardOn("clean", "veto");
     writeFileSync(`${ws}/untracked.txt`, "only here\n");
@@ -322,6 +332,10 @@ describe("calls of one line that touch the same paths (overlap)", () => {
     expect(g.check(sh("mv a d2 && echo x > d2/f")).reason).toBe("overlap");
     expect(g.check(sh("echo x > d/f && mv d e")).reason).toBe("overlap");
     expect(g.check(sh("mv a e && echo x > a")).reason).toBe("overlap");
+    // A folder made and then moved: a mkdir beside another kind of call is an overlap.
+    expect(g.check(sh("mkdir n0 && mv n0 m0")).reason).toBe("overlap");
+    // A later path under an earlier one.
+    expect(g.check(sh("rm -r d; echo x > d/f")).reason).toBe("overlap");
     const chain = g.check(sh("mkdir n && mkdir n/m"));
     expect(chain.reason).toBe("reversible");
     expect(chain.message).toBe("approved: undo is remove n/m (created by the call); remove n (created by the call)");
@@ -368,8 +382,10 @@ describe("git in a repository the same line creates", () => {
 
   it("other git calls there, other init options, or a repository above: judged as they are (not grounded, or on that repository)", async () => {
     const { g } = await guardOn("empty", "veto");
-    for (const line of ["git init && git reset --hard", "git init --bare && git add .", "git init --template=t && git add ."]) {
-      expect(g.check(sh(line)), line).toMatchObject({ approved: false, reason: "unknown_state" });
+    expect(g.check(sh("git init && git reset --hard"))).toMatchObject({ approved: false, reason: "unknown_state" });
+    // The dispatcher asks these itself (a template's hooks; a bare repository's files in the folder).
+    for (const line of ["git init --bare && git add .", "git init --template=t && git add ."]) {
+      expect(g.check(sh(line)), line).toMatchObject({ approved: false, reason: "unknown_effect" });
     }
     // A git call before the init acts in no repository.
     expect(g.check(sh("git add . && git init")).approved).toBe(false);
@@ -472,6 +488,9 @@ describe("repoScope: what the line's repository-wide git calls can touch", () =>
     expect(repoScope([call("git_discard", { target: "HEAD" }), call("git_switch", { target: "main" })])).toEqual({ kind: "tracked", trees: ["HEAD", "main"] });
     expect(repoScope([call("git_discard", { target: "" })])).toEqual({ kind: "all" });
     expect(repoScope([call("git_discard", { target: "-x" })])).toEqual({ kind: "all" });
+    // A discard beside a stash or a move of HEAD (any other repository-wide call): the whole tree.
+    expect(repoScope([call("git_discard", { target: "HEAD" }), call("git_stash_push")])).toEqual({ kind: "all" });
+    expect(repoScope([call("git_discard", { target: "HEAD" }), call("git_move_head", { target: "HEAD~1" })])).toEqual({ kind: "all" });
     expect(repoScope([call("git_discard")])).toEqual({ kind: "all" });
   });
   it("anything else, or nothing: the whole tree", () => {
@@ -511,7 +530,10 @@ describe("file edits and patches", () => {
   it("a patch with no file header is unparsed; a header that is not a path is unresolved", async () => {
     const { g } = await guardOn("empty", "snapshot");
     expect(g.check({ tool: "apply_patch", args: { patch: "hello\n+++ \n" } })).toMatchObject({ approved: false, action: "ask", reason: "unparsed", message: "not judged (unparsed): apply_patch: no file header in the patch" });
-    expect(g.check({ tool: "apply_patch", args: { patch: "*** Add File: a\u0000b\n" } })).toMatchObject({ approved: false, reason: "unresolved_argument", message: "not judged (unresolved_argument): apply_patch: a\u0000b is not a path" });
+    const bad = g.check({ tool: "apply_patch", args: { patch: "*** Add File: a\u0000b\n" } });
+    expect(bad).toMatchObject({ approved: false, reason: "unresolved_argument", message: "not judged (unresolved_argument): apply_patch: a\u0000b is not a path" });
+    expect(bad.problems).toEqual([{ reason: "unresolved_argument", detail: "apply_patch: a\u0000b is not a path", source: "apply_patch" }]);
+    expect(g.check({ tool: "apply_patch", args: { patch: "hello\n" } }).problems).toEqual([{ reason: "unparsed", detail: "apply_patch: no file header in the patch", source: "apply_patch" }]);
   });
 });
 
@@ -641,6 +663,16 @@ describe("an audit log that cannot be written", () => {
         expect(g.check(sh(line)), line).toMatchObject({ approved: false, action, route: action === "ask" ? "ConsentEscalated" : "Vetoed", reason: "internal_error", message: "not judged: internal error: disk full", core: null, execution: null });
       }
     }
+  });
+
+  it("under snapshot, failing at the second verdict (after the restore point): internal_error, asked (was: restore_failed, 'no restore point', while the point was written)", async () => {
+    let records = 0;
+    const { g, ws, store } = await guardOn("empty", "snapshot", { log: { append: () => { if (++records === 2) throw new Error("disk full"); } } });
+    writeFileSync(`${ws}/n`, "n");
+    expect(g.check(sh("rm n"))).toMatchObject({ approved: false, action: "ask", route: "ConsentEscalated", reason: "internal_error", message: "not judged: internal error: disk full", tier: null, core: null, restorePoint: null, execution: null, inverse: [] });
+    expect(points(store)).toHaveLength(1);
+    // The next check's records are written again: judged as ever.
+    expect(g.check(sh("rm n"))).toMatchObject({ approved: true, reason: "restore_point" });
   });
 });
 

@@ -126,6 +126,10 @@ const CASES: Case[] = [
     ["declare X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
     ["local Y=b.txt; rm $Y", ["/w: rm b.txt"]],
     ["unset X; X=1; unset X; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
+    // `unset PATH; ls` runs ./ls (bash looks in the working directory): kept with PATH unknown.
+    ["unset PATH; ls", ["/w: PATH=?PATH{unset} ", "/w: ls"]],
+    ["unset -v X PATH; rm $X", ["/w: PATH=?PATH{unset} ", "/w: rm ?$X{unset or unknown variable $X}"]],
+    ["unset -f PATH; ls", ["/w: ls"]],
     ["export HOME; rm $HOME/x", ["/w: rm /home/u/x"]],
     ["for f in a b; do rm $f; done", ["/w: rm ?$f{unset or unknown variable $f}"]],
     ["for f in $(rm x); do :; done", ["/w: rm x","/w: :"]],

@@ -15,7 +15,7 @@ describe("codeVariable: why a variable may change what a command does", () => {
   it("variables that load or run other code, or read another configuration, whatever their value", () => {
     const names = [
       "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "SHELL", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
-      "LESSOPEN", "LESSCLOSE", "LESS", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
+      "LESSOPEN", "LESSCLOSE", "LESS", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG",
       "NODE_OPTIONS", "NODE_PATH", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
       "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GOFLAGS", "GOENV", "CURL_HOME", "WGETRC", "SYSTEM_WGETRC",
       // Prefixes: the dynamic loader's, npm's configuration (any case), git's.
