@@ -3,6 +3,7 @@ import { mutationVitestConfig } from "./base.js";
 // src/guard/unknown.ts (entities the guard no longer knows: unknown_state until re-read): unprojectable
 // results through observe, markKnown, the marks in snapshots (bounds, sealing) and their replay.
 export default mutationVitestConfig([
+  "test/guard/unknown.test.ts",
   "test/guard/outcome-unknown.test.ts",
   "test/guard/lifecycle.test.ts",
   "test/guard/guard-api.test.ts",
