@@ -72,6 +72,7 @@ export const MODULES: readonly MutationModule[] = [
   // composition and the MCP gateway (issue 28)". Not here: src/mcp/node.ts (process wiring: its tests run
   // child processes, which a mutant cannot reach) and the type-only files.
   { name: "guard-unknown", file: "src/guard/unknown.ts", threshold: 90 },
+  { name: "guard-approval", file: "src/guard/approval.ts", threshold: 90 },
   { name: "guard-seal", file: "src/guard/seal.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
   // sql-guard: per-test coverage since 6 Dec night (h-msql; its two first ranges were measured with `all`).
