@@ -78,6 +78,7 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-dispatched", file: "src/guard/dispatched.ts", threshold: 90 },
   { name: "gateway-messages", file: "src/mcp/messages.ts", threshold: 90 },
   { name: "gateway-shell-dispatch", file: "src/mcp/shell-dispatch.ts", threshold: 90 },
+  { name: "gateway-sql-dispatch", file: "src/mcp/sql-dispatch.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
   // sql-guard: per-test coverage since 6 Dec night (h-msql; its two first ranges were measured with `all`).
   // h-m28sql (issue 28): measured in ranges (docs/testing.md), 87.8–93.3% (lines 286-350: 89.0%, 7 Dec 01:32,
