@@ -66,10 +66,12 @@ export function parseToolList(json: unknown): ToolInfo[] {
 }
 
 const READ_VERBS = /^(get|list|read|search|find|fetch|lookup|query|describe|show|view|open|count|check|validate|calculate|directory)(_|$)/;
-const PAIRS: Array<[RegExp, string]> = [
-  [/^create_(.+)$/, "delete_$1"], [/^add_(.+)$/, "remove_$1"], [/^add_(.+)$/, "delete_$1"], [/^insert_(.+)$/, "delete_$1"],
-  [/^book_(.+)$/, "cancel_$1"], [/^place_(.+)$/, "cancel_$1"], [/^enable_(.+)$/, "disable_$1"], [/^open_(.+)$/, "close_$1"],
-  [/^lock_(.+)$/, "unlock_$1"], [/^attach_(.+)$/, "detach_$1"], [/^link_(.+)$/, "unlink_$1"], [/^start_(.+)$/, "stop_$1"],
+/** Create/delete-like pairs of name prefixes: `create_x` is undone by `delete_x` (the first pair whose
+ * other tool exists). */
+const PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ["create_", "delete_"], ["add_", "remove_"], ["add_", "delete_"], ["insert_", "delete_"],
+  ["book_", "cancel_"], ["place_", "cancel_"], ["enable_", "disable_"], ["open_", "close_"],
+  ["lock_", "unlock_"], ["attach_", "detach_"], ["link_", "unlink_"], ["start_", "stop_"],
 ];
 /** A tool that takes an SQL statement or a shell command as a string argument does whatever that
  * string says: its name (`read_query`, `query`), its description and its hints (a server's
@@ -103,12 +105,18 @@ export function dispatchArgument(t: ToolInfo): StringDispatch | null {
 
 const SELF_UNDO = /^(update|set|edit|modify|change|rename|move|toggle)_/;
 
+/** An entity named after `raw` (letters, digits and `_`, from a tool or argument name) that the ontology
+ * language accepts: a reserved word, an empty name or one that starts with a digit gets `_entity`
+ * (and a leading `_` before a digit). */
+function entityName(raw: string): string {
+  if (NAME.test(raw) && !RESERVED.has(raw)) return raw;
+  return /^[0-9]/.test(raw) ? `_${raw}_entity` : `${raw}_entity`;
+}
+
 function entityOf(t: ToolInfo): { entity: string; key: string } | null {
   const key = t.required.find((p) => /_id$/.test(p) && NAME.test(p)) ?? t.required.find((p) => ["id", "path", "name"].includes(p));
   if (key === undefined) return null;
-  let entity = key === "id" || key === "name" ? t.name.replace(/^[a-z]+_/, "") : key.replace(/_id$/, "");
-  if (!NAME.test(entity) || RESERVED.has(entity)) entity = `${entity}_entity`.replace(/[^A-Za-z0-9_]/g, "_");
-  return { entity, key };
+  return { entity: entityName(key === "id" || key === "name" ? t.name.replace(/^[a-z]+_/, "") : key.replace(/_id$/, "")), key };
 }
 
 function oneLine(s: string, max = 160): string {
@@ -170,17 +178,17 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
     decls.push(`% ${what}`, `% ${keyNote}`, decl, "");
     const slot = ent === null ? null : `${ent.entity}.state`;
     // A create/delete-like pair: the second undoes the first exactly; re-doing the first after the second only partly.
-    for (const [re, inv] of PAIRS) {
-      if (!re.test(t.name)) continue;
-      const other = t.name.replace(re, inv);
+    for (const [prefix, inverse] of PAIRS) {
+      if (!t.name.startsWith(prefix) || t.name.length === prefix.length) continue;
+      const noun = t.name.slice(prefix.length);
+      const other = inverse + noun;
       const o = byName.get(other);
       if (o === undefined || o.annotations.readOnlyHint === true) continue;
       // Without a key argument on either side, the pair's own noun (`create_entities` → `entities`)
       // names a placeholder entity the curator replaces.
       let pairEntity = ent?.entity ?? entityOf(o)?.entity;
       if (pairEntity === undefined) {
-        const noun = (re.exec(t.name)?.[1] ?? "draft").replace(/[^A-Za-z0-9_]/g, "_");
-        pairEntity = RESERVED.has(noun) || !NAME.test(noun) ? `${noun}_entity` : noun;
+        pairEntity = entityName(noun);
         if (!entities.has(pairEntity)) entities.set(pairEntity, t);
       }
       const s = slot ?? `${pairEntity}.state`;
