@@ -77,6 +77,8 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-recent-consent", file: "src/guard/recent-consent.ts", threshold: 90 },
   { name: "guard-dispatched", file: "src/guard/dispatched.ts", threshold: 90 },
   { name: "guard-wrap", file: "src/guard/wrap.ts", threshold: 90 },
+  { name: "guard-lazy", file: "src/guard/lazy.ts", threshold: 90 },
+  { name: "guard-canonical-fast", file: "src/guard/canonical-fast.ts", threshold: 90 },
   { name: "gateway-draft", file: "src/mcp/draft.ts", threshold: 90 },
   { name: "gateway-messages", file: "src/mcp/messages.ts", threshold: 90 },
   { name: "gateway-shell-dispatch", file: "src/mcp/shell-dispatch.ts", threshold: 90 },
