@@ -97,15 +97,15 @@ describe("the fields themselves", () => {
 
   it("before: made once, on first read, an own enumerable field that cannot be redefined or assigned", () => {
     let made = 0;
-    const entry = { name: "x" };
+    const entry: { name: string; before?: object } = { name: "x" };
     defineLazyBefore(entry, () => {
       made++;
       return Object.freeze({ cabin: "economy" });
     });
     expect(made).toBe(0);
     expect(Object.keys(entry)).toEqual(["name", "before"]);
-    const first = (entry as { before: object }).before;
-    expect((entry as { before: object }).before).toBe(first);
+    const first = entry.before;
+    expect(entry.before).toBe(first);
     expect(JSON.parse(JSON.stringify(entry))).toEqual({ name: "x", before: { cabin: "economy" } });
     expect(made).toBe(1);
     expect(Object.getOwnPropertyDescriptor(entry, "before")).toMatchObject({ enumerable: true, configurable: false });
