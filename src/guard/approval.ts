@@ -110,13 +110,15 @@ export function checkApproval(token: unknown, current: Judged, options: { key?: 
 function b64url(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  // Base64 has `=` only as padding, at the end.
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 }
 
 /** The bytes of a base64url text (no padding: atob takes it without, in every runtime); throws on any
  * other text. */
 function fromB64url(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
+  // Thrown for decodeApproval's catch, which answers null.
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new SyntaxError();
   const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }

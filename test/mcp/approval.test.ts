@@ -104,9 +104,9 @@ describe("approval tokens: what they hold and what a refusal says", () => {
     }
   });
 
-  it("a token with a field of another type is malformed, even one that prints as a hash or a name", () => {
+  it("a token with a field of another type is malformed, even one that prints as a hash or a name; so is a function with a token's fields", () => {
     const t = issueApproval(judged);
-    for (const bad of [{ ...t, by: 7 }, { ...t, by: ["user"] }, { ...t, mac: [t.mac] }, { ...t, callHash: [t.callHash] }, { ...t, stateDigest: t.stateDigest.toUpperCase() }, { ...t, ontologyHash: `${t.ontologyHash}0` }, { ...t, ontologyHash: `0${t.ontologyHash}` }]) {
+    for (const bad of [{ ...t, by: 7 }, { ...t, by: ["user"] }, { ...t, mac: [t.mac] }, { ...t, callHash: [t.callHash] }, { ...t, stateDigest: t.stateDigest.toUpperCase() }, { ...t, ontologyHash: `${t.ontologyHash}0` }, { ...t, ontologyHash: `0${t.ontologyHash}` }, Object.assign(() => 0, t)]) {
       expect(checkApproval(bad, judged)).toMatchObject({ ok: false, reason: "malformed-token" });
     }
   });
