@@ -39,7 +39,8 @@ export function parseDatabase(spec: string): { dialect: "sqlite"; path: string }
 /** The name a PostgreSQL URL's database goes by in the journal: its path, or `postgres` (the server's
  * default database) when the URL names none. */
 export function postgresName(url: string): string {
-  return new URL(url).pathname.replace(/^\//, "") || "postgres";
+  // The path after its leading `/` (a URL without a path has the empty one).
+  return new URL(url).pathname.slice(1) || "postgres";
 }
 
 /** The verdict the gateway acts on, from the SQL guard's decision. */

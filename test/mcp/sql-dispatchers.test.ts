@@ -151,7 +151,7 @@ describe("dispatcher tools judged by the SQL guard", () => {
   });
 
   it("judges the statement; after it ran, journals its execution (a verdict without one, or from elsewhere, journals nothing)", async () => {
-    const s = scripted([{ action: "allow", reason: "ok", execution: "x1" } as never, { action: "allow", reason: "read_only" } as never]);
+    const s = scripted([{ action: "allow", reason: "ok", execution: "x1" } as never, { action: "allow", reason: "read_only", execution: null } as never]);
     const tool = (await sqlDispatchers(s.module, { tools: [{ tool: "query", argument: "sql" }], database: FILE, store: "/store" })).get("query")!;
     const judge = await tool.create(session());
     const del = await judge.judge({ name: "query", arguments: {} }, "DELETE FROM t WHERE id = 1");
