@@ -86,7 +86,9 @@ export interface StringDispatch {
 const SQL_PARAM = /^(sql|sql_?query|query_?sql|sql_?statement|sql_?text|statements?|stmts?|query|queries|raw_?query)$/i;
 const SQL_CONTEXT = /\bsql\b|sql_|_sql|\bselect\b|\binsert\b|\bupdate\b|\bdelete\b|\bddl\b|\bdml\b|\bdatabase\b|\bstatements?\b|\btables?\b|sqlite|postgres|mysql/i;
 const SHELL_PARAM = /^(command|commands|cmd|cmdline|command_?line|script|shell|shell_?command|bash|bash_?command|sh)$/i;
-const SHELL_CONTEXT = /\bshell\b|\bbash\b|\bzsh\b|\bterminal\b|\bcommand\b|\bexec(ute)?\b|\brun\b|\bprocess\b|^(run|exec|execute|shell|bash|cmd|terminal)(_|$)/i;
+const SHELL_CONTEXT = /\bshell\b|\bbash\b|\bzsh\b|\bterminal\b|\bcommand\b|\bexec(ute)?\b|\brun\b|\bprocess\b/i;
+/** A tool name that says it runs commands (`cmd`, `run_script`): tested on the name itself. */
+const SHELL_NAME = /^(run|exec|execute|shell|bash|cmd|terminal)(_|$)/i;
 
 /** The SQL or shell string argument of a tool, when it takes one (see StringDispatch). */
 export function dispatchArgument(t: ToolInfo): StringDispatch | null {
@@ -98,7 +100,7 @@ export function dispatchArgument(t: ToolInfo): StringDispatch | null {
     if (/\bsql\b/i.test(description) || /(^|_)sql($|_)/i.test(p)) return { kind: "sql", argument: p };
     if (SQL_PARAM.test(p) && SQL_CONTEXT.test(`${context} ${description}`)) return { kind: "sql", argument: p };
     if (/\b(shell|bash) command\b|\bcommand line\b/i.test(description)) return { kind: "shell", argument: p };
-    if (SHELL_PARAM.test(p) && SHELL_CONTEXT.test(`${context} ${description}`)) return { kind: "shell", argument: p };
+    if (SHELL_PARAM.test(p) && (SHELL_NAME.test(t.name) || SHELL_CONTEXT.test(`${context} ${description}`))) return { kind: "shell", argument: p };
   }
   return null;
 }
@@ -110,7 +112,7 @@ const SELF_UNDO = /^(update|set|edit|modify|change|rename|move|toggle)_/;
  * (and a leading `_` before a digit). */
 function entityName(raw: string): string {
   if (NAME.test(raw) && !RESERVED.has(raw)) return raw;
-  return /^[0-9]/.test(raw) ? `_${raw}_entity` : `${raw}_entity`;
+  return NAME.test(`${raw}_entity`) ? `${raw}_entity` : `_${raw}_entity`;
 }
 
 function entityOf(t: ToolInfo): { entity: string; key: string } | null {
@@ -145,7 +147,8 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
     "",
   ];
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const entities = new Map<string, ToolInfo>();
+  /** The entities guessed, in the order they were met. */
+  const entities = new Set<string>();
   const decls: string[] = [];
   const annots: string[] = [];
   const pairedInverse = new Set<string>();
@@ -172,7 +175,7 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
       continue;
     }
     const ent = entityOf(t);
-    if (ent !== null && !entities.has(ent.entity)) entities.set(ent.entity, t);
+    if (ent !== null) entities.add(ent.entity);
     const decl = ent === null ? `tool(${t.name}).` : `tool(${t.name}, acts_on = ${ent.entity}, key = ${ent.key}).`;
     const keyNote = ent === null ? "acts on no entity (no required `*_id`, `id`, `path` or `name` argument): always grounded" : `acts on \`${ent.entity}\`, named by the required argument \`${ent.key}\``;
     decls.push(`% ${what}`, `% ${keyNote}`, decl, "");
@@ -189,9 +192,10 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
       let pairEntity = ent?.entity ?? entityOf(o)?.entity;
       if (pairEntity === undefined) {
         pairEntity = entityName(noun);
-        if (!entities.has(pairEntity)) entities.set(pairEntity, t);
+        entities.add(pairEntity);
       }
-      const s = slot ?? `${pairEntity}.state`;
+      // The call's own entity when it has a key (then pairEntity is that entity), else the placeholder.
+      const s = `${pairEntity}.state`;
       annots.push(
         `% guessed from the pair of names \`${t.name}\` / \`${other}\`: \`${other}\` undoes \`${t.name}\`; add \`args = { … }\` so the inverse call can run`,
         `@id("draft.${t.name}.inverse") inverse_of(${other}, ${t.name}, ${s}, 0.9, status = provisional).`,
@@ -222,7 +226,7 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
   }
   if (entities.size > 0) {
     out.push("% Entities guessed from the tools' key arguments; `state` is a placeholder slot to replace with real ones.");
-    for (const e of entities.keys()) out.push(`slot_definition(${e}, state, object).`);
+    for (const e of entities) out.push(`slot_definition(${e}, state, object).`);
     out.push("");
   }
   out.push(...decls, ...annots);
@@ -232,7 +236,7 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
 /** What is still provisional: compiled annotations with that status, and commented `%provisional` lines. */
 export function provisionalItems(tables: OntologyTables | null, source: string | null): Array<{ id: string; kind: string; line: number }> {
   const out: Array<{ id: string; kind: string; line: number }> = [];
-  for (const e of tables?.edges ?? []) if (e.lifecycle === Lifecycle.Provisional) out.push({ id: e.id, kind: "annotation", line: e.span.line });
+  if (tables !== null) for (const e of tables.edges) if (e.lifecycle === Lifecycle.Provisional) out.push({ id: e.id, kind: "annotation", line: e.span.line });
   (source ?? "").split("\n").forEach((l, i) => {
     const m = /^%provisional\(([^)\s]+)\)\s/.exec(l);
     if (m) out.push({ id: m[1], kind: "declaration", line: i + 1 });

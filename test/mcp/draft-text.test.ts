@@ -95,6 +95,32 @@ describe("the draft of a tool list", () => {
     compiled(text);
   });
 
+  it.each(["call", "new", "result", "now", "true", "false", "null", "and", "or", "not", "in"])("a noun that is the reserved word `%s` names the entity `%s_entity`", (word) => {
+    const text = draftOf([tool(`create_${word}`), tool(`delete_${word}`)]);
+    expect(text).toContain(`slot_definition(${word}_entity, state, object).`);
+    expect(text).toContain(`inverse_of(delete_${word}, create_${word}, ${word}_entity.state,`);
+    compiled(text);
+  });
+
+  it("which argument is the key, and the entity it names", () => {
+    const text = draftOf([
+      tool("scan", { params: ["user_identity"], required: ["user_identity"] }),
+      tool("pause", { params: ["session_idle_id"], required: ["session_idle_id"] }),
+      tool("Delete_note", { params: ["id"], required: ["id"] }),
+      tool("create_note", { params: ["doc_id"], required: ["doc_id"] }),
+      tool("delete_note"),
+      tool("update_settings"),
+    ]);
+    expect(text).toContain("% `scan`: \"\" (no annotations)\n% acts on no entity");
+    expect(text).toContain("tool(pause, acts_on = session_idle, key = session_idle_id).");
+    expect(text).toContain("tool(Delete_note, acts_on = Delete_note, key = id).");
+    // The pair's slot is the keyed call's entity; the noun names no entity of its own then.
+    expect(text).toContain("inverse_of(delete_note, create_note, doc.state,");
+    expect(text).not.toContain("slot_definition(note,");
+    expect(text).toContain("% `update_settings`: no guess");
+    compiled(text);
+  });
+
   it("what a guess is made from: hints first, then the name", () => {
     const text = draftOf([
       tool("list_and_purge", { annotations: { destructiveHint: true } }),
@@ -106,6 +132,7 @@ describe("the draft of a tool list", () => {
       tool("rename_file", { params: ["path"], required: ["path"] }),
       tool("reset_all", { params: ["path"], required: ["path"] }),
       tool("toggle"),
+      tool("forget_me"),
     ]);
     expect(text).toContain("% guessed fail-closed from destructiveHint true\n@id(\"draft.list_and_purge.fail_closed\") external_side_effect(list_and_purge, draft_unreviewed_sink, 1.0, status = provisional).");
     expect(text).toContain("% guessed fail-closed from destructiveHint true\n@id(\"draft.remove_row.fail_closed\") irreversibly_consumes(remove_row, row.state, draft_unreviewed_residue, 1.0, status = provisional).");
@@ -116,6 +143,7 @@ describe("the draft of a tool list", () => {
     expect(text).toContain("% guessed from the name (`rename_…`): calling it again with the old values undoes it; write the bound and `args`\n@id(\"draft.rename_file.self_undo\") bounded_reversibility(rename_file, true, draft_unreviewed_residue, 0.9, status = provisional).");
     expect(text).toContain("% `reset_all`: no guess");
     expect(text).toContain("% `toggle`: no guess");
+    expect(text).toContain("% `forget_me`: no guess");
     compiled(text);
   });
 
@@ -161,6 +189,7 @@ describe("reading a tool list", () => {
     expect(error(() => parseToolList(null), "bad-tools").code).toBe("bad-tools");
     expect(error(() => parseToolList([{ name: "a" }, []]), "bad-tools").message).toBe("tool 1 is not an object");
     expect(error(() => parseToolList([{ name: "a" }, null]), "bad-tools").message).toBe("tool 1 is not an object");
+    expect(error(() => parseToolList([{ name: "a" }, 5]), "bad-tools").message).toBe("tool 1 is not an object");
     for (const name of ["has space", "2x", "", "x-y", " x"]) expect(error(() => parseToolList([{ name }]), "bad-tools").message).toBe(`tool 0: name \`${name}\` is not an identifier the ontology language accepts`);
     expect(error(() => parseToolList([{}]), "bad-tools").message).toBe("tool 0: name `undefined` is not an identifier the ontology language accepts");
     expect(error(() => parseToolList([{ name: "a" }, { name: "b" }, { name: "a" }]), "bad-tools").message).toBe("tool `a` is listed twice");
@@ -181,6 +210,12 @@ describe("a tool that takes an SQL statement or a shell command", () => {
     ["`cmd` of a run_ tool", withParam("run_it", "", "cmd"), { kind: "shell", argument: "cmd" }],
     ["`script` of a terminal tool", withParam("do", "Use the terminal", "script"), { kind: "shell", argument: "script" }],
     ["`command_line` of a tool that executes what it is given", withParam("go", "Execute what it is given", "command_line"), { kind: "shell", argument: "command_line" }],
+    ...(["sqlquery", "query_sql", "querysql", "sqlstatement", "sqltext", "statement", "statements", "stmt", "stmts", "queries", "rawquery", "raw_query"] as const).map((p) => [`\`${p}\` of a tool about a table`, withParam("go", "Works on a table", p), { kind: "sql", argument: p }] as const),
+    ["`query` of a tool that runs one statement", withParam("go", "Runs one statement", "query"), { kind: "sql", argument: "query" }],
+    ...(["command", "commands", "cmd", "cmdline", "commandline", "command_line", "script", "shell", "shellcommand", "shell_command", "bash", "bashcommand", "bash_command", "sh"] as const).map((p) => [`\`${p}\` of a tool that can exec`, withParam("go", "exec a program", p), { kind: "shell", argument: p }] as const),
+    // Before the fix the name rule was tested against the whole context, where it never matched.
+    ["`cmd` of a tool named `cmd` (read-only hint and all)", tool("cmd", { description: "Executes a line", params: ["cmd"], paramInfo: { cmd: { type: "string" } }, annotations: { readOnlyHint: true } }), { kind: "shell", argument: "cmd" }],
+    ["`script` of a tool named `run_…`", withParam("run_it", "Starts it", "script"), { kind: "shell", argument: "script" }],
   ])("%s: a dispatcher", (_what, t, expected) => {
     expect(dispatchArgument(t)).toEqual(expected);
   });
@@ -193,6 +228,11 @@ describe("a tool that takes an SQL statement or a shell command", () => {
     ["`command` of a tool about nothing shell-like", withParam("send", "Send a message", "commands_list")],
     ["`cmd` of a tool that is not about commands", withParam("note", "Take a note", "cmd")],
     ["a tool with no parameters", tool("run_all", { description: "Run the bash shell" })],
+    ["an argument whose name only starts like one (`querying`)", withParam("go", "Works on a table", "querying")],
+    ["an argument whose name only ends like one (`myquery`)", withParam("go", "Works on a table", "myquery")],
+    ["`cmdx` of a tool that can exec", withParam("go", "exec a program", "cmdx")],
+    ["`mycmd` of a tool that can exec", withParam("go", "exec a program", "mycmd")],
+    ["`cmd` of a tool whose name only contains a runner's (`precmd`)", withParam("precmd", "Starts it", "cmd")],
   ])("%s: not a dispatcher", (_what, t) => {
     expect(dispatchArgument(t)).toBeNull();
   });
@@ -231,6 +271,9 @@ describe("what is still provisional, and promoting it", () => {
     const written = text.replace("0.9, status = provisional).\n% guessed from the same", "0.9, status=provisional).\n% guessed from the same");
     expect(promote(written, "draft.create_y.inverse", compiled(written).tables)).toContain("inverse_of(delete_y, create_y, y.state, 0.9).");
     const other = `${text}\n@id("mine") inverse_of(delete_y, create_y, y.state, 0.5,\n  status = provisional).\n`;
+    expect(promote("%provisional(first) read_only(x).\nrest\n", "first", r.tables)).toBe("read_only(x).\nrest\n");
+    const commented = `${text}\n@id("odd") inverse_of(delete_y, create_y, y.state, 0.5, % reviewed later\n  status = provisional).\n`;
+    expect(error(() => promote(commented, "odd", compiled(commented).tables), "not-editable").message).toBe("`odd` is provisional but its status is not written as `, status = provisional`: edit it by hand");
     const twoLines = promote(other, "mine", compiled(other).tables);
     expect(twoLines).toContain('@id("mine") inverse_of(delete_y, create_y, y.state, 0.5).');
     expect(twoLines.endsWith("\n")).toBe(true);
