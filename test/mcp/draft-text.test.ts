@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Lifecycle } from "../../src/abi.js";
 import { compile } from "../../src/compiler/index.js";
-import { dispatchArgument, draftOntology, DraftError, parseToolList, promote, provisionalItems, type ToolInfo } from "../../src/mcp/draft.js";
+import { dispatchArgument, draftOntology, DraftError, parseToolList, promote, provisionalItems, type StringDispatch, type ToolInfo } from "../../src/mcp/draft.js";
 import { ROOT } from "./helpers.js";
 
 const FIXTURES = join(ROOT, "test/mcp/fixtures");
@@ -198,7 +198,7 @@ describe("reading a tool list", () => {
 
 describe("a tool that takes an SQL statement or a shell command", () => {
   const withParam = (name: string, description: string, param: string, info: { type?: string; description?: string } = { type: "string" }) => tool(name, { description, params: [param], paramInfo: { [param]: info } });
-  it.each([
+  it.each<[string, ToolInfo, StringDispatch]>([
     ["an argument said to be SQL", withParam("do", "", "text", { type: "string", description: "The SQL to run" }), { kind: "sql", argument: "text" }],
     ["an argument named sql", withParam("do", "", "raw_sql"), { kind: "sql", argument: "raw_sql" }],
     ["an argument named sql_…", withParam("do", "", "sql_text"), { kind: "sql", argument: "sql_text" }],
@@ -210,9 +210,9 @@ describe("a tool that takes an SQL statement or a shell command", () => {
     ["`cmd` of a run_ tool", withParam("run_it", "", "cmd"), { kind: "shell", argument: "cmd" }],
     ["`script` of a terminal tool", withParam("do", "Use the terminal", "script"), { kind: "shell", argument: "script" }],
     ["`command_line` of a tool that executes what it is given", withParam("go", "Execute what it is given", "command_line"), { kind: "shell", argument: "command_line" }],
-    ...(["sqlquery", "query_sql", "querysql", "sqlstatement", "sqltext", "statement", "statements", "stmt", "stmts", "queries", "rawquery", "raw_query"] as const).map((p) => [`\`${p}\` of a tool about a table`, withParam("go", "Works on a table", p), { kind: "sql", argument: p }] as const),
+    ...(["sqlquery", "query_sql", "querysql", "sqlstatement", "sqltext", "statement", "statements", "stmt", "stmts", "queries", "rawquery", "raw_query"] as const).map((p) => [`\`${p}\` of a tool about a table`, withParam("go", "Works on a table", p), { kind: "sql", argument: p }] as [string, ToolInfo, StringDispatch]),
     ["`query` of a tool that runs one statement", withParam("go", "Runs one statement", "query"), { kind: "sql", argument: "query" }],
-    ...(["command", "commands", "cmd", "cmdline", "commandline", "command_line", "script", "shell", "shellcommand", "shell_command", "bash", "bashcommand", "bash_command", "sh"] as const).map((p) => [`\`${p}\` of a tool that can exec`, withParam("go", "exec a program", p), { kind: "shell", argument: p }] as const),
+    ...(["command", "commands", "cmd", "cmdline", "commandline", "command_line", "script", "shell", "shellcommand", "shell_command", "bash", "bashcommand", "bash_command", "sh"] as const).map((p) => [`\`${p}\` of a tool that can exec`, withParam("go", "exec a program", p), { kind: "shell", argument: p }] as [string, ToolInfo, StringDispatch]),
     // Before the fix the name rule was tested against the whole context, where it never matched.
     ["`cmd` of a tool named `cmd` (read-only hint and all)", tool("cmd", { description: "Executes a line", params: ["cmd"], paramInfo: { cmd: { type: "string" } }, annotations: { readOnlyHint: true } }), { kind: "shell", argument: "cmd" }],
     ["`script` of a tool named `run_…`", withParam("run_it", "Starts it", "script"), { kind: "shell", argument: "script" }],
