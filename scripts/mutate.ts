@@ -72,7 +72,7 @@ export const MODULES: readonly MutationModule[] = [
   // composition and the MCP gateway (issue 28)". Not here: src/mcp/node.ts (process wiring: its tests run
   // child processes, which a mutant cannot reach) and the files of types. 90 (the target) until a row is
   // recorded; then the recorded score rounded down to a multiple of 5.
-  { name: "guard-unknown", file: "src/guard/unknown.ts", threshold: 90 },
+  { name: "guard-unknown", file: "src/guard/unknown.ts", threshold: 95 }, // 100.0% (7 Dec 07:59, 92 mutants)
   { name: "guard-approval", file: "src/guard/approval.ts", threshold: 90 },
   { name: "guard-seal", file: "src/guard/seal.ts", threshold: 90 },
   { name: "guard-recent-consent", file: "src/guard/recent-consent.ts", threshold: 90 },
