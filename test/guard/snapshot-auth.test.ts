@@ -121,20 +121,21 @@ describe("an unsealed snapshot", () => {
 });
 
 describe("what a refusal says (one line: what is wrong, and what to do)", () => {
+  // Each sealed value is made inside its test (a table value made at import would fail the whole file).
   it.each([
-    ["null", null, /^the sealed snapshot is not an object: what `sealSnapshot` returned expected$/u],
-    ["an array", [], /^the sealed snapshot is not an object/u],
-    ["a string", "x", /^the sealed snapshot is not an object/u],
-    ["a number", 5, /^the sealed snapshot is not an object/u],
-    ["another format", { ...stored(), format: "polar-guard-sealed-snapshot/0" }, /^unknown sealed snapshot format `polar-guard-sealed-snapshot\/0`: `polar-guard-sealed-snapshot\/1` expected$/u],
-    ["a mac of three letters", { ...stored(), mac: "XYZ" }, /^the sealed snapshot's `mac` is not 64 lower-case hex digits$/u],
-    ["an upper-case mac", ((s: SealedSnapshot) => ({ ...s, mac: s.mac.toUpperCase() }))(stored()), /is not 64 lower-case hex digits$/u],
-    ["a mac one digit too long", ((s: SealedSnapshot) => ({ ...s, mac: `${s.mac}0` }))(stored()), /is not 64 lower-case hex digits$/u],
-    ["a mac with a digit before it", ((s: SealedSnapshot) => ({ ...s, mac: `0${s.mac}` }))(stored()), /is not 64 lower-case hex digits$/u],
-    ["a mac that is not a string", { ...stored(), mac: 64 }, /is not 64 lower-case hex digits$/u],
-    ["a snapshot that is not JSON data", { ...stored(), snapshot: { n: Number.NaN } }, /^the sealed snapshot is not JSON data: /u],
+    ["null", () => null, /^the sealed snapshot is not an object: what `sealSnapshot` returned expected$/u],
+    ["an array", () => [], /^the sealed snapshot is not an object/u],
+    ["a string", () => "x", /^the sealed snapshot is not an object/u],
+    ["a number", () => 5, /^the sealed snapshot is not an object/u],
+    ["another format", () => ({ ...stored(), format: "polar-guard-sealed-snapshot/0" }), /^unknown sealed snapshot format `polar-guard-sealed-snapshot\/0`: `polar-guard-sealed-snapshot\/1` expected$/u],
+    ["a mac of three letters", () => ({ ...stored(), mac: "XYZ" }), /^the sealed snapshot's `mac` is not 64 lower-case hex digits$/u],
+    ["an upper-case mac", () => ((s: SealedSnapshot) => ({ ...s, mac: s.mac.toUpperCase() }))(stored()), /is not 64 lower-case hex digits$/u],
+    ["a mac one digit too long", () => ((s: SealedSnapshot) => ({ ...s, mac: `${s.mac}0` }))(stored()), /is not 64 lower-case hex digits$/u],
+    ["a mac with a digit before it", () => ((s: SealedSnapshot) => ({ ...s, mac: `0${s.mac}` }))(stored()), /is not 64 lower-case hex digits$/u],
+    ["a mac that is not a string", () => ({ ...stored(), mac: 64 }), /is not 64 lower-case hex digits$/u],
+    ["a snapshot that is not JSON data", () => ({ ...stored(), snapshot: { n: Number.NaN } }), /^the sealed snapshot is not JSON data: /u],
   ])("%s: snapshot-not-authentic, with why", (_what, sealed, message) => {
-    const e = refused(sealed, "snapshot-not-authentic");
+    const e = refused(sealed(), "snapshot-not-authentic");
     expect(e.message).toMatch(message);
     expect(e.help).toBe("open only what `sealSnapshot` wrote, with the same key");
   });
