@@ -530,12 +530,10 @@ class SqlGuardImpl implements SqlGuard {
     if (this.names(plan.columns, [pk])) return null;
     if (this.dialect === "sqlite") {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
-      const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
-      // (The key's own row: pragma_table_info names every column, and the key's name is the catalog's.)
-      if (String(col[0]!.type).toUpperCase() !== "INTEGER") return null;
-      // INTEGER PRIMARY KEY DESC as a column constraint, and a WITHOUT ROWID table, keep the key in an
-      // index of its own (pragma index_list origin "pk"): such a key is no rowid alias, and a new row's
-      // key is not above the largest rowid (DESC: it is NULL unless given).
+      // Every other single-column key keeps the key in an index of its own (pragma index_list origin
+      // "pk"): a key of any other declared type (INT, BIGINT, TEXT, none), INTEGER PRIMARY KEY DESC as a
+      // column constraint, and a WITHOUT ROWID table. Such a key is no rowid alias, and a new row's key is
+      // not above the largest rowid (DESC: it is NULL unless given).
       if ((await this.db.read(`SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf("."))])).length > 0) return null;
       const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
       const m = r[0]!.m; // an aggregate's one row
@@ -563,7 +561,7 @@ class SqlGuardImpl implements SqlGuard {
   /** The only losses are rows a restore point can keep (no trigger, no schema change). */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
-    if (v === null || d.reason === "missing_entity") return false;
+    if (v === null) return false; // the core's verdictless answers (missing_entity among them)
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
     if (failing.length === 0) return false; // a T3 rollback's below_threshold: no T2 bounds in the SQL ontology, and no call without a candidate
     return failing.every((s) => s.tier === "T4" && ROW_LOSSES.has(String(s.lossClass)));
