@@ -511,9 +511,10 @@ class SqlGuardImpl implements SqlGuard {
 
   private async count(sql: string, params?: unknown[]): Promise<number> {
     const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
-    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0).
+    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0, a
+    // fraction was compared with the bound as if rows could be halved).
     const v = r.length === 1 ? r[0]!.n : undefined;
-    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !(Number(v) >= 0)) throw new StateError("a count returned no number");
+    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !Number.isInteger(Number(v)) || Number(v) < 0) throw new StateError("a count returned no number");
     return Number(v);
   }
 
