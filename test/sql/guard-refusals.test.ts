@@ -34,6 +34,17 @@ describe("what no restore point can undo", () => {
   });
 });
 
+describe("what no restore point can undo, beside what one could keep", () => {
+  it("a DELETE over the bound and an ALTER TABLE in one string are refused as irreversible at any bound, never as over the bound", async () => {
+    const pg = await pglite();
+    await pg.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE notes (body text); INSERT INTO notes VALUES ('a'), ('b'), ('c'); CREATE TABLE log (id integer);");
+    for (const maxRows of [1, 10_000]) {
+      const d = await (await createSqlGuard({ db: postgresAdapter(pg, { name: "refusals" }), store, bounds: { maxRows } })).check("DELETE FROM notes; ALTER TABLE log ADD COLUMN x integer");
+      expect(d, String(maxRows)).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
+    }
+  });
+});
+
 describe("what a refusal names", () => {
   it("ALTER TABLE of a table with a trigger is refused for its definition (an ALTER fires no trigger); a DELETE of it names the trigger", async () => {
     const pg = await pglite();
