@@ -311,6 +311,14 @@ describe("postgres: the undo's order over tables a foreign key links", () => {
     await roundTrip(g, q);
   });
 
+  it("a child that references both its parent and that parent's own parent comes back after both (its depth is the longest path, not the last parent's)", async () => {
+    await fresh("CREATE TABLE mid (id integer PRIMARY KEY, order_id integer REFERENCES orders (id)); CREATE TABLE leaf (id integer PRIMARY KEY, order_id integer REFERENCES orders (id), mid_id integer REFERENCES mid (id)); INSERT INTO mid VALUES (1, 3); INSERT INTO leaf VALUES (1, 3, 1);");
+    const g = await guard();
+    const q = "DELETE FROM leaf WHERE id = 1; DELETE FROM mid WHERE id = 1; DELETE FROM orders WHERE id = 3";
+    expect((await g.check(q)).restorePoint).toMatchObject({ tables: ["public.leaf", "public.mid", "public.orders"], rows: 3 });
+    await roundTrip(g, q);
+  });
+
   it("a parent and a child created by one string are dropped again, the child first (regression: the undo dropped the parent first, PostgreSQL refused, and the undo failed)", async () => {
     await fresh();
     const g = await guard();
