@@ -209,6 +209,15 @@ describe("postgres: INSERT … ON CONFLICT DO UPDATE", () => {
     // ON CONFLICT DO NOTHING updates nothing: no child is read.
     expect(await g.check("INSERT INTO p (id, code) VALUES (1, 'q') ON CONFLICT DO NOTHING")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p"] } });
   });
+
+  it("reaches the ON UPDATE actions of the tables referencing a child its ON UPDATE CASCADE sets: asked, naming the child", async () => {
+    await fresh(`CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text UNIQUE REFERENCES p (code) ON UPDATE CASCADE);
+      CREATE TABLE g (id integer PRIMARY KEY, ccode text REFERENCES c (pcode) ON UPDATE SET NULL); INSERT INTO p VALUES (1, 'a'); INSERT INTO c VALUES (1, 'a'); INSERT INTO g VALUES (1, 'a');`);
+    const g = await guard();
+    expect(await g.check("INSERT INTO p (id, code) VALUES (1, 'z') ON CONFLICT (id) DO UPDATE SET code = excluded.code")).toMatchObject({
+      approved: false, reason: "over_bound", message: "not approved: INSERT would add to rows of public.p, and foreign-key actions reach public.c and the tables that reference it, which the guard does not read",
+    });
+  });
 });
 
 describe("postgres: an INSERT that leaves the key to a sequence", () => {
