@@ -660,7 +660,9 @@ class SqlGuardImpl implements SqlGuard {
   }
 
   private refusalText(reason: string, d: Decision, ts: Touched[]): string {
-    const trig = ts.find((t) => t.triggers.length > 0 && t.calls[0]!.name !== "sql_alter"); // ALTER fires no trigger
+    // ALTER and CREATE (OR REPLACE VIEW of a view with an INSTEAD OF trigger) fire no trigger: refused
+    // for the definition they replace, below.
+    const trig = ts.find((t) => t.triggers.length > 0 && t.calls[0]!.name !== "sql_alter" && t.calls[0]!.name !== "sql_create");
     if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} ${trig.triggers.length === 1 ? "runs" : "run"} code the guard does not read (for the statement and for its undo): what else ${verb(trig)} ${trig.rows} rows of ${trig.info.name} would change is unknown`;
     const casc = ts.find((t) => t.cascade.length > 0);
     if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name}, and foreign-key actions would also change rows of ${casc.cascade.map((c) => c.name).join(", ")}; no restore point holds them`;

@@ -59,6 +59,17 @@ describe("what a refusal names", () => {
   });
 });
 
+describe("CREATE OR REPLACE of a view with a trigger", () => {
+  it("is refused for the definition it replaces, not for the trigger (a CREATE fires no trigger; regression: the message named the INSTEAD OF trigger and 'what else it would change 0 rows of public.v')", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE t (x integer); CREATE VIEW v AS SELECT x FROM t;
+      CREATE FUNCTION nop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+      CREATE TRIGGER v_t INSTEAD OF INSERT ON v FOR EACH ROW EXECUTE FUNCTION nop();`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "refusals" }), store });
+    expect(await g.check("CREATE OR REPLACE VIEW v AS SELECT x, 1 AS y FROM t")).toMatchObject({ approved: false, reason: "irreversible", tier: "T4", message: "not approved: CREATE OR REPLACE replaces the definition of public.v, and nothing keeps the old one (sql.create.replace)" });
+  });
+});
+
 describe("CREATE OR REPLACE", () => {
   it("of an existing view is refused for the definition it replaces (regression: the message said 'it would change 0 rows of public.v'); of a new one it is undone by dropping it", async () => {
     const pg = await pglite();
