@@ -201,11 +201,12 @@ function seedFromRanges(m: MutationModule): void {
       .filter((d) => d.startsWith("lines-") && existsSync(`${dir}/${d}/incremental.json`))
       .map((d) => `${dir}/${d}/incremental.json`),
   ].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  const { report, used, skipped } = mergeIncrementalReports(paths.map((p) => ({ name: p, report: JSON.parse(readFileSync(p, "utf8")) })));
+  const { report, used, skipped, staticDropped } = mergeIncrementalReports(paths.map((p) => ({ name: p, report: JSON.parse(readFileSync(p, "utf8")) })));
   if (existsSync(own)) copyFileSync(own, `${dir}/incremental.before-seed.json`);
   writeFileSync(own, JSON.stringify(report));
   for (const u of used) console.log(`seed: ${u}`);
   for (const s of skipped) console.log(`seed: left out ${s.name} (${s.reason}: its mutants run again)`);
+  if (staticDropped > 0) console.log(`seed: ${staticDropped} undetected static result(s) dropped (no per-test coverage: they run again)`);
 }
 
 function optionsFor(m: MutationModule, lines: string | null): PartialStrykerOptions {
