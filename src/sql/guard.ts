@@ -502,20 +502,14 @@ class SqlGuardImpl implements SqlGuard {
        UNION ALL SELECT NULL, s.__polar_rid::text, (to_jsonb(s) - '__polar_rid')::text, ${k} FROM (${sel}) AS s WHERE (SELECT n FROM __polar_n) <= ${max}`,
     );
     const counted = r.filter((x) => x.n !== null && x.n !== undefined);
-    if (counted.length !== 1) throw new StateError("the bounded count returned no number");
-    const n = Number(counted[0]!.n);
-    if (!Number.isInteger(n) || n < 0) throw new StateError("the bounded count returned no number");
+    const n = countOf(counted.length === 1 ? counted[0]!.n : undefined, "the bounded count returned no number");
     if (n > max) return { n, pre: null };
     return { n, pre: pgPreImage(r.filter((x) => x.rid !== null && x.rid !== undefined)) };
   }
 
   private async count(sql: string, params?: unknown[]): Promise<number> {
     const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
-    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0, a
-    // fraction was compared with the bound as if rows could be halved).
-    const v = r.length === 1 ? r[0]!.n : undefined;
-    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !Number.isInteger(Number(v)) || Number(v) < 0) throw new StateError("a count returned no number");
-    return Number(v);
+    return countOf(r.length === 1 ? r[0]!.n : undefined, "a count returned no number");
   }
 
   /** An INSERT that leaves a single integer key to the database (SQLite's rowid alias, PostgreSQL's
@@ -734,6 +728,15 @@ class SqlGuardImpl implements SqlGuard {
       }
     });
   }
+}
+
+/** A count as the database gives it: a number, a bigint or a text of digits (node-postgres gives a
+ * bigint as text), whole and not negative. Anything else is state not read (a NaN passed every bound, a
+ * null counted 0, a fraction was compared with the bound as if rows could be halved, and the bounded
+ * count took `true`, `[1]` or "0x1" for 1). */
+function countOf(v: unknown, what: string): number {
+  if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !Number.isInteger(Number(v)) || Number(v) < 0) throw new StateError(what);
+  return Number(v);
 }
 
 /** PostgreSQL pre-image rows (rid, r, k), each physical row once (joins may match a row twice). */
