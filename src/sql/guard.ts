@@ -685,7 +685,7 @@ class SqlGuardImpl implements SqlGuard {
   }
 
   private finish(partial: Omit<SqlDecision, "route">, _p: null): SqlDecision {
-    const route: SqlDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && partial.core !== null && !partial.core.admissible ? "AdvisoryPassthrough" : "Approved";
+    const route: SqlDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.core !== null && !partial.core.admissible ? "AdvisoryPassthrough" : "Approved";
     return deepFreeze({ ...partial, route } as SqlDecision);
   }
 
