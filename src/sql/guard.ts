@@ -443,7 +443,10 @@ class SqlGuardImpl implements SqlGuard {
         const t = over[0] ?? [...touched.values()].reduce((a, b) => (b.rows > a.rows ? b : a)); // the most rows, never a created one
         return this.refusal(base, "over_bound", `not approved: ${verb(t)} ${t.rows > max ? `more than ${max}` : t.rows} rows of ${t.info.name}; that is over the restore bound (${max} rows), so they were counted, not read, and no undo is possible`, { core: d, tier: tierOf(d) });
       }
-      const wholeCopy = [...touched.values()].some((t) => t.scope === "dropped" || t.calls[0]!.name === "sql_truncate");
+      // A table copy of a DROP or a TRUNCATE is kept under snapshot only, wherever the TRUNCATE stands in
+      // the string (regression: under escalate `DELETE …; TRUNCATE t CASCADE` was approved with a copy
+      // of t and its children, which `TRUNCATE t CASCADE` alone is asked for).
+      const wholeCopy = [...touched.values()].some((t) => t.scope === "dropped" || t.calls.some((x) => x.name === "sql_truncate"));
       if (!wholeCopy || this.policy === "snapshot") {
         const taken = await this.takePoint([...touched.values()]);
         if (typeof taken === "string") return this.refusal(base, "over_bound", taken, { core: d, tier: tierOf(d) });

@@ -126,6 +126,10 @@ describe("postgres: rows kept", () => {
     const d = await g.check("TRUNCATE notes");
     expect(d).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4" });
     expect(d.message).toMatch(/^not approved: TRUNCATE would remove 3 rows of public\.notes that nothing could give back \(sql\.truncate\.\w+\)$/);
+    // After another statement on the table too (regression: approved with a copy of orders and items).
+    for (const q of ["DELETE FROM orders WHERE id = 1; TRUNCATE orders CASCADE", "UPDATE orders SET total = 0 WHERE id = 7; TRUNCATE orders"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
+    }
   });
 
   it("DROP … CASCADE names the tables the cascade reaches; ALTER names the table; both are a rollback inside the caller's transaction", async () => {
