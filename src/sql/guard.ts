@@ -313,7 +313,10 @@ class SqlGuardImpl implements SqlGuard {
         // Two calls on one table: their undo depends on their order, so the whole table is kept (every
         // narrower scope below needs a single call); a DROP among them is judged first (its restore point
         // holds the table as it was before the string).
-        if (c.name === "sql_drop") t.calls.unshift(c);
+        // A CREATE of a relation that exists (IF NOT EXISTS) changes nothing: the table's other calls are
+        // judged first (regression: `CREATE TABLE IF NOT EXISTS t …; DELETE FROM t` was judged as the
+        // CREATE, no row was read, and the DELETE was approved as changing nothing).
+        if (c.name === "sql_drop" || (t.calls[0]!.name === "sql_create" && info.kind !== "absent")) t.calls.unshift(c);
         else t.calls.push(c);
         continue;
       }
@@ -430,7 +433,9 @@ class SqlGuardImpl implements SqlGuard {
         slots.rows = t.rows;
         slots.cascades = t.cascade.length > 0 || (this.dialect === "postgres" && c.arguments.cascade === true);
       } else if (c.name === "sql_create") {
-        t.scope = "created";
+        // Only a relation the string creates is dropped by the undo (regression: the CREATE IF NOT EXISTS
+        // of an existing table was kept as created, and the undo of a string holding it dropped the table).
+        if (t.info.kind === "absent") t.scope = "created";
       }
       this.entities.set(`sql_table\u0000${t.info.name}`, slots);
     }
@@ -591,6 +596,7 @@ class SqlGuardImpl implements SqlGuard {
         tables.push(this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
         continue;
       }
+      if (t.scope === "none") continue; // the CREATE … IF NOT EXISTS of a relation that exists: nothing changes
       if (t.scope === "dropped" && this.dialect === "postgres") return null; // no definition is read: T4 stays
       if (t.scope === "dropped" && t.info.kind === "absent") continue;
       seen.add(t.info.name);

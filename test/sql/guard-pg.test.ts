@@ -153,6 +153,15 @@ describe("postgres: rows kept", () => {
   });
 });
 
+describe("postgres: CREATE TABLE IF NOT EXISTS of a table that exists", () => {
+  it("changes nothing: a DELETE of that table beside it is kept and undone, and the undo of a string holding it leaves the table (regression: approved as changing nothing; and the undo dropped the existing table)", async () => {
+    await fresh();
+    const g = await guard();
+    await roundTrip(g, "CREATE TABLE IF NOT EXISTS orders (id integer PRIMARY KEY); DELETE FROM orders WHERE id = 7");
+    await roundTrip(g, "CREATE TABLE IF NOT EXISTS orders (id integer PRIMARY KEY); DELETE FROM notes WHERE body = 'a'");
+  });
+});
+
 describe("postgres: the caller's open transaction", () => {
   it("a DROP in it is a rollback (T3, asked) whatever the table holds: over the restore bound too, never over_bound (no bound makes a PostgreSQL DROP restorable)", async () => {
     await fresh();

@@ -757,6 +757,20 @@ describe("a count the database answers with no number", () => {
   });
 });
 
+describe("CREATE … IF NOT EXISTS of a relation that exists", () => {
+  it("changes nothing: beside a DELETE of that table the rows are kept and undone; beside other statements the undo leaves the relation (regression: the CREATE decided the table's scope, and `CREATE TABLE IF NOT EXISTS orders …; DELETE FROM orders` was approved as changing nothing; and the relation was kept as created, so the undo of a string holding it dropped the existing table)", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const same = "CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL); DELETE FROM orders WHERE id = 7";
+    expect(await g.check(same)).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders", "main.items"], rows: 7 } });
+    await roundTrip(h, g, same);
+    for (const q of ["CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL); DELETE FROM notes WHERE body = 'a'", "UPDATE notes SET body = 'b' WHERE body = 'a'; CREATE TABLE IF NOT EXISTS orders (x INTEGER)"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.notes"], rows: 3 } });
+      await roundTrip(h, g, q);
+    }
+  });
+});
+
 describe("a rowid alias declared in any case", () => {
   it("`integer primary key` and `Integer Primary Key` are the rowid too: an INSERT leaving the key to SQLite keeps only the rows above the largest key, and is undone", async () => {
     const h = fresh("CREATE TABLE lo (id integer primary key, v TEXT); INSERT INTO lo VALUES (1, 'a'), (2, 'b'); CREATE TABLE mx (id Integer Primary Key, v TEXT); INSERT INTO mx VALUES (4, 'a');");
