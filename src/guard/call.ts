@@ -9,6 +9,8 @@ import { defineLazyBefore } from "./lazy.js";
 export const NON_JSON = "$nonjson";
 const MAX_DEPTH = 64;
 const MAX_NODES = 100_000;
+/** Arrays up to this length are copied into an array made at their length. */
+const PREALLOCATE = 256;
 
 export function define(obj: Record<string, unknown>, key: string, value: unknown): void {
   // `__proto__` and friends stay plain data keys: names Object.prototype has are defined (assigning
@@ -81,25 +83,32 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
   if (typeof v !== "object") return mark(kindOf(v), w);
   if (depth >= MAX_DEPTH) return mark("too deep", w);
   const o = v as object; // never null: root and child take it
-  // Ancestors only (a shared subtree is copied twice, not a cycle); at most MAX_DEPTH of them.
-  if (w.stack.includes(o)) return mark("cycle", w);
-  w.stack.push(o);
+  // Ancestors only (a shared subtree is copied twice, not a cycle): the first `depth` entries of the
+  // stack, searched by a loop (no builtin call per container).
+  const stack = w.stack;
+  for (let i = 0; i < depth; i++) if (stack[i] === o) return mark("cycle", w);
+  stack[depth] = o;
   let out: unknown;
   try {
     if (Array.isArray(v)) {
-      const arr: unknown[] = [];
-      for (let i = 0; i < v.length; i++) {
+      // Made at its length when that is small (no growing copies of the backing store per push); the
+      // loop still reads `length` each time and the copy is cut to what was written.
+      const n = v.length;
+      const arr: unknown[] = (n >>> 0) === n && n <= PREALLOCATE ? new Array<unknown>(n) : [];
+      let i = 0;
+      for (; i < v.length; i++) {
         // A hole costs a node too: `length` alone can claim 2^32 - 1 elements that hold nothing.
         if (w.nodes >= MAX_NODES) {
-          arr.push(mark("too large", w));
+          arr[i++] = mark("too large", w);
           break;
         }
-        if (i in v) arr.push(child(v[i], depth, w));
+        if (i in v) arr[i] = child(v[i], depth, w);
         else {
           w.nodes++;
-          arr.push(mark("array hole", w));
+          arr[i] = mark("array hole", w);
         }
       }
+      if (arr.length !== i) arr.length = i;
       out = arr;
     } else {
       const proto = Object.getPrototypeOf(o);
@@ -127,7 +136,6 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
     w.marked = true;
     out = { [NON_JSON]: "unreadable" };
   }
-  w.stack.pop();
   if (w.freeze) Object.freeze(out);
   return out;
 }
