@@ -198,15 +198,19 @@ export type CallCheck = { ok: true; call: ToolCall } | { ok: false; problem: str
 /** Checks a JSON-safe copy of a call: an object with a non-empty string `name` and a plain-object
  * `arguments` holding only JSON. */
 export function checkCallShape(safe: unknown, what = "the call"): CallCheck {
-  if (!isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return { ok: false, problem: `${what} is not an object` };
-  if (typeof safe.name !== "string" || safe.name === "") return { ok: false, problem: `${what} has no tool name (\`name\` is not a non-empty string)` };
-  const args = safe.arguments;
-  if (!isPlainObject(args) || Object.prototype.hasOwnProperty.call(args, NON_JSON)) {
-    return { ok: false, problem: `${what} (\`${safe.name}\`): \`arguments\` is not a plain object` };
+  // The latest clean copy holds no `$nonjson` key and its objects are the copy's own `{}` (prototype
+  // Object.prototype), so an object in it that is not an array is a plain object without a marker.
+  const clean = safe === cleanCopy && safe !== null;
+  if (clean ? Array.isArray(safe) : !isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return { ok: false, problem: `${what} is not an object` };
+  const call = safe as Record<string, unknown>;
+  if (typeof call.name !== "string" || call.name === "") return { ok: false, problem: `${what} has no tool name (\`name\` is not a non-empty string)` };
+  const args = call.arguments;
+  if (clean ? typeof args !== "object" || args === null || Array.isArray(args) : !isPlainObject(args) || Object.prototype.hasOwnProperty.call(args, NON_JSON)) {
+    return { ok: false, problem: `${what} (\`${call.name}\`): \`arguments\` is not a plain object` };
   }
-  const marker = safe === cleanCopy ? null : firstMarker(args, "arguments");
-  if (marker !== null) return { ok: false, problem: `${what} (\`${safe.name}\`): \`${marker.split(" ")[0]}\` is not JSON ${marker.slice(marker.indexOf(" ") + 1)}` };
-  return { ok: true, call: { name: safe.name, arguments: args } };
+  const marker = clean ? null : firstMarker(args, "arguments");
+  if (marker !== null) return { ok: false, problem: `${what} (\`${call.name}\`): \`${marker.split(" ")[0]}\` is not JSON ${marker.slice(marker.indexOf(" ") + 1)}` };
+  return { ok: true, call: { name: call.name, arguments: args as Record<string, unknown> } };
 }
 
 /** An executed call as the forward sequence records it: name, arguments, and result/before if known.
