@@ -5,14 +5,19 @@
 //                                        only the mutants of those lines of one module (a module too
 //                                        large for one run on the shared machine), with its own report
 //                                        and incremental file (reports/mutation/<module>/lines-369-424/)
+//   npm run mutate -- --module shell-dispatch --seed
+//                                        a whole-module run that first merges the incremental files of
+//                                        the module's range runs (and its own) into its incremental
+//                                        file, so Stryker reuses their results (scripts/mutation-seed.ts)
 // Each module runs with its own vitest config (test/mutation/<module>.vitest.config.ts: the tests that
 // cover it) and its own incremental file, so a re-run redoes only mutants whose code or tests changed.
 // Reports: reports/mutation/<module>/{index.html,mutation.json}, and reports/mutation/summary.json.
 // Exits 1 when a module scores below its threshold.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { Stryker } from "@stryker-mutator/core";
 import type { MutantResult, PartialStrykerOptions } from "@stryker-mutator/api/core";
+import { mergeIncrementalReports } from "./mutation-seed.js";
 
 interface MutationModule {
   name: string;
@@ -150,13 +155,17 @@ interface Selection {
   modules: MutationModule[];
   /** `--lines A-B`: one module's lines A to B only. */
   lines: string | null;
+  /** `--seed`: merge the range runs' incremental files into the module's before a whole-module run. */
+  seed: boolean;
 }
 
 function selected(argv: readonly string[]): Selection {
   const names: string[] = [];
   let lines: string | null = null;
+  let seed = false;
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--lines") {
+    if (argv[i] === "--seed") seed = true;
+    else if (argv[i] === "--lines") {
       const v = argv[++i];
       if (v === undefined || !/^[1-9]\d*-[1-9]\d*$/.test(v)) throw new Error("`--lines` needs a line range A-B");
       lines = v;
@@ -173,11 +182,30 @@ function selected(argv: readonly string[]): Selection {
     return m;
   });
   if (lines !== null && modules.length !== 1) throw new Error("`--lines` takes exactly one `--module`");
-  return { modules, lines };
+  if (seed && (lines !== null || modules.length !== 1)) throw new Error("`--seed` takes exactly one `--module` and no `--lines`");
+  return { modules, lines, seed };
 }
 
 function reportDir(m: MutationModule, lines: string | null): string {
   return lines === null ? `reports/mutation/${m.name}` : `reports/mutation/${m.name}/lines-${lines}`;
+}
+
+/** Merges the module's incremental files (its own and every range run's, newest first) into its own;
+ * the file it replaces is kept beside it as incremental.before-seed.json. */
+function seedFromRanges(m: MutationModule): void {
+  const dir = reportDir(m, null);
+  const own = `${dir}/incremental.json`;
+  const paths = [
+    ...(existsSync(own) ? [own] : []),
+    ...readdirSync(dir)
+      .filter((d) => d.startsWith("lines-") && existsSync(`${dir}/${d}/incremental.json`))
+      .map((d) => `${dir}/${d}/incremental.json`),
+  ].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  const { report, used, skipped } = mergeIncrementalReports(paths.map((p) => ({ name: p, report: JSON.parse(readFileSync(p, "utf8")) })));
+  if (existsSync(own)) copyFileSync(own, `${dir}/incremental.before-seed.json`);
+  writeFileSync(own, JSON.stringify(report));
+  for (const u of used) console.log(`seed: ${u}`);
+  for (const s of skipped) console.log(`seed: left out ${s.name} (${s.reason}: its mutants run again)`);
 }
 
 function optionsFor(m: MutationModule, lines: string | null): PartialStrykerOptions {
@@ -208,8 +236,9 @@ async function main(): Promise<void> {
   setPriority(10);
   let modules: MutationModule[];
   let lines: string | null;
+  let seed: boolean;
   try {
-    ({ modules, lines } = selected(process.argv.slice(2)));
+    ({ modules, lines, seed } = selected(process.argv.slice(2)));
   } catch (e) {
     // A usage mistake: one line, no stack.
     console.error(`mutate: ${(e as Error).message}`);
@@ -219,6 +248,7 @@ async function main(): Promise<void> {
   const scores: ModuleScore[] = [];
   for (const m of modules) {
     mkdirSync(reportDir(m, lines), { recursive: true });
+    if (seed) seedFromRanges(m);
     console.log(`\n== mutate ${m.file}${lines === null ? "" : ` lines ${lines}`} ==`);
     const results = await new Stryker(optionsFor(m, lines)).runMutationTest();
     scores.push(scoreOf(lines === null ? m : { ...m, file: `${m.file}:${lines}` }, results));

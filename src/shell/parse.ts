@@ -260,15 +260,22 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       if (inner.vars.has("PWD")) scope.cwd = null;
       return;
     }
-    case "unset_command":
-      // `unset PATH`: bash then runs a command found in the working directory (`unset PATH; ls` runs
-      // ./ls): kept as a command of its own with PATH unknown, as a code variable set alone is (not
-      // `unset -f`, which removes a function).
-      if (named(n).some((c) => c.text === "PATH") && !named(n).some((c) => c.text === "-f")) {
+    case "unset_command": {
+      // `unset NAME…`: the names are words as bash reads them (`unset "PATH"`, `unset 'X'`, `unset P\ATH`
+      // are `unset PATH`, `unset X`), each unknown after it; a name not known at check time may be any
+      // variable. `unset -f` removes functions only. Without PATH bash runs a command found in the working
+      // directory (`unset PATH; ls` runs ./ls): kept as a command of its own with PATH unknown, as a code
+      // variable set alone is.
+      const names = unsetNames(named(n).map((c) => (c.type === "variable_name" ? literalWord(c.text) : word(c, scope, out))));
+      for (const name of names) {
+        if (name === null) forget(scope);
+        else scope.vars.set(name, null);
+      }
+      if (names.some((name) => name === null || name === "PATH")) {
         push(out, { argv: [], redirects: [], cwd: scope.cwd, env: { PATH: { text: null, raw: "PATH", glob: false, why: "unset" } }, text: n.text });
       }
-      for (const c of named(n)) walk(c, scope, out, redirects);
       return;
+    }
     case "variable_name":
       // A bare name outside `$…` is an arithmetic context (`((X=1))`, `$((X++))`, a C-style for) or
       // `unset X`: it may be assigned there.
@@ -359,6 +366,8 @@ function collectRedirects(n: Node, scope: Scope, out: SimpleCommand[], into: Red
 
 /** Builtins that set variables they name (`read X`, `printf -v X`, `mapfile X`, `getopts o X`, `let X=1`). */
 const SETTERS = new Set<string | null | undefined>(["read", "printf", "mapfile", "readarray", "getopts", "let"]);
+/** Builtins that declare variables: run as commands (`builtin export X=1`), their assignments are not followed. */
+const DECLARERS = new Set<string | null | undefined>(["export", "declare", "typeset", "local", "readonly"]);
 /** Marks, among the variables, that a `shopt` or `set` (or a function that may run one) changed what a glob matches. */
 const GLOBS = " globs";
 
@@ -401,6 +410,29 @@ function effects(cmd: SimpleCommand, scope: Scope): void {
     moved(scope, null);
     scope.vars.set(GLOBS, null);
   } else if (SETTERS.has(name) && (name !== "printf" || argv.some((w) => w.text === null || w.text.startsWith("-v")))) forget(scope);
+  // `builtin unset X`, `\unset "X"`, `command export X=…`: the builtin run as a command (not the keyword
+  // tree-sitter reads `unset` and `export` as): what it removes or sets is not followed, so every
+  // variable known so far becomes unknown.
+  else if (name === "unset" || DECLARERS.has(name)) forget(scope);
+}
+
+const literalWord = (text: string): Word => ({ text, raw: text, glob: false, why: null });
+
+/** The variables `unset WORD…` removes (null: a name not known at check time), none under `-f` (functions
+ * only). Options come before the first name or `--`; an unknown word there may be a name. */
+function unsetNames(words: readonly Word[]): (string | null)[] {
+  const names: (string | null)[] = [];
+  let options = true;
+  let functions = false;
+  for (const w of words) {
+    if (options && w.text === "--") options = false;
+    else if (options && w.text !== null && w.text.startsWith("-") && w.text.length > 1) functions ||= w.text.includes("f");
+    else {
+      options = false;
+      names.push(w.text);
+    }
+  }
+  return functions ? [] : names;
 }
 
 /** Every variable known so far becomes unknown. */

@@ -727,3 +727,22 @@ describe("more of the restore-point and fresh-repository rules", () => {
     expect(d.inverse).toEqual([]);
   });
 });
+
+describe("`unset` reads its names as bash does", () => {
+  // `X=keep; unset "X"; rm -rf sub/$X` removes sub (bash expands the unset $X empty); it was approved as
+  // removing the absent sub/keep ("nothing to undo"). `unset "PATH"; ls` runs ./ls; it was approved as a read.
+  it("a quoted or escaped name is unset, so what uses it after is not judged", async () => {
+    const { g, ws } = await guardOn("empty", "veto");
+    mkdirSync(`${ws}/sub`);
+    for (const command of ['X=keep; unset "X"; rm -rf sub/$X', "X=keep; unset 'X'; rm -rf sub/$X", 'X=keep; builtin unset "X"; rm -rf sub/$X']) {
+      const d = await g.check(sh(command));
+      expect([command, d.action, d.reason]).toEqual([command, "deny", "unresolved_argument"]);
+    }
+    for (const command of ['unset "PATH"; ls', "unset P\\ATH; ls"]) {
+      const d = await g.check(sh(command));
+      expect([command, d.action, d.reason]).toEqual([command, "deny", "unknown_effect"]);
+    }
+    const kept = await g.check(sh("X=keep; unset -f X; rm -rf sub/$X"));
+    expect([kept.action, kept.reason]).toEqual(["allow", "reversible"]);
+  });
+});

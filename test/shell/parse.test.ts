@@ -130,6 +130,22 @@ const CASES: Case[] = [
     ["unset PATH; ls", ["/w: PATH=?PATH{unset} ", "/w: ls"]],
     ["unset -v X PATH; rm $X", ["/w: PATH=?PATH{unset} ", "/w: rm ?$X{unset or unknown variable $X}"]],
     ["unset -f PATH; ls", ["/w: ls"]],
+    // The names are words as bash reads them: quoted or escaped, `unset "X"` is `unset X` (bash then
+    // expands $X empty: `X=a; unset "X"; rm -rf d/$X` removes d; both were taken as still set).
+    ["X=a; unset \"X\"; rm d/$X", ["/w: rm ?d/$X{unset or unknown variable $X}"]],
+    ["X=a; unset 'X'; rm d/$X", ["/w: rm ?d/$X{unset or unknown variable $X}"]],
+    ["X=a; unset -v -- \\X; rm d/$X", ["/w: rm ?d/$X{unset or unknown variable $X}"]],
+    ["unset \"PATH\"; ls", ["/w: PATH=?PATH{unset} ", "/w: ls"]],
+    ["unset 'PA'TH; ls", ["/w: PATH=?PATH{unset} ", "/w: ls"]],
+    // A name not known at check time may be any variable, PATH included.
+    ["X=a; unset $V; rm $X", ["/w: PATH=?PATH{unset} ", "/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; unset -f X; rm $X", ["/w: rm a"]],
+    ["X=a; unset -f \"X\" PATH; rm $X", ["/w: rm a"]],
+    // The builtins run as commands (`builtin`, `command`, an escaped name): every variable is unknown after them.
+    ["X=a; builtin unset Y; rm $X", ["/w: builtin unset Y", "/w: rm ?$X{unset or unknown variable $X}"]],
+    ["X=a; \\unset \"X\"; rm d/$X", ["/w: unset X", "/w: rm ?d/$X{unset or unknown variable $X}"]],
+    ["X=a; command export X=/; rm d/$X", ["/w: command export X=/", "/w: rm ?d/$X{unset or unknown variable $X}"]],
+    ["X=a; builtin declare X=/; rm d/$X", ["/w: builtin declare X=/", "/w: rm ?d/$X{unset or unknown variable $X}"]],
     ["export HOME; rm $HOME/x", ["/w: rm /home/u/x"]],
     ["for f in a b; do rm $f; done", ["/w: rm ?$f{unset or unknown variable $f}"]],
     ["for f in $(rm x); do :; done", ["/w: rm x","/w: :"]],
