@@ -67,6 +67,23 @@ export const MODULES: readonly MutationModule[] = [
   { name: "guard-models", file: "src/guard/models.ts", threshold: 95 },
   { name: "guard-judge", file: "src/guard/judge.ts", threshold: 90 }, // 92.9% (7 Dec 04:31, h-mguard, code of 0a1dd02): every survivor equivalent (docs/testing.md)
   { name: "guard-observe", file: "src/guard/observe.ts", threshold: 90 },
+  // The guard's other parts and the gateway's helpers (issue 28, h-mparts, 7 Dec): each with its narrow
+  // in-process set (test/mutation/<name>.vitest.config.ts); rows in docs/testing.md, "The guard's
+  // composition and the MCP gateway (issue 28)". Not here: src/mcp/node.ts (process wiring: its tests run
+  // child processes, which a mutant cannot reach) and the files of types. 90 (the target) until a row is
+  // recorded; then the recorded score rounded down to a multiple of 5.
+  { name: "guard-unknown", file: "src/guard/unknown.ts", threshold: 95 }, // 100.0% (7 Dec 07:59, 92 mutants)
+  { name: "guard-approval", file: "src/guard/approval.ts", threshold: 90 },
+  { name: "guard-seal", file: "src/guard/seal.ts", threshold: 90 },
+  { name: "guard-recent-consent", file: "src/guard/recent-consent.ts", threshold: 90 },
+  { name: "guard-dispatched", file: "src/guard/dispatched.ts", threshold: 90 },
+  { name: "guard-wrap", file: "src/guard/wrap.ts", threshold: 90 },
+  { name: "guard-lazy", file: "src/guard/lazy.ts", threshold: 90 },
+  { name: "guard-canonical-fast", file: "src/guard/canonical-fast.ts", threshold: 90 },
+  { name: "gateway-draft", file: "src/mcp/draft.ts", threshold: 90 },
+  { name: "gateway-messages", file: "src/mcp/messages.ts", threshold: 90 },
+  { name: "gateway-shell-dispatch", file: "src/mcp/shell-dispatch.ts", threshold: 90 },
+  { name: "gateway-sql-dispatch", file: "src/mcp/sql-dispatch.ts", threshold: 90 },
   // The SQL guard (issue 28): the verdict on a statement.
   // sql-guard: per-test coverage since 6 Dec night (h-msql; its two first ranges were measured with `all`).
   // h-m28sql (issue 28): measured in ranges (docs/testing.md), 87.8–93.3% (lines 286-350: 89.0%, 7 Dec 01:32,
@@ -91,9 +108,8 @@ export const MODULES: readonly MutationModule[] = [
   { name: "shell-dispatch", file: "src/shell/dispatch.ts", threshold: 90, timeoutMS: 30_000, ignoreStatic: true },
   // The shell guard after the dispatcher (issue 28, h-mutundo): glob expansion, the verdict, restore points, undo, Layer B.
   { name: "shell-glob", file: "src/shell/glob.ts", threshold: 95, timeoutMS: 30_000 }, // 97.6% (6 Dec 18:04)
-  // shell-guard (issue 28): whole module 89.7% (7 Dec 05:05, 1,305 mutants, main 5561a3c; the range rows are
-  // history), so the threshold stays 85; its undetected sorted in docs/testing.md (h-mshellg).
-  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 85, timeoutMS: 20_000 },
+  // shell-guard (issue 28): whole module 95.5% (7 Dec 07:59, 1,293 mutants, main 2040ad7; 89.7% on 5561a3c before the sorting).
+  { name: "shell-guard", file: "src/shell/guard.ts", threshold: 95, timeoutMS: 20_000 }, // the 58 left equivalent (docs/testing.md)
   // The shell guard's parser, restore points, undo, workspace and variables (h-m28shell, 7 Dec, issue 28;
   // rows in docs/testing.md, "The shell guard's parser, restore points, undo, workspace and variables").
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 95, timeoutMS: 30_000 }, // 95.7% (7 Dec 02:40, 789 mutants; 34 undetected not sorted again)
@@ -201,11 +217,12 @@ function seedFromRanges(m: MutationModule): void {
       .filter((d) => d.startsWith("lines-") && existsSync(`${dir}/${d}/incremental.json`))
       .map((d) => `${dir}/${d}/incremental.json`),
   ].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  const { report, used, skipped } = mergeIncrementalReports(paths.map((p) => ({ name: p, report: JSON.parse(readFileSync(p, "utf8")) })));
+  const { report, used, skipped, staticDropped } = mergeIncrementalReports(paths.map((p) => ({ name: p, report: JSON.parse(readFileSync(p, "utf8")) })));
   if (existsSync(own)) copyFileSync(own, `${dir}/incremental.before-seed.json`);
   writeFileSync(own, JSON.stringify(report));
   for (const u of used) console.log(`seed: ${u}`);
   for (const s of skipped) console.log(`seed: left out ${s.name} (${s.reason}: its mutants run again)`);
+  if (staticDropped > 0) console.log(`seed: ${staticDropped} undetected static result(s) dropped (no per-test coverage: they run again)`);
 }
 
 function optionsFor(m: MutationModule, lines: string | null): PartialStrykerOptions {

@@ -9,6 +9,11 @@
 // only when they stored the same source for every file they share (the module and the test files):
 // otherwise a location of one would be read against the other's source. A report that differs from the
 // first one (the newest) is left out, and said so: its mutants are simply run again.
+//
+// A static mutant (module-level code, run once at import) has no per-test coverage, so Stryker would
+// reuse its Survived or NoCoverage result even when tests were added since: those results are dropped,
+// and the mutants run again. Its Killed and Timeout results stay (reused only while the killing test is
+// unchanged).
 import type { schema } from "@stryker-mutator/api/core";
 
 type Report = schema.MutationTestResult;
@@ -21,6 +26,8 @@ export interface SeedResult {
   used: string[];
   /** Names of the reports left out, each with the reason. */
   skipped: { name: string; reason: string }[];
+  /** Undetected static results dropped (run again). */
+  staticDropped: number;
 }
 
 const testKey = (file: string, t: TestDefinition): string => {
@@ -54,6 +61,7 @@ export function mergeIncrementalReports(reports: readonly { name: string; report
   const testIds = new Map<string, string>();
   const mutantKeys = new Set<string>();
   let mutantCount = 0;
+  let staticDropped = 0;
   for (const { name, report } of reports) {
     const why = conflict(first.report, report);
     if (why !== null) {
@@ -84,6 +92,10 @@ export function mergeIncrementalReports(reports: readonly { name: string; report
         const key = mutantKey(f, m);
         if (mutantKeys.has(key)) continue;
         mutantKeys.add(key);
+        if (m.static === true && m.status !== "Killed" && m.status !== "Timeout") {
+          staticDropped++;
+          continue;
+        }
         const killedBy = remap(m.killedBy);
         const coveredBy = remap(m.coveredBy);
         into.mutants.push({
@@ -95,5 +107,5 @@ export function mergeIncrementalReports(reports: readonly { name: string; report
       }
     }
   }
-  return { report: { ...first.report, files, testFiles }, used, skipped };
+  return { report: { ...first.report, files, testFiles }, used, skipped, staticDropped };
 }

@@ -4,7 +4,8 @@
 // refuses it when the arguments, the state or the ontology differ from what was approved. Pure
 // functions, runtime-neutral; the format is in docs/mcp.md ("Approvals").
 import { canonicalJson } from "../projection/canonical.js";
-import { sha256, sha256Hex, toHex } from "../util/sha256.js";
+import { hmacSha256Hex, sameHex } from "../util/hmac.js";
+import { sha256Hex } from "../util/sha256.js";
 
 export const APPROVAL_FORMAT = "polar-approval/1";
 const TEXT_PREFIX = "pa1.";
@@ -60,25 +61,6 @@ function macText(t: Omit<ApprovalToken, "mac">): string {
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
-/** HMAC-SHA-256 (RFC 2104) over the JavaScript SHA-256, so it runs in every runtime synchronously. */
-export function hmacSha256Hex(key: Uint8Array, message: string): string {
-  const block = 64;
-  let k = key.length > block ? sha256(key) : key;
-  const padded = new Uint8Array(block);
-  padded.set(k);
-  k = padded;
-  const ipad = k.map((b) => b ^ 0x36);
-  const opad = k.map((b) => b ^ 0x5c);
-  return toHex(sha256(concat(opad, sha256(concat(ipad, utf8(message))))));
-}
-
 function macOf(t: Omit<ApprovalToken, "mac">, key: Uint8Array | undefined): string {
   return key === undefined ? sha256Hex(macText(t)) : hmacSha256Hex(key, macText(t));
 }
@@ -112,7 +94,7 @@ function wellFormed(t: unknown): t is ApprovalToken {
 export function checkApproval(token: unknown, current: Judged, options: { key?: Uint8Array } = {}): ApprovalCheck {
   if (!wellFormed(token)) return { ok: false, reason: "malformed-token", message: "the approval is not a `polar-approval/1` token" };
   const { mac, ...body } = token;
-  if (macOf(body, options.key) !== mac) return { ok: false, reason: "bad-mac", message: "the approval's MAC does not match its contents" };
+  if (!sameHex(macOf(body, options.key), mac)) return { ok: false, reason: "bad-mac", message: "the approval's MAC does not match its contents" };
   let now: ApprovalBinding;
   try {
     now = bindingOf(current);
@@ -128,17 +110,17 @@ export function checkApproval(token: unknown, current: Judged, options: { key?: 
 function b64url(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  // Base64 has `=` only as padding, at the end.
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 }
 
-function fromB64url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
+/** The bytes of a base64url text (no padding: atob takes it without, in every runtime); throws on any
+ * other text. */
+function fromB64url(text: string): Uint8Array {
+  // Thrown for decodeApproval's catch, which answers null.
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new SyntaxError();
+  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
 /** `pa1.<base64url of the token's canonical JSON>`: one opaque string to carry in a header or _meta. */
@@ -149,9 +131,8 @@ export function encodeApproval(token: ApprovalToken): string {
 /** The token in an `encodeApproval` text, or null when it is not one (never throws). */
 export function decodeApproval(text: unknown): ApprovalToken | null {
   if (typeof text !== "string" || !text.startsWith(TEXT_PREFIX)) return null;
-  const bytes = fromB64url(text.slice(TEXT_PREFIX.length));
-  if (bytes === null) return null;
   try {
+    const bytes = fromB64url(text.slice(TEXT_PREFIX.length));
     const t: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
     return wellFormed(t) ? t : null;
   } catch {

@@ -15,7 +15,7 @@ export interface DispatchedStep {
 
 /** "T0" → 0, "T3" → 3. */
 export function tierRank(t: string): number {
-  return t === "T0" ? 0 : Number(t.slice(1));
+  return Number(t.slice(1));
 }
 
 export function inverseOf(d: Decision): DispatchedStep[] {
@@ -28,9 +28,7 @@ export function inverseOf(d: Decision): DispatchedStep[] {
 export function tierOf(d: Decision): TierName | null {
   const v = d.verdict;
   if (v === null || v.steps.length === 0) return null;
-  let worst: TierName = "T1";
-  for (const s of v.steps) if (tierRank(s.tier) > tierRank(worst)) worst = s.tier;
-  return worst;
+  return `T${Math.max(...v.steps.map((s) => tierRank(s.tier)))}` as TierName;
 }
 
 /** The core's reason as the dispatchers name it. */

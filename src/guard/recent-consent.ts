@@ -52,9 +52,8 @@ function argumentValues(value: unknown, out: string[], depth = 0): void {
     if (value.trim().length >= 4) out.push(value.trim().toLowerCase());
   } else if (typeof value === "number") {
     if (Number.isInteger(value) && Math.abs(value) >= 100) out.push(String(value));
-  } else if (Array.isArray(value)) {
-    for (const v of value) argumentValues(v, out, depth + 1);
   } else if (value !== null && typeof value === "object") {
+    // An array's values are its items.
     for (const v of Object.values(value)) argumentValues(v, out, depth + 1);
   }
 }
@@ -64,7 +63,9 @@ function argumentValues(value: unknown, out: string[], depth = 0): void {
  * arguments' ids and values. */
 export function consentNames(name: string, args: unknown, key?: string | number | null): string[] {
   const lower = name.toLowerCase();
-  const names = [lower, lower.replaceAll("_", " "), ...(VERB_FORMS[lower.split("_")[0]] ?? [lower.split("_")[0]])];
+  const first = lower.split("_")[0];
+  // Own entries only: a tool named `constructor_…` is not Object's constructor.
+  const names = [lower, lower.replaceAll("_", " "), ...(Object.hasOwn(VERB_FORMS, first) ? VERB_FORMS[first] : [first])];
   if ((typeof key === "string" && key.trim() !== "") || typeof key === "number") names.push(String(key).toLowerCase());
   argumentValues(args, names);
   return [...new Set(names)];

@@ -31,12 +31,12 @@ export class UnknownMarks {
   }
 
   mark(m: UnknownMark): void {
-    const frozen = Object.freeze({ ...m });
     if (m.id === null || this.byEntity.size >= MAX_MARKS) {
-      this.everything ??= m.id === null ? frozen : Object.freeze({ ...m, id: null });
+      // The first mark on everything stays (a later one says nothing more).
+      this.everything ??= Object.freeze({ ...m, id: null });
       return;
     }
-    this.byEntity.set(keyOf(m.entity, m.id), frozen);
+    this.byEntity.set(keyOf(m.entity, m.id), Object.freeze({ ...m }));
   }
 
   /** The state of this entity (or, without arguments, all of it) was read again. */
@@ -70,14 +70,13 @@ export class UnknownMarks {
   /** The marks, by entity, that `reads` touch or that an earlier call of the forward sequence acts on
    * (`acted`: [entity, id] pairs; its inverse restores what the unusable result left unknown); a mark
    * on everything is hit by any decision. */
-  static hits(marks: readonly UnknownMark[], reads: readonly Read[], acted: readonly [string, string][] = []): UnknownMark[] {
+  static hits(marks: readonly UnknownMark[], reads: readonly Read[], acted: readonly [string, string][]): UnknownMark[] {
     const out: UnknownMark[] = [];
     const byEntity = new Map<string, UnknownMark>();
     for (const m of marks) {
       if (m.id === null) out.push(m);
       else byEntity.set(keyOf(m.entity, m.id), m);
     }
-    if (byEntity.size === 0) return out;
     const seen = new Set<UnknownMark>();
     const hit = (entity: string, id: string): void => {
       const m = byEntity.get(keyOf(entity, id));

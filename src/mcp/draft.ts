@@ -66,10 +66,12 @@ export function parseToolList(json: unknown): ToolInfo[] {
 }
 
 const READ_VERBS = /^(get|list|read|search|find|fetch|lookup|query|describe|show|view|open|count|check|validate|calculate|directory)(_|$)/;
-const PAIRS: Array<[RegExp, string]> = [
-  [/^create_(.+)$/, "delete_$1"], [/^add_(.+)$/, "remove_$1"], [/^add_(.+)$/, "delete_$1"], [/^insert_(.+)$/, "delete_$1"],
-  [/^book_(.+)$/, "cancel_$1"], [/^place_(.+)$/, "cancel_$1"], [/^enable_(.+)$/, "disable_$1"], [/^open_(.+)$/, "close_$1"],
-  [/^lock_(.+)$/, "unlock_$1"], [/^attach_(.+)$/, "detach_$1"], [/^link_(.+)$/, "unlink_$1"], [/^start_(.+)$/, "stop_$1"],
+/** Create/delete-like pairs of name prefixes: `create_x` is undone by `delete_x` (the first pair whose
+ * other tool exists). */
+const PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ["create_", "delete_"], ["add_", "remove_"], ["add_", "delete_"], ["insert_", "delete_"],
+  ["book_", "cancel_"], ["place_", "cancel_"], ["enable_", "disable_"], ["open_", "close_"],
+  ["lock_", "unlock_"], ["attach_", "detach_"], ["link_", "unlink_"], ["start_", "stop_"],
 ];
 /** A tool that takes an SQL statement or a shell command as a string argument does whatever that
  * string says: its name (`read_query`, `query`), its description and its hints (a server's
@@ -84,7 +86,9 @@ export interface StringDispatch {
 const SQL_PARAM = /^(sql|sql_?query|query_?sql|sql_?statement|sql_?text|statements?|stmts?|query|queries|raw_?query)$/i;
 const SQL_CONTEXT = /\bsql\b|sql_|_sql|\bselect\b|\binsert\b|\bupdate\b|\bdelete\b|\bddl\b|\bdml\b|\bdatabase\b|\bstatements?\b|\btables?\b|sqlite|postgres|mysql/i;
 const SHELL_PARAM = /^(command|commands|cmd|cmdline|command_?line|script|shell|shell_?command|bash|bash_?command|sh)$/i;
-const SHELL_CONTEXT = /\bshell\b|\bbash\b|\bzsh\b|\bterminal\b|\bcommand\b|\bexec(ute)?\b|\brun\b|\bprocess\b|^(run|exec|execute|shell|bash|cmd|terminal)(_|$)/i;
+const SHELL_CONTEXT = /\bshell\b|\bbash\b|\bzsh\b|\bterminal\b|\bcommand\b|\bexec(ute)?\b|\brun\b|\bprocess\b/i;
+/** A tool name that says it runs commands (`cmd`, `run_script`): tested on the name itself. */
+const SHELL_NAME = /^(run|exec|execute|shell|bash|cmd|terminal)(_|$)/i;
 
 /** The SQL or shell string argument of a tool, when it takes one (see StringDispatch). */
 export function dispatchArgument(t: ToolInfo): StringDispatch | null {
@@ -96,19 +100,25 @@ export function dispatchArgument(t: ToolInfo): StringDispatch | null {
     if (/\bsql\b/i.test(description) || /(^|_)sql($|_)/i.test(p)) return { kind: "sql", argument: p };
     if (SQL_PARAM.test(p) && SQL_CONTEXT.test(`${context} ${description}`)) return { kind: "sql", argument: p };
     if (/\b(shell|bash) command\b|\bcommand line\b/i.test(description)) return { kind: "shell", argument: p };
-    if (SHELL_PARAM.test(p) && SHELL_CONTEXT.test(`${context} ${description}`)) return { kind: "shell", argument: p };
+    if (SHELL_PARAM.test(p) && (SHELL_NAME.test(t.name) || SHELL_CONTEXT.test(`${context} ${description}`))) return { kind: "shell", argument: p };
   }
   return null;
 }
 
 const SELF_UNDO = /^(update|set|edit|modify|change|rename|move|toggle)_/;
 
+/** An entity named after `raw` (letters, digits and `_`, from a tool or argument name) that the ontology
+ * language accepts: a reserved word, an empty name or one that starts with a digit gets `_entity`
+ * (and a leading `_` before a digit). */
+function entityName(raw: string): string {
+  if (NAME.test(raw) && !RESERVED.has(raw)) return raw;
+  return NAME.test(`${raw}_entity`) ? `${raw}_entity` : `_${raw}_entity`;
+}
+
 function entityOf(t: ToolInfo): { entity: string; key: string } | null {
   const key = t.required.find((p) => /_id$/.test(p) && NAME.test(p)) ?? t.required.find((p) => ["id", "path", "name"].includes(p));
   if (key === undefined) return null;
-  let entity = key === "id" || key === "name" ? t.name.replace(/^[a-z]+_/, "") : key.replace(/_id$/, "");
-  if (!NAME.test(entity) || RESERVED.has(entity)) entity = `${entity}_entity`.replace(/[^A-Za-z0-9_]/g, "_");
-  return { entity, key };
+  return { entity: entityName(key === "id" || key === "name" ? t.name.replace(/^[a-z]+_/, "") : key.replace(/_id$/, "")), key };
 }
 
 function oneLine(s: string, max = 160): string {
@@ -137,7 +147,8 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
     "",
   ];
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const entities = new Map<string, ToolInfo>();
+  /** The entities guessed, in the order they were met. */
+  const entities = new Set<string>();
   const decls: string[] = [];
   const annots: string[] = [];
   const pairedInverse = new Set<string>();
@@ -164,26 +175,27 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
       continue;
     }
     const ent = entityOf(t);
-    if (ent !== null && !entities.has(ent.entity)) entities.set(ent.entity, t);
+    if (ent !== null) entities.add(ent.entity);
     const decl = ent === null ? `tool(${t.name}).` : `tool(${t.name}, acts_on = ${ent.entity}, key = ${ent.key}).`;
     const keyNote = ent === null ? "acts on no entity (no required `*_id`, `id`, `path` or `name` argument): always grounded" : `acts on \`${ent.entity}\`, named by the required argument \`${ent.key}\``;
     decls.push(`% ${what}`, `% ${keyNote}`, decl, "");
     const slot = ent === null ? null : `${ent.entity}.state`;
     // A create/delete-like pair: the second undoes the first exactly; re-doing the first after the second only partly.
-    for (const [re, inv] of PAIRS) {
-      if (!re.test(t.name)) continue;
-      const other = t.name.replace(re, inv);
+    for (const [prefix, inverse] of PAIRS) {
+      if (!t.name.startsWith(prefix) || t.name.length === prefix.length) continue;
+      const noun = t.name.slice(prefix.length);
+      const other = inverse + noun;
       const o = byName.get(other);
       if (o === undefined || o.annotations.readOnlyHint === true) continue;
       // Without a key argument on either side, the pair's own noun (`create_entities` → `entities`)
       // names a placeholder entity the curator replaces.
       let pairEntity = ent?.entity ?? entityOf(o)?.entity;
       if (pairEntity === undefined) {
-        const noun = (re.exec(t.name)?.[1] ?? "draft").replace(/[^A-Za-z0-9_]/g, "_");
-        pairEntity = RESERVED.has(noun) || !NAME.test(noun) ? `${noun}_entity` : noun;
-        if (!entities.has(pairEntity)) entities.set(pairEntity, t);
+        pairEntity = entityName(noun);
+        entities.add(pairEntity);
       }
-      const s = slot ?? `${pairEntity}.state`;
+      // The call's own entity when it has a key (then pairEntity is that entity), else the placeholder.
+      const s = `${pairEntity}.state`;
       annots.push(
         `% guessed from the pair of names \`${t.name}\` / \`${other}\`: \`${other}\` undoes \`${t.name}\`; add \`args = { … }\` so the inverse call can run`,
         `@id("draft.${t.name}.inverse") inverse_of(${other}, ${t.name}, ${s}, 0.9, status = provisional).`,
@@ -214,7 +226,7 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
   }
   if (entities.size > 0) {
     out.push("% Entities guessed from the tools' key arguments; `state` is a placeholder slot to replace with real ones.");
-    for (const e of entities.keys()) out.push(`slot_definition(${e}, state, object).`);
+    for (const e of entities) out.push(`slot_definition(${e}, state, object).`);
     out.push("");
   }
   out.push(...decls, ...annots);
@@ -224,7 +236,7 @@ export function draftOntology(tools: readonly ToolInfo[], source: string): strin
 /** What is still provisional: compiled annotations with that status, and commented `%provisional` lines. */
 export function provisionalItems(tables: OntologyTables | null, source: string | null): Array<{ id: string; kind: string; line: number }> {
   const out: Array<{ id: string; kind: string; line: number }> = [];
-  for (const e of tables?.edges ?? []) if (e.lifecycle === Lifecycle.Provisional) out.push({ id: e.id, kind: "annotation", line: e.span.line });
+  if (tables !== null) for (const e of tables.edges) if (e.lifecycle === Lifecycle.Provisional) out.push({ id: e.id, kind: "annotation", line: e.span.line });
   (source ?? "").split("\n").forEach((l, i) => {
     const m = /^%provisional\(([^)\s]+)\)\s/.exec(l);
     if (m) out.push({ id: m[1], kind: "declaration", line: i + 1 });

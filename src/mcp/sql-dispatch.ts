@@ -36,6 +36,13 @@ export function parseDatabase(spec: string): { dialect: "sqlite"; path: string }
   return { dialect: "sqlite", path: resolve(path) };
 }
 
+/** The name a PostgreSQL URL's database goes by in the journal: its path, or `postgres` (the server's
+ * default database) when the URL names none. */
+export function postgresName(url: string): string {
+  // The path after its leading `/` (a URL without a path has the empty one).
+  return new URL(url).pathname.slice(1) || "postgres";
+}
+
 /** The verdict the gateway acts on, from the SQL guard's decision. */
 export function verdictOf(d: SqlDecision): DispatchVerdict {
   return {
@@ -68,7 +75,7 @@ export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyA
       throw new SqlDispatchError("bad-database", `cannot connect to the PostgreSQL database: ${e instanceof Error ? e.message : String(e)}`);
     }
     // Named by its database, so the journal's entries match this database in a later `polar undo`.
-    adapter = sql.postgresAdapter(client, { name: new URL(where.url).pathname.replace(/^\//, "") || "postgres" });
+    adapter = sql.postgresAdapter(client, { name: postgresName(where.url) });
     close = async () => client.end();
   }
   let closed = false;
@@ -112,7 +119,7 @@ export async function sqlDispatchers(sql: SqlModule, options: { tools: ReadonlyA
 }
 
 /** A database driver from the user's node_modules (never bundled): a clear error when it is not installed. */
-async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
+export async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (e) {

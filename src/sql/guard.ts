@@ -511,9 +511,10 @@ class SqlGuardImpl implements SqlGuard {
 
   private async count(sql: string, params?: unknown[]): Promise<number> {
     const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
-    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0).
+    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0, a
+    // fraction was compared with the bound as if rows could be halved).
     const v = r.length === 1 ? r[0]!.n : undefined;
-    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !(Number(v) >= 0)) throw new StateError("a count returned no number");
+    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !Number.isInteger(Number(v)) || Number(v) < 0) throw new StateError("a count returned no number");
     return Number(v);
   }
 
@@ -530,12 +531,10 @@ class SqlGuardImpl implements SqlGuard {
     if (this.names(plan.columns, [pk])) return null;
     if (this.dialect === "sqlite") {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
-      const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
-      // (The key's own row: pragma_table_info names every column, and the key's name is the catalog's.)
-      if (String(col[0]!.type).toUpperCase() !== "INTEGER") return null;
-      // INTEGER PRIMARY KEY DESC as a column constraint, and a WITHOUT ROWID table, keep the key in an
-      // index of its own (pragma index_list origin "pk"): such a key is no rowid alias, and a new row's
-      // key is not above the largest rowid (DESC: it is NULL unless given).
+      // Every other single-column key keeps the key in an index of its own (pragma index_list origin
+      // "pk"): a key of any other declared type (INT, BIGINT, TEXT, none), INTEGER PRIMARY KEY DESC as a
+      // column constraint, and a WITHOUT ROWID table. Such a key is no rowid alias, and a new row's key is
+      // not above the largest rowid (DESC: it is NULL unless given).
       if ((await this.db.read(`SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf("."))])).length > 0) return null;
       const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
       const m = r[0]!.m; // an aggregate's one row
@@ -563,7 +562,7 @@ class SqlGuardImpl implements SqlGuard {
   /** The only losses are rows a restore point can keep (no trigger, no schema change). */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
-    if (v === null || d.reason === "missing_entity") return false;
+    if (v === null) return false; // the core's verdictless answers (missing_entity among them)
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
     if (failing.length === 0) return false; // a T3 rollback's below_threshold: no T2 bounds in the SQL ontology, and no call without a candidate
     return failing.every((s) => s.tier === "T4" && ROW_LOSSES.has(String(s.lossClass)));
@@ -661,7 +660,9 @@ class SqlGuardImpl implements SqlGuard {
   }
 
   private refusalText(reason: string, d: Decision, ts: Touched[]): string {
-    const trig = ts.find((t) => t.triggers.length > 0 && t.calls[0]!.name !== "sql_alter"); // ALTER fires no trigger
+    // ALTER and CREATE (OR REPLACE VIEW of a view with an INSTEAD OF trigger) fire no trigger: refused
+    // for the definition they replace, below.
+    const trig = ts.find((t) => t.triggers.length > 0 && t.calls[0]!.name !== "sql_alter" && t.calls[0]!.name !== "sql_create");
     if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} ${trig.triggers.length === 1 ? "runs" : "run"} code the guard does not read (for the statement and for its undo): what else ${verb(trig)} ${trig.rows} rows of ${trig.info.name} would change is unknown`;
     const casc = ts.find((t) => t.cascade.length > 0);
     if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name}, and foreign-key actions would also change rows of ${casc.cascade.map((c) => c.name).join(", ")}; no restore point holds them`;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { createVerifier } from "../../src/core/verifier.js";
 import { verdictRecord } from "../../src/guard/evaluate.js";
-import { defineLazyHex } from "../../src/guard/lazy.js";
+import { defineLazyBefore, defineLazyHex, defineLazyHexToFreeze } from "../../src/guard/lazy.js";
 import { createGuard } from "../../src/guard/index.js";
 import { toHex } from "../../src/util/sha256.js";
 import { airline, airlineRules, airlineState, NOW, referenceFactory } from "./helpers.js";
@@ -79,5 +79,36 @@ describe("lazy before of an observed call", () => {
     state.set("reservation", "R1", "status", "changed-after-check");
     g.observe(cabin("business"), result("business"), { execution: d.execution! });
     expect(g.sequence()[0].before).toMatchObject({ cabin: "economy", status: "confirmed" });
+  });
+});
+
+describe("the fields themselves", () => {
+  it("bytes given as the verifier's 32-bit words are their little-endian bytes", () => {
+    const r = {};
+    defineLazyHex(r, [0x04030201, -1]);
+    expect((r as { bytes: string }).bytes).toBe("01020304ffffffff");
+    const frozen = {};
+    defineLazyHexToFreeze(frozen, [0x0a0b0c0d]);
+    Object.freeze(frozen);
+    expect((frozen as { bytes: string }).bytes).toBe("0d0c0b0a");
+    expect((frozen as { bytes: string }).bytes).toBe("0d0c0b0a");
+    expect(Object.getOwnPropertyDescriptor(frozen, "bytes")).toMatchObject({ enumerable: true, configurable: false });
+  });
+
+  it("before: made once, on first read, an own enumerable field that cannot be redefined or assigned", () => {
+    let made = 0;
+    const entry: { name: string; before?: object } = { name: "x" };
+    defineLazyBefore(entry, () => {
+      made++;
+      return Object.freeze({ cabin: "economy" });
+    });
+    expect(made).toBe(0);
+    expect(Object.keys(entry)).toEqual(["name", "before"]);
+    const first = entry.before;
+    expect(entry.before).toBe(first);
+    expect(JSON.parse(JSON.stringify(entry))).toEqual({ name: "x", before: { cabin: "economy" } });
+    expect(made).toBe(1);
+    expect(Object.getOwnPropertyDescriptor(entry, "before")).toMatchObject({ enumerable: true, configurable: false });
+    expect(() => Object.defineProperty(entry, "before", { value: {} })).toThrow(TypeError);
   });
 });

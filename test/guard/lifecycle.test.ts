@@ -183,7 +183,7 @@ describe("a result the projection could not use", () => {
   it("a mark that names no entity (a creating tool without acts_on) is hit by every mutating decision", () => {
     const marks = new UnknownMarks();
     marks.mark({ entity: "*", id: null, tool: "book", execution: null });
-    expect(UnknownMarks.hits(marks.list()!, [])).toHaveLength(1);
+    expect(UnknownMarks.hits(marks.list()!, [], [])).toHaveLength(1);
     marks.clear("reservation", "R1");
     expect(marks.empty).toBe(false);
     marks.clear();

@@ -119,3 +119,46 @@ describe("an unsealed snapshot", () => {
     expect(createGuard({ ...options(), resume: snap }).check(CALLS[7]).reason).toBe("unknown_state");
   });
 });
+
+describe("what a refusal says (one line: what is wrong, and what to do)", () => {
+  it.each([
+    ["null", null, /^the sealed snapshot is not an object: what `sealSnapshot` returned expected$/u],
+    ["an array", [], /^the sealed snapshot is not an object/u],
+    ["a string", "x", /^the sealed snapshot is not an object/u],
+    ["a number", 5, /^the sealed snapshot is not an object/u],
+    ["another format", { ...stored(), format: "polar-guard-sealed-snapshot/0" }, /^unknown sealed snapshot format `polar-guard-sealed-snapshot\/0`: `polar-guard-sealed-snapshot\/1` expected$/u],
+    ["a mac of three letters", { ...stored(), mac: "XYZ" }, /^the sealed snapshot's `mac` is not 64 lower-case hex digits$/u],
+    ["an upper-case mac", ((s: SealedSnapshot) => ({ ...s, mac: s.mac.toUpperCase() }))(stored()), /is not 64 lower-case hex digits$/u],
+    ["a mac one digit too long", ((s: SealedSnapshot) => ({ ...s, mac: `${s.mac}0` }))(stored()), /is not 64 lower-case hex digits$/u],
+    ["a mac with a digit before it", ((s: SealedSnapshot) => ({ ...s, mac: `0${s.mac}` }))(stored()), /is not 64 lower-case hex digits$/u],
+    ["a mac that is not a string", { ...stored(), mac: 64 }, /is not 64 lower-case hex digits$/u],
+    ["a snapshot that is not JSON data", { ...stored(), snapshot: { n: Number.NaN } }, /^the sealed snapshot is not JSON data: /u],
+  ])("%s: snapshot-not-authentic, with why", (_what, sealed, message) => {
+    const e = refused(sealed, "snapshot-not-authentic");
+    expect(e.message).toMatch(message);
+    expect(e.help).toBe("open only what `sealSnapshot` wrote, with the same key");
+  });
+
+  it("another session's: what to do instead", () => {
+    expect(refused(stored("s-2"), "snapshot-other-session").help).toBe("resume each session from its own snapshot");
+  });
+
+  it.each([
+    ["no options", undefined, /^sealing needs `\{ key, session \}`$/u],
+    ["null options", null, /^sealing needs `\{ key, session \}`$/u],
+    ["a key of 15 bytes", { key: "fifteen bytes!!", session: "s" }, /^the snapshot `key` is not a secret of at least 16 bytes/u],
+    ["a session of 257 characters", { key: KEY, session: "s".repeat(257) }, /^the snapshot `session` is not a string of 1 to 256 characters$/u],
+    ["a sha256 that is not a function", { key: KEY, session: "s", sha256: "sha256" }, /^`sha256` is not a function$/u],
+  ])("%s is invalid-config, with why", (_what, opts, message) => {
+    for (const f of [() => sealSnapshot(snapshot(), opts as never), () => openSnapshot(stored(), opts as never)]) {
+      expect(f).toThrow(expect.objectContaining({ name: "GuardError", code: "invalid-config", message: expect.stringMatching(message) }));
+    }
+  });
+
+  it("the bounds are inclusive: a key of exactly 16 bytes and a session of 256 characters seal and open", () => {
+    const opts = { key: "sixteen bytes!!!", session: "s".repeat(256) };
+    expect(new TextEncoder().encode(opts.key)).toHaveLength(16);
+    const sealed = JSON.parse(JSON.stringify(sealSnapshot(snapshot(), opts))) as SealedSnapshot;
+    expect(openSnapshot(sealed, opts)).toEqual(snapshot());
+  });
+});

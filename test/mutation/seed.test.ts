@@ -72,6 +72,14 @@ describe("mergeIncrementalReports", () => {
     expect(r.report.files["src/m.ts"].mutants).toHaveLength(1);
   });
 
+  it("drops undetected results of static mutants (no per-test coverage to see a newer test) and keeps detected ones", () => {
+    const st = (id: string, line: number, status: schema.MutantStatus): schema.MutantResult => ({ ...mutant(id, line, status, status === "Killed" ? ["0"] : [], []), static: true });
+    const r = report([st("0", 1, "Survived"), st("1", 2, "Killed"), { ...st("2", 1, "NoCoverage"), replacement: "2" }, { ...mutant("3", 2, "Survived", [], ["0"]), replacement: "1" }], [testA("0")]);
+    const merged = mergeIncrementalReports([{ name: "r", report: r }]);
+    expect(merged.staticDropped).toBe(2);
+    expect(merged.report.files["src/m.ts"].mutants.map((m) => [m.status, m.static ?? false])).toEqual([["Killed", true], ["Survived", false]]);
+  });
+
   it("refuses to seed from nothing", () => {
     expect(() => mergeIncrementalReports([])).toThrow("no incremental report to seed from");
   });
