@@ -110,7 +110,7 @@ function sameWords(a: readonly number[], b: readonly number[]): boolean {
 /** The hex of the bytes `words` stand for (src/core/record.ts outputWords) when these words were seen
  * before (made on the second sighting); null the first time, or when a different record shares the
  * hash (the caller then makes the field lazily, as for any record). */
-export function knownHex(words: readonly number[]): string | null {
+function knownHex(words: readonly number[]): string | null {
   let h = words.length;
   for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
   // A small integer key (30 bits): no heap number to make or hash.

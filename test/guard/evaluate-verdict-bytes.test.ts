@@ -3,8 +3,7 @@
 // first time the process sees these bytes) or taken from the bytes it has seen before (a plain field).
 import { describe, expect, it } from "vitest";
 import { createVerifier } from "../../src/core/verifier.js";
-import { wordsToBytes } from "../../src/core/record.js";
-import { knownHex, verdictRecord } from "../../src/guard/evaluate.js";
+import { verdictRecord } from "../../src/guard/evaluate.js";
 import { toHex } from "../../src/util/sha256.js";
 import { airline, airlineState, NOW, referenceFactory } from "./helpers.js";
 
@@ -53,36 +52,5 @@ describe("verdict record bytes", () => {
         expect(recordOf(call(n)).bytes).toBe(hex);
       }
     }
-  });
-});
-
-describe("knownHex (the remembered bytes)", () => {
-  // The memo's key is a 30-bit hash of the words (a running Math.imul by 0x01000193, an odd number, so
-  // the low 30 bits of each product depend only on the low 30 bits of what is multiplied): records that
-  // differ only in a word's top two bits, or whose extra word undoes the hash, share a key.
-  const P = 0x01000193;
-  const hexOf = (words: number[]) => toHex(wordsToBytes(words));
-
-  it("a record sharing another's key never gets the other's hex", () => {
-    const a = [11, 5, 0x12345];
-    const b = [11, 5, 0x12345 ^ (1 << 30)];
-    expect(knownHex(a)).toBeNull(); // first sighting: remembered
-    expect(knownHex(b)).toBeNull(); // same key, other words
-    expect(knownHex(a)).toBe(hexOf(a));
-    expect(knownHex(b)).toBeNull();
-    expect(knownHex([...a])).toBe(hexOf(a));
-  });
-
-  it("a longer record beginning with a remembered one and sharing its key is not taken for it", () => {
-    const w = 0x5eed;
-    const a = [w];
-    // h(a) = imul(1 ^ w, P); h([w, z]) = imul(imul(2 ^ w, P) ^ z, P): equal in the low 30 bits when
-    // imul(2 ^ w, P) ^ z and 1 ^ w are.
-    const z = (Math.imul(2 ^ w, P) ^ 1 ^ w) & 0x3fffffff;
-    const b = [w, z];
-    expect(knownHex(a)).toBeNull();
-    expect(knownHex(b)).toBeNull();
-    expect(knownHex(a)).toBe(hexOf(a));
-    expect(knownHex(b)).toBeNull();
   });
 });
