@@ -4,9 +4,7 @@
 import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier, type VerdictWords } from "../core/verifier.js";
-import { defineLazyHexToFreeze } from "./lazy.js";
-import { wordsToBytes } from "../core/record.js";
-import { toHex } from "../util/sha256.js";
+import { defineLazyHexToFreeze, knownHex } from "./lazy.js";
 import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import { refusalText } from "../policies/text.js";
@@ -91,40 +89,6 @@ export interface Evaluation {
 }
 
 const APPROVING: ReadonlySet<Route> = new Set<Route>(["Approved", "ConsentApproved", "AdvisoryPassthrough"]);
-
-/** Verdict records' words seen lately, by a hash of them, with their hex once a record of the same
- * words came twice: a guard judges the same few tool/edge outcomes again and again, and the canonical
- * bytes hold no string (ids are interned per verdict), so most verdicts repeat earlier bytes exactly.
- * A record whose words are here gets its `bytes` as a plain data field (the same hex, in the same
- * place), which costs a hash and a compare instead of a runtime call for the lazy field. Bounded: the
- * memo is emptied when it is full (memory stays flat over a long session). */
-const HEX_MEMO = new Map<number, { words: readonly number[]; hex: string | null }>();
-const HEX_MEMO_SIZE = 256;
-
-function sameWords(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** The hex of the bytes `words` stand for (src/core/record.ts outputWords) when these words were seen
- * before (made on the second sighting); null the first time, or when a different record shares the
- * hash (the caller then makes the field lazily, as for any record). */
-function knownHex(words: readonly number[]): string | null {
-  let h = words.length;
-  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
-  // A small integer key (30 bits): no heap number to make or hash.
-  h &= 0x3fffffff;
-  const e = HEX_MEMO.get(h);
-  if (e === undefined) {
-    if (HEX_MEMO.size >= HEX_MEMO_SIZE) HEX_MEMO.clear();
-    HEX_MEMO.set(h, { words, hex: null });
-    return null;
-  }
-  if (!sameWords(e.words, words)) return null;
-  if (e.hex === null) e.hex = toHex(wordsToBytes(words));
-  return e.hex;
-}
 
 export function verdictRecord(v: Verdict | VerdictWords): VerdictRecord {
   const r = {
