@@ -4,7 +4,7 @@
 import { FIXED_ONE } from "../abi.js";
 import type { ExecutedCall, StateView, Verdict } from "../core/types.js";
 import { entityKey, VerifierError, type Verifier, type VerdictWords } from "../core/verifier.js";
-import { defineLazyHexToFreeze, knownHex } from "./lazy.js";
+import { defineLazyHexToFreeze } from "./lazy.js";
 import type { ConsentContext, ConsentDetector, ConsentResult } from "../policies/consent.js";
 import type { RequestClass, TargetState } from "../policies/classifier.js";
 import { refusalText } from "../policies/text.js";
@@ -100,13 +100,10 @@ export function verdictRecord(v: Verdict | VerdictWords): VerdictRecord {
     bottleneck: v.bottleneck,
     nodes: v.nodes,
   } as VerdictRecord;
-  // `bytes` is the hex of the verdict bytes: for bytes seen before, the remembered text (knownHex);
-  // otherwise written when first read (./lazy.ts): most checks are never serialised in the process
-  // that made them. The guard freezes the record (judge.ts ownVerdict) before handing it out; the audit
-  // replay only compares it.
-  const hex = "words" in v ? knownHex(v.words) : null;
-  if (hex !== null) r.bytes = hex;
-  else defineLazyHexToFreeze(r, "words" in v ? v.words : v.bytes);
+  // `bytes` is the hex of the verdict bytes, written when first read (./lazy.ts): most checks are
+  // never serialised in the process that made them. The guard freezes the record (judge.ts ownVerdict)
+  // before handing it out; the audit replay only compares it.
+  defineLazyHexToFreeze(r, "words" in v ? v.words : v.bytes);
   // The stated amount (docs/semantics.md, "Amounts"), only when some step declares one.
   if (v.amount !== undefined) r.amount = v.amount;
   return r;

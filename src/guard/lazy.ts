@@ -50,40 +50,6 @@ export function defineLazyHex(record: object, bytes: Uint8Array | number[]): voi
   Object.defineProperty(record, "bytes", BYTES);
 }
 
-/** Verdict records' words seen lately, by a hash of them, with their hex once a record of the same
- * words came twice: a guard judges the same few tool/edge outcomes again and again, and the canonical
- * bytes hold no string (ids are interned per verdict), so most verdicts repeat earlier bytes exactly.
- * A record whose words are here gets its `bytes` as a plain data field (the same hex, in the same
- * place), which costs a hash and a compare instead of a runtime call for the lazy field. Bounded: the
- * memo is emptied when it is full (memory stays flat over a long session). */
-const HEX_MEMO = new Map<number, { words: readonly number[]; hex: string | null }>();
-const HEX_MEMO_SIZE = 256;
-
-function sameWords(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** The hex of the bytes `words` stand for (src/core/record.ts outputWords) when these words were seen
- * before (made on the second sighting); null the first time, or when a different record shares the
- * hash (the caller then makes the field lazily, as for any record). */
-export function knownHex(words: readonly number[]): string | null {
-  let h = words.length;
-  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
-  // A small integer key (30 bits): no heap number to make or hash.
-  h &= 0x3fffffff;
-  const e = HEX_MEMO.get(h);
-  if (e === undefined) {
-    if (HEX_MEMO.size >= HEX_MEMO_SIZE) HEX_MEMO.clear();
-    HEX_MEMO.set(h, { words, hex: null });
-    return null;
-  }
-  if (!sameWords(e.words, words)) return null;
-  if (e.hex === null) e.hex = toHex(wordsToBytes(words));
-  return e.hex;
-}
-
 /** defineLazyHex for a record that is frozen before it is handed out (the guard's verdicts: the freeze
  * makes the field non-configurable, as defineLazyHex defines it). `__defineGetter__` reads no
  * descriptor object: the cheaper of the two runtime calls, on every check. */
