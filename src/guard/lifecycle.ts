@@ -311,7 +311,8 @@ export class Lifecycle {
     // Searched from the end: most often it is the execution just checked (a call released or observed
     // before the next check). Each execution is in the list at most once.
     const i = list.lastIndexOf(x);
-    if (i >= 0) list.splice(i, 1);
+    if (i === list.length - 1) list.pop();
+    else if (i >= 0) list.splice(i, 1);
   }
 
   /** The oldest tracked execution (only reachable when a policy lets hundreds of calls through that

@@ -207,7 +207,8 @@ export function getKey(v: unknown, k: string | number): unknown {
     if (!Number.isInteger(i)) return undefined;
     return v[i < 0 ? v.length + i : i];
   }
-  const key = String(k);
+  // A string key as it is (most are): `String` of one is itself, through a builtin call.
+  const key = typeof k === "string" ? k : String(k);
   return hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
 }
 
@@ -564,14 +565,16 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       const ev: Evaluator = (c) => {
         const i = id(c);
         if (c.state === undefined || (typeof i !== "string" && typeof i !== "number")) return undefined;
-        return typeof slot === "string" ? c.state.slot(type, String(i), slot) : c.state.entity(type, String(i));
+        const key = typeof i === "string" ? i : String(i);
+        return typeof slot === "string" ? c.state.slot(type, key, slot) : c.state.entity(type, key);
       };
       if (slot === undefined) {
         ENTITY_PRESENCE.set(ev, (c) => {
           const i = id(c);
           if (c.state === undefined || (typeof i !== "string" && typeof i !== "number")) return false;
           const s = c.state;
-          return s.hasEntity !== undefined ? s.hasEntity(type, String(i)) : s.entity(type, String(i)) !== undefined;
+          const key = typeof i === "string" ? i : String(i);
+          return s.hasEntity !== undefined ? s.hasEntity(type, key) : s.entity(type, key) !== undefined;
         });
       }
       return ev;

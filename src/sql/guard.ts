@@ -313,7 +313,10 @@ class SqlGuardImpl implements SqlGuard {
         // Two calls on one table: their undo depends on their order, so the whole table is kept (every
         // narrower scope below needs a single call); a DROP among them is judged first (its restore point
         // holds the table as it was before the string).
-        if (c.name === "sql_drop") t.calls.unshift(c);
+        // A CREATE of a relation that exists (IF NOT EXISTS) changes nothing: the table's other calls are
+        // judged first (regression: `CREATE TABLE IF NOT EXISTS t …; DELETE FROM t` was judged as the
+        // CREATE, no row was read, and the DELETE was approved as changing nothing).
+        if (c.name === "sql_drop" || (t.calls[0]!.name === "sql_create" && info.kind !== "absent")) t.calls.unshift(c);
         else t.calls.push(c);
         continue;
       }
@@ -430,7 +433,9 @@ class SqlGuardImpl implements SqlGuard {
         slots.rows = t.rows;
         slots.cascades = t.cascade.length > 0 || (this.dialect === "postgres" && c.arguments.cascade === true);
       } else if (c.name === "sql_create") {
-        t.scope = "created";
+        // Only a relation the string creates is dropped by the undo (regression: the CREATE IF NOT EXISTS
+        // of an existing table was kept as created, and the undo of a string holding it dropped the table).
+        if (t.info.kind === "absent") t.scope = "created";
       }
       this.entities.set(`sql_table\u0000${t.info.name}`, slots);
     }
@@ -443,7 +448,10 @@ class SqlGuardImpl implements SqlGuard {
         const t = over[0] ?? [...touched.values()].reduce((a, b) => (b.rows > a.rows ? b : a)); // the most rows, never a created one
         return this.refusal(base, "over_bound", `not approved: ${verb(t)} ${t.rows > max ? `more than ${max}` : t.rows} rows of ${t.info.name}; that is over the restore bound (${max} rows), so they were counted, not read, and no undo is possible`, { core: d, tier: tierOf(d) });
       }
-      const wholeCopy = [...touched.values()].some((t) => t.scope === "dropped" || t.calls[0]!.name === "sql_truncate");
+      // A table copy of a DROP or a TRUNCATE is kept under snapshot only, wherever the TRUNCATE stands in
+      // the string (regression: under escalate `DELETE …; TRUNCATE t CASCADE` was approved with a copy
+      // of t and its children, which `TRUNCATE t CASCADE` alone is asked for).
+      const wholeCopy = [...touched.values()].some((t) => t.scope === "dropped" || t.calls.some((x) => x.name === "sql_truncate"));
       if (!wholeCopy || this.policy === "snapshot") {
         const taken = await this.takePoint([...touched.values()]);
         if (typeof taken === "string") return this.refusal(base, "over_bound", taken, { core: d, tier: tierOf(d) });
@@ -502,19 +510,14 @@ class SqlGuardImpl implements SqlGuard {
        UNION ALL SELECT NULL, s.__polar_rid::text, (to_jsonb(s) - '__polar_rid')::text, ${k} FROM (${sel}) AS s WHERE (SELECT n FROM __polar_n) <= ${max}`,
     );
     const counted = r.filter((x) => x.n !== null && x.n !== undefined);
-    if (counted.length !== 1) throw new StateError("the bounded count returned no number");
-    const n = Number(counted[0]!.n);
-    if (!Number.isInteger(n) || n < 0) throw new StateError("the bounded count returned no number");
+    const n = countOf(counted.length === 1 ? counted[0]!.n : undefined, "the bounded count returned no number");
     if (n > max) return { n, pre: null };
     return { n, pre: pgPreImage(r.filter((x) => x.rid !== null && x.rid !== undefined)) };
   }
 
   private async count(sql: string, params?: unknown[]): Promise<number> {
     const r = await this.db.read(`SELECT count(*) AS n FROM (${sql}) AS c`, params);
-    // An answer that is no count is state not read (a NaN passed every bound, a null counted 0).
-    const v = r.length === 1 ? r[0]!.n : undefined;
-    if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !(Number(v) >= 0)) throw new StateError("a count returned no number");
-    return Number(v);
+    return countOf(r.length === 1 ? r[0]!.n : undefined, "a count returned no number");
   }
 
   /** An INSERT that leaves a single integer key to the database (SQLite's rowid alias, PostgreSQL's
@@ -530,12 +533,10 @@ class SqlGuardImpl implements SqlGuard {
     if (this.names(plan.columns, [pk])) return null;
     if (this.dialect === "sqlite") {
       // A rowid alias: the key column is declared exactly INTEGER (SQLite lang_createtable.html "ROWID").
-      const col = await this.db.read(`SELECT type FROM pragma_table_info(?, ?) WHERE name = ? AND pk = 1`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf(".")), pk]);
-      // (The key's own row: pragma_table_info names every column, and the key's name is the catalog's.)
-      if (String(col[0]!.type).toUpperCase() !== "INTEGER") return null;
-      // INTEGER PRIMARY KEY DESC as a column constraint, and a WITHOUT ROWID table, keep the key in an
-      // index of its own (pragma index_list origin "pk"): such a key is no rowid alias, and a new row's
-      // key is not above the largest rowid (DESC: it is NULL unless given).
+      // Every other single-column key keeps the key in an index of its own (pragma index_list origin
+      // "pk"): a key of any other declared type (INT, BIGINT, TEXT, none), INTEGER PRIMARY KEY DESC as a
+      // column constraint, and a WITHOUT ROWID table. Such a key is no rowid alias, and a new row's key is
+      // not above the largest rowid (DESC: it is NULL unless given).
       if ((await this.db.read(`SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'`, [info.name.slice(info.name.indexOf(".") + 1), info.name.slice(0, info.name.indexOf("."))])).length > 0) return null;
       const r = await this.db.read(`SELECT max(rowid) AS m FROM ${info.q}`);
       const m = r[0]!.m; // an aggregate's one row
@@ -563,7 +564,7 @@ class SqlGuardImpl implements SqlGuard {
   /** The only losses are rows a restore point can keep (no trigger, no schema change). */
   private restorable(d: Decision): boolean {
     const v = d.verdict;
-    if (v === null || d.reason === "missing_entity") return false;
+    if (v === null) return false; // the core's verdictless answers (missing_entity among them)
     const failing = v.steps.filter((s) => s.tier === "T4" || s.tier === "T5");
     if (failing.length === 0) return false; // a T3 rollback's below_threshold: no T2 bounds in the SQL ontology, and no call without a candidate
     return failing.every((s) => s.tier === "T4" && ROW_LOSSES.has(String(s.lossClass)));
@@ -595,6 +596,7 @@ class SqlGuardImpl implements SqlGuard {
         tables.push(this.pointTable(t.info, "created", [], [], 0, String(t.calls[0]!.arguments.kind)));
         continue;
       }
+      if (t.scope === "none") continue; // the CREATE … IF NOT EXISTS of a relation that exists: nothing changes
       if (t.scope === "dropped" && this.dialect === "postgres") return null; // no definition is read: T4 stays
       if (t.scope === "dropped" && t.info.kind === "absent") continue;
       seen.add(t.info.name);
@@ -661,7 +663,9 @@ class SqlGuardImpl implements SqlGuard {
   }
 
   private refusalText(reason: string, d: Decision, ts: Touched[]): string {
-    const trig = ts.find((t) => t.triggers.length > 0 && t.calls[0]!.name !== "sql_alter"); // ALTER fires no trigger
+    // ALTER and CREATE (OR REPLACE VIEW of a view with an INSTEAD OF trigger) fire no trigger: refused
+    // for the definition they replace, below.
+    const trig = ts.find((t) => t.triggers.length > 0 && t.calls[0]!.name !== "sql_alter" && t.calls[0]!.name !== "sql_create");
     if (trig !== undefined) return `not approved: ${trig.triggers.length === 1 ? "the trigger" : "the triggers"} ${trig.triggers.join(", ")} on ${trig.info.name} ${trig.triggers.length === 1 ? "runs" : "run"} code the guard does not read (for the statement and for its undo): what else ${verb(trig)} ${trig.rows} rows of ${trig.info.name} would change is unknown`;
     const casc = ts.find((t) => t.cascade.length > 0);
     if (casc !== undefined) return `not approved: ${verb(casc)} ${casc.rows} rows of ${casc.info.name}, and foreign-key actions would also change rows of ${casc.cascade.map((c) => c.name).join(", ")}; no restore point holds them`;
@@ -690,7 +694,7 @@ class SqlGuardImpl implements SqlGuard {
   }
 
   private finish(partial: Omit<SqlDecision, "route">, _p: null): SqlDecision {
-    const route: SqlDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.approved && partial.core !== null && !partial.core.admissible ? "AdvisoryPassthrough" : "Approved";
+    const route: SqlDecision["route"] = partial.action === "ask" ? "ConsentEscalated" : partial.action === "deny" ? "Vetoed" : partial.core !== null && !partial.core.admissible ? "AdvisoryPassthrough" : "Approved";
     return deepFreeze({ ...partial, route } as SqlDecision);
   }
 
@@ -733,6 +737,15 @@ class SqlGuardImpl implements SqlGuard {
       }
     });
   }
+}
+
+/** A count as the database gives it: a number, a bigint or a text of digits (node-postgres gives a
+ * bigint as text), whole and not negative. Anything else is state not read (a NaN passed every bound, a
+ * null counted 0, a fraction was compared with the bound as if rows could be halved, and the bounded
+ * count took `true`, `[1]` or "0x1" for 1). */
+function countOf(v: unknown, what: string): number {
+  if (!(typeof v === "bigint" || typeof v === "number" || (typeof v === "string" && /^\d+$/.test(v))) || !Number.isInteger(Number(v)) || Number(v) < 0) throw new StateError(what);
+  return Number(v);
 }
 
 /** PostgreSQL pre-image rows (rid, r, k), each physical row once (joins may match a row twice). */

@@ -101,6 +101,22 @@ describe("jsonSafe", () => {
     expect(jsonSafe({ ok: 1, bad })).toEqual({ ok: 1, bad: marker("unreadable") });
   });
 
+  it("a list whose length changes while it is copied is read as a loop reads it: length once per test", () => {
+    // A proxy answering 1, then 2: the copy takes two elements and asks for the length three times,
+    // as `for (i = 0; i < list.length; i++)` does (a copy made at the first answer still follows it).
+    for (const copy of [jsonSafe, frozenJsonSafe]) {
+      let reads = 0;
+      const list = new Proxy(["a", "b"], {
+        get(t, k, r) {
+          if (k === "length") return ++reads === 1 ? 1 : 2;
+          return Reflect.get(t, k, r);
+        },
+      });
+      expect(copy({ list })).toEqual({ list: ["a", "b"] });
+      expect(reads).toBe(3);
+    }
+  });
+
   it("`__proto__`, `constructor` and `toString` keys are copied as own data, prototypes untouched", () => {
     const copy = jsonSafe(JSON.parse('{"__proto__":{"polluted":true},"constructor":1,"toString":"x"}')) as Record<string, unknown>;
     expect(Object.keys(copy)).toEqual(["__proto__", "constructor", "toString"]);

@@ -126,6 +126,10 @@ describe("postgres: rows kept", () => {
     const d = await g.check("TRUNCATE notes");
     expect(d).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4" });
     expect(d.message).toMatch(/^not approved: TRUNCATE would remove 3 rows of public\.notes that nothing could give back \(sql\.truncate\.\w+\)$/);
+    // After another statement on the table too (regression: approved with a copy of orders and items).
+    for (const q of ["DELETE FROM orders WHERE id = 1; TRUNCATE orders CASCADE", "UPDATE orders SET total = 0 WHERE id = 7; TRUNCATE orders"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
+    }
   });
 
   it("DROP … CASCADE names the tables the cascade reaches; ALTER names the table; both are a rollback inside the caller's transaction", async () => {
@@ -143,6 +147,31 @@ describe("postgres: rows kept", () => {
       expect(t).toMatchObject({ approved: false, action: "ask", tier: "T3", reason: "below_threshold" });
       expect(t.message).toMatch(/^not approved: below_threshold/);
       expect(t.inverse.map((s) => s.tool)).toEqual(["sql_rollback"]);
+    } finally {
+      await pg.exec("ROLLBACK");
+    }
+  });
+});
+
+describe("postgres: CREATE TABLE IF NOT EXISTS of a table that exists", () => {
+  it("changes nothing: a DELETE of that table beside it is kept and undone, and the undo of a string holding it leaves the table (regression: approved as changing nothing; and the undo dropped the existing table)", async () => {
+    await fresh();
+    const g = await guard();
+    await roundTrip(g, "CREATE TABLE IF NOT EXISTS orders (id integer PRIMARY KEY); DELETE FROM orders WHERE id = 7");
+    await roundTrip(g, "CREATE TABLE IF NOT EXISTS orders (id integer PRIMARY KEY); DELETE FROM notes WHERE body = 'a'");
+  });
+});
+
+describe("postgres: the caller's open transaction", () => {
+  it("a DROP in it is a rollback (T3, asked) whatever the table holds: over the restore bound too, never over_bound (no bound makes a PostgreSQL DROP restorable)", async () => {
+    await fresh();
+    const g = await guard({ bounds: { maxRows: 1 } });
+    await pg.exec("BEGIN");
+    try {
+      const d = await g.check("DROP TABLE notes");
+      expect(d).toMatchObject({ approved: false, action: "ask", tier: "T3", reason: "below_threshold", restorePoint: null });
+      expect(d.message).toMatch(/^not approved: below_threshold/);
+      expect(d.inverse.map((s) => s.tool)).toEqual(["sql_rollback"]);
     } finally {
       await pg.exec("ROLLBACK");
     }
@@ -192,6 +221,15 @@ describe("postgres: INSERT … ON CONFLICT DO UPDATE", () => {
     await roundTrip(g, q);
     // ON CONFLICT DO NOTHING updates nothing: no child is read.
     expect(await g.check("INSERT INTO p (id, code) VALUES (1, 'q') ON CONFLICT DO NOTHING")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p"] } });
+  });
+
+  it("reaches the ON UPDATE actions of the tables referencing a child its ON UPDATE CASCADE sets: asked, naming the child", async () => {
+    await fresh(`CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text UNIQUE REFERENCES p (code) ON UPDATE CASCADE);
+      CREATE TABLE g (id integer PRIMARY KEY, ccode text REFERENCES c (pcode) ON UPDATE SET NULL); INSERT INTO p VALUES (1, 'a'); INSERT INTO c VALUES (1, 'a'); INSERT INTO g VALUES (1, 'a');`);
+    const g = await guard();
+    expect(await g.check("INSERT INTO p (id, code) VALUES (1, 'z') ON CONFLICT (id) DO UPDATE SET code = excluded.code")).toMatchObject({
+      approved: false, reason: "over_bound", message: "not approved: INSERT would add to rows of public.p, and foreign-key actions reach public.c and the tables that reference it, which the guard does not read",
+    });
   });
 });
 
@@ -255,17 +293,19 @@ describe("postgres: an INSERT that leaves the key to a sequence", () => {
     await roundTrip(g, `INSERT INTO "Odd" (v) VALUES ('n')`);
   });
 
-  it("a cycling or descending sequence, or a key that is not an integer, keeps the whole table", async () => {
+  it("a cycling or descending sequence, a key that is not an integer, or a key of two columns (its first a serial), keeps the whole table", async () => {
     await fresh(`CREATE SEQUENCE cyc CYCLE; CREATE TABLE c (id integer PRIMARY KEY DEFAULT nextval('cyc'), v text); ALTER SEQUENCE cyc OWNED BY c.id; INSERT INTO c (v) VALUES ('a');
       CREATE SEQUENCE down INCREMENT -1 MINVALUE -100 MAXVALUE 0 START 0; CREATE TABLE d (id integer PRIMARY KEY DEFAULT nextval('down'), v text); ALTER SEQUENCE down OWNED BY d.id; INSERT INTO d (v) VALUES ('a');
       CREATE SEQUENCE num; CREATE TABLE n (id numeric PRIMARY KEY DEFAULT nextval('num'), v text); ALTER SEQUENCE num OWNED BY n.id; INSERT INTO n (v) VALUES ('a');
-      CREATE TABLE plain (id integer PRIMARY KEY DEFAULT 5, v text); INSERT INTO plain VALUES (1, 'a');`);
+      CREATE TABLE plain (id integer PRIMARY KEY DEFAULT 5, v text); INSERT INTO plain VALUES (1, 'a');
+      CREATE TABLE two (id serial, b integer, v text, PRIMARY KEY (id, b)); INSERT INTO two (b, v) VALUES (1, 'a');`);
     const g = await guard();
-    for (const t of ["c", "d", "n", "plain"]) {
-      const d = await g.check(`INSERT INTO ${t} (v) VALUES ('b')`);
+    for (const t of ["c", "d", "n", "plain", "two"]) {
+      const d = await g.check(`INSERT INTO ${t} (${t === "two" ? "b, v) VALUES (2, " : "v) VALUES ("}'b')`);
       expect(d.restorePoint, t).toMatchObject({ tables: [`public.${t}`], rows: 1 });
     }
     await roundTrip(g, "INSERT INTO d (v) VALUES ('b')");
+    await roundTrip(g, "INSERT INTO two (b, v) VALUES (2, 'b')");
   });
 });
 
@@ -290,6 +330,14 @@ describe("postgres: the undo's order over tables a foreign key links", () => {
     const g = await guard();
     const q = "DELETE FROM parts WHERE id = 1; DELETE FROM items WHERE id = 3; DELETE FROM orders WHERE id = 2";
     expect((await g.check(q)).restorePoint).toMatchObject({ tables: ["public.parts", "public.items", "public.orders"], rows: 5 });
+    await roundTrip(g, q);
+  });
+
+  it("a child that references both its parent and that parent's own parent comes back after both (its depth is the longest path, not the last parent's)", async () => {
+    await fresh("CREATE TABLE mid (id integer PRIMARY KEY, order_id integer REFERENCES orders (id)); CREATE TABLE leaf (id integer PRIMARY KEY, order_id integer REFERENCES orders (id), mid_id integer REFERENCES mid (id)); INSERT INTO mid VALUES (1, 3); INSERT INTO leaf VALUES (1, 3, 1);");
+    const g = await guard();
+    const q = "DELETE FROM leaf WHERE id = 1; DELETE FROM mid WHERE id = 1; DELETE FROM orders WHERE id = 3";
+    expect((await g.check(q)).restorePoint).toMatchObject({ tables: ["public.leaf", "public.mid", "public.orders"], rows: 3 });
     await roundTrip(g, q);
   });
 

@@ -149,6 +149,18 @@ describe("the tables referencing a child the actions update", () => {
     expect(state(h.raw)).toBe(before);
   });
 
+  it("ON DELETE SET DEFAULT sets the child's rows too: a grandchild's ON UPDATE action is reached, asked", async () => {
+    const h = fresh(`CREATE TABLE p (id INTEGER PRIMARY KEY, code TEXT UNIQUE);
+      CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT UNIQUE REFERENCES p (code) ON DELETE SET DEFAULT ON UPDATE CASCADE);
+      CREATE TABLE g (id INTEGER PRIMARY KEY, ccode TEXT REFERENCES c (pcode) ON UPDATE CASCADE);
+      INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (1, 'a'), (2, 'b'); INSERT INTO g VALUES (1, 'a');`);
+    const g = await h.guard();
+    expect(await g.check("DELETE FROM p WHERE id = 1")).toMatchObject({ approved: false, action: "ask", reason: "over_bound", message: "not approved: DELETE would remove rows of main.p, and foreign-key actions reach main.c and the tables that reference it, which the guard does not read" });
+    // What the guard foresees: the DELETE sets c's key to its default (NULL), and g's row follows it.
+    h.raw.exec("DELETE FROM p WHERE id = 1");
+    expect(h.raw.prepare("SELECT ccode FROM g").all()).toEqual([{ ccode: null }]);
+  });
+
   it("a grandchild's ON UPDATE action is not reached when the child's rows are deleted, not set: kept and undone", async () => {
     // d's rows are deleted by the cascade: its children's ON UPDATE never runs.
     const k = fresh(`CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE d (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE CASCADE, code TEXT UNIQUE);

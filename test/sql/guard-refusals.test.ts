@@ -34,6 +34,17 @@ describe("what no restore point can undo", () => {
   });
 });
 
+describe("what no restore point can undo, beside what one could keep", () => {
+  it("a DELETE over the bound and an ALTER TABLE in one string are refused as irreversible at any bound, never as over the bound", async () => {
+    const pg = await pglite();
+    await pg.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE notes (body text); INSERT INTO notes VALUES ('a'), ('b'), ('c'); CREATE TABLE log (id integer);");
+    for (const maxRows of [1, 10_000]) {
+      const d = await (await createSqlGuard({ db: postgresAdapter(pg, { name: "refusals" }), store, bounds: { maxRows } })).check("DELETE FROM notes; ALTER TABLE log ADD COLUMN x integer");
+      expect(d, String(maxRows)).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
+    }
+  });
+});
+
 describe("what a refusal names", () => {
   it("ALTER TABLE of a table with a trigger is refused for its definition (an ALTER fires no trigger); a DELETE of it names the trigger", async () => {
     const pg = await pglite();
@@ -45,6 +56,17 @@ describe("what a refusal names", () => {
     expect(d).toMatchObject({ approved: false, reason: "irreversible", tier: "T4" });
     expect(d.message).toMatch(/^not approved: ALTER TABLE public\.notes changes its definition, and nothing keeps the old one \(sql\.alter\.\w+\)$/);
     expect((await g.check("DELETE FROM notes WHERE id = 1")).message).toBe("not approved: the trigger notes_t on public.notes runs code the guard does not read (for the statement and for its undo): what else DELETE would remove 1 rows of public.notes would change is unknown");
+  });
+});
+
+describe("CREATE OR REPLACE of a view with a trigger", () => {
+  it("is refused for the definition it replaces, not for the trigger (a CREATE fires no trigger; regression: the message named the INSTEAD OF trigger and 'what else it would change 0 rows of public.v')", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; CREATE TABLE t (x integer); CREATE VIEW v AS SELECT x FROM t;
+      CREATE FUNCTION nop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+      CREATE TRIGGER v_t INSTEAD OF INSERT ON v FOR EACH ROW EXECUTE FUNCTION nop();`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "refusals" }), store });
+    expect(await g.check("CREATE OR REPLACE VIEW v AS SELECT x, 1 AS y FROM t")).toMatchObject({ approved: false, reason: "irreversible", tier: "T4", message: "not approved: CREATE OR REPLACE replaces the definition of public.v, and nothing keeps the old one (sql.create.replace)" });
   });
 });
 

@@ -179,9 +179,9 @@ describe("postgres: the scopes of TRUNCATE and DROP", () => {
     expect(await g.check("DELETE FROM orders WHERE id = 99")).toMatchObject({ approved: true, reason: "reversible", restorePoint: null });
   });
 
-  it("a bounded count that returns no number is unknown_state, never a count of 0", async () => {
+  it("a bounded count that returns no number is unknown_state, never a count of 0 (regression: a boolean, a list holding a number and a text JavaScript reads as a number were 1)", async () => {
     const h = await postgres();
-    for (const bad of [[], [{ n: null, rid: null }], [{ n: -1 }], [{ n: "many" }], [{ n: 1 }, { n: 1 }]]) {
+    for (const bad of [[], [{ n: null, rid: null }], [{ n: -1 }], [{ n: "many" }], [{ n: 1 }, { n: 1 }], [{ n: 1.5 }], [{ n: true }], [{ n: [1] }], [{ n: "0x1" }], [{ n: "1e0" }]]) {
       const db: SqlAdapter = { ...h.db, read: async (sql, params) => (sql.startsWith("WITH __polar_n AS MATERIALIZED") ? bad : h.db.read(sql, params)) };
       expect(await (await guard({ ...h, db })).check("DELETE FROM orders WHERE id = 7"), JSON.stringify(bad)).toMatchObject({ approved: false, reason: "unknown_state", message: "not judged (unknown_state): the bounded count returned no number" });
     }

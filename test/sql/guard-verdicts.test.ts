@@ -729,9 +729,9 @@ describe("a count the database answers with no number", () => {
     return { ...h.db, read: async (sql, params) => { const r = await h.db.read(sql, params); return sql.startsWith("SELECT count(*) AS n FROM (") ? answer(r) : r; } };
   }
 
-  it("is unknown_state, never a count (a null was 0: a child with rows counted as empty; a NaN passed every bound)", async () => {
+  it("is unknown_state, never a count (a null was 0: a child with rows counted as empty; a NaN passed every bound; a fraction was compared with the bound)", async () => {
     const h = fresh();
-    for (const [name, answer] of [["no row", () => []], ["two rows", (r) => [...r, ...r]], ["null", () => [{ n: null }]], ["a missing n", () => [{}]], ["text", () => [{ n: "two" }]], ["an empty text", () => [{ n: "" }]], ["-1", () => [{ n: -1 }]], ["NaN", () => [{ n: Number.NaN }]], ["a boolean", () => [{ n: true }]]] as [string, (r: Record<string, unknown>[]) => Record<string, unknown>[]][]) {
+    for (const [name, answer] of [["no row", () => []], ["two rows", (r) => [...r, ...r]], ["null", () => [{ n: null }]], ["a missing n", () => [{}]], ["text", () => [{ n: "two" }]], ["an empty text", () => [{ n: "" }]], ["-1", () => [{ n: -1 }]], ["NaN", () => [{ n: Number.NaN }]], ["a boolean", () => [{ n: true }]], ["a fraction", () => [{ n: 1.5 }]], ["a text of a fraction", () => [{ n: "1.5" }]], ["a text that JavaScript reads as a number", () => [{ n: "0x1" }]], ["a digit text with a sign", () => [{ n: "+1" }]], ["a list holding a number", () => [{ n: [1] }]]] as [string, (r: Record<string, unknown>[]) => Record<string, unknown>[]][]) {
       const g = await guard(counting(h, answer));
       for (const q of ["DELETE FROM orders WHERE id = 1", "DELETE FROM notes WHERE body = 'a'", "DROP TABLE orders"]) {
         expect(await g.check(q), `${name}: ${q}`).toMatchObject({ approved: false, action: "ask", reason: "unknown_state", message: "not judged (unknown_state): a count returned no number", restorePoint: null, execution: null });
@@ -746,6 +746,27 @@ describe("a count the database answers with no number", () => {
       expect(await g.check("DELETE FROM orders WHERE id = 1"), String(as(1n))).toMatchObject({ approved: true, restorePoint: { tables: ["main.orders", "main.items"], rows: 4 } });
       expect(await (await guard(counting(h, (r) => r.map((x) => ({ n: as(x.n) }))), { bounds: { maxRows: 3 } })).check("DELETE FROM notes WHERE body = 'a'")).toMatchObject({ approved: true, restorePoint: { rows: 3 } });
       expect(await (await guard(counting(h, (r) => r.map((x) => ({ n: as(x.n) }))), { bounds: { maxRows: 2 } })).check("DELETE FROM notes WHERE body = 'a'")).toMatchObject({ approved: false, reason: "over_bound" });
+    }
+  });
+
+  it("a count of several digits given as text (node-postgres gives count(*), a bigint, as text) is that count", async () => {
+    const h = fresh("INSERT INTO notes VALUES ('b'), ('c'), ('d'), ('e'), ('f'), ('g'), ('h'), ('i'), ('j');");
+    const text = counting(h, (r) => r.map((x) => ({ n: String(x.n) })));
+    expect(await (await guard(text, { bounds: { maxRows: 12 } })).check("DELETE FROM notes")).toMatchObject({ approved: true, restorePoint: { tables: ["main.notes"], rows: 12 } });
+    expect(await (await guard(text, { bounds: { maxRows: 11 } })).check("DELETE FROM notes")).toMatchObject({ approved: false, reason: "over_bound", message: "not approved: DELETE would remove more than 11 rows of main.notes; that is over the restore bound (11 rows), so they were counted, not read, and no undo is possible" });
+  });
+});
+
+describe("CREATE … IF NOT EXISTS of a relation that exists", () => {
+  it("changes nothing: beside a DELETE of that table the rows are kept and undone; beside other statements the undo leaves the relation (regression: the CREATE decided the table's scope, and `CREATE TABLE IF NOT EXISTS orders …; DELETE FROM orders` was approved as changing nothing; and the relation was kept as created, so the undo of a string holding it dropped the existing table)", async () => {
+    const h = fresh();
+    const g = await guard(h);
+    const same = "CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL); DELETE FROM orders WHERE id = 7";
+    expect(await g.check(same)).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.orders", "main.items"], rows: 7 } });
+    await roundTrip(h, g, same);
+    for (const q of ["CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL); DELETE FROM notes WHERE body = 'a'", "UPDATE notes SET body = 'b' WHERE body = 'a'; CREATE TABLE IF NOT EXISTS orders (x INTEGER)"]) {
+      expect(await g.check(q), q).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.notes"], rows: 3 } });
+      await roundTrip(h, g, q);
     }
   });
 });
