@@ -161,7 +161,7 @@ describe("reading a tool list", () => {
         name: "update_user",
         description: "Update",
         annotations: { readOnlyHint: false, destructiveHint: "yes", idempotentHint: true },
-        inputSchema: { properties: { bio: { type: "string", description: "about" }, user_id: { type: 5 }, extra: "not a schema" }, required: ["user_id", 7, "ghost"] },
+        inputSchema: { properties: { bio: { type: "string", description: "about" }, user_id: { type: 5, description: 7 }, extra: "not a schema" }, required: ["user_id", 7, "ghost"] },
       }],
     });
     expect(tools).toEqual([{
@@ -216,6 +216,7 @@ describe("a tool that takes an SQL statement or a shell command", () => {
     // Before the fix the name rule was tested against the whole context, where it never matched.
     ["`cmd` of a tool named `cmd` (read-only hint and all)", tool("cmd", { description: "Executes a line", params: ["cmd"], paramInfo: { cmd: { type: "string" } }, annotations: { readOnlyHint: true } }), { kind: "shell", argument: "cmd" }],
     ["`script` of a tool named `run_…`", withParam("run_it", "Starts it", "script"), { kind: "shell", argument: "script" }],
+    ["`query` of a tool whose name says table", withParam("apply_table_change", "", "query"), { kind: "sql", argument: "query" }],
   ])("%s: a dispatcher", (_what, t, expected) => {
     expect(dispatchArgument(t)).toEqual(expected);
   });
@@ -262,6 +263,8 @@ describe("what is still provisional, and promoting it", () => {
     const lines = text.split("\n");
     for (const i of items) expect(lines[i.line - 1]).toContain(i.id);
     expect(provisionalItems(null, null)).toEqual([]);
+    const live = promote(text, "draft.create_y.inverse", r.tables);
+    expect(provisionalItems(compiled(live).tables, live).map((i) => i.id)).toEqual(["draft.get_x.read_only", "draft.delete_y.compensation"]);
     expect(provisionalItems(null, "%provisional(a.b) read_only(x).\n %provisional(c) read_only(y).\n%provisional(d)read_only(z).")).toEqual([{ id: "a.b", kind: "declaration", line: 1 }]);
   });
 
@@ -282,5 +285,7 @@ describe("what is still provisional, and promoting it", () => {
     const twoLines = promote(other, "mine", compiled(other).tables);
     expect(twoLines).toContain('@id("mine") inverse_of(delete_y, create_y, y.state, 0.5).');
     expect(twoLines.endsWith("\n")).toBe(true);
+    const ownLine = `${text}\n@id("own")\ninverse_of(delete_y, create_y, y.state, 0.5, status = provisional).\n`;
+    expect(promote(ownLine, "own", compiled(ownLine).tables).split("\n").slice(-3)).toEqual(['@id("own")', "inverse_of(delete_y, create_y, y.state, 0.5).", ""]);
   });
 });
