@@ -9,8 +9,6 @@ import { defineLazyBefore } from "./lazy.js";
 export const NON_JSON = "$nonjson";
 const MAX_DEPTH = 64;
 const MAX_NODES = 100_000;
-/** Arrays up to this length are copied into an array made at their length. */
-const PREALLOCATE = 256;
 
 export function define(obj: Record<string, unknown>, key: string, value: unknown): void {
   // `__proto__` and friends stay plain data keys: names Object.prototype has are defined (assigning
@@ -83,33 +81,25 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
   if (typeof v !== "object") return mark(kindOf(v), w);
   if (depth >= MAX_DEPTH) return mark("too deep", w);
   const o = v as object; // never null: root and child take it
-  // Ancestors only (a shared subtree is copied twice, not a cycle): the first `depth` entries of the
-  // stack, searched by a loop (no builtin call per container).
-  const stack = w.stack;
-  for (let i = 0; i < depth; i++) if (stack[i] === o) return mark("cycle", w);
-  stack[depth] = o;
+  // Ancestors only (a shared subtree is copied twice, not a cycle); at most MAX_DEPTH of them.
+  if (w.stack.includes(o)) return mark("cycle", w);
+  w.stack.push(o);
   let out: unknown;
   try {
     if (Array.isArray(v)) {
-      // Made at its length when that is small (no growing copies of the backing store per push). The
-      // loop reads `length` exactly as often as before (once per test: the first read is the first
-      // test's), and the copy is cut to what was written.
-      let n = v.length;
-      const arr: unknown[] = (n >>> 0) === n && n <= PREALLOCATE ? new Array<unknown>(n) : [];
-      let i = 0;
-      for (; i < n; i++, n = v.length) {
+      const arr: unknown[] = [];
+      for (let i = 0; i < v.length; i++) {
         // A hole costs a node too: `length` alone can claim 2^32 - 1 elements that hold nothing.
         if (w.nodes >= MAX_NODES) {
-          arr[i++] = mark("too large", w);
+          arr.push(mark("too large", w));
           break;
         }
-        if (i in v) arr[i] = child(v[i], depth, w);
+        if (i in v) arr.push(child(v[i], depth, w));
         else {
           w.nodes++;
-          arr[i] = mark("array hole", w);
+          arr.push(mark("array hole", w));
         }
       }
-      if (arr.length !== i) arr.length = i;
       out = arr;
     } else {
       const proto = Object.getPrototypeOf(o);
@@ -137,6 +127,7 @@ function walk(v: unknown, depth: number, w: Walk): unknown {
     w.marked = true;
     out = { [NON_JSON]: "unreadable" };
   }
+  w.stack.pop();
   if (w.freeze) Object.freeze(out);
   return out;
 }
@@ -199,19 +190,15 @@ export type CallCheck = { ok: true; call: ToolCall } | { ok: false; problem: str
 /** Checks a JSON-safe copy of a call: an object with a non-empty string `name` and a plain-object
  * `arguments` holding only JSON. */
 export function checkCallShape(safe: unknown, what = "the call"): CallCheck {
-  // The latest clean copy holds no `$nonjson` key and its objects are the copy's own `{}` (prototype
-  // Object.prototype), so an object in it that is not an array is a plain object without a marker.
-  const clean = safe === cleanCopy && safe !== null;
-  if (clean ? Array.isArray(safe) : !isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return { ok: false, problem: `${what} is not an object` };
-  const call = safe as Record<string, unknown>;
-  if (typeof call.name !== "string" || call.name === "") return { ok: false, problem: `${what} has no tool name (\`name\` is not a non-empty string)` };
-  const args = call.arguments;
-  if (clean ? typeof args !== "object" || args === null || Array.isArray(args) : !isPlainObject(args) || Object.prototype.hasOwnProperty.call(args, NON_JSON)) {
-    return { ok: false, problem: `${what} (\`${call.name}\`): \`arguments\` is not a plain object` };
+  if (!isPlainObject(safe) || Object.prototype.hasOwnProperty.call(safe, NON_JSON)) return { ok: false, problem: `${what} is not an object` };
+  if (typeof safe.name !== "string" || safe.name === "") return { ok: false, problem: `${what} has no tool name (\`name\` is not a non-empty string)` };
+  const args = safe.arguments;
+  if (!isPlainObject(args) || Object.prototype.hasOwnProperty.call(args, NON_JSON)) {
+    return { ok: false, problem: `${what} (\`${safe.name}\`): \`arguments\` is not a plain object` };
   }
-  const marker = clean ? null : firstMarker(args, "arguments");
-  if (marker !== null) return { ok: false, problem: `${what} (\`${call.name}\`): \`${marker.split(" ")[0]}\` is not JSON ${marker.slice(marker.indexOf(" ") + 1)}` };
-  return { ok: true, call: { name: call.name, arguments: args as Record<string, unknown> } };
+  const marker = safe === cleanCopy ? null : firstMarker(args, "arguments");
+  if (marker !== null) return { ok: false, problem: `${what} (\`${safe.name}\`): \`${marker.split(" ")[0]}\` is not JSON ${marker.slice(marker.indexOf(" ") + 1)}` };
+  return { ok: true, call: { name: safe.name, arguments: args } };
 }
 
 /** An executed call as the forward sequence records it: name, arguments, and result/before if known.
