@@ -65,7 +65,10 @@ export function parseToolList(json: unknown): ToolInfo[] {
   });
 }
 
-const READ_VERBS = /^(get|list|read|search|find|fetch|lookup|query|describe|show|view|open|count|check|validate|calculate|directory)(_|$)/;
+/** Verbs that name a read in every API seen. Not `open` or `check`: `open_account`, `open_ticket`,
+ * `check_in`, `check_out` write (and `open_` pairs with `close_` below); a tool not guessed read-only
+ * is refused until reviewed, the safe side of a wrong guess. */
+const READ_VERBS = /^(get|list|read|search|find|fetch|lookup|query|describe|show|view|count|validate|calculate|directory)(_|$)/;
 /** Create/delete-like pairs of name prefixes: `create_x` is undone by `delete_x` (the first pair whose
  * other tool exists). */
 const PAIRS: ReadonlyArray<readonly [string, string]> = [

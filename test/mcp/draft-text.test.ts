@@ -58,13 +58,23 @@ describe("the draft of a tool list", () => {
     ["book_trip", "cancel_trip"], ["place_order", "cancel_order"], ["enable_alarm", "disable_alarm"], ["open_door", "close_door"],
     ["lock_file", "unlock_file"], ["attach_disk", "detach_disk"], ["link_card", "unlink_card"], ["start_job", "stop_job"],
   ])("%s is undone by %s (a pair of names), and is what compensates it", (forward, inverse) => {
-    // Not guessed read-only from the name (`open_…` reads): the hint says it writes.
-    const text = draftOf([tool(forward, { annotations: { readOnlyHint: false } }), tool(inverse)]);
+    const text = draftOf([tool(forward), tool(inverse)]);
     const noun = forward.slice(forward.indexOf("_") + 1);
     expect(text).toContain(`@id("draft.${forward}.inverse") inverse_of(${inverse}, ${forward}, ${noun}.state, 0.9, status = provisional).`);
     expect(text).toContain(`@id("draft.${inverse}.compensation") compensates(${forward}, ${inverse}, ${noun}.state, draft_unreviewed_residue, 0.9, status = provisional).`);
     expect(text).toContain(`slot_definition(${noun}, state, object).`);
     compiled(text);
+  });
+
+  it.each(["open_account", "open_ticket", "open_pull_request", "check_in", "check_out", "open", "check"])("`%s` is not guessed read-only from its verb: opening and checking in or out write", (name) => {
+    const text = draftOf([tool(name, { params: ["account_id"], required: ["account_id"] })]);
+    expect(text).not.toContain(`read_only(${name})`);
+    expect(text).toContain(`tool(${name}, acts_on = account, key = account_id).`);
+    expect(compiled(text).tables.tools.filter((t) => t.readOnly)).toEqual([]);
+  });
+
+  it.each(["get_x", "list_x", "count_rows", "validate_input", "calculate", "show_x", "view_x", "directory_tree"])("`%s` is guessed read-only from its verb (provisional, commented out)", (name) => {
+    expect(draftOf([tool(name)])).toContain(`%provisional(draft.${name}.read_only) read_only(${name}).`);
   });
 
   it("a pair is two names with the same noun after the prefixes; the first pair whose other tool exists wins", () => {
