@@ -80,6 +80,9 @@ interface Scope {
   vars: Map<string, string | null>;
   /** Walking a loop once only to see what it changes (its commands are not kept). */
   trial: boolean;
+  /** Names the line defines as functions, shared by every scope of the line (a definition in a
+   * subshell or a branch that may not run counts too: the safe side). A call of one runs its body. */
+  functions: Set<string>;
 }
 
 class Unparsed extends Error {}
@@ -97,7 +100,7 @@ export function parseCommandLine(source: string, cwd: string, home: string, dept
     if (root.hasError) return { ok: false, reason: "unparsed", detail: `syntax error near \`${firstError(root)}\`` };
     if (source.includes("\r") || source.includes("\\\n")) between(root, source);
     const out: SimpleCommand[] = [];
-    walk(root, { cwd, vars: new Map([["HOME", home], ["PWD", cwd]]), trial: false }, out, []);
+    walk(root, { cwd, vars: new Map([["HOME", home], ["PWD", cwd]]), trial: false, functions: new Set() }, out, []);
     return { ok: true, commands: out };
   } catch (e) {
     if (e instanceof Unparsed) return { ok: false, reason: "unparsed", detail: e.message };
@@ -149,7 +152,7 @@ function push(out: SimpleCommand[], c: SimpleCommand): void {
   out.push(c);
 }
 
-const copy = (s: Scope): Scope => ({ cwd: s.cwd, vars: new Map(s.vars), trial: s.trial });
+const copy = (s: Scope): Scope => ({ cwd: s.cwd, vars: new Map(s.vars), trial: s.trial, functions: s.functions });
 
 /** Walks a part that may not run (`again`: or may run many times): what it changes in the shell is
  * unknown after it (and, when it may run again, in it: found by walking it once beforehand). */
@@ -254,7 +257,11 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       // The body runs when the function is called, later on the line, with the variables and directory
       // of that moment: walked with both unknown. Whatever it may set is unknown after the definition.
       // (Globs too: the function may run after a `shopt`, and may run one.)
-      const inner: Scope = { cwd: null, vars: new Map([[GLOBS, null]]), trial: scope.trial };
+      // From here on (and in the body: it may call itself) a call of the name runs the body, not the
+      // command or builtin of that name (`:(){ :|:& };:` is not `:`).
+      const name = n.childForFieldName("name");
+      if (name !== null) scope.functions.add(name.text);
+      const inner: Scope = { cwd: null, vars: new Map([[GLOBS, null]]), trial: scope.trial, functions: scope.functions };
       for (const c of named(n)) walk(c, inner, out, redirects);
       for (const k of inner.vars.keys()) scope.vars.set(k, null);
       if (inner.vars.has("PWD")) scope.cwd = null;
@@ -389,6 +396,12 @@ function command(n: Node, scope: Scope, out: SimpleCommand[], outer: Redirect[],
     else if (c.type !== "$") throw new Unparsed(`\`${c.text}\` joined to the word after it`);
   }
   argv.push(...extra);
+  // A call of a function the line defines runs its body, judged where it is defined, with whatever
+  // the call's arguments and the shell are by then, and maybe itself again: not followed.
+  const head = argv[0];
+  if (head !== undefined && head.text !== null && scope.functions.has(head.text)) {
+    argv[0] = { text: null, raw: head.raw, glob: false, why: `a function this line defines (\`${head.text}\`): what a call of it runs is not followed` };
+  }
   const cmd: SimpleCommand = { argv, redirects, cwd: scope.cwd, env, text: n.text };
   push(out, cmd);
   effects(cmd, scope);

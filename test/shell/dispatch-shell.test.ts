@@ -49,3 +49,26 @@ describe("sh/bash/zsh/dash: the command string after the shell's options, a scri
     expect(dispatch(line)).toEqual(expected);
   });
 });
+
+// A function the line defines runs its body when called (the body is judged where it is defined): a call
+// of its name is never the command or builtin of that name. Before: `:(){ :|:& };:` (a fork bomb) and
+// `true(){ :; }; true` were judged as the builtins and approved read-only.
+const FUNCTION_CALL_CASES: Case[] = [
+  [":(){ :|:& };:", [
+    "unresolved_argument: the command name : is not known: a function this line defines (`:`): what a call of it runs is not followed",
+    "unresolved_argument: the command name : is not known: a function this line defines (`:`): what a call of it runs is not followed",
+    "unresolved_argument: the command name : is not known: a function this line defines (`:`): what a call of it runs is not followed",
+  ]],
+  ["true(){ :; }; true", ["unresolved_argument: the command name true is not known: a function this line defines (`true`): what a call of it runs is not followed"]],
+  ["cat() { ls; }; cat a.txt", ["unresolved_argument: the command name cat is not known: a function this line defines (`cat`): what a call of it runs is not followed"]],
+  // The builtin itself, and a definition that is never called: judged as before.
+  ["true(){ :; }; builtin true; command true", []],
+  ["f() { ls; }", []],
+  ["f() { rm a.txt; }", ["unresolved_argument: a.txt: relative to a directory that is not known (cd)"]],
+];
+
+describe("a call of a function the line defines", () => {
+  it.each(FUNCTION_CALL_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});

@@ -360,6 +360,13 @@ const SHELL_STATE: Case[] = [
     ["X=a; f() { X=b; }; rm $X", ["/w: rm ?$X{unset or unknown variable $X}"]],
     ["f() { cd /; }; rm x", ["?: cd /","?: rm x"]],
     ["f() { :; }; rm * a", ["?: :","/w: rm ?*{a glob after shopt, set or GLOBIGNORE may have changed what it matches} a"]],
+    // A call of a function the line defines runs its body (judged where it is defined), not the command
+    // or builtin of that name, and may call itself: its name is not known (`:(){ :|:& };:` is no `:`).
+    [":(){ :|:& };:", ["?: ?:{a function this line defines (`:`): what a call of it runs is not followed}","?: ?:{a function this line defines (`:`): what a call of it runs is not followed}","/w: ?:{a function this line defines (`:`): what a call of it runs is not followed}"]],
+    ["ls() { rm -r .; }; ls -l", ["?: rm -r .","/w: ?ls{a function this line defines (`ls`): what a call of it runs is not followed} -l"]],
+    ["(cd() { :; }); cd x; rm y", ["?: :","/w: ?cd{a function this line defines (`cd`): what a call of it runs is not followed} x","/w: rm y"]],
+    ["function true { :; }; builtin true; command true; \\true", ["?: :","/w: builtin true","/w: command true","/w: ?\\true{a function this line defines (`true`): what a call of it runs is not followed}"]],
+    ["ls; ls() { :; }", ["/w: ls","?: :"]],
     // A part that may not run (after && or ||, a branch) or may run many times (a loop): what it changes is unknown after it.
     ["test -d b && cd b; rm x", ["/w: test -d b","/w: cd b","?: rm x"]],
     ["cd src && rm x && rm y", ["/w: cd src","/w/src: rm x","/w/src: rm y"]],
