@@ -286,6 +286,29 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
   }
 }
 
+/** `git branch -m A B` of the branch HEAD is on moves HEAD onto B as well; its undo deletes B and
+ * recreates A at B's commit, so HEAD must follow back to A, or it is left on a branch that no longer
+ * exists (every file then shows as a new one). The branch HEAD goes back on after the steps: null when
+ * no step deletes the branch HEAD is on (or a step recreates that same branch, or switches); not ok when one
+ * does and the undo puts no one branch back at its commit. Reads the repository: throws when it cannot. */
+function headAfterUndo(inverse: readonly InverseStep[], repo: string | null): { ok: true; ref: string | null } | { ok: false; why: string } {
+  // A switch step puts HEAD where it was itself (`git checkout -b x` is undone by switching back, then
+  // deleting x).
+  if (repo === null || !inverse.some((s) => s.tool === "git_ref_delete") || inverse.some((s) => s.tool === "git_switch_to")) return { ok: true, ref: null };
+  let head: string;
+  try {
+    head = git(repo, ["symbolic-ref", "-q", "HEAD"]).trim();
+  } catch {
+    return { ok: true, ref: null }; // detached: no branch to follow
+  }
+  const refOf = (s: InverseStep): unknown => s.arguments.ref;
+  if (!inverse.some((s) => s.tool === "git_ref_delete" && refOf(s) === head) || inverse.some((s) => s.tool === "git_ref_create" && refOf(s) === head)) return { ok: true, ref: null };
+  const at = git(repo, ["rev-parse", "--verify", "-q", head]).trim();
+  const back = inverse.filter((s) => s.tool === "git_ref_create" && typeof refOf(s) === "string" && (refOf(s) as string).startsWith("refs/heads/") && s.arguments.target === at);
+  if (back.length !== 1) return { ok: false, why: `it deletes ${head}, the branch HEAD is on, and puts ${back.length === 0 ? "no branch" : "more than one branch"} back at its commit` };
+  return { ok: true, ref: refOf(back[0]!) as string };
+}
+
 function lexists(p: string): boolean {
   try {
     lstatSync(p);
@@ -320,9 +343,18 @@ export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, se
   if (now !== e.after) {
     return { ok: false, id: e.id, reason: "changed_since", message: `refused: what ${e.id} touched has changed since it ran; undoing it would destroy newer work`, steps };
   }
+  let head: ReturnType<typeof headAfterUndo>;
+  try {
+    head = headAfterUndo(e.inverse, e.repo);
+  } catch (err) {
+    return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
+  }
+  if (!head.ok) return { ok: false, id: e.id, reason: "inverse_failed", message: `refused: the undo of ${e.id} would leave HEAD on a branch that no longer exists (${head.why}); nothing was changed`, steps };
+  if (head.ref !== null) steps.push(`git symbolic-ref HEAD ${head.ref}`);
   if (dryRun) return { ok: true, id: e.id, reason: "dry_run", message: `would undo ${e.id}`, steps };
   try {
     for (const s of e.inverse) runStep(s, store, e.repo, e.kinds ?? {});
+    if (head.ref !== null) git(e.repo!, ["symbolic-ref", "HEAD", head.ref]);
   } catch (err) {
     after?.();
     return { ok: false, id: e.id, reason: "inverse_failed", message: `the undo of ${e.id} failed: ${(err as Error).message}`, steps };

@@ -470,6 +470,50 @@ describe("undoEntry: judged on the current state, then run", () => {
     expect(undoEntry(j, s, r, { id: "u-fail" }, false).reason).toBe("inverse_failed");
   });
 
+  it("renaming the branch HEAD is on moved HEAD too: the undo puts HEAD back on the old name (was: left on the deleted new name, every file then a new one)", () => {
+    const { r, j, s } = setup([], []);
+    const ws = repo();
+    const at = git(ws, ["rev-parse", "HEAD"]).trim();
+    const before = [git(ws, ["symbolic-ref", "HEAD"]), git(ws, ["for-each-ref"]), bash(ws, "git status --porcelain")];
+    bash(ws, "git branch -m main renamed");
+    const inverse = [step("git_ref_delete", { ref: "refs/heads/renamed" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/main", target: at }, "git_ref_delete")];
+    j.add(entry({ id: "u-mv", repo: ws, inverse, after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, undefined, true).steps.at(-1)).toBe("git symbolic-ref HEAD refs/heads/main");
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("undone");
+    expect([git(ws, ["symbolic-ref", "HEAD"]), git(ws, ["for-each-ref"]), bash(ws, "git status --porcelain")]).toEqual(before);
+    // A branch HEAD is not on: HEAD stays where it is.
+    bash(ws, "git branch -m feature f2");
+    j.add(entry({ id: "u-mv2", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/f2" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/feature", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, undefined, false).steps).not.toContain("git symbolic-ref HEAD refs/heads/feature");
+    expect([git(ws, ["symbolic-ref", "HEAD"]), git(ws, ["for-each-ref"])]).toEqual(before.slice(0, 2));
+    // The undo deletes the branch HEAD is on and recreates it (a rename over it, undone): HEAD stays.
+    j.add(entry({ id: "u-same", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/main", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("undone");
+    expect(git(ws, ["symbolic-ref", "HEAD"])).toBe(before[0]);
+  });
+
+  it("an undo that would delete the branch HEAD is on and put no one branch back at its commit is refused before any step", () => {
+    const { r, j, s } = setup([], []);
+    const ws = repo();
+    const at = git(ws, ["rev-parse", "HEAD"]).trim();
+    const refs = git(ws, ["for-each-ref"]);
+    j.add(entry({ id: "u-none", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, undefined, false)).toEqual({ ok: false, id: "u-none", reason: "inverse_failed", message: "refused: the undo of u-none would leave HEAD on a branch that no longer exists (it deletes refs/heads/main, the branch HEAD is on, and puts no branch back at its commit); nothing was changed", steps: ["git update-ref -d refs/heads/main"] });
+    j.add(entry({ id: "u-two", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/a1", target: at }, "git_ref_delete"), step("git_ref_create", { ref: "refs/heads/a2", target: at }, "git_ref_delete"), step("git_ref_create", { ref: "refs/tags/t", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, { id: "u-two" }, false).message).toContain("and puts more than one branch back at its commit");
+    expect(git(ws, ["for-each-ref"])).toBe(refs);
+    expect(j.isUndone("u-none") || j.isUndone("u-two")).toBe(false);
+    // A switch step puts HEAD back itself (`git checkout -b x` is undone by switching back, then deleting x).
+    bash(ws, "git checkout -q -b nb");
+    j.add(entry({ id: "u-sw", repo: ws, inverse: [step("git_switch_to", { branch: "main", target: at }, "git_switch"), step("git_ref_delete", { ref: "refs/heads/nb" }, "git_ref_add")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, { id: "u-sw" }, false).reason).toBe("undone");
+    expect(git(ws, ["symbolic-ref", "HEAD"])).toBe("refs/heads/main\n");
+    // Detached HEAD: no branch to follow.
+    bash(ws, "git checkout -q --detach");
+    j.add(entry({ id: "u-det", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/main", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, { id: "u-det" }, false).reason).toBe("undone");
+  });
+
   it("an entry without kinds (older journals) moves back as if every source existed", () => {
     const { r, j, s } = setup([], []);
     writeFileSync(`${r}/b`, "moved");
