@@ -83,6 +83,10 @@ interface Ctx {
   home: string;
   out: Dispatch;
   depth: number;
+  /** Paths an earlier command of the line makes links at (`ln`, `cp -l`/`-s`, a link copied as a link
+   * or moved): a later path at or under one reaches whatever the link points to, which the check,
+   * reading the filesystem as it is before the line, cannot see. */
+  links: string[];
 }
 
 const DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero|random|urandom)$/;
@@ -96,7 +100,7 @@ export function dispatchCommand(command: string, cwd: string, cat: Catalogue, ho
       out.problems.push({ reason: "unparsed", detail: parsed.detail, source: command.slice(0, 200) });
       return out;
     }
-    const ctx: Ctx = { cat, home, out, depth };
+    const ctx: Ctx = { cat, home, out, depth, links: [] };
     for (const c of parsed.commands) simple(ctx, c);
   } catch (e) {
     out.problems.push({ reason: "unparsed", detail: `dispatcher error: ${e instanceof Error ? e.message : String(e)}`, source: command.slice(0, 200) });
@@ -128,6 +132,12 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     }
     if (w.text === "") continue;
     const base = cwd ?? "/";
+    const at = joinPath(base, w.text);
+    const link = ctx.links.find((l) => at === l || at.startsWith(`${l}/`));
+    if (link !== undefined) {
+      problem(ctx, "unresolved_argument", `${w.raw}: through ${link}, a link this line makes: what it reaches is not known at check time`, source);
+      return null;
+    }
     // A trailing slash resolves through a final symbolic link (POSIX: as if `/.` were appended):
     // `rm -r link/` removes what is in the link's target directory, not the link.
     const through = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
@@ -142,9 +152,17 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         continue;
       }
     }
-    res.push(through(joinPath(base, w.text)));
+    res.push(through(at));
   }
   return res;
+}
+
+function isLinkNow(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Linux's MAXSYMLINKS: open(2) follows this many links and fails with ELOOP after. */
@@ -517,8 +535,13 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names.
       const intoDir = target !== undefined || srcs.length > 1 || (isDirectoryNow(dest[0]!) && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
       const into = intoDir ? followLinks(dest[0]!) : dest[0]!;
+      // What the line makes a link at: every `ln`; `cp -l`/`-s`; a link moved, or copied as a link (cp
+      // -a/-d/-P/-R keep a source that is a link a link; without them cp copies what it points to).
+      const linkCopy = has(opts, "-l", "--link", "-s", "--symbolic-link");
+      const keepsLinks = has(opts, "-a", "--archive", "-d", "-P", "--no-dereference", "-R", "-r", "--recursive") && !has(opts, "-L", "--dereference");
       for (const s of srcs as string[]) {
         const d = intoDir ? joinPath(into, basename(s)) : into;
+        if (entry.effect === "link" || (entry.effect === "copy" && (linkCopy || (keepsLinks && isLinkNow(s)))) || (entry.effect === "move" && isLinkNow(s))) ctx.links.push(d);
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
         // cp writes through a link to a file; install and `cp --remove-destination` remove the link
         // first and write a new file in its place (checked with coreutils 9 here).
