@@ -355,6 +355,15 @@ export class RestoreStore {
   }
 
   private putBack(k: KeptPath, skip: string | null): void {
+    // A file that has other names now (hard links: `cp -l`, `ln`, a pnpm store's files) is written back
+    // in place: a write through one name changed every name, and a new file made here would leave the
+    // others holding what the call wrote.
+    const only = k.entries?.length === 1 ? k.entries[0]! : null;
+    if (skip === null && only !== null && only.rel === "" && only.kind === "file" && hardLinked(k.path)) {
+      writeFileSync(k.path, this.object(only.hash!));
+      chmodSync(k.path, only.mode);
+      return;
+    }
     if (skip === null) rmSync(k.path, { recursive: true, force: true });
     else {
       // The repository root: everything but .git goes, then comes back (a root that is gone, with
@@ -456,4 +465,14 @@ export function fingerprint(paths: readonly string[], limit = 20_000): string {
 
 export function relativeTo(root: string, p: string): string {
   return relative(root, p);
+}
+
+/** A regular file with more than one name (not following a link). */
+function hardLinked(p: string): boolean {
+  try {
+    const st = lstatSync(p);
+    return st.isFile() && st.nlink > 1;
+  } catch {
+    return false;
+  }
 }

@@ -158,6 +158,40 @@ describe("take and apply: paths", () => {
     expect(readlinkSync(`${d}/sub/link`)).toBe("../a.txt");
   });
 
+  it("a file with other names (hard links) is written back in place, so every name gets its content back (was: a new file, the other names kept what the call wrote)", () => {
+    const r = root();
+    writeFileSync(`${r}/work.txt`, "hours of work");
+    chmodSync(`${r}/work.txt`, 0o640);
+    execFileSync("ln", [`${r}/work.txt`, `${r}/other`]);
+    const ino = lstatSync(`${r}/work.txt`).ino;
+    const s = store();
+    const p = s.take([`${r}/other`], null);
+    writeFileSync(`${r}/other`, "written through one name");
+    chmodSync(`${r}/other`, 0o600);
+    s.apply(s.load(p.id));
+    for (const n of ["work.txt", "other"]) {
+      expect(readFileSync(`${r}/${n}`, "utf8")).toBe("hours of work");
+      expect(lstatSync(`${r}/${n}`).ino).toBe(ino);
+      expect(lstatSync(`${r}/${n}`).mode & 0o777).toBe(0o640);
+    }
+    // Replaced by a new file (one name now, as `sed -i` does): put back as a file of its own; the other
+    // name was never written.
+    rmSync(`${r}/other`);
+    writeFileSync(`${r}/other`, "a new file");
+    s.apply(p);
+    expect(readFileSync(`${r}/other`, "utf8")).toBe("hours of work");
+    expect(readFileSync(`${r}/work.txt`, "utf8")).toBe("hours of work");
+    // A kept folder, and a kept file that is absent or a link now, go the usual way.
+    rmSync(`${r}/other`);
+    s.apply(p);
+    expect(readFileSync(`${r}/other`, "utf8")).toBe("hours of work");
+    rmSync(`${r}/other`);
+    symlinkSync("work.txt", `${r}/other`);
+    s.apply(p);
+    expect(lstatSync(`${r}/other`).isSymbolicLink()).toBe(false);
+    expect(readFileSync(`${r}/work.txt`, "utf8")).toBe("hours of work");
+  });
+
   it("a path under another kept path is inside it; the same content twice is one object", () => {
     const r = root();
     const d = tree(r);
