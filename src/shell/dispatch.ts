@@ -91,8 +91,9 @@ interface Ctx {
 
 const DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero|random|urandom)$/;
 
-/** Dispatches a whole command line run in `cwd`. Never throws. */
-export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0): Dispatch {
+/** Dispatches a whole command line run in `cwd`. Never throws. `links`: the paths made links at so far
+ * (shared with a `sh -c` string inside the line). */
+export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0, links: string[] = []): Dispatch {
   const out: Dispatch = { calls: [], problems: [], commands: 0 };
   try {
     const parsed = parseCommandLine(command, cwd, home, depth);
@@ -100,7 +101,7 @@ export function dispatchCommand(command: string, cwd: string, cat: Catalogue, ho
       out.problems.push({ reason: "unparsed", detail: parsed.detail, source: command.slice(0, 200) });
       return out;
     }
-    const ctx: Ctx = { cat, home, out, depth, links: [] };
+    const ctx: Ctx = { cat, home, out, depth, links };
     for (const c of parsed.commands) simple(ctx, c);
   } catch (e) {
     out.problems.push({ reason: "unparsed", detail: `dispatcher error: ${e instanceof Error ? e.message : String(e)}`, source: command.slice(0, 200) });
@@ -633,7 +634,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         problem(ctx, "unresolved_argument", `${name} -c in a directory that is not known`, source);
         return;
       }
-      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1);
+      // The links the line made so far reach into the string, and the string's reach the rest of the line.
+      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1, ctx.links);
       ctx.out.calls.push(...inner.calls);
       ctx.out.problems.push(...inner.problems);
       ctx.out.commands += inner.commands;

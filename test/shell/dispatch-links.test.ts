@@ -26,6 +26,9 @@ const LINK_CASES: Case[] = [
   ["cp link l2; echo x > l2", ["fs_write path=@/l2", "fs_write path=@/l2"]],
   ["cp -a a.txt c; echo x > c", ["fs_write path=@/c", "fs_write path=@/c"]],
   ["mv a.txt c; echo x > c", ["fs_move source=@/a.txt destination=@/c", "fs_write path=@/c"]],
+  // Into and out of a `sh -c` string.
+  ["ln -s a.txt l; sh -c 'echo x > l'", ["fs_write path=@/l", through("l", "l")]],
+  ["sh -c 'ln -s a.txt l'; rm l", ["fs_write path=@/l", through("l", "l")]],
   // Reading through the new link, and paths beside it, are as before.
   ["ln -s a.txt l; cat l", ["fs_write path=@/l"]],
   ["ln -s src d && rm dd", ["fs_write path=@/d", "fs_remove path=@/dd"]],
