@@ -2,7 +2,7 @@
 // (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
 // What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
 // unknown_effect, unparsed, over_bound): such a call is never approved without a question.
-import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
@@ -132,6 +132,11 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     }
     if (w.text === "") continue;
     const base = cwd ?? "/";
+    const up = w.glob ? null : parentSteps(ctx, base, w.text);
+    if (up !== null) {
+      problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+      return null;
+    }
     const at = joinPath(base, w.text);
     const link = ctx.links.find((l) => at === l || at.startsWith(`${l}/`));
     if (link !== undefined) {
@@ -148,13 +153,83 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        res.push(...g.matches.map(through));
+        // A match keeps the pattern's `..` (`src/../*.txt` matches `src/../a.txt`): judged like a literal path.
+        const up = g.matches.map((m) => parentSteps(ctx, "/", m)).find((x) => x !== null);
+        if (up !== undefined) {
+          problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+          return null;
+        }
+        res.push(...g.matches.map((m) => through(joinPath("/", m))));
         continue;
+      }
+      const up = parentSteps(ctx, base, w.text);
+      if (up !== null) {
+        problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+        return null;
       }
     }
     res.push(through(at));
   }
   return res;
+}
+
+/** Why a `..` in `text` (relative to base) does not lead where the path, read as text, says, or null.
+ * The kernel resolves `d/..` on the filesystem: `d` must be a directory when the command runs (`touch
+ * missing/../f` fails, `mkdir -p x/../y` creates x too), and `..` of a link to a directory is the
+ * parent of its target, not of the link. So each part before a `..` must be a directory now whose
+ * parent is the one the text names, or a directory an earlier command of the line makes (`mkdir`
+ * makes a directory, not a link). A glob is judged on each of its matches. */
+function parentSteps(ctx: Ctx, base: string, text: string): string | null {
+  const segs = text.split("/");
+  if (!segs.includes("..")) return null;
+  let cur = text.startsWith("/") ? "/" : base;
+  for (const seg of segs) {
+    if (seg === "" || seg === ".") continue;
+    if (seg !== "..") {
+      cur = joinPath(cur, seg);
+      continue;
+    }
+    if (cur !== "/" && !madeByLine(ctx, cur)) {
+      if (!isDirectoryNow(cur)) return `${cur}/..: ${cur} is not a directory now (the command fails, or makes it first)`;
+      let real: string;
+      let parent: string;
+      try {
+        real = realpathSync(cur);
+        parent = realpathSync(dirname(cur));
+      } catch {
+        return `${cur}/..: ${cur} cannot be resolved`;
+      }
+      if (dirname(real) !== parent) return `${cur}/..: ${cur} leads to ${real}, whose parent is not ${dirname(cur)}`;
+    }
+    cur = dirname(cur);
+  }
+  return null;
+}
+
+/** A directory an earlier command of the line makes (`mkdir`, `mkdir -p`'s ancestors, `git init`). */
+function madeByLine(ctx: Ctx, p: string): boolean {
+  return ctx.out.calls.some((k) => k.name === "fs_mkdir" && k.arguments.path === p);
+}
+
+/** The directories `mkdir -p` makes before each `..` of the path as written (each missing part before
+ * a `..`, with its missing ancestors); `paths()` then judges each `..` against them. */
+function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: string): void {
+  const segs = text.split("/");
+  let cur = text.startsWith("/") ? "/" : cwd;
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i]!;
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      cur = dirname(cur);
+      continue;
+    }
+    cur = joinPath(cur, seg);
+    if (!segs.slice(i + 1).includes("..") || pathExists(cur) || madeByLine(ctx, cur)) continue;
+    const chain: string[] = [];
+    for (let d = cur; !pathExists(d) && !madeByLine(ctx, d) && chain.length <= MAX_MKDIR_CHAIN; d = dirname(d)) chain.unshift(d);
+    if (chain.length > MAX_MKDIR_CHAIN) return; // paths() refuses the part that is not there
+    for (const d of chain) call(ctx, "fs_mkdir", { path: d }, source);
+  }
 }
 
 function isLinkNow(p: string): boolean {
@@ -475,16 +550,18 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "mkdir": {
+      const parents = has(opts, "-p", "--parents");
+      // `mkdir -p x/../y` walks the path as written: it makes x (then x/.. is the directory x is in), then y.
+      if (parents && cwd !== null) for (const w of ops) if (w.text !== null && !w.glob) mkdirBeforeParentSteps(ctx, cwd, w.text, source);
       const ps = paths(ctx, ops, cwd, source);
       if (ps === null) return;
-      const parents = has(opts, "-p", "--parents");
       for (const p of ps) {
         if (parents) {
           const chain: string[] = [];
           // Only the missing ancestors are created (and removed again by the undo); every one of them,
           // or the undo would leave the outer ones behind.
           // `/` always exists, so the walk ends there at the latest.
-          for (let d = dirname(p); !pathExists(d); d = dirname(d)) {
+          for (let d = dirname(p); !pathExists(d) && !madeByLine(ctx, d); d = dirname(d)) {
             if (chain.length === MAX_MKDIR_CHAIN) {
               problem(ctx, "over_bound", `mkdir -p ${p}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
               return;
