@@ -1454,11 +1454,16 @@ function fromVerb(rest: Word[], global: { value: readonly string[]; flags: reado
 const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"];
 const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cookies", "--rejected-log", "--hsts-file"];
 
+/** wget's options that change the name it saves under in a way not known at check time: `-E` adds
+ * `.html` (or `.css`) after the server's content type, `--default-page` names a URL ending in `/`,
+ * `--restrict-file-names` escapes characters, `--backups` renames the files already there. */
+const WGET_RENAMES = ["-E", "--adjust-extension", "--html-extension", "--default-page", "--restrict-file-names", "--backups"];
+
 /** The long options of curl and wget the dispatcher reads, and the real ones that are prefixes of them
  * (`--head` of `--header`, `--cookie` of `--cookie-jar`): a shorter prefix is an abbreviation. */
 const DOWNLOAD_OPTIONS: Record<string, readonly string[]> = {
   curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_FILES],
-  wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_FILES],
+  wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_RENAMES, ...WGET_FILES],
 };
 
 /** Commands whose first word names a group of verbs. */
@@ -1480,6 +1485,21 @@ function remoteFileName(url: string): string {
   return last === "" ? "index.html" : last;
 }
 
+/** Why the name `wget URL` saves under is not the URL's last segment, or null. wget keeps the query
+ * (`a?q=1`) and decodes %-escapes (`a%20b` is saved as `a b`); a name that is taken, now or by an
+ * earlier URL of the call, gets the next free number (`a.1`, `a.2`: checked with wget 1.21) unless
+ * `-N`, `-nc` or `-c` say what to do with it. */
+function wgetNameUnknown(urls: string[], saved: string[], keepsName: boolean): string | null {
+  for (let i = 0; i < urls.length; i++) {
+    const url = urls[i]!.split("#")[0]!;
+    if (url.includes("?")) return `${urls[i]}: it saves under a name with the query, escaped its own way (write -O FILE)`;
+    if (remoteFileName(url).includes("%")) return `${urls[i]}: it saves under the name with its %-escapes decoded (write -O FILE)`;
+    if (keepsName) continue;
+    if (pathExists(saved[i]!) || saved.indexOf(saved[i]!) < i) return `${saved[i]} is taken: it saves under ${saved[i]}.1 or the next free number (write -O FILE)`;
+  }
+  return null;
+}
+
 function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
@@ -1496,7 +1516,7 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
     // name (recursive, from the server's headers, from a list): not known.
-    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file"]).includes(x));
+    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file", ...WGET_RENAMES]).includes(x));
     if (unknown !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
       return;
@@ -1520,9 +1540,15 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     }
     if (outs.length === 0 && (name === "wget" || has(o.opts, "-O", "--remote-name", "--remote-name-all"))) {
-      const urls = o.ops.some((w) => w.text !== null && w.text.includes("://")) ? o.ops.filter((w) => w.text === null || w.text.includes("://")) : o.ops.slice(-1);
+      // Every operand of wget is a URL, with a scheme or without one (`wget x.test/f` fetches http://x.test/f).
+      const urls = name === "wget" ? o.ops : o.ops.some((w) => w.text !== null && w.text.includes("://")) ? o.ops.filter((w) => w.text === null || w.text.includes("://")) : o.ops.slice(-1);
       if (urls.length === 0 || urls.some((w) => w.text === null) || base[0] === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
-      else for (const u of urls) call(ctx, "fs_write", { path: followLinks(joinPath(base[0]!, remoteFileName(u.text!))) }, source);
+      else {
+        const saved = urls.map((u) => joinPath(base[0]!, remoteFileName(u.text!)));
+        const why = name === "wget" ? wgetNameUnknown(urls.map((u) => u.text!), saved, has(o.opts, "-N", "--timestamping", "-nc", "--no-clobber", "-c", "--continue")) : null;
+        if (why !== null) problem(ctx, "unresolved_argument", `wget: ${why}`, source);
+        else for (const p of saved) call(ctx, "fs_write", { path: followLinks(p) }, source);
+      }
     }
     // The files their logging options write (headers, cookies, traces, wget's log).
     for (const opt of name === "curl" ? CURL_FILES : WGET_FILES) {
