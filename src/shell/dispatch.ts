@@ -1604,8 +1604,28 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     problem(ctx, "unknown_effect", "docker --config: the folder's config.json may name plugins or credential helpers docker runs", source);
     return;
   }
-  if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
+  if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!))) return;
+  if (read !== undefined && ((sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) {
+    // A read verb that starts or makes something with some options (`docker buildx inspect --bootstrap`
+    // starts a builder, `gh pr view --web` a browser): the catalogue's readOnlyUnless of the verb.
+    const why = verbNotReadOnly(ctx, name, sub!, verb, from!);
+    if (why !== null) problem(ctx, "unknown_effect", why, source);
+    return;
+  }
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+}
+
+/** Why a read verb of a command that is not read-only is not read-only with the words after it (the
+ * catalogue's readOnlyUnless under `name group verb`, `name verb`: `docker buildx inspect`, `gh view`,
+ * `npm help`), or null. `from` starts at the verb, or at the group when there is one. */
+function verbNotReadOnly(ctx: Ctx, name: string, sub: string, verb: string | null, from: Word[]): string | null {
+  const keys = verb === null ? [`${name} ${sub}`] : [`${name} ${sub} ${verb}`, `${name} ${sub}`, `${name} ${verb}`];
+  const after = from.slice(verb === null ? 1 : 2);
+  for (const key of keys) {
+    const why = notReadOnly(ctx.cat.readOnlyUnless[key], after);
+    if (why !== null) return `${name} ${verb === null ? sub : `${sub} ${verb}`} ${why} may write files or change the system`;
+  }
+  return null;
 }
 
 /** `--help` or `--version` among the command's own words: before any operand but its verb (and a
@@ -1690,7 +1710,12 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
   // `npm audit fix`, `pnpm audit --fix` (overrides written into package.json).
   // `go list -mod=mod` (`-mod mod`) updates go.mod and go.sum as it needs (the default is readonly).
   const goMod = name === "go" && rest.some((w, i) => w.text !== null && (/^--?mod=mod$/.test(w.text) || (/^--?mod$/.test(w.text) && rest[i + 1]?.text === "mod")));
-  if (ENV_READ.has(sub) && readOnly && !runs && !goMod && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) return;
+  if (ENV_READ.has(sub) && readOnly && !runs && !goMod && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) {
+    // `npm help --viewer browser` starts a browser: the catalogue's readOnlyUnless of the verb.
+    const why = verbNotReadOnly(ctx, name, sub, null, from!);
+    if (why !== null) problem(ctx, "unknown_effect", why, source);
+    return;
+  }
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;
