@@ -1193,7 +1193,10 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git clean -i asks interactively", source);
         return;
       }
-      if (!has(opts, "-f", "--force")) return; // clean.requireForce: git refuses without -f
+      // Without -f git refuses only while clean.requireForce is true (the default): a repository (or
+      // user) config that sets it false cleans. The dispatcher reads no config (Layer B is read for the
+      // calls it names), so `git clean` is judged as cleaning; where git refuses, nothing changed and the
+      // undo of nothing is nothing.
       // The paths only narrow what git_clean (every untracked file) stands for.
       if (paths(ctx, ops, where, source) === null) return;
       gitCall("git_clean", { ignored: has(opts, "-x", "-X") }, source);
