@@ -189,7 +189,8 @@ function parentSteps(ctx: Ctx, base: string, text: string): string | null {
       cur = joinPath(cur, seg);
       continue;
     }
-    if (cur !== "/" && !madeByLine(ctx, cur)) {
+    // A directory the line makes is one only where nothing is now (`mkdir far` fails on a link).
+    if (cur !== "/" && !(madeByLine(ctx, cur) && !pathExists(cur))) {
       if (!isDirectoryNow(cur)) return `${cur}/..: ${cur} is not a directory now (the command fails, or makes it first)`;
       let real: string;
       let parent: string;
@@ -446,6 +447,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         const inWord = eq > 0 ? t.slice(eq + 1) : short ? t.slice(2) : null;
         if (chdir.includes(eq > 0 ? t.slice(0, eq) : t) || short) {
           const v = inWord ?? rest[i + 1]?.text;
+          // chdir(2) resolves a `..` on the filesystem (`env -C far/.. rm x`, far a link elsewhere).
+          const up = v === undefined || v === null || dir === null ? null : parentSteps(ctx, dir, v);
+          if (up !== null) return problem(ctx, "unresolved_argument", `${name} ${t}: ${up}`, source);
           dir = v === undefined || v === null || dir === null ? null : joinPath(dir, v);
           i += inWord === null ? 2 : 1;
           continue;
@@ -904,6 +908,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const d = args[i + 1];
       if (d === undefined || d.text === null || dir === null) {
         problem(ctx, "unresolved_argument", "git -C with a directory that is not known", source);
+        return;
+      }
+      // git changes directory with chdir(2): a `..` is resolved on the filesystem.
+      const up = parentSteps(ctx, dir, d.text);
+      if (up !== null) {
+        problem(ctx, "unresolved_argument", `git -C ${d.raw}: ${up}`, source);
         return;
       }
       dir = joinPath(dir, d.text);

@@ -39,7 +39,14 @@ const PARENT_STEP_CASES: Case[] = [
   ["touch sub/deep/../../f", ["fs_write path=@/f"]],
   ["mkdir x && touch x/../f", ["fs_mkdir path=@/x", "fs_write path=@/f"]],
   ["cd srclink && touch ../f", ["fs_write path=@/f"]],
+  // mkdir fails on what is there: a link stays a link.
+  ["mkdir far; touch far/../f", ["fs_mkdir path=@/far", "unresolved_argument: far/../f: @/far/..: @/far leads to @/sub/deep, whose parent is not @"]],
   ["cd far && touch ../f", ["unresolved_argument: ../f: @/far/..: @/far leads to @/sub/deep, whose parent is not @"]],
+  // Directories changed to with chdir(2) (env -C, sudo -D, git -C) resolve their `..` the same way.
+  ["env -C far/.. rm deep/x", ["unresolved_argument: env -C: @/far/..: @/far leads to @/sub/deep, whose parent is not @"]],
+  ["env --chdir=missing/.. rm a.txt", ["unresolved_argument: env --chdir=missing/..: @/missing/..: @/missing is not a directory now (the command fails, or makes it first)"]],
+  ["env -C src/.. rm a.txt", ["fs_remove path=@/a.txt"]],
+  ["git -C far/.. rm -q x", ["unresolved_argument: git -C far/..: @/far/..: @/far leads to @/sub/deep, whose parent is not @"]],
 ];
 
 describe("a `..` after a part that is not a directory now, or a link elsewhere, is not the path its text says", () => {
