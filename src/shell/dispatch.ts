@@ -213,8 +213,8 @@ function madeByLine(ctx: Ctx, p: string): boolean {
 }
 
 /** The directories `mkdir -p` makes before each `..` of the path as written (each missing part before
- * a `..`, with its missing ancestors); `paths()` then judges each `..` against them. */
-function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: string): void {
+ * a `..`, with its missing ancestors), added to `made`; `paths()` then judges each `..` against them. */
+function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: string, made: Set<string>): void {
   const segs = text.split("/");
   let cur = text.startsWith("/") ? "/" : cwd;
   for (let i = 0; i < segs.length; i++) {
@@ -229,7 +229,10 @@ function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: str
     const chain: string[] = [];
     for (let d = cur; !pathExists(d) && !madeByLine(ctx, d) && chain.length <= MAX_MKDIR_CHAIN; d = dirname(d)) chain.unshift(d);
     if (chain.length > MAX_MKDIR_CHAIN) return; // paths() refuses the part that is not there
-    for (const d of chain) call(ctx, "fs_mkdir", { path: d }, source);
+    for (const d of chain) {
+      call(ctx, "fs_mkdir", { path: d }, source);
+      made.add(d);
+    }
   }
 }
 
@@ -556,7 +559,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
     case "mkdir": {
       const parents = has(opts, "-p", "--parents");
       // `mkdir -p x/../y` walks the path as written: it makes x (then x/.. is the directory x is in), then y.
-      if (parents && cwd !== null) for (const w of ops) if (w.text !== null && !w.glob) mkdirBeforeParentSteps(ctx, cwd, w.text, source);
+      const made = new Set<string>();
+      if (parents && cwd !== null) for (const w of ops) if (w.text !== null && !w.glob) mkdirBeforeParentSteps(ctx, cwd, w.text, source, made);
       const ps = paths(ctx, ops, cwd, source);
       if (ps === null) return;
       for (const p of ps) {
@@ -565,7 +569,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
           // Only the missing ancestors are created (and removed again by the undo); every one of them,
           // or the undo would leave the outer ones behind.
           // `/` always exists, so the walk ends there at the latest.
-          for (let d = dirname(p); !pathExists(d) && !madeByLine(ctx, d); d = dirname(d)) {
+          // (Not those an earlier mkdir of the line makes: it may fail, `mkdir a/b; mkdir -p a/b/c`.)
+          for (let d = dirname(p); !pathExists(d) && !made.has(d); d = dirname(d)) {
             if (chain.length === MAX_MKDIR_CHAIN) {
               problem(ctx, "over_bound", `mkdir -p ${p}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
               return;

@@ -21,6 +21,8 @@ const PARENT_STEP_CASES: Case[] = [
   ["mkdir -p x/../x/z", ["fs_mkdir path=@/x", "fs_mkdir path=@/x/z"]],
   ["mkdir --parents x/../y", ["fs_mkdir path=@/x", "fs_mkdir path=@/y"]],
   ["mkdir -p src/../n", ["fs_mkdir path=@/n"]],
+  // An earlier mkdir of the line may fail (a/b without a): mkdir -p's own chain does not stop at it.
+  ["mkdir a/b; mkdir -p a/b/c", ["fs_mkdir path=@/a/b", "fs_mkdir path=@/a", "fs_mkdir path=@/a/b", "fs_mkdir path=@/a/b/c"]],
   ["mkdir -p far/../n", ["unresolved_argument: far/../n: @/far/..: @/far leads to @/sub/deep, whose parent is not @"]],
   // Without -p the missing part is not made: mkdir fails.
   ["mkdir x/../y", ["unresolved_argument: x/../y: @/x/..: @/x is not a directory now (the command fails, or makes it first)"]],
