@@ -1477,10 +1477,15 @@ const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cook
  * `--restrict-file-names` escapes characters, `--backups` renames the files already there. */
 const WGET_RENAMES = ["-E", "--adjust-extension", "--html-extension", "--default-page", "--restrict-file-names", "--backups"];
 
+/** curl's options that write other files than the ones named: `--no-clobber` saves beside a file that is
+ * there as `name.1` (curl 7.83), `--create-dirs` makes the output's missing directories (the undo of
+ * the file left them). */
+const CURL_RENAMES = ["--no-clobber", "--create-dirs"];
+
 /** The long options of curl and wget the dispatcher reads, and the real ones that are prefixes of them
  * (`--head` of `--header`, `--cookie` of `--cookie-jar`): a shorter prefix is an abbreviation. */
 const DOWNLOAD_OPTIONS: Record<string, readonly string[]> = {
-  curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_FILES],
+  curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_RENAMES, ...CURL_FILES],
   wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_RENAMES, ...WGET_FILES],
 };
 
@@ -1534,7 +1539,7 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
     // name (recursive, from the server's headers, from a list): not known.
-    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file", ...WGET_RENAMES]).includes(x));
+    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name", ...CURL_RENAMES] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file", ...WGET_RENAMES]).includes(x));
     if (unknown !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
       return;

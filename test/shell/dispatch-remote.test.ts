@@ -280,9 +280,13 @@ const WGET_NAME_CASES: Case[] = [
   ["wget -O a.txt https://x.test/a.txt", ["fs_write path=@/a.txt"]],
   ["wget -nd https://x.test/n#part", ["fs_write path=@/n"]],
   ["curl -O 'https://x.test/a?q=1'", ["fs_write path=@/a"]],
+  // curl --no-clobber saves beside a file that is there (a.txt.1); --create-dirs makes the output's folders.
+  ["curl --no-clobber -o a.txt https://x.test/a", ["unknown_effect: curl --no-clobber: reads options or writes files the dispatcher cannot name"]],
+  ["curl --create-dirs -o n/m/f https://x.test/a", ["unknown_effect: curl --create-dirs: reads options or writes files the dispatcher cannot name"]],
+  ["curl --no-clob -O https://x.test/a", ["unresolved_argument: curl --no-clob: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
 ];
 
-describe("wget: a name it saves under that is not the URL's last segment is not known", () => {
+describe("wget (and curl --no-clobber): a name it saves under that is not the URL's last segment is not known", () => {
   it.each(WGET_NAME_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
   });
