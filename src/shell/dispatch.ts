@@ -1633,6 +1633,8 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     // starts a builder, `gh pr view --web` a browser): the catalogue's readOnlyUnless of the verb.
     const why = verbNotReadOnly(ctx, name, sub!, verb, from!);
     if (why !== null) problem(ctx, "unknown_effect", why, source);
+    // `gh browse` opens the page in a browser; with -n (--no-browser) it prints the address.
+    else if (name === "gh" && sub === "browse" && !from!.some((w) => w.text === "-n" || w.text === "--no-browser")) problem(ctx, "unknown_effect", "gh browse starts a browser (without -n)", source);
     return;
   }
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);

@@ -170,6 +170,11 @@ const READ_VERB_CASES: Case[] = [
   ["gh search repos -w polar", ["unknown_effect: gh search repos -w may write files or change the system"]],
   ["gh pr view 3", []],
   ["gh pr checks 3", []],
+  // gh browse opens a browser; -n prints the address.
+  ["gh browse", ["unknown_effect: gh browse starts a browser (without -n)"]],
+  ["gh browse src/x.ts", ["unknown_effect: gh browse starts a browser (without -n)"]],
+  ["gh browse -n", []],
+  ["gh browse --no-browser src/x.ts", []],
 ];
 
 describe("read verbs of other commands with the options that make them start or make something: asked", () => {
