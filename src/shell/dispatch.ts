@@ -212,9 +212,10 @@ function madeByLine(ctx: Ctx, p: string): boolean {
   return ctx.out.calls.some((k) => k.name === "fs_mkdir" && k.arguments.path === p);
 }
 
-/** The directories `mkdir -p` makes before each `..` of the path as written (each missing part before
- * a `..`, with its missing ancestors), added to `made`; `paths()` then judges each `..` against them. */
-function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: string, made: Set<string>): void {
+/** The directories `mkdir -p` makes before each `..` of the path as written (each missing part that a
+ * `..` follows: its parent is there or made just before), added to `made`; `paths()` then judges each
+ * `..` against them. False (over_bound) past the bound of mkdir -p's own chain. */
+function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: string, made: Set<string>): boolean {
   const segs = text.split("/");
   let cur = text.startsWith("/") ? "/" : cwd;
   for (let i = 0; i < segs.length; i++) {
@@ -226,14 +227,14 @@ function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: str
     }
     cur = joinPath(cur, seg);
     if (!segs.slice(i + 1).includes("..") || pathExists(cur) || madeByLine(ctx, cur)) continue;
-    const chain: string[] = [];
-    for (let d = cur; !pathExists(d) && !madeByLine(ctx, d) && chain.length <= MAX_MKDIR_CHAIN; d = dirname(d)) chain.unshift(d);
-    if (chain.length > MAX_MKDIR_CHAIN) return; // paths() refuses the part that is not there
-    for (const d of chain) {
-      call(ctx, "fs_mkdir", { path: d }, source);
-      made.add(d);
+    if (made.size === MAX_MKDIR_CHAIN) {
+      problem(ctx, "over_bound", `mkdir -p ${text}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
+      return false;
     }
+    call(ctx, "fs_mkdir", { path: cur }, source);
+    made.add(cur);
   }
+  return true;
 }
 
 function isLinkNow(p: string): boolean {
@@ -560,7 +561,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       const parents = has(opts, "-p", "--parents");
       // `mkdir -p x/../y` walks the path as written: it makes x (then x/.. is the directory x is in), then y.
       const made = new Set<string>();
-      if (parents && cwd !== null) for (const w of ops) if (w.text !== null && !w.glob) mkdirBeforeParentSteps(ctx, cwd, w.text, source, made);
+      if (parents && cwd !== null) for (const w of ops) if (w.text !== null && !w.glob && !mkdirBeforeParentSteps(ctx, cwd, w.text, source, made)) return;
       const ps = paths(ctx, ops, cwd, source);
       if (ps === null) return;
       for (const p of ps) {

@@ -56,3 +56,15 @@ describe("a `..` after a part that is not a directory now, or a link elsewhere, 
     expect(dispatch(line)).toEqual(expected);
   });
 });
+
+describe("mkdir -p before a `..`: the chain of missing parts is bounded like mkdir -p's own", () => {
+  it("64 missing parts are made; 65 are over the bound", () => {
+    const parts = (n: number): string => Array.from({ length: n }, (_, i) => `d${i}`).join("/");
+    const made = dispatch(`mkdir -p ${parts(64)}/../y`);
+    expect(made).toHaveLength(65);
+    expect(made.at(-1)).toBe(`fs_mkdir path=@/${parts(63)}/y`);
+    const over = dispatch(`mkdir -p ${parts(65)}/../y`);
+    expect(over).toHaveLength(65);
+    expect(over.at(-1)).toBe(`over_bound: mkdir -p ${parts(65)}/../y: more than 64 missing directories`);
+  });
+});
