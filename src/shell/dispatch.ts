@@ -2,7 +2,7 @@
 // (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
 // What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
 // unknown_effect, unparsed, over_bound): such a call is never approved without a question.
-import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
@@ -133,6 +133,11 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     }
     if (w.text === "") continue;
     const base = cwd ?? "/";
+    const up = w.glob ? null : parentSteps(ctx, base, w.text);
+    if (up !== null) {
+      problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+      return null;
+    }
     const at = joinPath(base, w.text);
     const link = ctx.links.find((l) => at === l || at.startsWith(`${l}/`));
     if (link !== undefined) {
@@ -149,13 +154,88 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        res.push(...g.matches.map(through));
+        // A match keeps the pattern's `..` (`src/../*.txt` matches `src/../a.txt`): judged like a literal path.
+        const up = g.matches.map((m) => parentSteps(ctx, "/", m)).find((x) => x !== null);
+        if (up !== undefined) {
+          problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+          return null;
+        }
+        res.push(...g.matches.map((m) => through(joinPath("/", m))));
         continue;
+      }
+      const up = parentSteps(ctx, base, w.text);
+      if (up !== null) {
+        problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+        return null;
       }
     }
     res.push(through(at));
   }
   return res;
+}
+
+/** Why a `..` in `text` (relative to base) does not lead where the path, read as text, says, or null.
+ * The kernel resolves `d/..` on the filesystem: `d` must be a directory when the command runs (`touch
+ * missing/../f` fails, `mkdir -p x/../y` creates x too), and `..` of a link to a directory is the
+ * parent of its target, not of the link. So each part before a `..` must be a directory now whose
+ * parent is the one the text names, or a directory an earlier command of the line makes (`mkdir`
+ * makes a directory, not a link). A glob is judged on each of its matches. */
+function parentSteps(ctx: Ctx, base: string, text: string): string | null {
+  const segs = text.split("/");
+  if (!segs.includes("..")) return null;
+  let cur = text.startsWith("/") ? "/" : base;
+  for (const seg of segs) {
+    if (seg === "" || seg === ".") continue;
+    if (seg !== "..") {
+      cur = joinPath(cur, seg);
+      continue;
+    }
+    // A directory the line makes is one only where nothing is now (`mkdir far` fails on a link).
+    if (cur !== "/" && !(madeByLine(ctx, cur) && !pathExists(cur))) {
+      if (!isDirectoryNow(cur)) return `${cur}/..: ${cur} is not a directory now (the command fails, or makes it first)`;
+      let real: string;
+      let parent: string;
+      try {
+        real = realpathSync(cur);
+        parent = realpathSync(dirname(cur));
+      } catch {
+        return `${cur}/..: ${cur} cannot be resolved`;
+      }
+      if (dirname(real) !== parent) return `${cur}/..: ${cur} leads to ${real}, whose parent is not ${dirname(cur)}`;
+    }
+    cur = dirname(cur);
+  }
+  return null;
+}
+
+/** A directory an earlier command of the line makes (`mkdir`, `mkdir -p`'s ancestors, `git init`). */
+function madeByLine(ctx: Ctx, p: string): boolean {
+  return ctx.out.calls.some((k) => k.name === "fs_mkdir" && k.arguments.path === p);
+}
+
+/** The directories `mkdir -p` makes before each `..` of the path as written (each missing part that a
+ * `..` follows: its parent is there or made just before), added to `made`; `paths()` then judges each
+ * `..` against them. False (over_bound) past the bound of mkdir -p's own chain. */
+function mkdirBeforeParentSteps(ctx: Ctx, cwd: string, text: string, source: string, made: Set<string>): boolean {
+  const segs = text.split("/");
+  let cur = text.startsWith("/") ? "/" : cwd;
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i]!;
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      cur = dirname(cur);
+      continue;
+    }
+    cur = joinPath(cur, seg);
+    if (!segs.slice(i + 1).includes("..") || pathExists(cur) || madeByLine(ctx, cur)) continue;
+    if (made.size === MAX_MKDIR_CHAIN) {
+      problem(ctx, "over_bound", `mkdir -p ${text}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
+      return false;
+    }
+    call(ctx, "fs_mkdir", { path: cur }, source);
+    made.add(cur);
+  }
+  return true;
 }
 
 function isLinkNow(p: string): boolean {
@@ -372,6 +452,9 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         const inWord = eq > 0 ? t.slice(eq + 1) : short ? t.slice(2) : null;
         if (chdir.includes(eq > 0 ? t.slice(0, eq) : t) || short) {
           const v = inWord ?? rest[i + 1]?.text;
+          // chdir(2) resolves a `..` on the filesystem (`env -C far/.. rm x`, far a link elsewhere).
+          const up = v === undefined || v === null || dir === null ? null : parentSteps(ctx, dir, v);
+          if (up !== null) return problem(ctx, "unresolved_argument", `${name} ${t}: ${up}`, source);
           dir = v === undefined || v === null || dir === null ? null : joinPath(dir, v);
           i += inWord === null ? 2 : 1;
           continue;
@@ -476,16 +559,20 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       return;
     }
     case "mkdir": {
+      const parents = has(opts, "-p", "--parents");
+      // `mkdir -p x/../y` walks the path as written: it makes x (then x/.. is the directory x is in), then y.
+      const made = new Set<string>();
+      if (parents && cwd !== null) for (const w of ops) if (w.text !== null && !w.glob && !mkdirBeforeParentSteps(ctx, cwd, w.text, source, made)) return;
       const ps = paths(ctx, ops, cwd, source);
       if (ps === null) return;
-      const parents = has(opts, "-p", "--parents");
       for (const p of ps) {
         if (parents) {
           const chain: string[] = [];
           // Only the missing ancestors are created (and removed again by the undo); every one of them,
           // or the undo would leave the outer ones behind.
           // `/` always exists, so the walk ends there at the latest.
-          for (let d = dirname(p); !pathExists(d); d = dirname(d)) {
+          // (Not those an earlier mkdir of the line makes: it may fail, `mkdir a/b; mkdir -p a/b/c`.)
+          for (let d = dirname(p); !pathExists(d) && !made.has(d); d = dirname(d)) {
             if (chain.length === MAX_MKDIR_CHAIN) {
               problem(ctx, "over_bound", `mkdir -p ${p}: more than ${MAX_MKDIR_CHAIN} missing directories`, source);
               return;
@@ -831,6 +918,12 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unresolved_argument", "git -C with a directory that is not known", source);
         return;
       }
+      // git changes directory with chdir(2): a `..` is resolved on the filesystem.
+      const up = parentSteps(ctx, dir, d.text);
+      if (up !== null) {
+        problem(ctx, "unresolved_argument", `git -C ${d.raw}: ${up}`, source);
+        return;
+      }
       dir = joinPath(dir, d.text);
       i += 2;
     } else if (t === "-c") {
@@ -1118,7 +1211,10 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         problem(ctx, "unknown_effect", "git clean -i asks interactively", source);
         return;
       }
-      if (!has(opts, "-f", "--force")) return; // clean.requireForce: git refuses without -f
+      // Without -f git refuses only while clean.requireForce is true (the default): a repository (or
+      // user) config that sets it false cleans. The dispatcher reads no config (Layer B is read for the
+      // calls it names), so `git clean` is judged as cleaning; where git refuses, nothing changed and the
+      // undo of nothing is nothing.
       // The paths only narrow what git_clean (every untracked file) stands for.
       if (paths(ctx, ops, where, source) === null) return;
       gitCall("git_clean", { ignored: has(opts, "-x", "-X") }, source);
@@ -1379,11 +1475,21 @@ function fromVerb(rest: Word[], global: { value: readonly string[]; flags: reado
 const CURL_FILES = ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"];
 const WGET_FILES = ["-o", "--output-file", "-a", "--append-output", "--save-cookies", "--rejected-log", "--hsts-file"];
 
+/** wget's options that change the name it saves under in a way not known at check time: `-E` adds
+ * `.html` (or `.css`) after the server's content type, `--default-page` names a URL ending in `/`,
+ * `--restrict-file-names` escapes characters, `--backups` renames the files already there. */
+const WGET_RENAMES = ["-E", "--adjust-extension", "--html-extension", "--default-page", "--restrict-file-names", "--backups"];
+
+/** curl's options that write other files than the ones named: `--no-clobber` saves beside a file that is
+ * there as `name.1` (curl 7.83), `--create-dirs` makes the output's missing directories (the undo of
+ * the file left them). */
+const CURL_RENAMES = ["--no-clobber", "--create-dirs"];
+
 /** The long options of curl and wget the dispatcher reads, and the real ones that are prefixes of them
  * (`--head` of `--header`, `--cookie` of `--cookie-jar`): a shorter prefix is an abbreviation. */
 const DOWNLOAD_OPTIONS: Record<string, readonly string[]> = {
-  curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_FILES],
-  wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_FILES],
+  curl: ["--output", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--form", "--upload-file", "--header", "--head", "--user", "--max-time", "--json", "--connect-timeout", "--retry", "--output-dir", "--config", "--remote-header-name", "--remote-name", "--remote-name-all", "--cookie", ...CURL_RENAMES, ...CURL_FILES],
+  wget: ["--output-document", "--post-data", "--post-file", "--method", "--directory-prefix", "--header", "--execute", "--input-file", "--config", "--recursive", "--mirror", "--page-requisites", "--force-directories", "--content-disposition", "--trust-server-names", ...WGET_RENAMES, ...WGET_FILES],
 };
 
 /** Commands whose first word names a group of verbs. */
@@ -1405,6 +1511,21 @@ function remoteFileName(url: string): string {
   return last === "" ? "index.html" : last;
 }
 
+/** Why the name `wget URL` saves under is not the URL's last segment, or null. wget keeps the query
+ * (`a?q=1`) and decodes %-escapes (`a%20b` is saved as `a b`); a name that is taken, now or by an
+ * earlier URL of the call, gets the next free number (`a.1`, `a.2`: checked with wget 1.21) unless
+ * `-N`, `-nc` or `-c` say what to do with it. */
+function wgetNameUnknown(urls: string[], saved: string[], keepsName: boolean): string | null {
+  for (let i = 0; i < urls.length; i++) {
+    const url = urls[i]!.split("#")[0]!;
+    if (url.includes("?")) return `${urls[i]}: it saves under a name with the query, escaped its own way (write -O FILE)`;
+    if (remoteFileName(url).includes("%")) return `${urls[i]}: it saves under the name with its %-escapes decoded (write -O FILE)`;
+    if (keepsName) continue;
+    if (pathExists(saved[i]!) || saved.indexOf(saved[i]!) < i) return `${saved[i]} is taken: it saves under ${saved[i]}.1 or the next free number (write -O FILE)`;
+  }
+  return null;
+}
+
 function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[], cwd: string | null, source: string): void {
   const words = rest.map((w) => w.text);
   if (name === "curl" || name === "wget") {
@@ -1421,7 +1542,7 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     if (sends) call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
     // Options read from a file or run as commands, and downloads whose file names the dispatcher cannot
     // name (recursive, from the server's headers, from a list): not known.
-    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name"] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file"]).includes(x));
+    const unknown = o.opts.find((x) => (name === "curl" ? ["-K", "--config", "-J", "--remote-header-name", ...CURL_RENAMES] : ["-e", "--execute", "--config", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-i", "--input-file", ...WGET_RENAMES]).includes(x));
     if (unknown !== undefined) {
       problem(ctx, "unknown_effect", `${name} ${unknown}: reads options or writes files the dispatcher cannot name`, source);
       return;
@@ -1445,9 +1566,15 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
       if (ps !== null) for (const p of ps) if (!DEVICES.test(p)) call(ctx, "fs_write", { path: followLinks(p) }, source);
     }
     if (outs.length === 0 && (name === "wget" || has(o.opts, "-O", "--remote-name", "--remote-name-all"))) {
-      const urls = o.ops.some((w) => w.text !== null && w.text.includes("://")) ? o.ops.filter((w) => w.text === null || w.text.includes("://")) : o.ops.slice(-1);
+      // Every operand of wget is a URL, with a scheme or without one (`wget x.test/f` fetches http://x.test/f).
+      const urls = name === "wget" ? o.ops : o.ops.some((w) => w.text !== null && w.text.includes("://")) ? o.ops.filter((w) => w.text === null || w.text.includes("://")) : o.ops.slice(-1);
       if (urls.length === 0 || urls.some((w) => w.text === null) || base[0] === null) problem(ctx, "unresolved_argument", `${name}: the file it writes is not known`, source);
-      else for (const u of urls) call(ctx, "fs_write", { path: followLinks(joinPath(base[0]!, remoteFileName(u.text!))) }, source);
+      else {
+        const saved = urls.map((u) => joinPath(base[0]!, remoteFileName(u.text!)));
+        const why = name === "wget" ? wgetNameUnknown(urls.map((u) => u.text!), saved, has(o.opts, "-N", "--timestamping", "-nc", "--no-clobber", "-c", "--continue")) : null;
+        if (why !== null) problem(ctx, "unresolved_argument", `wget: ${why}`, source);
+        else for (const p of saved) call(ctx, "fs_write", { path: followLinks(p) }, source);
+      }
     }
     // The files their logging options write (headers, cookies, traces, wget's log).
     for (const opt of name === "curl" ? CURL_FILES : WGET_FILES) {
@@ -1503,8 +1630,30 @@ function remote(ctx: Ctx, name: string, rest: Word[], opts: string[], ops: Word[
     problem(ctx, "unknown_effect", "docker --config: the folder's config.json may name plugins or credential helpers docker runs", source);
     return;
   }
-  if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!) || (sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) return;
+  if (read !== undefined && (words.length === 0 || helpOnly(rest, GLOBAL_OPTIONS[name], REMOTE_GROUPS[name]!))) return;
+  if (read !== undefined && ((sub !== null && read.has(sub)) || (verb !== null && read.has(verb)))) {
+    // A read verb that starts or makes something with some options (`docker buildx inspect --bootstrap`
+    // starts a builder, `gh pr view --web` a browser): the catalogue's readOnlyUnless of the verb.
+    const why = verbNotReadOnly(ctx, name, sub!, verb, from!);
+    if (why !== null) problem(ctx, "unknown_effect", why, source);
+    // `gh browse` opens the page in a browser; with -n (--no-browser) it prints the address.
+    else if (name === "gh" && sub === "browse" && !from!.some((w) => w.text === "-n" || w.text === "--no-browser")) problem(ctx, "unknown_effect", "gh browse starts a browser (without -n)", source);
+    return;
+  }
   call(ctx, "remote_write", { command: source.slice(0, 200) }, source);
+}
+
+/** Why a read verb of a command that is not read-only is not read-only with the words after it (the
+ * catalogue's readOnlyUnless under `name group verb`, `name verb`: `docker buildx inspect`, `gh view`,
+ * `npm help`), or null. `from` starts at the verb, or at the group when there is one. */
+function verbNotReadOnly(ctx: Ctx, name: string, sub: string, verb: string | null, from: Word[]): string | null {
+  const keys = verb === null ? [`${name} ${sub}`] : [`${name} ${sub} ${verb}`, `${name} ${sub}`, `${name} ${verb}`];
+  const after = from.slice(verb === null ? 1 : 2);
+  for (const key of keys) {
+    const why = notReadOnly(ctx.cat.readOnlyUnless[key], after);
+    if (why !== null) return `${name} ${verb === null ? sub : `${sub} ${verb}`} ${why} may write files or change the system`;
+  }
+  return null;
 }
 
 /** `--help` or `--version` among the command's own words: before any operand but its verb (and a
@@ -1589,7 +1738,12 @@ function environment(ctx: Ctx, name: string, rest: Word[], ops: Word[], opts: st
   // `npm audit fix`, `pnpm audit --fix` (overrides written into package.json).
   // `go list -mod=mod` (`-mod mod`) updates go.mod and go.sum as it needs (the default is readonly).
   const goMod = name === "go" && rest.some((w, i) => w.text !== null && (/^--?mod=mod$/.test(w.text) || (/^--?mod$/.test(w.text) && rest[i + 1]?.text === "mod")));
-  if (ENV_READ.has(sub) && readOnly && !runs && !goMod && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) return;
+  if (ENV_READ.has(sub) && readOnly && !runs && !goMod && !(sub === "audit" && (ops.some((w) => w.text === "fix") || has(opts, "--fix")))) {
+    // `npm help --viewer browser` starts a browser: the catalogue's readOnlyUnless of the verb.
+    const why = verbNotReadOnly(ctx, name, sub, null, from!);
+    if (why !== null) problem(ctx, "unknown_effect", why, source);
+    return;
+  }
   if (ENV_PROGRAM.has(sub) || runs) {
     problem(ctx, "unknown_effect", `${name} ${sub} runs code whose effect is not known`, source);
     return;

@@ -70,7 +70,8 @@ const WRITE_THROUGH_LINK_CASES: Case[] = [
   ["curl -o link https://x.test/f", ["fs_write path=@/a.txt"]],
   ["curl -D link https://x.test/f", ["fs_write path=@/a.txt"]],
   ["wget -O link https://x.test/f", ["fs_write path=@/a.txt"]],
-  ["wget https://x.test/link", ["fs_write path=@/a.txt"]],
+  // The name is taken (by the link): wget saves under link.1 (no-clobber numbering), not through it.
+  ["wget https://x.test/link", ["unresolved_argument: wget: @/link is taken: it saves under @/link.1 or the next free number (write -O FILE)"]],
   ["shred link", ["fs_remove path=@/link", "fs_write path=@/a.txt"]],
   ["shred -u b.txt", ["fs_remove path=@/b.txt"]],
   // sed -i replaces the link by a file (the target is left), unless told to follow it.

@@ -60,6 +60,11 @@ const READ_ONLY_UNLESS_CASES: Case[] = [
   ["ag --pager rm y", [asked("ag", "--pager")]],
   ["man -P 'rm x' ls", [asked("man", "-P")]],
   ["man -Hfirefox ls", [asked("man", "-H")]],
+  // man-db's config file (-C) names the programs man runs (its pager, browser, troff); -X starts gxditview.
+  ["man -C my.conf ls", [asked("man", "-C")]],
+  ["man --config-file=my.conf ls", [asked("man", "--config-file")]],
+  ["man -aC my.conf ls", [asked("man", "-C")]],
+  ["man -X ls", [asked("man", "-X")]],
   ["man ls", []],
   ["less '+!rm x' a.txt", [asked("less", "+!rm x")]],
   ["zless +G a.txt", [asked("zless", "+G")]],
@@ -148,6 +153,36 @@ describe("read-only commands with the arguments that make them write, run a prog
   });
 });
 
+// The read verbs of commands that are not read-only, with the options that make them start or make
+// something (the catalogue's readOnlyUnless under the verb): each was approved read-only.
+const READ_VERB_CASES: Case[] = [
+  ["npm help --browser install", ["unknown_effect: npm help --browser may write files or change the system"]],
+  ["npm help --viewer=browser install", ["unknown_effect: npm help --viewer may write files or change the system"]],
+  ["npm help --viewer browser install", ["unknown_effect: npm help --viewer may write files or change the system"]],
+  ["npm help $T", ["unknown_effect: npm help $T may write files or change the system"]],
+  ["npm help install", []],
+  ["docker buildx inspect --bootstrap", ["unknown_effect: docker buildx inspect --bootstrap may write files or change the system"]],
+  ["docker buildx inspect --bootstrap mybuilder", ["unknown_effect: docker buildx inspect --bootstrap may write files or change the system"]],
+  ["docker buildx inspect mybuilder", []],
+  ["docker inspect x", []],
+  ["gh pr view 3 --web", ["unknown_effect: gh pr view --web may write files or change the system"]],
+  ["gh issue list -w", ["unknown_effect: gh issue list -w may write files or change the system"]],
+  ["gh search repos -w polar", ["unknown_effect: gh search repos -w may write files or change the system"]],
+  ["gh pr view 3", []],
+  ["gh pr checks 3", []],
+  // gh browse opens a browser; -n prints the address.
+  ["gh browse", ["unknown_effect: gh browse starts a browser (without -n)"]],
+  ["gh browse src/x.ts", ["unknown_effect: gh browse starts a browser (without -n)"]],
+  ["gh browse -n", []],
+  ["gh browse --no-browser src/x.ts", []],
+];
+
+describe("read verbs of other commands with the options that make them start or make something: asked", () => {
+  it.each(READ_VERB_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 describe("commands that write on most of their forms are not read-only", () => {
   it.each(NOT_READ_ONLY_CASES)("%s", (line, expected) => {
     expect(dispatch(line)).toEqual(expected);
@@ -213,8 +248,9 @@ describe("the catalogue's readOnlyUnless", () => {
     expect(parseCatalogue({ ...CATALOGUE_JSON, readOnlyUnless: { yq: entry, tree: {} } }).readOnlyUnless).toEqual({ yq: entry, tree: {} });
   });
 
-  it("names only read-only commands", () => {
+  it("names only read-only commands, or verbs of the remote and environment commands (`npm help`)", () => {
     const c = parseCatalogue(CATALOGUE_JSON);
-    expect(Object.keys(c.readOnlyUnless).filter((n) => !c.readOnly.has(n))).toEqual([]);
+    const verb = (n: string): boolean => n.includes(" ") && ["remote", "environment"].includes(c.commands[n.split(" ")[0]!]?.effect ?? "");
+    expect(Object.keys(c.readOnlyUnless).filter((n) => !c.readOnly.has(n) && !verb(n))).toEqual([]);
   });
 });

@@ -253,6 +253,45 @@ describe("curl and wget: every file they write, under their output directory", (
   });
 });
 
+// The name wget saves under when it is not the URL's last segment (checked with wget 1.21 against a local
+// server): `-E` adds .html after the content type, `--default-page` names a URL ending in `/`, a query is
+// kept (`a?q=1`), %-escapes are decoded (`a%20b` is `a b`), and a taken name gets the next number
+// (`a.txt.1`). Each was approved as writing the URL's last segment (undo: remove it or put it back),
+// which left the file wget wrote. Every operand is a URL, with a scheme or without.
+const WGET_NAME_CASES: Case[] = [
+  ["wget -E https://x.test/a", ["unknown_effect: wget -E: reads options or writes files the dispatcher cannot name"]],
+  ["wget -qE https://x.test/a", ["unknown_effect: wget -E: reads options or writes files the dispatcher cannot name"]],
+  ["wget --adjust-extension https://x.test/a", ["unknown_effect: wget --adjust-extension: reads options or writes files the dispatcher cannot name"]],
+  ["wget --html-extension https://x.test/a", ["unknown_effect: wget --html-extension: reads options or writes files the dispatcher cannot name"]],
+  ["wget --adjust-ext https://x.test/a", ["unresolved_argument: wget --adjust-ext: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+  ["wget --default-page=i.htm https://x.test/", ["unknown_effect: wget --default-page: reads options or writes files the dispatcher cannot name"]],
+  ["wget --restrict-file-names=ascii https://x.test/a", ["unknown_effect: wget --restrict-file-names: reads options or writes files the dispatcher cannot name"]],
+  ["wget --backups=1 -O a.txt https://x.test/", ["unknown_effect: wget --backups: reads options or writes files the dispatcher cannot name"]],
+  ["wget 'https://x.test/a?q=1'", ["unresolved_argument: wget: https://x.test/a?q=1: it saves under a name with the query, escaped its own way (write -O FILE)"]],
+  ["wget https://x.test/a%20b", ["unresolved_argument: wget: https://x.test/a%20b: it saves under the name with its %-escapes decoded (write -O FILE)"]],
+  ["wget https://x.test/a.txt", ["unresolved_argument: wget: @/a.txt is taken: it saves under @/a.txt.1 or the next free number (write -O FILE)"]],
+  ["wget -P src https://x.test/x.ts", ["unresolved_argument: wget: @/src/x.ts is taken: it saves under @/src/x.ts.1 or the next free number (write -O FILE)"]],
+  ["wget https://x.test/n https://y.test/n", ["unresolved_argument: wget: @/n is taken: it saves under @/n.1 or the next free number (write -O FILE)"]],
+  ["wget x.test/n y.test/m", ["fs_write path=@/n", "fs_write path=@/m"]],
+  ["wget x.test/n https://y.test/m", ["fs_write path=@/n", "fs_write path=@/m"]],
+  // -N, -nc and -c say what happens to a file that is there: it keeps its name.
+  ["wget -N https://x.test/a.txt", ["fs_write path=@/a.txt"]],
+  ["wget -c https://x.test/a.txt", ["fs_write path=@/a.txt"]],
+  ["wget -O a.txt https://x.test/a.txt", ["fs_write path=@/a.txt"]],
+  ["wget -nd https://x.test/n#part", ["fs_write path=@/n"]],
+  ["curl -O 'https://x.test/a?q=1'", ["fs_write path=@/a"]],
+  // curl --no-clobber saves beside a file that is there (a.txt.1); --create-dirs makes the output's folders.
+  ["curl --no-clobber -o a.txt https://x.test/a", ["unknown_effect: curl --no-clobber: reads options or writes files the dispatcher cannot name"]],
+  ["curl --create-dirs -o n/m/f https://x.test/a", ["unknown_effect: curl --create-dirs: reads options or writes files the dispatcher cannot name"]],
+  ["curl --no-clob -O https://x.test/a", ["unresolved_argument: curl --no-clob: an abbreviated long option (the command takes a unique prefix as the option): write it in full"]],
+];
+
+describe("wget (and curl --no-clobber): a name it saves under that is not the URL's last segment is not known", () => {
+  it.each(WGET_NAME_CASES)("%s", (line, expected) => {
+    expect(dispatch(line)).toEqual(expected);
+  });
+});
+
 // scp and rsync: a program run locally for the transfer, sources removed, files named elsewhere (each
 // was judged as writing the destination only).
 const TRANSFER_CASES: Case[] = [
@@ -285,7 +324,8 @@ const REMOTE_RANGE_CASES: Case[] = [
   ["docker -H=tcp://h ps", ["remote_write command=docker -H=tcp://h ps"]],
   ["kubectl cordon top", ["remote_write command=kubectl cordon top"]],
   ["curl -O file:///tmp/f.txt", ["fs_write path=@/f.txt"]],
-  ["wget https://x.test/a.tgz notaurl", ["fs_write path=@/a.tgz"]],
+  // wget takes every operand as a URL, with a scheme or without: notaurl is http://notaurl/ (index.html).
+  ["wget https://x.test/a.tgz notaurl", ["fs_write path=@/a.tgz", "fs_write path=@/index.html"]],
   ["wget $U https://x.test/f", ["unresolved_argument: wget: the file it writes is not known"]],
   ["rsync --write-batch=b a.txt out", ["unknown_effect: rsync --write-batch: runs a program or changes files the dispatcher cannot name"]],
   ["rsync --only-write-batch=b a.txt out", ["unknown_effect: rsync --only-write-batch: runs a program or changes files the dispatcher cannot name"]],

@@ -787,7 +787,14 @@ const GIT_CASES: Case[] = [
     ["git clean --dry-run -f", []],
     ["git clean -i", ["unknown_effect: git clean -i asks interactively"]],
     ["git clean --interactive -f", ["unknown_effect: git clean -i asks interactively"]],
-    ["git clean -d", []],
+    // Without -f git cleans when clean.requireForce is false (a repository's config may set it): judged
+    // as cleaning (was approved read-only; git 2.39 with the setting false removed the untracked file).
+    ["git clean -d", ["git_clean ignored=false dir=@"]],
+    ["git clean", ["git_clean ignored=false dir=@"]],
+    ["git clean -x", ["git_clean ignored=true dir=@"]],
+    ["git clean -dX src", ["git_clean ignored=true dir=@"]],
+    ["git clean $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
+    ["git clean -dn", []],
     ["git clean -fd", ["git_clean ignored=false dir=@"]],
     ["git clean --force", ["git_clean ignored=false dir=@"]],
     ["git clean -fdx", ["git_clean ignored=true dir=@"]],
