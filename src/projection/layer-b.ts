@@ -192,8 +192,16 @@ export class LayerB implements StateView {
     const rec = own && Object.getPrototypeOf(slots) === null && !Object.isFrozen(slots) ? (slots as SlotRecord) : emptyRecord();
     for (const k of Object.keys(slots)) {
       const v = slots[k];
-      if (v === undefined) delete rec[k];
-      else rec[k] = held !== undefined && sameOwnedJson(held[k], v) ? held[k] : this.keep(v);
+      if (v === undefined) {
+        delete rec[k];
+        continue;
+      }
+      // The held value read once (each read of a record is a megamorphic keyed load), and written only
+      // where the record would change: a kept value of the handed-over record is there already.
+      // (A slot the held record lacks reads undefined, which sameOwnedJson never calls the same.)
+      const h = held === undefined ? undefined : held[k];
+      const kept = sameOwnedJson(h, v) ? h : this.keep(v);
+      if (rec !== slots || kept !== v) rec[k] = kept;
     }
     this.typeMap(entity).set(id, entry(rec, this.gen));
   }
