@@ -812,8 +812,10 @@ function templateOf(parts: (string | Evaluator)[]): Evaluator {
       if (typeof v !== "string" && typeof v !== "number") return joinParts(parts, c);
       now[j] = v;
     }
+    // `!==`, not Object.is (a builtin call per part): the parts are strings or numbers, and where the
+    // two differ the text does not: 0 and -0 make "0", and NaN, never found, is built again as "NaN".
     search: for (let k = 0; k < count; k++) {
-      for (let j = 0; j < n; j++) if (!Object.is(values[k * n + j], now[j])) continue search;
+      for (let j = 0; j < n; j++) if (values[k * n + j] !== now[j]) continue search;
       return built[k];
     }
     let s = "";
