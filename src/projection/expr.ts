@@ -190,6 +190,18 @@ export function compilePath(src: string | unknown[], at: string, issues: RuleIss
   if (rest.length === 0) return root;
   if (rest.length === 1) {
     const k = rest[0];
+    // One key below the variables most paths start from, read from the context directly: the call
+    // through `root` is one call site shared by every compiled path (megamorphic, never inlined).
+    switch (root) {
+      case VARIABLES.$:
+        return (c) => getKey(c.self, k);
+      case VARIABLES.$item:
+        return (c) => getKey(c.item, k);
+      case VARIABLES.$args:
+        return (c) => getKey(c.args, k);
+      case VARIABLES.$result:
+        return (c) => getKey(c.result, k);
+    }
     return (c) => getKey(root(c), k);
   }
   return (c) => {
