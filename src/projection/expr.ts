@@ -45,7 +45,9 @@ export function emptyContext(state?: EntityLookup): EvalContext {
   return {
     self: undefined, key: undefined, doc: undefined, parent: undefined, captures: [], slots: undefined,
     item: undefined, index: undefined, args: undefined, result: undefined, text: undefined,
-    before: undefined, tool: undefined, state,
+    // `beforeOf` too, though optional: a context that gains it later changes shape, and every
+    // expression reading the context would then see two.
+    before: undefined, beforeOf: undefined, tool: undefined, state,
   };
 }
 
@@ -306,7 +308,9 @@ function assocIn(base: unknown, keys: unknown[], value: unknown, depth: number):
   const obj = base !== null && typeof base === "object" ? (base as Record<string, unknown>) : {};
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(obj)) define(copy, key, obj[key]);
-  define(copy, String(k), assocIn(getKey(obj, String(k)), keys, value, depth + 1));
+  // A string key as it is (`String` of one is itself, through a builtin call).
+  const key = typeof k === "string" ? k : String(k);
+  define(copy, key, assocIn(getKey(obj, key), keys, value, depth + 1));
   return copy;
 }
 
@@ -528,8 +532,12 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       const keys = compileKeys(o.keys, `${at}/keys`, issues);
       const value = sub("value");
       return (c) => {
-        const ks = keys.map((k) => k(c));
-        if (ks.some((k) => k === undefined)) return undefined;
+        // Every key evaluated (as a map would: a later key's error is an error), with no closures or
+        // second pass per evaluation (the airline rules build two assocs per flight segment).
+        const ks = new Array<unknown>(keys.length);
+        let missingKey = false;
+        for (let i = 0; i < keys.length; i++) if ((ks[i] = keys[i](c)) === undefined) missingKey = true;
+        if (missingKey) return undefined;
         const v = value(c);
         // No value asserts nothing (as in `object`): an `undefined` inside a record is not JSON.
         if (v === undefined) return base(c);
