@@ -89,7 +89,8 @@ export class LayerB implements StateView {
     // The last one first: a check asks for its entity's existence, then for its slots.
     const last = (this.recentNext + RECENT - 1) % RECENT;
     if (n > 0 && this.recentId[last] === id && this.recentEntity[last] === entity) return this.recentRec[last];
-    for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
+    // (`last` was just compared: each compare of two different ids is a string-compare builtin call.)
+    for (let k = 0; k < n; k++) if (k !== last && this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
     const rec = this.types.get(entity)?.get(id);
     const at = this.recentNext;
     this.recentEntity[at] = entity;
