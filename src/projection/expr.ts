@@ -45,7 +45,9 @@ export function emptyContext(state?: EntityLookup): EvalContext {
   return {
     self: undefined, key: undefined, doc: undefined, parent: undefined, captures: [], slots: undefined,
     item: undefined, index: undefined, args: undefined, result: undefined, text: undefined,
-    before: undefined, tool: undefined, state,
+    // `beforeOf` too, though optional: a context that gains it later changes shape, and every
+    // expression reading the context would then see two.
+    before: undefined, beforeOf: undefined, tool: undefined, state,
   };
 }
 
@@ -190,6 +192,18 @@ export function compilePath(src: string | unknown[], at: string, issues: RuleIss
   if (rest.length === 0) return root;
   if (rest.length === 1) {
     const k = rest[0];
+    // One key below the variables most paths start from, read from the context directly: the call
+    // through `root` is one call site shared by every compiled path (megamorphic, never inlined).
+    switch (root) {
+      case VARIABLES.$:
+        return (c) => getKey(c.self, k);
+      case VARIABLES.$item:
+        return (c) => getKey(c.item, k);
+      case VARIABLES.$args:
+        return (c) => getKey(c.args, k);
+      case VARIABLES.$result:
+        return (c) => getKey(c.result, k);
+    }
     return (c) => getKey(root(c), k);
   }
   return (c) => {
@@ -294,7 +308,9 @@ function assocIn(base: unknown, keys: unknown[], value: unknown, depth: number):
   const obj = base !== null && typeof base === "object" ? (base as Record<string, unknown>) : {};
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(obj)) define(copy, key, obj[key]);
-  define(copy, String(k), assocIn(getKey(obj, String(k)), keys, value, depth + 1));
+  // A string key as it is (`String` of one is itself, through a builtin call).
+  const key = typeof k === "string" ? k : String(k);
+  define(copy, key, assocIn(getKey(obj, key), keys, value, depth + 1));
   return copy;
 }
 
@@ -516,8 +532,12 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
       const keys = compileKeys(o.keys, `${at}/keys`, issues);
       const value = sub("value");
       return (c) => {
-        const ks = keys.map((k) => k(c));
-        if (ks.some((k) => k === undefined)) return undefined;
+        // Every key evaluated (as a map would: a later key's error is an error), with no closures or
+        // second pass per evaluation (the airline rules build two assocs per flight segment).
+        const ks = new Array<unknown>(keys.length);
+        let missingKey = false;
+        for (let i = 0; i < keys.length; i++) if ((ks[i] = keys[i](c)) === undefined) missingKey = true;
+        if (missingKey) return undefined;
         const v = value(c);
         // No value asserts nothing (as in `object`): an `undefined` inside a record is not JSON.
         if (v === undefined) return base(c);
@@ -812,8 +832,10 @@ function templateOf(parts: (string | Evaluator)[]): Evaluator {
       if (typeof v !== "string" && typeof v !== "number") return joinParts(parts, c);
       now[j] = v;
     }
+    // `!==`, not Object.is (a builtin call per part): the parts are strings or numbers, and where the
+    // two differ the text does not: 0 and -0 make "0", and NaN, never found, is built again as "NaN".
     search: for (let k = 0; k < count; k++) {
-      for (let j = 0; j < n; j++) if (!Object.is(values[k * n + j], now[j])) continue search;
+      for (let j = 0; j < n; j++) if (values[k * n + j] !== now[j]) continue search;
       return built[k];
     }
     let s = "";

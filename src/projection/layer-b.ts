@@ -89,7 +89,8 @@ export class LayerB implements StateView {
     // The last one first: a check asks for its entity's existence, then for its slots.
     const last = (this.recentNext + RECENT - 1) % RECENT;
     if (n > 0 && this.recentId[last] === id && this.recentEntity[last] === entity) return this.recentRec[last];
-    for (let k = 0; k < n; k++) if (this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
+    // (`last` was just compared: each compare of two different ids is a string-compare builtin call.)
+    for (let k = 0; k < n; k++) if (k !== last && this.recentId[k] === id && this.recentEntity[k] === entity) return this.recentRec[k];
     const rec = this.types.get(entity)?.get(id);
     const at = this.recentNext;
     this.recentEntity[at] = entity;
@@ -192,8 +193,16 @@ export class LayerB implements StateView {
     const rec = own && Object.getPrototypeOf(slots) === null && !Object.isFrozen(slots) ? (slots as SlotRecord) : emptyRecord();
     for (const k of Object.keys(slots)) {
       const v = slots[k];
-      if (v === undefined) delete rec[k];
-      else rec[k] = held !== undefined && sameOwnedJson(held[k], v) ? held[k] : this.keep(v);
+      if (v === undefined) {
+        delete rec[k];
+        continue;
+      }
+      // The held value read once (each read of a record is a megamorphic keyed load), and written only
+      // where the record would change: a kept value of the handed-over record is there already.
+      // (A slot the held record lacks reads undefined, which sameOwnedJson never calls the same.)
+      const h = held === undefined ? undefined : held[k];
+      const kept = sameOwnedJson(h, v) ? h : this.keep(v);
+      if (rec !== slots || kept !== v) rec[k] = kept;
     }
     this.typeMap(entity).set(id, entry(rec, this.gen));
   }

@@ -52,12 +52,19 @@ export function sameOwnedJson(held: unknown, value: unknown): boolean {
   return Object.is(held, value) && scalarOk(held);
 }
 
+// `a` is a part of Layer B's own JSON (no holes: copies and adoptions refuse arrays with holes); `b`
+// may be anything. A scalar part is compared in the loops themselves: a call per leaf otherwise (the
+// recursion is never inlined), and a re-projected record compares some thirty leaves per observe.
 function sameTree(a: unknown, b: unknown, depth: number): boolean {
   if (typeof a !== "object" || a === null) return Object.is(a, b) && scalarOk(a);
   if (typeof b !== "object" || b === null || depth > 1000) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!(i in a) || !(i in b) || !sameTree(a[i], b[i], depth + 1)) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (!(i in b)) return false;
+      const x = a[i];
+      if (typeof x !== "object" || x === null ? !Object.is(x, b[i]) || !scalarOk(x) : !sameTree(x, b[i], depth + 1)) return false;
+    }
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -67,7 +74,11 @@ function sameTree(a: unknown, b: unknown, depth: number): boolean {
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   for (let i = 0; i < ka.length; i++) {
-    if (ka[i] !== kb[i] || !sameTree((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]], depth + 1)) return false;
+    const k = ka[i];
+    if (k !== kb[i]) return false;
+    const x = (a as Record<string, unknown>)[k];
+    const y = (b as Record<string, unknown>)[k];
+    if (typeof x !== "object" || x === null ? !Object.is(x, y) || !scalarOk(x) : !sameTree(x, y, depth + 1)) return false;
   }
   return true;
 }
