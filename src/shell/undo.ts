@@ -286,27 +286,21 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
   }
 }
 
-/** `git branch -m A B` of the branch HEAD is on moves HEAD onto B as well; its undo deletes B and
- * recreates A at B's commit, so HEAD must follow back to A, or it is left on a branch that no longer
- * exists (every file then shows as a new one). The branch HEAD goes back on after the steps: null when
- * no step deletes the branch HEAD is on (or a step recreates that same branch, or switches); not ok when one
- * does and the undo puts no one branch back at its commit. Reads the repository: throws when it cannot. */
+/** `git branch -m A B` (or `-M`) of the branch HEAD is on moves HEAD onto B as well; its undo deletes B
+ * and recreates A at B's commit, so HEAD must follow back to A, or it is left on a branch that no longer
+ * exists (every file then shows as a new one). The branch HEAD goes back on after the steps: null when no
+ * step deletes the branch HEAD is on (HEAD detached reads as `HEAD`, which no step deletes) or a switch
+ * step puts HEAD back itself (`git checkout -b x` is undone by switching back, then deleting x); not ok
+ * when the undo puts no one branch back at the deleted branch's commit. Throws when the repository cannot
+ * be read. */
 function headAfterUndo(inverse: readonly InverseStep[], repo: string | null): { ok: true; ref: string | null } | { ok: false; why: string } {
-  // A switch step puts HEAD where it was itself (`git checkout -b x` is undone by switching back, then
-  // deleting x).
-  if (repo === null || !inverse.some((s) => s.tool === "git_ref_delete") || inverse.some((s) => s.tool === "git_switch_to")) return { ok: true, ref: null };
-  let head: string;
-  try {
-    head = git(repo, ["symbolic-ref", "-q", "HEAD"]).trim();
-  } catch {
-    return { ok: true, ref: null }; // detached: no branch to follow
-  }
-  const refOf = (s: InverseStep): unknown => s.arguments.ref;
-  if (!inverse.some((s) => s.tool === "git_ref_delete" && refOf(s) === head) || inverse.some((s) => s.tool === "git_ref_create" && refOf(s) === head)) return { ok: true, ref: null };
-  const at = git(repo, ["rev-parse", "--verify", "-q", head]).trim();
-  const back = inverse.filter((s) => s.tool === "git_ref_create" && typeof refOf(s) === "string" && (refOf(s) as string).startsWith("refs/heads/") && s.arguments.target === at);
+  if (repo === null || inverse.some((s) => s.tool === "git_switch_to")) return { ok: true, ref: null };
+  const head = git(repo, ["rev-parse", "--symbolic-full-name", "HEAD"]).trim();
+  if (!inverse.some((s) => s.tool === "git_ref_delete" && s.arguments.ref === head)) return { ok: true, ref: null };
+  const at = git(repo, ["rev-parse", "--verify", head]).trim();
+  const back = inverse.filter((s) => s.tool === "git_ref_create" && String(s.arguments.ref).startsWith("refs/heads/") && s.arguments.target === at);
   if (back.length !== 1) return { ok: false, why: `it deletes ${head}, the branch HEAD is on, and puts ${back.length === 0 ? "no branch" : "more than one branch"} back at its commit` };
-  return { ok: true, ref: refOf(back[0]!) as string };
+  return { ok: true, ref: String(back[0]!.arguments.ref) };
 }
 
 function lexists(p: string): boolean {

@@ -486,10 +486,21 @@ describe("undoEntry: judged on the current state, then run", () => {
     j.add(entry({ id: "u-mv2", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/f2" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/feature", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
     expect(undoEntry(j, s, r, undefined, false).steps).not.toContain("git symbolic-ref HEAD refs/heads/feature");
     expect([git(ws, ["symbolic-ref", "HEAD"]), git(ws, ["for-each-ref"])]).toEqual(before.slice(0, 2));
-    // The undo deletes the branch HEAD is on and recreates it (a rename over it, undone): HEAD stays.
+    // The undo deletes the branch HEAD is on and recreates it: HEAD stays on it.
     j.add(entry({ id: "u-same", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/main", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
     expect(undoEntry(j, s, r, undefined, false).reason).toBe("undone");
     expect(git(ws, ["symbolic-ref", "HEAD"])).toBe(before[0]);
+    // `git branch -M main feature` on main (over feature, at another commit): undone by deleting feature,
+    // recreating feature where it was and main at its commit; HEAD goes back to main, the one branch put
+    // back at the commit HEAD's branch had (a tag there, or a branch elsewhere, is not one).
+    bash(ws, "git commit -q --allow-empty -m more");
+    const feature = git(ws, ["rev-parse", "feature"]).trim();
+    const more = git(ws, ["rev-parse", "HEAD"]).trim();
+    bash(ws, "git branch -M main feature");
+    j.add(entry({ id: "u-over", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/feature" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/feature", target: feature }, "git_ref_delete"), step("git_ref_create", { ref: "refs/tags/more", target: more }, "git_ref_delete"), step("git_ref_create", { ref: "refs/heads/main", target: more }, "git_ref_delete")], after: stateFingerprint([], ws) }));
+    expect(undoEntry(j, s, r, undefined, false).reason).toBe("undone");
+    expect(git(ws, ["symbolic-ref", "HEAD"])).toBe("refs/heads/main\n");
+    expect(git(ws, ["rev-parse", "main", "feature"])).toBe(`${more}\n${feature}\n`);
   });
 
   it("an undo that would delete the branch HEAD is on and put no one branch back at its commit is refused before any step", () => {
