@@ -525,6 +525,18 @@ describe("undoEntry: judged on the current state, then run", () => {
     expect(undoEntry(j, s, r, { id: "u-det" }, false).reason).toBe("undone");
   });
 
+  it("a repository whose HEAD cannot be read as a branch or a commit (no commit yet) is unknown_state for an undo that deletes a ref, nothing run", () => {
+    const { r, j, s } = setup([], []);
+    const ws = `${r}/unborn`;
+    mkdirSync(ws);
+    bash(ws, "git init -q -b main");
+    j.add(entry({ id: "u-unborn", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/x" }, "git_ref_add")], after: stateFingerprint([], ws) }));
+    const u = undoEntry(j, s, r, undefined, false);
+    expect(u.reason).toBe("unknown_state");
+    expect(u.message).toMatch(/^the current state could not be read: git rev-parse failed/);
+    expect(j.isUndone("u-unborn")).toBe(false);
+  });
+
   it("an entry without kinds (older journals) moves back as if every source existed", () => {
     const { r, j, s } = setup([], []);
     writeFileSync(`${r}/b`, "moved");
