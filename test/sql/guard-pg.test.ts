@@ -130,6 +130,8 @@ describe("postgres: rows kept", () => {
     for (const q of ["DELETE FROM orders WHERE id = 1; TRUNCATE orders CASCADE", "UPDATE orders SET total = 0 WHERE id = 7; TRUNCATE orders"]) {
       expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
     }
+    // Both statements reach items: it is named once.
+    expect((await g.check("DELETE FROM orders WHERE id = 1; TRUNCATE orders CASCADE")).message).toBe("not approved: DELETE would remove 4 rows of public.orders, and foreign-key actions would also change rows of public.items; no restore point holds them");
   });
 
   it("DROP … CASCADE names the tables the cascade reaches; ALTER names the table; both are a rollback inside the caller's transaction", async () => {
