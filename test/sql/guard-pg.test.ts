@@ -164,6 +164,15 @@ describe("postgres: CREATE TABLE IF NOT EXISTS of a table that exists", () => {
   });
 });
 
+describe("postgres: a table the string creates and writes to", () => {
+  it("is asked, saying that its rows are not kept (regression: the text said CREATE OR REPLACE replaced its definition); a write to another table beside the CREATE is kept and undone", async () => {
+    await fresh();
+    const g = await guard();
+    expect(await g.check("CREATE TABLE m (a integer); INSERT INTO m VALUES (1)")).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", message: "not approved: the string creates public.m and writes to it, and no restore point holds the rows of a relation the string creates (sql.insert.unkept)" });
+    await roundTrip(g, "CREATE TABLE m (a integer); INSERT INTO notes VALUES ('n')");
+  });
+});
+
 describe("postgres: the caller's open transaction", () => {
   it("a DROP in it is a rollback (T3, asked) whatever the table holds: over the restore bound too, never over_bound (no bound makes a PostgreSQL DROP restorable)", async () => {
     await fresh();
