@@ -91,7 +91,8 @@ export const MODULES: readonly MutationModule[] = [
   // the whole module never run, so 85. h-sqls (7 Dec): 494-582 sorted, fixes after main 2040ad7; the first
   // whole-module run: 89.8% (1,747 mutants, code of 2040ad7, 7 Dec 08:43), before those fixes: set this
   // from the whole-module row of a run on the current code. 60 s: a restarted runner starts PGlite again.
-  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 85, timeoutMS: 60_000 },
+  // 91.0% on 7 Dec (1,748 mutants, code of main 42c1ce2 = eebee36, 09:53-11:23): docs/testing.md.
+  { name: "sql-guard", file: "src/sql/guard.ts", threshold: 90, timeoutMS: 60_000 },
   // The SQL guard's other modules (issue 28, h-mutsql): each with its own fast in-process set.
   { name: "sql-parse", file: "src/sql/parse.ts", threshold: 90, coverageAnalysis: "all" }, // 90.6% (6 Dec 19:40)
   { name: "sql-adapter", file: "src/sql/adapter.ts", threshold: 95, timeoutMS: 60_000, coverageAnalysis: "all" }, // 95.3% (6 Dec 18:53)

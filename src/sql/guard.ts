@@ -678,6 +678,9 @@ class SqlGuardImpl implements SqlGuard {
       case "irreversible":
         if (t.scope === "dropped") return `not approved: DROP would destroy ${t.info.name}${t.info.kind === "table" ? ` and its ${t.rows > this.bounds.maxRows ? `more than ${this.bounds.maxRows}` : t.rows} rows` : ""}, and no restore point holds ${t.info.kind === "table" ? "them" : "its definition"}${at}`;
         if (t.calls[0]!.name === "sql_alter") return `not approved: ALTER TABLE ${t.info.name} changes its definition, and nothing keeps the old one${at}`;
+        // A relation the string creates and then writes to: judged as created, its rows are not kept
+        // (regression: refused as "CREATE OR REPLACE replaces the definition", which it was not).
+        if (t.calls[0]!.name === "sql_create" && t.scope === "created") return `not approved: the string creates ${t.info.name} and writes to it, and no restore point holds the rows of a relation the string creates${at}`;
         if (t.calls[0]!.name === "sql_create") return `not approved: CREATE OR REPLACE replaces the definition of ${t.info.name}, and nothing keeps the old one${at}`;
         return `not approved: ${verb(t)} ${t.rows} rows of ${t.info.name} that nothing could give back${at}`;
       default:

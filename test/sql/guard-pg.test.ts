@@ -130,6 +130,8 @@ describe("postgres: rows kept", () => {
     for (const q of ["DELETE FROM orders WHERE id = 1; TRUNCATE orders CASCADE", "UPDATE orders SET total = 0 WHERE id = 7; TRUNCATE orders"]) {
       expect(await g.check(q), q).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", restorePoint: null });
     }
+    // Both statements reach items: it is named once.
+    expect((await g.check("DELETE FROM orders WHERE id = 1; TRUNCATE orders CASCADE")).message).toBe("not approved: DELETE would remove 4 rows of public.orders, and foreign-key actions would also change rows of public.items; no restore point holds them");
   });
 
   it("DROP … CASCADE names the tables the cascade reaches; ALTER names the table; both are a rollback inside the caller's transaction", async () => {
@@ -162,6 +164,15 @@ describe("postgres: CREATE TABLE IF NOT EXISTS of a table that exists", () => {
   });
 });
 
+describe("postgres: a table the string creates and writes to", () => {
+  it("is asked, saying that its rows are not kept (regression: the text said CREATE OR REPLACE replaced its definition); a write to another table beside the CREATE is kept and undone", async () => {
+    await fresh();
+    const g = await guard();
+    expect(await g.check("CREATE TABLE m (a integer); INSERT INTO m VALUES (1)")).toMatchObject({ approved: false, action: "ask", reason: "irreversible", tier: "T4", message: "not approved: the string creates public.m and writes to it, and no restore point holds the rows of a relation the string creates (sql.insert.unkept)" });
+    await roundTrip(g, "CREATE TABLE m (a integer); INSERT INTO notes VALUES ('n')");
+  });
+});
+
 describe("postgres: the caller's open transaction", () => {
   it("a DROP in it is a rollback (T3, asked) whatever the table holds: over the restore bound too, never over_bound (no bound makes a PostgreSQL DROP restorable)", async () => {
     await fresh();
@@ -172,6 +183,9 @@ describe("postgres: the caller's open transaction", () => {
       expect(d).toMatchObject({ approved: false, action: "ask", tier: "T3", reason: "below_threshold", restorePoint: null });
       expect(d.message).toMatch(/^not approved: below_threshold/);
       expect(d.inverse.map((s) => s.tool)).toEqual(["sql_rollback"]);
+      // With CASCADE, what it drops besides (views, other tables' foreign keys) is not read: irreversible,
+      // in the transaction or not, even when no table references this one.
+      expect(await (await guard()).check("DROP TABLE notes CASCADE")).toMatchObject({ approved: false, reason: "irreversible", tier: "T4", message: "not approved: DROP would destroy public.notes and its 3 rows, and no restore point holds them (sql.drop.cascade)" });
     } finally {
       await pg.exec("ROLLBACK");
     }
@@ -432,5 +446,29 @@ describe("postgres: BEGIN", () => {
     expect(await state()).not.toBe(before);
     expect(await g.undo()).toMatchObject({ ok: true, reason: "undone" });
     expect(await state()).toBe(before);
+  });
+});
+
+describe("postgres: column names, CTEs and foreign keys that only refuse", () => {
+  it("a quoted column that differs from the key only in case is another column: an UPDATE of it keeps the matched rows, not the table", async () => {
+    await fresh(`CREATE TABLE q (id integer PRIMARY KEY, "ID" integer); INSERT INTO q VALUES (1, 1), (2, 2);`);
+    const g = await guard();
+    expect(await g.check(`UPDATE q SET "ID" = 5 WHERE id = 1`)).toMatchObject({ approved: true, restorePoint: { tables: ["public.q"], rows: 1 } });
+    await roundTrip(g, `UPDATE q SET "ID" = 5 WHERE id = 1`);
+  });
+
+  it("a DELETE whose WHERE reads a data-modifying CTE is kept whole, counted without that CTE, and undone", async () => {
+    await fresh();
+    const g = await guard();
+    const q = "WITH d AS (DELETE FROM items WHERE id = 3 RETURNING order_id) DELETE FROM orders WHERE id IN (SELECT order_id FROM d)";
+    expect(await g.check(q)).toMatchObject({ approved: true, restorePoint: { tables: ["public.items", "public.orders"], rows: 7 } });
+    await roundTrip(g, q);
+  });
+
+  it("a child whose ON UPDATE only refuses (RESTRICT) is not read: over the bound alone, it does not make the UPDATE over it", async () => {
+    await fresh("CREATE TABLE p (code text UNIQUE, v integer); CREATE TABLE c (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE RESTRICT); INSERT INTO p VALUES ('a', 1), ('b', 2); INSERT INTO c VALUES (1, 'a'), (2, 'a'), (3, 'a');");
+    const g = await guard({ bounds: { maxRows: 2 } });
+    expect(await g.check("UPDATE p SET code = 'c' WHERE code = 'b'")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p"], rows: 2 } });
+    await roundTrip(g, "UPDATE p SET code = 'c' WHERE code = 'b'");
   });
 });

@@ -169,6 +169,31 @@ describe("the tables referencing a child the actions update", () => {
     expect(await gk.check("DELETE FROM p WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.p", "main.d"], rows: 3 } });
     await roundTrip(k, gk, "DELETE FROM p WHERE id = 1");
   });
+
+  // c's foreign key acts on both events; g follows c's code on UPDATE only (its ON DELETE refuses).
+  const BOTH = `CREATE TABLE p (id INTEGER PRIMARY KEY, code TEXT UNIQUE);
+    CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT UNIQUE REFERENCES p (code) ON DELETE CASCADE ON UPDATE CASCADE);
+    CREATE TABLE g (id INTEGER PRIMARY KEY, ccode TEXT REFERENCES c (pcode) ON UPDATE CASCADE);
+    INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (1, 'a'), (2, 'b'); INSERT INTO g VALUES (1, 'a');`;
+
+  it("a DELETE sets no child row, alone or after an INSERT, even where the child's ON UPDATE acts: kept and undone", async () => {
+    const h = fresh(BOTH);
+    const g = await h.guard();
+    await roundTrip(h, g, "DELETE FROM p WHERE id = 2");
+    await roundTrip(h, g, "INSERT INTO p VALUES (3, 'c'); DELETE FROM p WHERE id = 2");
+  });
+
+  it("a parent with another child: only the foreign key of the child reached decides whether its rows are set", async () => {
+    // n's rows are set to NULL by the DELETE; d's are deleted, so e (following d on UPDATE) is not reached.
+    const k = fresh(`CREATE TABLE p (id INTEGER PRIMARY KEY);
+      CREATE TABLE n (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE SET NULL);
+      CREATE TABLE d (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE CASCADE, code TEXT UNIQUE);
+      CREATE TABLE e (id INTEGER PRIMARY KEY, dcode TEXT REFERENCES d (code) ON UPDATE CASCADE);
+      INSERT INTO p VALUES (1), (2); INSERT INTO n VALUES (1, 1); INSERT INTO d VALUES (1, 1, 'x'), (2, 2, 'y'); INSERT INTO e VALUES (1, 'y');`);
+    const gk = await k.guard();
+    expect(await gk.check("DELETE FROM p WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.p", "main.d", "main.n"], rows: 4 } });
+    await roundTrip(k, gk, "DELETE FROM p WHERE id = 1");
+  });
 });
 
 describe("postgres: TRUNCATE … CASCADE", () => {
@@ -200,5 +225,18 @@ describe("postgres: TRUNCATE … CASCADE", () => {
     // Without the grandchild's action the child is kept and the UPDATE undone.
     await pg.exec("ALTER TABLE g DROP CONSTRAINT g_ccode_fkey; ALTER TABLE g ADD FOREIGN KEY (ccode) REFERENCES c (pcode)");
     expect(await g.check("UPDATE p SET code = 'z' WHERE id = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["public.p", "public.c"], rows: 2 } });
+  });
+
+  it("an UPDATE among the string's statements on the parent sets the child's rows, whatever else the string does to the parent and whichever other children the parent has: asked", async () => {
+    const pg = await pglite();
+    await pg.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;
+      CREATE TABLE p (id integer PRIMARY KEY, code text UNIQUE); CREATE TABLE c (id integer PRIMARY KEY, pcode text UNIQUE REFERENCES p (code) ON DELETE CASCADE ON UPDATE CASCADE);
+      CREATE TABLE g (id integer PRIMARY KEY, ccode text REFERENCES c (pcode) ON UPDATE CASCADE); INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (1, 'a'), (2, 'b'); INSERT INTO g VALUES (1, 'a');`);
+    const g = await createSqlGuard({ db: postgresAdapter(pg, { name: "points" }), store });
+    const reached = (verb: string) => `not approved: ${verb} rows of public.p, and foreign-key actions reach public.c and the tables that reference it, which the guard does not read`;
+    expect(await g.check("DELETE FROM p WHERE id = 2; UPDATE p SET code = 'z' WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound", message: reached("DELETE would remove") });
+    // Another child of p, whose rows the UPDATE sets too: c's foreign key still decides for c.
+    await pg.exec("CREATE TABLE x (id integer PRIMARY KEY, pcode text REFERENCES p (code) ON UPDATE CASCADE); INSERT INTO x VALUES (1, 'a');");
+    expect(await g.check("UPDATE p SET code = 'z' WHERE id = 1")).toMatchObject({ approved: false, reason: "over_bound", message: reached("UPDATE would change") });
   });
 });

@@ -150,6 +150,7 @@ describe("the call", () => {
       [7, "a statement is a string or a tool call { tool, args: { sql } }"],
       [{ tool: "q" }, "a tool call's args must be an object"],
       [{ tool: "q", args: null }, "a tool call's args must be an object"],
+      [{ name: "q", arguments: null }, "a tool call's args must be an object"],
       [{ tool: "q", args: "SELECT 1" }, "a tool call's args must be an object"],
       [{ tool: "q", args: ["SELECT 1"] }, "a tool call's args must be an object"],
       [{ tool: "q", args: {} }, "the tool call must carry exactly one of `sql`, `query`, `statement`"],
@@ -245,6 +246,20 @@ describe("what the guard cannot read is not judged", () => {
     expect(await veto.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ action: "deny", reason: "internal_error" });
     // A read-only statement needs no read of the database.
     expect((await broken.check("SELECT 1")).approved).toBe(true);
+  });
+
+  it("a read that fails while the statement is judged is a refusal, not read again: only a catalog that changed under the guard is read once more", async () => {
+    const h = fresh();
+    let failed = false;
+    const once = await guard({ ...h.db, read: async (sql, params) => {
+      if (!failed) {
+        failed = true;
+        throw new Error("read failed once");
+      }
+      return h.db.read(sql, params);
+    } });
+    expect(await once.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: false, action: "ask", reason: "internal_error", message: "not judged (internal_error): read failed once" });
+    expect(await once.check("DELETE FROM orders WHERE id = 7")).toMatchObject({ approved: true, reason: "restore_point" });
   });
 
   it("a name that is also a temporary table is unknown_state; named with its schema it is judged", async () => {
@@ -891,5 +906,69 @@ describe("a DROP whose parent's children hold rows", () => {
     const h = fresh("CREATE TABLE ships (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders (id) ON DELETE CASCADE); INSERT INTO ships VALUES (1, 2);");
     const g = await guard(h);
     expect(await g.check("DROP TABLE orders")).toMatchObject({ approved: false, reason: "irreversible", message: "not approved: DROP would remove 4 rows of main.orders, and foreign-key actions would also change rows of main.items, main.ships; no restore point holds them" });
+  });
+});
+
+describe("the rows a statement is counted for", () => {
+  it("two statements on a keyed table count the whole table they keep, whichever matches first (a first statement that matches nothing does not make the string change nothing)", async () => {
+    const h = fresh();
+    expect(await (await guard(h)).check("DELETE FROM items WHERE id = 99; DELETE FROM items WHERE id = 1")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.items"], rows: 3 } });
+    await roundTrip(h, await guard(h), "DELETE FROM items WHERE id = 99; DELETE FROM items WHERE id = 1");
+  });
+
+  it("a table without a key, at a bound of its own size, is counted to the bound: its one row is kept and undone", async () => {
+    const h = fresh("CREATE TABLE k (v TEXT); INSERT INTO k VALUES ('a');");
+    const g = await guard(h, { bounds: { maxRows: 1 } });
+    expect(await g.check("DELETE FROM k WHERE v = 'a'")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.k"], rows: 1 } });
+    await roundTrip(h, g, "DELETE FROM k WHERE v = 'a'");
+  });
+
+  it("an INSERT beside another statement on an AUTOINCREMENT table still advances its sequence: T3", async () => {
+    const h = fresh("CREATE TABLE s (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT); INSERT INTO s (v) VALUES ('a'), ('b');");
+    expect(await (await guard(h)).check("INSERT INTO s (v) VALUES ('n'); DELETE FROM s WHERE id = 1")).toMatchObject({ approved: true, tier: "T3", reason: "restore_point" });
+  });
+});
+
+describe("the children a statement's foreign-key actions reach", () => {
+  it("an empty parent the string fills and deletes from reaches the child rows that reference the new key (written while foreign keys were off): the child is kept, and the undo, which SQLite's foreign key refuses to put such a row back, says so and changes nothing", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE CASCADE);");
+    h.raw.pragma("foreign_keys = OFF");
+    h.raw.exec("INSERT INTO c VALUES (1, 5)");
+    h.raw.pragma("foreign_keys = ON");
+    const g = await guard(h);
+    const q = "INSERT INTO p VALUES (5); DELETE FROM p WHERE id = 5";
+    const d = await g.check(q);
+    expect(d).toMatchObject({ approved: true, restorePoint: { tables: ["main.p", "main.c"], rows: 1 } });
+    h.raw.exec(q);
+    await g.observe(d.execution!);
+    expect(h.raw.prepare("SELECT * FROM c").all()).toEqual([]);
+    expect(await g.undo()).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringContaining("(nothing was changed): FOREIGN KEY constraint failed") });
+  });
+
+  it("a DELETE of a table without a key that matches no row reaches no child: nothing to undo", async () => {
+    const h = fresh("CREATE TABLE p (code TEXT UNIQUE, v INT); CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT REFERENCES p (code) ON DELETE CASCADE); INSERT INTO p VALUES ('a', 1), ('b', 2); INSERT INTO c VALUES (1, 'a');");
+    expect(await (await guard(h)).check("DELETE FROM p WHERE code = 'zz'")).toMatchObject({ approved: true, reason: "reversible", tier: "T1", restorePoint: null });
+  });
+
+  it("a child whose foreign key only refuses (RESTRICT) is not read: over the bound alone, it does not make the DELETE over it", async () => {
+    const h = fresh("CREATE TABLE p (code TEXT UNIQUE, v INT); CREATE TABLE c (id INTEGER PRIMARY KEY, pcode TEXT REFERENCES p (code) ON DELETE RESTRICT ON UPDATE RESTRICT); INSERT INTO p VALUES ('a', 1), ('b', 2); INSERT INTO c VALUES (1, 'a'), (2, 'a'), (3, 'a');");
+    const g = await guard(h, { bounds: { maxRows: 2 } });
+    expect(await g.check("DELETE FROM p WHERE code = 'b'")).toMatchObject({ approved: true, restorePoint: { tables: ["main.p"], rows: 2 } });
+    await roundTrip(h, g, "DELETE FROM p WHERE code = 'b'");
+  });
+
+  it("a child whose foreign key has two columns: the rows it references are found by both, kept and undone", async () => {
+    const h = fresh("CREATE TABLE p (a INT, b INT, PRIMARY KEY (a, b)); CREATE TABLE c (id INTEGER PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON DELETE CASCADE); INSERT INTO p VALUES (1, 1), (1, 2); INSERT INTO c VALUES (1, 1, 1), (2, 1, 2);");
+    const g = await guard(h);
+    expect(await g.check("DELETE FROM p WHERE a = 1 AND b = 1")).toMatchObject({ approved: true, restorePoint: { tables: ["main.p", "main.c"], rows: 3 } });
+    await roundTrip(h, g, "DELETE FROM p WHERE a = 1 AND b = 1");
+  });
+
+  it("with foreign keys off no action runs: a DROP of a referenced table keeps that table alone and is undone", async () => {
+    const h = fresh("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id) ON DELETE CASCADE); INSERT INTO p VALUES (1); INSERT INTO c VALUES (1, 1);");
+    h.raw.pragma("foreign_keys = OFF");
+    const g = await guard(h);
+    expect(await g.check("DROP TABLE p")).toMatchObject({ approved: true, reason: "restore_point", restorePoint: { tables: ["main.p"], rows: 1 } });
+    await roundTrip(h, g, "DROP TABLE p");
   });
 });
