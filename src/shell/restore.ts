@@ -358,8 +358,9 @@ export class RestoreStore {
     // A file that has other names now (hard links: `cp -l`, `ln`, a pnpm store's files) is written back
     // in place: a write through one name changed every name, and a new file made here would leave the
     // others holding what the call wrote.
+    // (One entry is the kept path itself; the repository's root, `skip`, is a folder.)
     const only = k.entries?.length === 1 ? k.entries[0]! : null;
-    if (skip === null && only !== null && only.rel === "" && only.kind === "file" && hardLinked(k.path)) {
+    if (only?.kind === "file" && hardLinked(k.path)) {
       writeFileSync(k.path, this.object(only.hash!));
       chmodSync(k.path, only.mode);
       return;
@@ -467,12 +468,8 @@ export function relativeTo(root: string, p: string): string {
   return relative(root, p);
 }
 
-/** A regular file with more than one name (not following a link). */
+/** A regular file with more than one name (not following a link); false when nothing is there. */
 function hardLinked(p: string): boolean {
-  try {
-    const st = lstatSync(p);
-    return st.isFile() && st.nlink > 1;
-  } catch {
-    return false;
-  }
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  return st !== undefined && st.isFile() && st.nlink > 1;
 }

@@ -181,7 +181,23 @@ describe("take and apply: paths", () => {
     s.apply(p);
     expect(readFileSync(`${r}/other`, "utf8")).toBe("hours of work");
     expect(readFileSync(`${r}/work.txt`, "utf8")).toBe("hours of work");
-    // A kept folder, and a kept file that is absent or a link now, go the usual way.
+    // A kept file that is a folder now, a kept empty folder that is a hard-linked file now, and a path
+    // that was absent and is a hard link now go the usual way: removed, then put back as kept.
+    rmSync(`${r}/other`);
+    mkdirSync(`${r}/other`);
+    writeFileSync(`${r}/other/x`, "x");
+    s.apply(p);
+    expect(readFileSync(`${r}/other`, "utf8")).toBe("hours of work");
+    mkdirSync(`${r}/empty`);
+    const pe = s.take([`${r}/empty`, `${r}/absent`], null);
+    rmSync(`${r}/empty`, { recursive: true });
+    execFileSync("ln", [`${r}/work.txt`, `${r}/empty`]);
+    execFileSync("ln", [`${r}/work.txt`, `${r}/absent`]);
+    s.apply(pe);
+    expect(lstatSync(`${r}/empty`).isDirectory()).toBe(true);
+    expect(existsSync(`${r}/absent`)).toBe(false);
+    expect(readFileSync(`${r}/work.txt`, "utf8")).toBe("hours of work");
+    // A kept file that is absent or a link now goes the usual way.
     rmSync(`${r}/other`);
     s.apply(p);
     expect(readFileSync(`${r}/other`, "utf8")).toBe("hours of work");
