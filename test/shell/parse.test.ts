@@ -367,6 +367,7 @@ const SHELL_STATE: Case[] = [
     ["(cd() { :; }); cd x; rm y", ["?: :","/w: ?cd{a function this line defines (`cd`): what a call of it runs is not followed} x","/w: rm y"]],
     ["function true { :; }; builtin true; command true; \\true", ["?: :","/w: builtin true","/w: command true","/w: ?\\true{a function this line defines (`true`): what a call of it runs is not followed}"]],
     ["ls; ls() { :; }", ["/w: ls","?: :"]],
+    ["f() { :; }; > out", ["?: :","/w:  >out"]],
     // A part that may not run (after && or ||, a branch) or may run many times (a loop): what it changes is unknown after it.
     ["test -d b && cd b; rm x", ["/w: test -d b","/w: cd b","?: rm x"]],
     ["cd src && rm x && rm y", ["/w: cd src","/w/src: rm x","/w/src: rm y"]],
