@@ -116,7 +116,7 @@ export const MODULES: readonly MutationModule[] = [
   // The shell guard's parser, restore points, undo, workspace and variables (h-m28shell, 7 Dec, issue 28;
   // rows in docs/testing.md, "The shell guard's parser, restore points, undo, workspace and variables").
   { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // 93.9% (7 Dec 12:00, 885 mutants, after the unset fix and the functions a line defines; 54 undetected not yet sorted; 95.7% before)
-  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 95, timeoutMS: 20_000 }, // 97.6% (7 Dec 01:56, load 8-15, main 095474d; 87.0% first run 6 Dec)
+  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 95, timeoutMS: 20_000 }, // 98.0% (7 Dec 12:03, 608 mutants, main 8f9af95, with the hard-linked write-back; 97.6% before)
   { name: "shell-undo", file: "src/shell/undo.ts", threshold: 95, timeoutMS: 20_000 }, // 97.5% (7 Dec 11:45, 565 mutants, main 1a7df9c; 98.5% before HEAD-follows): survivors listed in docs/testing.md
   { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 20_000 }, // 93.4% (7 Dec 02:45, after the sorting; 89.9% first run)
   { name: "shell-variables", file: "src/shell/variables.ts", threshold: 95, timeoutMS: 20_000 }, // 100.0% (7 Dec 05:58, 88 mutants, after LESSKEY*; 02:35 first run, 85)
