@@ -133,11 +133,15 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     }
     if (w.text === "") continue;
     const base = cwd ?? "/";
-    const up = w.glob ? null : parentSteps(ctx, base, w.text);
-    if (up !== null) {
-      problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
-      return null;
-    }
+    // A `..` is resolved on the filesystem (parentSteps): in the word's text, or, for a glob, in each of
+    // its matches (a match keeps the pattern's `..`: `src/../*.txt` matches `src/../a.txt`); a glob that
+    // matches nothing is its own text. True after a problem was recorded.
+    const upIn = (texts: readonly string[], from: string): boolean => {
+      const up = texts.map((t) => parentSteps(ctx, from, t)).find((x) => x !== null);
+      if (up !== undefined) problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
+      return up !== undefined;
+    };
+    if (!w.glob && upIn([w.text], base)) return null;
     const at = joinPath(base, w.text);
     const link = ctx.links.find((l) => at === l || at.startsWith(`${l}/`));
     if (link !== undefined) {
@@ -154,20 +158,11 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        // A match keeps the pattern's `..` (`src/../*.txt` matches `src/../a.txt`): judged like a literal path.
-        const up = g.matches.map((m) => parentSteps(ctx, "/", m)).find((x) => x !== null);
-        if (up !== undefined) {
-          problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
-          return null;
-        }
+        if (upIn(g.matches, "/")) return null;
         res.push(...g.matches.map((m) => through(joinPath("/", m))));
         continue;
       }
-      const up = parentSteps(ctx, base, w.text);
-      if (up !== null) {
-        problem(ctx, "unresolved_argument", `${w.raw}: ${up}`, source);
-        return null;
-      }
+      if (upIn([w.text], base)) return null;
     }
     res.push(through(at));
   }

@@ -259,8 +259,7 @@ function walk(n: Node, scope: Scope, out: SimpleCommand[], redirects: Redirect[]
       // (Globs too: the function may run after a `shopt`, and may run one.)
       // From here on (and in the body: it may call itself) a call of the name runs the body, not the
       // command or builtin of that name (`:(){ :|:& };:` is not `:`).
-      const name = n.childForFieldName("name");
-      if (name !== null) scope.functions.add(name.text);
+      scope.functions.add(field(n, "name").text);
       const inner: Scope = { cwd: null, vars: new Map([[GLOBS, null]]), trial: scope.trial, functions: scope.functions };
       for (const c of named(n)) walk(c, inner, out, redirects);
       for (const k of inner.vars.keys()) scope.vars.set(k, null);
