@@ -122,6 +122,8 @@ function jobs(a: Args): Job[] {
       list.push({ id: `${engine}-${backend}`, script: "latency", params: { engine, backend, lengths, histories } });
     }
   }
+  // The guard's decision function alone (no copy, record or lifecycle around it): guard.check's floor.
+  list.push({ id: "decision-wasm", script: "latency", params: { engine: "decision", backend: "wasm", lengths, histories } });
   list.push({ id: "cedar", script: "cedar", params: { lengths: [1, 4, 16, 64], histories: ["mixed"] } });
   const tools = [10, 100, 1000, 10000];
   const slots = a.quick ? [1000, 100_000] : [1000, 100_000, 1_000_000];

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { SearchBackend } from "../../src/core/backend.js";
 import { instantiateCoreSync, type CoreInstance } from "../../src/core/wasm.js";
-import { createGuard, type AuditSink, type Guard } from "../../src/guard/index.js";
+import { createGuard, type AuditSink, type Guard, type GuardOptions } from "../../src/guard/index.js";
 import type { Decision } from "../../src/guard/decision.js";
 import type { OntologyTables } from "../../src/ontology/tables.js";
 import type { LayerB } from "../../src/projection/layer-b.js";
@@ -55,12 +55,17 @@ export interface GuardSetup {
 }
 
 export function guardOf(s: GuardSetup): Guard {
-  return createGuard({
+  return createGuard(guardOptions(s));
+}
+
+/** The options guardOf creates its guard with (the decision variant resolves the same ones). */
+export function guardOptions(s: GuardSetup): GuardOptions {
+  return {
     ontology: { tables: s.tables, hash: s.hash, blob: s.blob },
     backend: (tables, blob) => (s.kind === "wasm" ? newCore().load(blob ?? s.blob) : createReferenceBackend(tables)),
     state: s.state,
     policy: "veto",
     scope: "session",
     config: s.rules === undefined ? { now: s.now, log: s.log } : { now: s.now, projection: s.rules, log: s.log },
-  });
+  };
 }

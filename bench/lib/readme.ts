@@ -63,7 +63,7 @@ export function resultsSection(r: Results, plots: string[]): string {
   lines.push(`|---|${lengths.map(() => "---:").join("|")}|`);
   for (const q of s.sequences) lines.push(`| ${q.name} | ${lengths.map((n) => formatNs(q.byLength[String(n)])).join(" | ")} |`);
   lines.push("");
-  const single = [["core-wasm", "wasm core"], ["core-reference", "TS reference core"], ["verifier-wasm", "verifier, wasm"], ["guard-wasm", "guard.check, wasm"]].filter(([id]) => byId(r, id)?.figures?.["single-edge"]);
+  const single = [["core-wasm", "wasm core"], ["core-reference", "TS reference core"], ["verifier-wasm", "verifier, wasm"], ["decision-wasm", "the guard's decision alone, wasm"], ["guard-wasm", "guard.check, wasm"]].filter(([id]) => byId(r, id)?.figures?.["single-edge"]);
   if (single.length) {
     lines.push("Single-edge history (one admissible edge per executed call), p50 per verdict:");
     lines.push("");

@@ -141,13 +141,14 @@ export function summarizeResults(r: Results): Summary {
   add("TS reference core (record write + search)", fig(r, "core-reference", "mixed", 1));
   add("verifier, wasm (end to end)", fig(r, "verifier-wasm", "mixed", 1));
   add("verifier, TS reference (end to end)", fig(r, "verifier-reference", "mixed", 1));
+  add("the guard's decision alone, wasm (evaluate: no copy, record or lifecycle)", fig(r, "decision-wasm", "mixed", 1));
   add("guard.check, wasm (end to end)", fig(r, "guard-wasm", "mixed", 1));
   add("guard.check, TS reference (end to end)", fig(r, "guard-reference", "mixed", 1));
   add("Cedar-wasm statefulIsAuthorized (requests prebuilt)", fig(r, "cedar", "mixed", 1));
   add("Cedar-wasm incl. building the context from Layer B", byId(r, "cedar")?.withContext?.mixed?.["1"]);
 
   const sequences: Summary["sequences"] = [];
-  for (const [id, label] of [["core-wasm", "wasm core"], ["core-reference", "TS reference core"], ["verifier-wasm", "verifier, wasm"], ["guard-wasm", "guard.check, wasm"], ["cedar", "Cedar-wasm (n authorizations)"]]) {
+  for (const [id, label] of [["core-wasm", "wasm core"], ["core-reference", "TS reference core"], ["verifier-wasm", "verifier, wasm"], ["decision-wasm", "the guard's decision alone, wasm"], ["guard-wasm", "guard.check, wasm"], ["cedar", "Cedar-wasm (n authorizations)"]]) {
     const figs = byId(r, id)?.figures?.mixed as Record<string, Figure> | undefined;
     if (figs) sequences.push({ name: label, byLength: Object.fromEntries(Object.entries(figs).map(([n, f]) => [n, f.p50])) });
   }

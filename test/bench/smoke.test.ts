@@ -18,7 +18,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 /** Every job of `bench/run.ts --quick`, in order. A new variant adds its job ids here (bench/README.md,
  * "Adding a variant"); `sql-delete` is a slot until bench/variants/sql.ts exists (reported skipped). */
 const QUICK_JOBS = [
-  "core-wasm", "core-reference", "verifier-wasm", "verifier-reference", "guard-wasm", "guard-reference", "cedar",
+  "core-wasm", "core-reference", "verifier-wasm", "verifier-reference", "guard-wasm", "guard-reference", "decision-wasm", "cedar",
   "scale-tools-10", "scale-tools-100", "scale-tools-1000", "scale-tools-10000", "scale-slots-1000", "scale-slots-100000",
   "layerb", "memory", "shell", "hooks", "sql-delete",
   "cold-node", "cold-node-trusted", "cold-node-entry", "cold-node-entry-builtins", "cold-workerd", "cold-worker-example",
@@ -62,7 +62,7 @@ describe("bench harness", () => {
     // Every one of the 64 candidates of the mix reaches a verdict.
     expect(Object.values(core.outcomes["mixed/1"] as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(64);
     // The guard variants measure every length they build; Cedar decides every case as the search does.
-    for (const id of ["guard-wasm", "guard-reference"]) expect(Number.isFinite(r.results.find((x: { id: string }) => x.id === id).figures.mixed["1"].p50)).toBe(true);
+    for (const id of ["guard-wasm", "guard-reference", "decision-wasm"]) expect(Number.isFinite(r.results.find((x: { id: string }) => x.id === id).figures.mixed["1"].p50)).toBe(true);
     const cedar = r.results.find((x: { id: string }) => x.id === "cedar");
     expect(Object.keys(cedar.agreement).length).toBeGreaterThan(0);
     for (const [k, a] of Object.entries(cedar.agreement as Record<string, { agree: number; total: number; disagreements: string[] }>)) {
