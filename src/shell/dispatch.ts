@@ -1144,14 +1144,15 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       if (has(opts, "-f", "--force")) gitCall("git_discard", { target: "HEAD" }, source);
-      const t0 = text[0];
+      // `git checkout --detach` without a commit detaches HEAD where it is (git-checkout(1)).
+      const t0 = text.length === 0 && has(opts, "--detach") ? "HEAD" : text[0];
       if (t0 === undefined) return;
       if (t0 === null) {
         problem(ctx, "unresolved_argument", "git checkout: the target is not known", source);
         return;
       }
       // `git checkout <path>` (no `--`): a path that exists is a path.
-      if (ops.every(existing)) {
+      if (ops.length > 0 && ops.every(existing)) {
         const ps = pathList(ops);
         if (ps !== null) for (const p of ps) trackedWrite(p, []);
         return;
@@ -1182,7 +1183,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
         return;
       }
       if (has(opts, "-f", "--force", "--discard-changes")) gitCall("git_discard", { target: "HEAD" }, source);
-      const t0 = text[0];
+      // `git switch --detach` without a commit detaches HEAD where it is (git-switch(1)).
+      const t0 = text.length === 0 && has(opts, "-d", "--detach") ? "HEAD" : text[0];
       if (t0 === null || t0 === undefined) {
         problem(ctx, "unresolved_argument", "git switch: the target is not known", source);
         return;

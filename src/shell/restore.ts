@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
-import { git } from "./workspace.js";
+import { git, gitPath } from "./workspace.js";
 
 export const RESTORE_FORMAT = "polar-restore-point/1";
 
@@ -304,9 +304,11 @@ export class RestoreStore {
   }
 
   private keepRepo(root: string, pending: Map<string, Buffer>): RepoState {
-    const head = readFileSync(`${root}/.git/HEAD`, "utf8").trim();
-    if (head === "") throw new RestoreError("restore_failed", `${root}/.git/HEAD is empty`);
-    const indexPath = `${root}/.git/index`;
+    // A linked worktree's or a submodule's `.git` is a file: its HEAD and index are where git says.
+    const headPath = gitPath(root, "HEAD");
+    const head = readFileSync(headPath, "utf8").trim();
+    if (head === "") throw new RestoreError("restore_failed", `${headPath} is empty`);
+    const indexPath = gitPath(root, "index");
     const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath), pending) : null;
     const all = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"]).split("\n");
     const refs = all
@@ -391,8 +393,9 @@ export class RestoreStore {
   }
 
   private putBackRepo(r: RepoState): void {
-    if (r.index !== null) writeFileSync(`${r.root}/.git/index`, this.object(r.index));
-    else rmSync(`${r.root}/.git/index`, { force: true });
+    const indexPath = gitPath(r.root, "index");
+    if (r.index !== null) writeFileSync(indexPath, this.object(r.index));
+    else rmSync(indexPath, { force: true });
     // (refs/stash is deleted here too, and its entries stored again below.)
     const now = git(r.root, ["for-each-ref", "--format=%(refname)"]).split("\n").filter((l) => l !== "");
     const want = new Map(r.refs.map((x) => [x.name, x.target]));

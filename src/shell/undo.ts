@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, lstatSync, readFileSync, readdirSync, renam
 import { dirname, relative } from "node:path";
 import type { TypedCall } from "./dispatch.js";
 import { fingerprint, RestoreError, type RestoreStore, type RestoreSummary } from "./restore.js";
-import { assumedUnchanged, git } from "./workspace.js";
+import { assumedUnchanged, git, gitPath } from "./workspace.js";
 
 export interface InverseStep {
   tool: string;
@@ -62,13 +62,14 @@ export function stateFingerprint(paths: readonly string[], repo: string | null):
   const h = createHash("sha256");
   h.update(fingerprint(paths));
   if (repo !== null) {
-    h.update(readFileSync(`${repo}/.git/HEAD`));
+    h.update(readFileSync(gitPath(repo, "HEAD")));
     // (Not the index file's bytes: every index change an undo can write over shows in status — each
     // record holds the index's mode and object id — or in the assume-unchanged list below, while the
     // bytes also change when git refreshes a touched file's stat data: an agent's `git status` after
     // a `touch` made every undo of the repository `changed_since`.)
     h.update(git(repo, ["for-each-ref", "--format=%(refname) %(objectname)"]));
-    h.update(existsSync(`${repo}/.git/logs/refs/stash`) ? readFileSync(`${repo}/.git/logs/refs/stash`) : "-");
+    const stashLog = gitPath(repo, "logs/refs/stash");
+    h.update(existsSync(stashLog) ? readFileSync(stashLog) : "-");
     const status = git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"]);
     h.update(status);
     // The content of what git does not hold (modified, unmerged, untracked, ignored paths): their
@@ -289,14 +290,28 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
 /** `git branch -m A B` (or `-M`) of the branch HEAD is on moves HEAD onto B as well; its undo deletes B
  * and recreates A at B's commit, so HEAD must follow back to A, or it is left on a branch that no longer
  * exists (every file then shows as a new one). The branch HEAD goes back on after the steps: null when no
- * step deletes the branch HEAD is on (HEAD detached reads as `HEAD`, which no step deletes) or a switch
- * step puts HEAD back itself (`git checkout -b x` is undone by switching back, then deleting x); not ok
- * when the undo puts no one branch back at the deleted branch's commit. Throws when the repository cannot
- * be read. */
-function headAfterUndo(inverse: readonly InverseStep[], repo: string | null): { ok: true; ref: string | null } | { ok: false; why: string } {
+ * step deletes the branch HEAD is on at that step (HEAD detached reads as `HEAD`, which no step deletes;
+ * a restore point that holds the repository puts back HEAD and every ref as it kept them, so
+ * `git checkout -b x` in a dirty work tree, undone by the point and then deleting x, leaves HEAD where
+ * the point put it) or a switch step puts HEAD back itself (`git checkout -b x` is undone by switching
+ * back, then deleting x); not ok when the undo puts no one branch back at the deleted branch's commit.
+ * `pointHead` answers the HEAD a restore point keeps for `repo` (null: it holds none). Throws when the
+ * repository or a point cannot be read. */
+function headAfterUndo(inverse: readonly InverseStep[], repo: string | null, pointHead: (id: string) => string | null): { ok: true; ref: string | null } | { ok: false; why: string } {
   if (repo === null || inverse.some((s) => s.tool === "git_switch_to")) return { ok: true, ref: null };
-  const head = git(repo, ["rev-parse", "--symbolic-full-name", "HEAD"]).trim();
-  if (!inverse.some((s) => s.tool === "git_ref_delete" && s.arguments.ref === head)) return { ok: true, ref: null };
+  const now = git(repo, ["rev-parse", "--symbolic-full-name", "HEAD"]).trim();
+  let head = now;
+  let deleted = false;
+  for (const s of inverse) {
+    if (s.tool === "restore_point_apply") {
+      const kept = pointHead(String(s.arguments.point));
+      if (kept !== null) {
+        head = kept.startsWith("ref: ") ? kept.slice(5) : "HEAD";
+        deleted = false;
+      }
+    } else if (s.tool === "git_ref_delete" && s.arguments.ref === head) deleted = true;
+  }
+  if (!deleted) return { ok: true, ref: null };
   const at = git(repo, ["rev-parse", "--verify", head]).trim();
   const back = inverse.filter((s) => s.tool === "git_ref_create" && String(s.arguments.ref).startsWith("refs/heads/") && s.arguments.target === at);
   if (back.length !== 1) return { ok: false, why: `it deletes ${head}, the branch HEAD is on, and puts ${back.length === 0 ? "no branch" : "more than one branch"} back at its commit` };
@@ -339,7 +354,10 @@ export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, se
   }
   let head: ReturnType<typeof headAfterUndo>;
   try {
-    head = headAfterUndo(e.inverse, e.repo);
+    head = headAfterUndo(e.inverse, e.repo, (id) => {
+      const r = store.load(id).repo;
+      return r !== null && r.root === e.repo ? r.head : null;
+    });
   } catch (err) {
     return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
   }

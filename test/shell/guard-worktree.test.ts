@@ -6,7 +6,7 @@
 import { realpathSync, rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { createShellGuard, type ShellPolicy } from "../../src/shell/guard.js";
-import { buildTemplate, copyTemplate, sh, tempDir } from "./helpers.js";
+import { buildTemplate, copyTemplate, diffManifests, manifest, runBash, sh, tempDir } from "./helpers.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -42,8 +42,8 @@ describe("git stash drop / clear in a linked worktree", () => {
         expect([policy, command, d.action, d.reason, d.approved]).toEqual([policy, command, action, reason, false]);
       }
     }
-    // Restore points of a linked worktree are not taken yet (restore.ts reads `.git/HEAD`): asked as
-    // restore_failed, never let through as "nothing to undo".
+    // Under snapshot: approved only with a restore point (it holds the shared stash), never as "nothing
+    // to undo".
     const g = await createShellGuard({ cwd: wt, store: `${store}-snapshot`, policy: "snapshot" });
     for (const command of ["git stash clear", "git stash drop"]) {
       const d = g.check({ tool: "shell", args: { command } });
@@ -59,5 +59,44 @@ describe("git stash drop / clear in a linked worktree", () => {
     const g = await createShellGuard({ cwd: wt, store, policy: "veto" });
     const d = g.check({ tool: "shell", args: { command: "git stash clear" } });
     expect([d.action, d.reason]).toEqual(["allow", "reversible"]);
+  });
+});
+
+/** The worktree's files and its git state read through git (its HEAD and index are its own, in the
+ * shared folder's worktrees/NAME; refs and the stash are the repository's). */
+function state(wt: string): Map<string, string> {
+  const m = manifest(wt);
+  m.set("git", sh(wt, `cat "$(git rev-parse --git-path HEAD)"; echo --refs; git for-each-ref --format='%(refname) %(objectname)'; echo --index; git ls-files -s; echo --stash; git stash list --format=%H`));
+  return m;
+}
+
+describe("restore points in a linked worktree", () => {
+  it("a line that changes the worktree's HEAD, index, refs or stash in a dirty work tree gets a restore point and is undone exactly, run for real (regression: every such point failed, restore_failed: the point read `<worktree>/.git/HEAD`, and `.git` is a file there)", async () => {
+    const lines = [
+      "git reset --hard",
+      "git stash",
+      "git clean -fd",
+      "git commit -qam wip",
+      "git checkout -q -b other",
+      "git rm -q -f a.txt",
+      "git add -A",
+      "git stash && git stash drop",
+      "git checkout -q --detach",
+    ];
+    for (const command of lines) {
+      const { wt, store } = worktree();
+      sh(wt, "echo more >> a.txt && echo new > fresh.txt && mkdir -p junk && echo j > junk/x");
+      const g = await createShellGuard({ cwd: wt, store, policy: "snapshot" });
+      const before = state(wt);
+      const call = { tool: "shell", args: { command } };
+      const d = g.check(call);
+      expect([command, d.action, d.reason], d.message ?? "").toEqual([command, "allow", "restore_point"]);
+      expect(runBash(wt, command), command).toBe(0);
+      g.observe(call, { exitCode: 0 }, { execution: d.execution! });
+      expect(diffManifests(before, state(wt)).length, command).toBeGreaterThan(0);
+      const u = await g.undo();
+      expect([command, u.reason], u.message).toEqual([command, "undone"]);
+      expect(diffManifests(before, state(wt)), command).toEqual([]);
+    }
   });
 });
