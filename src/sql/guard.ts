@@ -13,7 +13,7 @@ import { coreReason, inverseOf, tierOf, tierRank } from "../guard/dispatched.js"
 import type { StateView, TierName } from "../core/types.js";
 import type { SqlAdapter, SqlDialect } from "./adapter.js";
 import { dispatchSql, loadSqlParser, SqlParserMissing, targetSelect, type Problem, type SqlCall } from "./parse.js";
-import { Catalog, CatalogRetry, fingerprintRows, hasRowid, quoteIdent, readRange, readTable, sqliteRowText, StateError, type FkAction, type TableInfo } from "./state.js";
+import { Catalog, CatalogRetry, fingerprintRows, quoteIdent, readRange, readTable, sqliteRowText, StateError, type FkAction, type TableInfo } from "./state.js";
 import { describeSqlStep, newPointId, scopeFingerprint, SQL_RESTORE_FORMAT, SqlJournal, SqlStore, summary, undoSqlEntry, type PointTable, type SqlInverseStep, type SqlRestorePoint, type SqlRestoreSummary, type SqlUndoEntry, type SqlUndoResult, type SqlUndoSelector } from "./undo.js";
 
 export type SqlPolicy = "snapshot" | "escalate" | "veto" | "advisory";
@@ -608,9 +608,7 @@ class SqlGuardImpl implements SqlGuard {
         tables.push({ ...this.pointTable(t.info, "range", got.rows, got.keys, depth), above: t.above! });
       } else if (t.scope === "keys") {
         const c = t.calls[0]!;
-        // A WITHOUT ROWID table has no rowid to tell a row matched twice (a join) apart: its key does.
-        const rowid = t.pre === undefined && (await hasRowid(this.db, t.info));
-        const got = t.pre ?? (await this.preImage(t.info, targetSelect(c.plan!, this.dialect, rowid ? "rid" : null), rowid));
+        const got = t.pre ?? (await this.preImage(t.info, targetSelect(c.plan!, this.dialect, null)));
         total += got.rows.length;
         if (total > max) return `not approved: ${verb(t)} more than ${max} rows (the restore bound)`;
         tables.push(this.pointTable(t.info, "keys", got.rows, got.keys, depth));
@@ -646,10 +644,11 @@ class SqlGuardImpl implements SqlGuard {
   }
 
   /** SQLite: the rows an UPDATE/DELETE matches by key, each once (joins may match a row twice): told apart
-   * by the rowid `sel` carries as __polar_rid (`rowid`), or, in a WITHOUT ROWID table, by the key, which
-   * SQLite keeps NOT NULL and unique there. (A keys scope needs a key; PostgreSQL's pre-image is read with
-   * its count, countAndRead, and over the bound the statement is refused before any point is taken.) */
-  private async preImage(info: TableInfo, sel: string, rowid: boolean): Promise<{ rows: string[]; keys: string[] }> {
+   * by their key, which names one row here (a table with a NULL in a key column is not judged: judge),
+   * also in a WITHOUT ROWID table, which has no rowid. (A keys scope needs a key; PostgreSQL's pre-image
+   * is read with its count, countAndRead, and over the bound the statement is refused before any point
+   * is taken.) */
+  private async preImage(info: TableInfo, sel: string): Promise<{ rows: string[]; keys: string[] }> {
     const rows: string[] = [];
     const keys: string[] = [];
     const seen = new Set<string>();
@@ -657,10 +656,8 @@ class SqlGuardImpl implements SqlGuard {
     for (const x of await this.db.read(`SELECT * FROM (${sel})`)) {
       const row = sqliteRowText(x, info.columns);
       const key = JSON.stringify(pk.map((c) => JSON.parse(row)[info.columns.indexOf(c)]));
-      // The rowid; without one (a WITHOUT ROWID table, whose key SQLite keeps NOT NULL and unique) the key.
-      const id = rowid ? String(x.__polar_rid) : key;
-      if (seen.has(id)) continue;
-      seen.add(id);
+      if (seen.has(key)) continue;
+      seen.add(key);
       rows.push(row);
       keys.push(key);
     }

@@ -317,9 +317,7 @@ export async function readTable(db: SqlAdapter, t: TableInfo): Promise<ScopeRows
   return { rows, rids: r.map((x) => String(x.__polar_rid)), keys: sqliteKeys(t, rows) };
 }
 
-/** SQLite: whether the table has a rowid (a WITHOUT ROWID table has none: its primary key, NOT NULL
- * there, is how a row is named). */
-export async function hasRowid(db: SqlAdapter, t: TableInfo): Promise<boolean> {
+async function hasRowid(db: SqlAdapter, t: TableInfo): Promise<boolean> {
   try {
     await db.read(`SELECT rowid FROM ${t.q} LIMIT 0`);
     return true;
