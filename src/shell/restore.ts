@@ -67,7 +67,9 @@ export interface RepoState {
   head: string;
   /** The index file's content hash (its bytes are an object), null when there is none. */
   index: string | null;
-  refs: { name: string; target: string }[];
+  /** Every ref but the stash; a symbolic ref (a clone's `refs/remotes/origin/HEAD`) with the ref it
+   * names (`symref`; absent in points taken before symbolic refs were kept apart). */
+  refs: { name: string; target: string; symref?: string }[];
   /** The stash, newest first: commit id and reflog message. */
   stash: { id: string; message: string }[];
 }
@@ -310,14 +312,18 @@ export class RestoreStore {
     if (head === "") throw new RestoreError("restore_failed", `${headPath} is empty`);
     const indexPath = gitPath(root, "index");
     const index = existsSync(indexPath) ? this.putObject(readFileSync(indexPath), pending) : null;
-    const all = git(root, ["for-each-ref", "--format=%(refname) %(objectname)"]).split("\n");
+    // (Ref names hold no space or NUL: git check-ref-format.)
+    const all = git(root, ["for-each-ref", "--format=%(refname)%00%(objectname)%00%(symref)"]).split("\n");
     const refs = all
-      .filter((l) => l !== "" && !l.startsWith("refs/stash "))
-      .map((l) => ({ name: l.slice(0, l.lastIndexOf(" ")), target: l.slice(l.lastIndexOf(" ") + 1) }));
+      .filter((l) => l !== "" && !l.startsWith("refs/stash\0"))
+      .map((l) => {
+        const [name, target, symref] = l.split("\0") as [string, string, string];
+        return symref === "" ? { name, target } : { name, target, symref };
+      });
     // The stash is its reflog (refs/stash is its newest entry; packed or loose). A stash ref without a
     // reflog would be lost by putting the stash back from the reflog: not kept, so the call is asked.
     let stash: RepoState["stash"] = [];
-    if (all.some((l) => l.startsWith("refs/stash "))) {
+    if (all.some((l) => l.startsWith("refs/stash\0"))) {
       const out = git(root, ["log", "-g", "--format=%H%x00%gs", "refs/stash", "--"]).trim();
       if (out === "") throw new RestoreError("restore_failed", `the stash of ${root} has no reflog`);
       stash = out.split("\n").map((l) => ({ id: l.split("\0")[0]!, message: l.split("\0")[1]! }));
@@ -397,12 +403,16 @@ export class RestoreStore {
     if (r.index !== null) writeFileSync(indexPath, this.object(r.index));
     else rmSync(indexPath, { force: true });
     // (refs/stash is deleted here too, and its entries stored again below.)
+    // Each ref itself, never the one a symbolic ref names (`option no-deref`): a clone's
+    // refs/remotes/origin/HEAD names origin's branch, and updating both through it is refused ("multiple
+    // updates … via symref"). The symbolic refs are set again after the plain ones exist.
     const now = git(r.root, ["for-each-ref", "--format=%(refname)"]).split("\n").filter((l) => l !== "");
-    const want = new Map(r.refs.map((x) => [x.name, x.target]));
+    const want = new Map(r.refs.map((x) => [x.name, x]));
     const lines: string[] = [];
-    for (const n of now) if (!want.has(n)) lines.push(`delete ${n}`);
-    for (const [n, t] of want) lines.push(`update ${n} ${t}`);
+    for (const n of now) if (!want.has(n)) lines.push("option no-deref", `delete ${n}`);
+    for (const x of r.refs) if (x.symref === undefined) lines.push("option no-deref", `update ${x.name} ${x.target}`);
     if (lines.length > 0) git(r.root, ["update-ref", "--stdin"], `${lines.join("\n")}\n`);
+    for (const x of r.refs) if (x.symref !== undefined) git(r.root, ["symbolic-ref", x.name, x.symref]);
     if (r.head.startsWith("ref: ")) git(r.root, ["symbolic-ref", "HEAD", r.head.slice(5)]);
     else git(r.root, ["update-ref", "--no-deref", "HEAD", r.head]);
     // The stash: emptied (deleting the ref deletes its reflog), then stored again oldest first.
