@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { createShellGuard } from "../../src/shell/index.js";
-import { tempDir } from "./helpers.js";
+import { diffManifests, manifest, runBash, sh, tempDir } from "./helpers.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -45,5 +45,40 @@ describe("a write through one name of a hard-linked file, undone", () => {
     for (const n of ["notes.txt", "hard", "soft"]) expect(readFileSync(`${ws}/${n}`, "utf8"), n).toBe("hours of work\n");
     expect(lstatSync(`${ws}/hard`).ino).toBe(ino);
     expect(lstatSync(`${ws}/notes.txt`).nlink).toBe(2);
+  });
+});
+
+/** A workspace (a git repository when `git`) beside a folder outside it, built by `script` (run in the
+ * workspace, `$OUT` the outside folder); the line is checked, run with bash when approved, observed and
+ * undone; both folders' manifests (hard links as one file with several names) must be as before. */
+export async function undoneExactly(script: string, line: string, git: boolean): Promise<{ approved: boolean; reason: string; after: string[] }> {
+  const root = tempDir("polar-shell-hardlinks-run-");
+  made.push(root);
+  const ws = `${root}/ws`;
+  mkdirSync(ws);
+  mkdirSync(`${root}/out`);
+  sh(ws, `export OUT=${root}/out; ${script}`);
+  if (git) sh(ws, "git init -q -b main && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false && git config core.hooksPath /dev/null && git add -A && git commit -qm init");
+  const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
+  const state = () => new Map([...manifest(ws), ...[...manifest(`${root}/out`)].map(([k, v]): [string, string] => [`$OUT/${k}`, v])]);
+  const before = state();
+  const call = { tool: "shell", args: { command: line } };
+  const d = g.check(call);
+  if (!d.approved) return { approved: false, reason: d.reason, after: [] };
+  runBash(ws, line);
+  g.observe(call, { exitCode: 0 }, { execution: d.execution! });
+  const u = g.undo();
+  expect(u.ok, u.message).toBe(true);
+  return { approved: true, reason: d.reason, after: diffManifests(before, state()) };
+}
+
+describe("a committed file with other names is not one git gives back", () => {
+  // git restore writes a new file in the file's place: the other name kept what the call wrote (`echo
+  // x > h1` undone left h2 holding "x"), and h1 and h2 were no longer one file.
+  it.each(["echo x > h1", "echo x >> h1", "truncate -s 0 h1", "chmod 600 h1", "cp other h1", "echo x > hd/a"])("%s", async (line) => {
+    const r = await undoneExactly("printf 'one\\n' > h1 && ln h1 h2 && printf 'other\\n' > other && mkdir hd && printf 'a\\n' > hd/a && ln hd/a ha", line, true);
+    expect(r.approved, r.reason).toBe(true);
+    expect(r.reason).toBe("restore_point");
+    expect(r.after).toEqual([]);
   });
 });

@@ -68,9 +68,13 @@ export function copyTemplate(tpl: string, into: string): string {
   return into;
 }
 
-/** Every path under the workspace (without .git) and the repository's HEAD, refs, index and stash. */
+/** Every path under the workspace (without .git; its kind, mode, content or link target, and for a file
+ * with other names, hard links, how many and which of the walk's paths are the same file) and the
+ * repository's HEAD, refs, index and stash. */
 export function manifest(ws: string): Map<string, string> {
   const m = new Map<string, string>();
+  // A file with other names (hard links): its count of names and the names of the walk that share it.
+  const inodes = new Map<string, string[]>();
   const walk = (full: string, rel: string): void => {
     for (const n of readdirSync(full).sort()) {
       if (rel === "" && n === ".git") continue;
@@ -82,10 +86,14 @@ export function manifest(ws: string): Map<string, string> {
       else if (s.isDirectory()) {
         m.set(r, `dir ${mode}`);
         walk(f, r);
-      } else m.set(r, `file ${mode} ${createHash("sha256").update(readFileSync(f)).digest("hex").slice(0, 16)}`);
+      } else {
+        m.set(r, `file ${mode} ${createHash("sha256").update(readFileSync(f)).digest("hex").slice(0, 16)}`);
+        if (s.nlink > 1) inodes.set(`${s.dev}:${s.ino}`, [...(inodes.get(`${s.dev}:${s.ino}`) ?? []), `${r} (${s.nlink} names)`]);
+      }
     }
   };
   walk(ws, "");
+  for (const names of inodes.values()) for (const n of names) m.set(`${n.slice(0, n.lastIndexOf(" ("))} (same file as)`, names.join(", "));
   let isRepo = true;
   try {
     lstatSync(`${ws}/.git`);
