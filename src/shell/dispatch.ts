@@ -87,13 +87,19 @@ interface Ctx {
    * or moved): a later path at or under one reaches whatever the link points to, which the check,
    * reading the filesystem as it is before the line, cannot see. */
   links: string[];
+  /** What an earlier command of the line moves (`mv`, `git mv`) or copies with the links in it kept
+   * (`cp -r`/`-a`/`-P`/`-d`: the copy's links are the source's, their targets the same text): a later
+   * path under `to` is what is now under `from`, so a link there (a folder's link to a file or folder
+   * elsewhere, `dir/l -> ../../out/f`) is reached through it, which the check, reading `to` as it is
+   * before the line (absent), cannot see. */
+  moved: { from: string; to: string }[];
 }
 
 const DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero|random|urandom)$/;
 
-/** Dispatches a whole command line run in `cwd`. Never throws. `links`: the paths made links at so far
- * (shared with a `sh -c` string inside the line). */
-export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0, links: string[] = []): Dispatch {
+/** Dispatches a whole command line run in `cwd`. Never throws. `links`, `moved`: the paths made links at
+ * and what was moved or copied so far (shared with a `sh -c` string inside the line; see Ctx). */
+export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0, links: string[] = [], moved: Ctx["moved"] = []): Dispatch {
   const out: Dispatch = { calls: [], problems: [], commands: 0 };
   try {
     const parsed = parseCommandLine(command, cwd, home, depth);
@@ -101,7 +107,7 @@ export function dispatchCommand(command: string, cwd: string, cat: Catalogue, ho
       out.problems.push({ reason: "unparsed", detail: parsed.detail, source: command.slice(0, 200) });
       return out;
     }
-    const ctx: Ctx = { cat, home, out, depth, links };
+    const ctx: Ctx = { cat, home, out, depth, links, moved };
     for (const c of parsed.commands) simple(ctx, c);
   } catch (e) {
     out.problems.push({ reason: "unparsed", detail: `dispatcher error: ${e instanceof Error ? e.message : String(e)}`, source: command.slice(0, 200) });
@@ -143,14 +149,15 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     };
     if (!w.glob && upIn([w.text], base)) return null;
     const at = joinPath(base, w.text);
-    const link = ctx.links.find((l) => at === l || at.startsWith(`${l}/`));
-    if (link !== undefined) {
-      problem(ctx, "unresolved_argument", `${w.raw}: through ${link}, a link this line makes: what it reaches is not known at check time`, source);
-      return null;
-    }
+    const through = (p: string): boolean => {
+      const why = lineLink(ctx, p);
+      if (why !== null) problem(ctx, "unresolved_argument", `${w.raw}: ${why}: what it reaches is not known at check time`, source);
+      return why !== null;
+    };
+    if (through(at)) return null;
     // A trailing slash resolves through a final symbolic link (POSIX: as if `/.` were appended):
     // `rm -r link/` removes what is in the link's target directory, not the link.
-    const through = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
+    const final = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
     if (w.glob) {
       const g = expandGlob(w.text, base);
       if (g.over) {
@@ -158,13 +165,13 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        if (upIn(g.matches, "/")) return null;
-        res.push(...g.matches.map((m) => through(joinPath("/", m))));
+        if (upIn(g.matches, "/") || g.matches.some((m) => through(joinPath("/", m)))) return null;
+        res.push(...g.matches.map((m) => final(joinPath("/", m))));
         continue;
       }
       if (upIn([w.text], base)) return null;
     }
-    res.push(through(at));
+    res.push(final(at));
   }
   return res;
 }
@@ -201,6 +208,30 @@ function parentSteps(ctx: Ctx, base: string, text: string): string | null {
     cur = dirname(cur);
   }
   return null;
+}
+
+/** Why `at` goes through a link the line makes (`ln`, `cp -s`, a link moved or copied: ctx.links) or
+ * through a link that is now inside what an earlier command of the line moves or copies with its links
+ * (ctx.moved: `mv dir other && echo x > other/l`, l a link in dir; any part of the path under the
+ * destination, the last one too), or null. Each move is followed back to where its source is before
+ * the line (`mv a b; mv b c`: c/x is a/x now). */
+function lineLink(ctx: Ctx, at: string): string | null {
+  let cur = at;
+  for (let i = ctx.moved.length - 1; ; i--) {
+    const made = ctx.links.find((l) => cur === l || cur.startsWith(`${l}/`));
+    if (made !== undefined) return `through ${made}, a link this line makes`;
+    if (i < 0) return null;
+    const m = ctx.moved[i]!;
+    if (cur !== m.to && !cur.startsWith(`${m.to}/`)) continue;
+    const rest = cur.slice(m.to.length);
+    let p = m.from;
+    for (const seg of rest.split("/")) {
+      if (seg === "") continue;
+      p = `${p}/${seg}`;
+      if (isLinkNow(p)) return `through ${m.to}${p.slice(m.from.length)}, which this line moves or copies there from ${p}, a link`;
+    }
+    cur = m.from + rest;
+  }
 }
 
 /** A directory an earlier command of the line makes (`mkdir`, `mkdir -p`'s ancestors, `git init`). */
@@ -625,6 +656,8 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
       for (const s of srcs as string[]) {
         const d = intoDir ? joinPath(into, basename(s)) : into;
         if (entry.effect === "link" || (entry.effect === "copy" && (linkCopy || (keepsLinks && isLinkNow(s)))) || (entry.effect === "move" && isLinkNow(s))) ctx.links.push(d);
+        // The links inside a folder moved, or copied with its links (ctx.moved).
+        if (entry.effect === "move" || (entry.effect === "copy" && keepsLinks)) ctx.moved.push({ from: s, to: d });
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
         // cp writes through a link to a file; install and `cp --remove-destination` remove the link
         // first and write a new file in its place (checked with coreutils 9 here).
@@ -717,7 +750,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         return;
       }
       // The links the line made so far reach into the string, and the string's reach the rest of the line.
-      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1, ctx.links);
+      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1, ctx.links, ctx.moved);
       ctx.out.calls.push(...inner.calls);
       ctx.out.problems.push(...inner.problems);
       ctx.out.commands += inner.commands;
@@ -1259,7 +1292,13 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const dest = ps[ps.length - 1]!;
       // Several sources go into a directory (git refuses them otherwise).
       const intoDir = isDirectory(dest);
-      for (const s of ps.slice(0, -1)) gitCall("fs_move", { source: s, destination: intoDir ? joinPath(dest, basename(s)) : dest }, source);
+      for (const s of ps.slice(0, -1)) {
+        const d = intoDir ? joinPath(dest, basename(s)) : dest;
+        // What the moved path is or holds is reached under its new name (as for mv).
+        if (isLinkNow(s)) ctx.links.push(d);
+        ctx.moved.push({ from: s, to: d });
+        gitCall("fs_move", { source: s, destination: d }, source);
+      }
       gitCall("git_stage", { paths: ps }, source);
       return;
     }

@@ -7,7 +7,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { createShellGuard } from "../../src/shell/index.js";
-import { diffManifests, manifest, runBash, sh, tempDir } from "./helpers.js";
+import { runBash, sh, tempDir, undoneExactly } from "./helpers.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -49,30 +49,6 @@ describe("a write through one name of a hard-linked file, undone", () => {
   });
 });
 
-/** A workspace (a git repository when `git`) beside a folder outside it, built by `script` (run in the
- * workspace, `$OUT` the outside folder); the line is checked, run with bash when approved, observed and
- * undone; both folders' manifests (hard links as one file with several names) must be as before. */
-export async function undoneExactly(script: string, line: string, git: boolean): Promise<{ approved: boolean; reason: string; after: string[] }> {
-  const root = tempDir("polar-shell-hardlinks-run-");
-  made.push(root);
-  const ws = `${root}/ws`;
-  mkdirSync(ws);
-  mkdirSync(`${root}/out`);
-  sh(ws, `export OUT=${root}/out; ${script}`);
-  if (git) sh(ws, "git init -q -b main && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false && git config core.hooksPath /dev/null && git add -A && git commit -qm init");
-  const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
-  const state = () => new Map([...manifest(ws), ...[...manifest(`${root}/out`)].map(([k, v]): [string, string] => [`$OUT/${k}`, v])]);
-  const before = state();
-  const call = { tool: "shell", args: { command: line } };
-  const d = g.check(call);
-  if (!d.approved) return { approved: false, reason: d.reason, after: [] };
-  runBash(ws, line);
-  g.observe(call, { exitCode: 0 }, { execution: d.execution! });
-  const u = g.undo();
-  expect(u.ok, u.message).toBe(true);
-  return { approved: true, reason: d.reason, after: diffManifests(before, state()) };
-}
-
 describe("a committed file with other names is not one git gives back", () => {
   // git restore writes a new file in the file's place: the other name kept what the call wrote (`echo
   // x > h1` undone left h2 holding "x"), and h1 and h2 were no longer one file.
@@ -80,6 +56,7 @@ describe("a committed file with other names is not one git gives back", () => {
     const r = await undoneExactly("printf 'one\\n' > h1 && ln h1 h2 && printf 'other\\n' > other && mkdir hd && printf 'a\\n' > hd/a && ln hd/a ha", line, true);
     expect(r.approved, r.reason).toBe(true);
     expect(r.reason).toBe("restore_point");
+    expect(r.undo).toBe("undone");
     expect(r.after).toEqual([]);
   });
 });
@@ -96,6 +73,7 @@ describe("a name of a file with other names, removed or replaced, comes back as 
   ] as const)("%s (git: %s)", async (line, git) => {
     const r = await undoneExactly(files, line, git);
     expect(r.approved, r.reason).toBe(true);
+    expect(r.undo).toBe("undone");
     expect(r.after).toEqual([]);
   });
 

@@ -3,8 +3,9 @@
 // link target; git HEAD, refs, index entries, stash) to compare before and after.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createShellGuard } from "../../src/shell/index.js";
 
 export function sh(cwd: string, script: string): string {
   return execFileSync("bash", ["-c", script], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z", GIT_TERMINAL_PROMPT: "0" } });
@@ -112,4 +113,31 @@ export function diffManifests(a: Map<string, string>, b: Map<string, string>): s
   for (const [k, v] of a) if (b.get(k) !== v) out.push(`${k}: ${v.slice(0, 300)} → ${(b.get(k) ?? "(absent)").slice(0, 300)}`);
   for (const [k, v] of b) if (!a.has(k)) out.push(`${k}: (absent) → ${v.slice(0, 300)}`);
   return out;
+}
+
+/** A workspace (a git repository when `git`) beside a folder outside it, built by `script` (run in the
+ * workspace; `$OUT` is the folder outside); the line is checked under `snapshot`, run with bash when
+ * approved, observed and undone; `after`: how both folders' manifests differ from before (empty: undone
+ * exactly). Everything is removed after. */
+export async function undoneExactly(script: string, line: string, git: boolean): Promise<{ approved: boolean; reason: string; message: string; undo: string; after: string[] }> {
+  const root = tempDir("polar-shell-undone-");
+  try {
+    const ws = `${root}/ws`;
+    mkdirSync(ws);
+    mkdirSync(`${root}/out`);
+    sh(ws, `export OUT=${root}/out; ${script}`);
+    if (git) sh(ws, `${GIT_INIT} && git add -A && git commit -qm init`);
+    const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
+    const state = () => new Map([...manifest(ws), ...[...manifest(`${root}/out`)].map(([k, v]): [string, string] => [`$OUT/${k}`, v])]);
+    const before = state();
+    const call = { tool: "shell", args: { command: line } };
+    const d = g.check(call);
+    if (!d.approved) return { approved: false, reason: d.reason, message: d.message, undo: "", after: [] };
+    runBash(ws, line);
+    g.observe(call, { exitCode: 0 }, { execution: d.execution! });
+    const u = g.undo();
+    return { approved: true, reason: d.reason, message: d.message, undo: u.reason, after: diffManifests(before, state()) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }

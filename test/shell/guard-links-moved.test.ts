@@ -1,0 +1,55 @@
+// Links inside a folder the line moves or copies with its links, proved by execution: a later command
+// of the line that goes through such a link (to a file or folder in the workspace or outside it,
+// relative or absolute, dangling) reaches what the link points to, which the check, reading the
+// destination as it is before the line (absent), could not see. Before, `mv dir other && echo x >
+// other/l` (l -> ../../out/f) was approved, and the undo left out/f holding "x".
+import { describe, expect, it } from "vitest";
+import { undoneExactly } from "./helpers.js";
+
+const TREE = [
+  "mkdir -p dir into $OUT/odir && printf 'in\\n' > dir/in.txt && printf 'work\\n' > u.txt && printf 'outside\\n' > $OUT/o.txt && printf 'f\\n' > $OUT/odir/f.txt",
+  "ln -s ../../out/o.txt dir/lnk-out && ln -s $OUT/o.txt dir/lnk-abs && ln -s ../u.txt dir/lnk-in && ln -s ../../out/odir dir/lnk-dir && ln -s ../nothing dir/dangling && ln -s in.txt dir/lnk-sib",
+].join(" && ");
+
+describe("a path through a link inside a folder the line moves or copies", () => {
+  it.each([
+    "mv dir other && echo x > other/lnk-out",
+    "mv dir other && echo x > other/lnk-abs",
+    "mv dir other && echo x > other/lnk-in",
+    "mv dir other && echo x > other/dangling",
+    "mv dir other && rm -rf other/lnk-dir/",
+    "mv dir a; mv a b; echo x > b/lnk-out",
+    "mv dir into && echo x > into/dir/lnk-out",
+    "cp -r dir d2 && echo x > d2/lnk-in",
+    "cp -a dir d2 && echo x > d2/lnk-abs",
+    "cp -rP dir d2 && echo x > d2/lnk-out",
+    "cp -rH dir d2 && echo x > d2/lnk-out",
+    "cp -r dir d2 && rm -rf d2/lnk-dir/",
+    "cp -r dir d2 && touch d2/lnk-dir/new",
+    "cp -r dir d2 && bash -c 'echo x > d2/lnk-out'",
+    "git mv dir other && echo x > other/lnk-out",
+  ])("%s: asked", async (line) => {
+    for (const git of [false, true]) {
+      if (!git && line.startsWith("git")) continue;
+      const r = await undoneExactly(TREE, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(false);
+      expect(r.reason).toBe("unresolved_argument");
+      expect(r.message).toMatch(/which this line moves or copies there from .*, a link: what it reaches is not known at check time/);
+    }
+  });
+
+  // Not through a link: judged, approved and undone exactly.
+  it.each([
+    "mv dir other && echo x > other/in.txt",
+    "cp -r dir d2 && echo x > d2/in.txt",
+    "cp -rL dir d2 && echo x > d2/lnk-out",
+    "mv dir other && rm -f other/in.txt",
+  ])("%s: undone exactly", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(TREE, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+      expect(r.undo).toBe("undone");
+      expect(r.after).toEqual([]);
+    }
+  });
+});
