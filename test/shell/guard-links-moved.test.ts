@@ -53,3 +53,32 @@ describe("a path through a link inside a folder the line moves or copies", () =>
     }
   });
 });
+
+describe("cd -P (or after set -P) through a link to a folder", () => {
+  // far -> sub/deep: `cd -P far/..` goes to sub, not to the workspace the text names; after `cd -P far`,
+  // `cd ..` leaves from sub/deep. Judged in the workspace before, the line was approved and its undo
+  // left sub/deep written or removed.
+  const FAR = "mkdir -p sub/deep && printf 'deep\\n' > sub/deep/d.txt && ln -s sub/deep far && mkdir deep && printf 'other\\n' > deep/d.txt";
+  it.each([
+    "cd -P far/.. && echo x > deep/d.txt",
+    "cd -P far && cd .. && rm -rf deep",
+    "set -P; cd far/.. && rm -rf deep",
+    "set -o physical; cd far/.. && rm -rf deep",
+    "cd far && cd -P .. && rm -rf deep",
+  ])("%s: asked", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(FAR, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(false);
+      expect(r.reason).toBe("unresolved_argument");
+    }
+  });
+
+  it.each(["cd far/.. && rm -rf deep", "cd -P far && rm -f d.txt", "cd -L far/.. && echo x > deep/d.txt"])("%s: undone exactly", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(FAR, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+      expect(r.undo).toBe("undone");
+      expect(r.after).toEqual([]);
+    }
+  });
+});
