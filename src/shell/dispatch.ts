@@ -2,7 +2,7 @@
 // (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
 // What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
 // unknown_effect, unparsed, over_bound): such a call is never approved without a question.
-import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
@@ -778,11 +778,16 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
 
 function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void {
   let i = 0;
+  // How find treats symbolic links (the last of -H, -L, -P; `-follow` in the expression is -L).
+  let follow = "P";
   // GNU find's options before the roots: `-H`, `-L`, `-P`, `-D DEBUGOPTS`, `-OLEVEL` (`find -L DIR
   // -delete` deletes under DIR, not under `.`).
   while (i < args.length) {
     const t = args[i]!.text;
-    if (t === "-H" || t === "-L" || t === "-P" || (t !== null && /^-O\d*$/.test(t))) i++;
+    if (t === "-H" || t === "-L" || t === "-P") {
+      follow = t.slice(1);
+      i++;
+    } else if (t !== null && /^-O\d*$/.test(t)) i++;
     else if (t === "-D") i += 2;
     else break;
   }
@@ -798,10 +803,19 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     problem(ctx, "unresolved_argument", "find -files0-from: the starting points are read from a file", source);
     return;
   }
-  const rootPaths = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
-  if (rootPaths === null) return;
+  const listed = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
+  if (listed === null) return;
+  if (args.slice(i).some((w) => w.text === "-follow")) follow = "L";
+  // -H: a root that is a link is followed (its target's files are found; the link stays): both judged.
+  const rootPaths = follow !== "H" ? listed : [...new Set(listed.flatMap((r) => [r, followLinks(r)]))];
+  /** -L follows every link it meets: what it deletes or changes is also where links under the roots lead. */
+  const followsLinks = (what: string): boolean => {
+    if (follow === "L") problem(ctx, "unresolved_argument", `find -L (or -follow) ${what} through the symbolic links under its starting points: what they reach is not judged`, source);
+    return follow === "L";
+  };
   for (; i < args.length; i++) {
     const t = args[i]!.text;
+    if (t === "-delete" && followsLinks("deletes")) return;
     if (t === "-delete") {
       // Everything it may delete is under its roots: judged (and kept) as the roots.
       for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
@@ -823,6 +837,16 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
       // A read-only command that writes with some arguments (readOnlyUnless) gets them from find.
       if (ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName] && !ctx.cat.readOnlyUnless[innerName]) continue;
       const effect = ctx.cat.commands[innerName]?.effect;
+      if ((effect === "remove" || effect === "write" || effect === "sed") && followsLinks(`runs ${innerName}`)) return;
+      // chmod, chown, touch, truncate and shred act on what a link they are given points to (find gives
+      // them the links it finds): a link under the roots reaches what the roots do not hold.
+      if (effect === "write" || innerName === "shred") {
+        const link = linkUnder(rootPaths);
+        if (link !== null) {
+          problem(ctx, "unresolved_argument", `find -exec ${innerName}: ${link}, which ${innerName} follows: what it reaches is not judged`, source);
+          return;
+        }
+      }
       if (effect === "remove") for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
       else if (effect === "write" || effect === "sed") for (const r of rootPaths) call(ctx, "fs_write", { path: r }, source);
       else problem(ctx, "unresolved_argument", `find -exec ${innerName} acts on the files find lists`, source);
@@ -835,6 +859,41 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     }
   }
 }
+
+/** The first symbolic link at or under the paths ("… is a link"), a walk over its bound, or null. */
+function linkUnder(roots: readonly string[]): string | null {
+  let n = 0;
+  const walk = (p: string): string | null => {
+    if (++n > MAX_LINK_WALK) return `more than ${MAX_LINK_WALK} entries under ${roots.join(", ")} (any may be a link)`;
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch {
+      return null; // (absent: nothing under it)
+    }
+    if (st.isSymbolicLink()) return `${p} is a symbolic link`;
+    if (!st.isDirectory()) return null;
+    let names: string[];
+    try {
+      names = readdirSync(p).sort();
+    } catch {
+      return `${p} cannot be read`;
+    }
+    for (const name of names) {
+      const found = walk(`${p === "/" ? "" : p}/${name}`);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  for (const r of roots) {
+    const found = walk(r);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** Entries linkUnder walks before it answers that one may be a link. */
+const MAX_LINK_WALK = 20_000;
 
 /** A repository's `.git`, its config (`config`, `config.worktree`) or a hook: what git runs in later
  * commands (a commit its hooks, `git status` a `core.fsmonitor`, any command an alias or pager). A write

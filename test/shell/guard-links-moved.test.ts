@@ -82,3 +82,27 @@ describe("cd -P (or after set -P) through a link to a folder", () => {
     }
   });
 });
+
+describe("find through the links under its starting points", () => {
+  // find -L (or -follow) deletes through a link (dir/lnk-dir -> $OUT/odir: $OUT/odir/f.txt went); -H
+  // follows a starting point that is a link (sldir -> dir: dir's files went, judged as the link alone);
+  // chmod, truncate given a link by -exec act on what it points to. Each was approved and its undo left
+  // what the link reaches changed.
+  const LINKS = `${TREE} && ln -s dir sldir`;
+  it.each(["find -L dir -delete", "find dir -follow -delete", "find dir -exec chmod 600 {} +", "find dir -exec truncate -s 0 {} +"])("%s: asked", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(LINKS, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(false);
+      expect(r.reason).toBe("unresolved_argument");
+    }
+  });
+
+  it.each(["find -H sldir -delete", "find sldir -delete", "find dir -name in.txt -delete"])("%s: undone exactly", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(LINKS, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+      expect(r.undo).toBe("undone");
+      expect(r.after).toEqual([]);
+    }
+  });
+});
