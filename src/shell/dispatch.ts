@@ -646,15 +646,27 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         return;
       }
       // A destination that is a directory, or a link to one (cp, mv and ln follow it: `mv a dl` with dl ->
-      // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names.
-      const intoDir = target !== undefined || srcs.length > 1 || (isDirectoryNow(dest[0]!) && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
+      // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names; so does one an
+      // earlier mkdir of the line makes (`mkdir into && mv dir into` makes into/dir).
+      const folder = isDirectoryNow(dest[0]!) || (madeByLine(ctx, dest[0]!) && !pathExists(dest[0]!));
+      const intoDir = target !== undefined || srcs.length > 1 || (folder && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
       const into = intoDir ? followLinks(dest[0]!) : dest[0]!;
+      // A source copied as `dir/.` into a folder is its contents, merged into the folder itself (`cp -a
+      // dir/. out/` writes out/x, not out/dir; `cp -r . out` too); one copied as `dir/..` goes in as out/..
+      const contents = new Set<string>();
+      if (entry.effect === "copy") {
+        for (const w of srcWords) {
+          if (w.text === null) continue;
+          if (intoDir && /(^|\/)\.\.\/*$/.test(w.text)) return problem(ctx, "unresolved_argument", `${name} ${w.raw}: a source ending in .. is copied under the name ..`, source);
+          if (!w.glob && /(^|\/)\.\/*$/.test(w.text)) contents.add(joinPath(cwd ?? "/", w.text));
+        }
+      }
       // What the line makes a link at: every `ln`; `cp -l`/`-s`; a link moved, or copied as a link (cp
       // -a/-d/-P/-R keep a source that is a link a link; without them cp copies what it points to).
       const linkCopy = has(opts, "-l", "--link", "-s", "--symbolic-link");
       const keepsLinks = has(opts, "-a", "--archive", "-d", "-P", "--no-dereference", "-R", "-r", "--recursive") && !has(opts, "-L", "--dereference");
       for (const s of srcs as string[]) {
-        const d = intoDir ? joinPath(into, basename(s)) : into;
+        const d = intoDir && !contents.has(s) ? joinPath(into, basename(s)) : into;
         if (entry.effect === "link" || (entry.effect === "copy" && (linkCopy || (keepsLinks && isLinkNow(s)))) || (entry.effect === "move" && isLinkNow(s))) ctx.links.push(d);
         // The links inside a folder moved, or copied with its links (ctx.moved).
         if (entry.effect === "move" || (entry.effect === "copy" && keepsLinks)) ctx.moved.push({ from: s, to: d });
@@ -1349,8 +1361,8 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const ps = pathList(ops);
       if (ps === null || ps.length < 2) return;
       const dest = ps[ps.length - 1]!;
-      // Several sources go into a directory (git refuses them otherwise).
-      const intoDir = isDirectory(dest);
+      // Several sources go into a directory (git refuses them otherwise), or one an earlier mkdir of the line makes.
+      const intoDir = isDirectory(dest) || (madeByLine(ctx, dest) && !pathExists(dest));
       for (const s of ps.slice(0, -1)) {
         const d = intoDir ? joinPath(dest, basename(s)) : dest;
         // What the moved path is or holds is reached under its new name (as for mv).

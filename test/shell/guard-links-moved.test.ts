@@ -106,3 +106,24 @@ describe("find through the links under its starting points", () => {
     }
   });
 });
+
+describe("where a copy or move goes", () => {
+  // `cp -a dir/. sloutdir/` merges dir's contents into the folder the link leads to ($OUT/odir), judged
+  // as $OUT/odir/dir, new (its undo removed nothing that was written); `mkdir into && mv dir into` makes
+  // into/dir, judged as into (so into/dir/l was not seen as the link it is).
+  const LINKS = `${TREE} && ln -s ../out/odir sloutdir`;
+  it.each(["cp -a dir/. sloutdir/", "cp -r dir/. into", "mkdir new && cp -a dir/. new"])("%s: undone exactly", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(LINKS, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+      expect(r.undo).toBe("undone");
+      expect(r.after).toEqual([]);
+    }
+  });
+
+  it.each(["mkdir new && mv dir new && echo x > new/dir/lnk-abs", "mkdir -p new && cp -a dir new && echo x > new/dir/lnk-out"])("%s: asked", async (line) => {
+    const r = await undoneExactly(LINKS, line, false);
+    expect(r.approved, `${r.reason} ${r.message}`).toBe(false);
+    expect(r.reason).toBe("unresolved_argument");
+  });
+});
