@@ -3,7 +3,7 @@
 // link target; git HEAD, refs, index entries, stash) to compare before and after.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createShellGuard } from "../../src/shell/index.js";
 
@@ -27,8 +27,10 @@ export function tempDir(prefix: string): string {
 
 const GIT_INIT = "git init -q -b main && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false && git config core.hooksPath /dev/null";
 
-/** kinds: `rich` (every git state), `clean` (committed, nothing else), `plain` (no repository). */
-export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
+/** kinds: `rich` (every git state), `clean` (committed, nothing else), `plain` (no repository),
+ * `linked` (committed, with links out of the workspace and files that will be hard links: see
+ * linkTemplate, which makes what a copy cannot carry). */
+export function buildTemplate(kind: "rich" | "clean" | "plain" | "linked"): string {
   const d = tempDir(`polar-shell-tpl-${kind}-`);
   const w = (p: string, text: string, mode = 0o644) => {
     mkdirSync(`${d}/${p}`.replace(/\/[^/]+$/, ""), { recursive: true });
@@ -48,6 +50,19 @@ export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
   }
   w(".gitignore", ".env.local\nbuild/\n*.log\n");
   sh(d, `${GIT_INIT} && git add -A && git commit -qm init && git tag v1 && git branch old && echo more >> b.txt && git commit -qam second && git branch feature && git checkout -q -b topic && echo topic > topic.txt && git add topic.txt && git commit -qm topic && git checkout -q main`);
+  if (kind === "linked") {
+    // Committed: links to a file and a folder outside the workspace (`$OUT` is the case's `../out`), a
+    // link in a folder to a file outside it, one up to a file of the workspace, a dangling one; hard-a
+    // and hout hold what the files they are made hard links of hold (linkTemplate).
+    w("hard-a", "alpha\n");
+    w("hout", "out hard\n");
+    symlinkSync("../out/o.txt", `${d}/outl`);
+    symlinkSync("../out/odir", `${d}/outdir`);
+    symlinkSync("../../out/o.txt", `${d}/src/lnk-out`);
+    symlinkSync("../a.txt", `${d}/src/lnk-up`);
+    symlinkSync("nowhere", `${d}/dangling`);
+    sh(d, "git add -A && git commit -qm links");
+  }
   if (kind === "rich") {
     w("stashed.txt", "s0\n");
     sh(d, "git add stashed.txt && git stash -q");
@@ -62,6 +77,23 @@ export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
     symlinkSync("notes/draft.md", `${d}/draft-link`);
   }
   return d;
+}
+
+/** What a copy of the `linked` template cannot carry, made in the copy `ws` beside the folder outside
+ * it, `out` (made here): hard-a, a committed file, is a hard link of a.txt (same content: still clean
+ * to git status); hout one of out/hl.txt; hard-b, untracked, one of b.txt; abs-link an absolute link to
+ * out/o.txt. */
+export function linkTemplate(ws: string, out: string): void {
+  mkdirSync(`${out}/odir`, { recursive: true });
+  writeFileSync(`${out}/o.txt`, "outside\n");
+  writeFileSync(`${out}/odir/f.txt`, "f\n");
+  writeFileSync(`${out}/hl.txt`, "out hard\n");
+  rmSync(`${ws}/hard-a`);
+  linkSync(`${ws}/a.txt`, `${ws}/hard-a`);
+  rmSync(`${ws}/hout`);
+  linkSync(`${out}/hl.txt`, `${ws}/hout`);
+  linkSync(`${ws}/b.txt`, `${ws}/hard-b`);
+  symlinkSync(`${out}/o.txt`, `${ws}/abs-link`);
 }
 
 export function copyTemplate(tpl: string, into: string): string {
