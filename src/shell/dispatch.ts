@@ -1091,8 +1091,19 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     problem(ctx, "unresolved_argument", `git ${sub} ${p.raw}: git reads it as a pattern (a pathspec), and the paths it matches are not known`, source);
     return null;
   };
-  /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
+  /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). git
+   * does not write a tracked path through a link in its way (a folder of the path, inside the
+   * repository, that is a link now: `dir -> ../out/odir` for dir/a.txt): it removes the link and makes
+   * the folder, so each such link is written too (kept by a restore point as the link it is). */
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
+    let root: string | null = null;
+    for (let d = where ?? "/"; root === null; d = dirname(d)) {
+      if (pathExists(`${d === "/" ? "" : d}/.git`)) root = d;
+      if (d === "/") break;
+    }
+    const inTheWay: string[] = [];
+    if (root !== null) for (let a = dirname(p); a.startsWith(`${root === "/" ? "" : root}/`); a = dirname(a)) if (isLinkNow(a)) inTheWay.unshift(a);
+    for (const a of inTheWay) gitCall("fs_write", { path: a }, source);
     const before = ctx.out.calls.length;
     gitCall("fs_write", { path: p }, source);
     const c = ctx.out.calls[before];

@@ -127,3 +127,16 @@ describe("where a copy or move goes", () => {
     expect(r.reason).toBe("unresolved_argument");
   });
 });
+
+describe("git writing a tracked path with a link in its way", () => {
+  // dir (tracked, holding in.txt) replaced by a link to a folder outside: `git checkout -- dir/in.txt`
+  // removes the link and makes the folder dir again. Judged as dir/in.txt through the link (absent
+  // there: its undo removed the file), the undo left a folder where the link was.
+  const WAY = "mkdir -p dir $OUT/odir && printf 'in\\n' > dir/in.txt";
+  it.each(["git checkout -- dir/in.txt", "git restore dir/in.txt", "git checkout HEAD -- dir/in.txt", "git restore --source=HEAD dir/in.txt"])("%s: undone exactly", async (line) => {
+    const r = await undoneExactly(WAY, line, true, "rm -rf dir && ln -s ../out/odir dir");
+    expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+    expect(r.undo).toBe("undone");
+    expect(r.after).toEqual([]);
+  });
+});

@@ -148,10 +148,10 @@ export function diffManifests(a: Map<string, string>, b: Map<string, string>): s
 }
 
 /** A workspace (a git repository when `git`) beside a folder outside it, built by `script` (run in the
- * workspace; `$OUT` is the folder outside); the line is checked under `snapshot`, run with bash when
+ * workspace; `$OUT` is the folder outside) and, after the commit, `then`; the line is checked under `snapshot`, run with bash when
  * approved, observed and undone; `after`: how both folders' manifests differ from before (empty: undone
  * exactly). Everything is removed after. */
-export async function undoneExactly(script: string, line: string, git: boolean): Promise<{ approved: boolean; reason: string; message: string; undo: string; after: string[] }> {
+export async function undoneExactly(script: string, line: string, git: boolean, then = ""): Promise<{ approved: boolean; reason: string; message: string; undo: string; after: string[] }> {
   const root = tempDir("polar-shell-undone-");
   try {
     const ws = `${root}/ws`;
@@ -159,6 +159,8 @@ export async function undoneExactly(script: string, line: string, git: boolean):
     mkdirSync(`${root}/out`);
     sh(ws, `export OUT=${root}/out; ${script}`);
     if (git) sh(ws, `${GIT_INIT} && git add -A && git commit -qm init`);
+    // (what changes the workspace after the commit, before the guard is made)
+    if (then !== "") sh(ws, `export OUT=${root}/out; ${then}`);
     const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
     const state = () => new Map([...manifest(ws), ...[...manifest(`${root}/out`)].map(([k, v]): [string, string] => [`$OUT/${k}`, v])]);
     const before = state();
