@@ -395,8 +395,7 @@ export class RestoreStore {
     // (One entry is the kept path itself; the repository's root, `skip`, is a folder.)
     const only = k.entries?.length === 1 ? k.entries[0]! : null;
     if (only?.kind === "file" && (only.link === undefined ? hardLinked(k.path) : this.sameFile(k.path, only.link))) {
-      writeFileSync(k.path, this.object(only.hash!));
-      chmodSync(k.path, only.mode);
+      this.writeInPlace(k.path, only);
       return;
     }
     if (skip === null) rmSync(k.path, { recursive: true, force: true });
@@ -417,13 +416,28 @@ export class RestoreStore {
       } else if (e.kind === "symlink") symlinkSync(e.target!, full);
       else {
         // A file with other names: that file again (the store's name of it), its content and mode as kept.
-        if (e.link !== undefined) linkSync(this.linkOf(e.link), full);
-        writeFileSync(full, this.object(e.hash!));
-        chmodSync(full, e.mode);
+        if (e.link === undefined) {
+          writeFileSync(full, this.object(e.hash!));
+          chmodSync(full, e.mode);
+        } else {
+          linkSync(this.linkOf(e.link), full);
+          this.writeInPlace(full, e);
+        }
       }
     }
     // Deepest first: a folder's own mode may forbid what its children still need.
     for (const [full, mode] of dirs.reverse()) chmodSync(full, mode);
+  }
+
+  /** A file with other names gets its kept content and mode back in place (every name is that file).
+   * Written only where the content differs (a name removed, `rm`, left the file as it was), and made
+   * writable for the write: a read-only file (a pnpm store's are 0444) cannot be opened for writing by
+   * a user other than root, and its undo failed there. */
+  private writeInPlace(full: string, e: Entry): void {
+    const want = this.object(e.hash!);
+    chmodSync(full, e.mode | 0o600);
+    if (!readFileSync(full).equals(want)) writeFileSync(full, want);
+    chmodSync(full, e.mode);
   }
 
   /** The store's name of a kept file; restore_failed when it is gone. */

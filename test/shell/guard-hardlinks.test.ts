@@ -128,3 +128,36 @@ describe("a name of a file with other names, removed or replaced, comes back as 
     expect(lstatSync(`${ws}/h2`).nlink).toBe(2);
   });
 });
+
+describe("a file with other names put back in place is written only where its content differs", () => {
+  // A name removed (`rm`) leaves the file as it was: the undo relinks it and does not write it (its
+  // modification time stays). A write made writable first: a read-only file (a pnpm store's are 0444)
+  // cannot be opened for writing by a user other than root, so the undo of `rm -f ro` failed there
+  // (EACCES) writing ro's unchanged content into the file itself (these tests run as root here too).
+  it.each(["rm -f ro", "rm -rf ./*", "chmod 600 ro", "mv other ro", "echo x > ro2"])("%s", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly("printf 'one\\n' > ro && chmod 444 ro && ln ro ro2 && printf 'other\\n' > other && touch -d 2001-01-01 ro", line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+      expect(r.undo).toBe("undone");
+      expect(r.after).toEqual([]);
+    }
+  });
+
+  it("rm of a name: the file is not written by the undo", async () => {
+    const root = tempDir("polar-shell-hardlinks-mtime-");
+    made.push(root);
+    const ws = `${root}/ws`;
+    mkdirSync(ws);
+    sh(ws, "printf 'one\\n' > ro && chmod 444 ro && ln ro ro2 && touch -d 2001-01-01 ro");
+    const mtime = lstatSync(`${ws}/ro2`).mtimeMs;
+    const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
+    const call = { tool: "shell", args: { command: "rm -f ro" } };
+    const d = g.check(call);
+    runBash(ws, "rm -f ro");
+    g.observe(call, { exitCode: 0 }, { execution: d.execution! });
+    expect(g.undo().ok).toBe(true);
+    expect(lstatSync(`${ws}/ro`).ino).toBe(lstatSync(`${ws}/ro2`).ino);
+    expect(lstatSync(`${ws}/ro`).mtimeMs).toBe(mtime);
+    expect(lstatSync(`${ws}/ro`).mode & 0o7777).toBe(0o444);
+  });
+});
