@@ -2,7 +2,7 @@
 // (ontologies/shell/shell.polar), driven by the command catalogue (ontologies/shell/commands.json).
 // What it cannot resolve is a problem with a reason (unknown_command, unresolved_argument,
 // unknown_effect, unparsed, over_bound): such a call is never approved without a question.
-import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
@@ -87,13 +87,19 @@ interface Ctx {
    * or moved): a later path at or under one reaches whatever the link points to, which the check,
    * reading the filesystem as it is before the line, cannot see. */
   links: string[];
+  /** What an earlier command of the line moves (`mv`, `git mv`) or copies with the links in it kept
+   * (`cp -r`/`-a`/`-P`/`-d`: the copy's links are the source's, their targets the same text): a later
+   * path under `to` is what is now under `from`, so a link there (a folder's link to a file or folder
+   * elsewhere, `dir/l -> ../../out/f`) is reached through it, which the check, reading `to` as it is
+   * before the line (absent), cannot see. */
+  moved: { from: string; to: string }[];
 }
 
 const DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+|zero|random|urandom)$/;
 
-/** Dispatches a whole command line run in `cwd`. Never throws. `links`: the paths made links at so far
- * (shared with a `sh -c` string inside the line). */
-export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0, links: string[] = []): Dispatch {
+/** Dispatches a whole command line run in `cwd`. Never throws. `links`, `moved`: the paths made links at
+ * and what was moved or copied so far (shared with a `sh -c` string inside the line; see Ctx). */
+export function dispatchCommand(command: string, cwd: string, cat: Catalogue, home: string, depth = 0, links: string[] = [], moved: Ctx["moved"] = []): Dispatch {
   const out: Dispatch = { calls: [], problems: [], commands: 0 };
   try {
     const parsed = parseCommandLine(command, cwd, home, depth);
@@ -101,7 +107,7 @@ export function dispatchCommand(command: string, cwd: string, cat: Catalogue, ho
       out.problems.push({ reason: "unparsed", detail: parsed.detail, source: command.slice(0, 200) });
       return out;
     }
-    const ctx: Ctx = { cat, home, out, depth, links };
+    const ctx: Ctx = { cat, home, out, depth, links, moved };
     for (const c of parsed.commands) simple(ctx, c);
   } catch (e) {
     out.problems.push({ reason: "unparsed", detail: `dispatcher error: ${e instanceof Error ? e.message : String(e)}`, source: command.slice(0, 200) });
@@ -143,14 +149,15 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     };
     if (!w.glob && upIn([w.text], base)) return null;
     const at = joinPath(base, w.text);
-    const link = ctx.links.find((l) => at === l || at.startsWith(`${l}/`));
-    if (link !== undefined) {
-      problem(ctx, "unresolved_argument", `${w.raw}: through ${link}, a link this line makes: what it reaches is not known at check time`, source);
-      return null;
-    }
+    const through = (p: string): boolean => {
+      const why = lineLink(ctx, p);
+      if (why !== null) problem(ctx, "unresolved_argument", `${w.raw}: ${why}: what it reaches is not known at check time`, source);
+      return why !== null;
+    };
+    if (through(at)) return null;
     // A trailing slash resolves through a final symbolic link (POSIX: as if `/.` were appended):
     // `rm -r link/` removes what is in the link's target directory, not the link.
-    const through = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
+    const final = (p: string): string => (w.text!.length > 1 && w.text!.endsWith("/") ? followLinks(p) : p);
     if (w.glob) {
       const g = expandGlob(w.text, base);
       if (g.over) {
@@ -158,13 +165,13 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
         return null;
       }
       if (g.matches.length > 0) {
-        if (upIn(g.matches, "/")) return null;
-        res.push(...g.matches.map((m) => through(joinPath("/", m))));
+        if (upIn(g.matches, "/") || g.matches.some((m) => through(joinPath("/", m)))) return null;
+        res.push(...g.matches.map((m) => final(joinPath("/", m))));
         continue;
       }
       if (upIn([w.text], base)) return null;
     }
-    res.push(through(at));
+    res.push(final(at));
   }
   return res;
 }
@@ -201,6 +208,30 @@ function parentSteps(ctx: Ctx, base: string, text: string): string | null {
     cur = dirname(cur);
   }
   return null;
+}
+
+/** Why `at` goes through a link the line makes (`ln`, `cp -s`, a link moved or copied: ctx.links) or
+ * through a link that is now inside what an earlier command of the line moves or copies with its links
+ * (ctx.moved: `mv dir other && echo x > other/l`, l a link in dir; any part of the path under the
+ * destination, the last one too), or null. Each move is followed back to where its source is before
+ * the line (`mv a b; mv b c`: c/x is a/x now). */
+function lineLink(ctx: Ctx, at: string): string | null {
+  let cur = at;
+  for (let i = ctx.moved.length - 1; ; i--) {
+    const made = ctx.links.find((l) => cur === l || cur.startsWith(`${l}/`));
+    if (made !== undefined) return `through ${made}, a link this line makes`;
+    if (i < 0) return null;
+    const m = ctx.moved[i]!;
+    if (cur !== m.to && !cur.startsWith(`${m.to}/`)) continue;
+    const rest = cur.slice(m.to.length);
+    let p = m.from;
+    for (const seg of rest.split("/")) {
+      if (seg === "") continue;
+      p = `${p}/${seg}`;
+      if (isLinkNow(p)) return `through ${m.to}${p.slice(m.from.length)}, which this line moves or copies there from ${p}, a link`;
+    }
+    cur = m.from + rest;
+  }
 }
 
 /** A directory an earlier command of the line makes (`mkdir`, `mkdir -p`'s ancestors, `git init`). */
@@ -615,16 +646,30 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         return;
       }
       // A destination that is a directory, or a link to one (cp, mv and ln follow it: `mv a dl` with dl ->
-      // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names.
-      const intoDir = target !== undefined || srcs.length > 1 || (isDirectoryNow(dest[0]!) && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
+      // d moves a to d/a; not with -T, nor ln -n), receives the sources under their names; so does one an
+      // earlier mkdir of the line makes (`mkdir into && mv dir into` makes into/dir).
+      const folder = isDirectoryNow(dest[0]!) || (madeByLine(ctx, dest[0]!) && !pathExists(dest[0]!));
+      const intoDir = target !== undefined || srcs.length > 1 || (folder && !has(opts, "-T", "--no-target-directory") && !(entry.effect === "link" && has(opts, "-n", "--no-dereference")));
       const into = intoDir ? followLinks(dest[0]!) : dest[0]!;
+      // A source copied as `dir/.` into a folder is its contents, merged into the folder itself (`cp -a
+      // dir/. out/` writes out/x, not out/dir; `cp -r . out` too); one copied as `dir/..` goes in as out/..
+      const contents = new Set<string>();
+      if (entry.effect === "copy") {
+        for (const w of srcWords) {
+          if (w.text === null) continue;
+          if (intoDir && /(^|\/)\.\.\/*$/.test(w.text)) return problem(ctx, "unresolved_argument", `${name} ${w.raw}: a source ending in .. is copied under the name ..`, source);
+          if (!w.glob && /(^|\/)\.\/*$/.test(w.text)) contents.add(joinPath(cwd ?? "/", w.text));
+        }
+      }
       // What the line makes a link at: every `ln`; `cp -l`/`-s`; a link moved, or copied as a link (cp
       // -a/-d/-P/-R keep a source that is a link a link; without them cp copies what it points to).
       const linkCopy = has(opts, "-l", "--link", "-s", "--symbolic-link");
       const keepsLinks = has(opts, "-a", "--archive", "-d", "-P", "--no-dereference", "-R", "-r", "--recursive") && !has(opts, "-L", "--dereference");
       for (const s of srcs as string[]) {
-        const d = intoDir ? joinPath(into, basename(s)) : into;
+        const d = intoDir && !contents.has(s) ? joinPath(into, basename(s)) : into;
         if (entry.effect === "link" || (entry.effect === "copy" && (linkCopy || (keepsLinks && isLinkNow(s)))) || (entry.effect === "move" && isLinkNow(s))) ctx.links.push(d);
+        // The links inside a folder moved, or copied with its links (ctx.moved).
+        if (entry.effect === "move" || (entry.effect === "copy" && keepsLinks)) ctx.moved.push({ from: s, to: d });
         if (entry.effect === "move") call(ctx, "fs_move", { source: s, destination: d }, source);
         // cp writes through a link to a file; install and `cp --remove-destination` remove the link
         // first and write a new file in its place (checked with coreutils 9 here).
@@ -717,7 +762,7 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
         return;
       }
       // The links the line made so far reach into the string, and the string's reach the rest of the line.
-      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1, ctx.links);
+      const inner = dispatchCommand(script.text, cwd, ctx.cat, ctx.home, ctx.depth + 1, ctx.links, ctx.moved);
       ctx.out.calls.push(...inner.calls);
       ctx.out.problems.push(...inner.problems);
       ctx.out.commands += inner.commands;
@@ -745,11 +790,16 @@ function run(ctx: Ctx, argv: Word[], cwd: string | null, source: string): void {
 
 function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void {
   let i = 0;
+  // How find treats symbolic links (the last of -H, -L, -P; `-follow` in the expression is -L).
+  let follow = "P";
   // GNU find's options before the roots: `-H`, `-L`, `-P`, `-D DEBUGOPTS`, `-OLEVEL` (`find -L DIR
   // -delete` deletes under DIR, not under `.`).
   while (i < args.length) {
     const t = args[i]!.text;
-    if (t === "-H" || t === "-L" || t === "-P" || (t !== null && /^-O\d*$/.test(t))) i++;
+    if (t === "-H" || t === "-L" || t === "-P") {
+      follow = t.slice(1);
+      i++;
+    } else if (t !== null && /^-O\d*$/.test(t)) i++;
     else if (t === "-D") i += 2;
     else break;
   }
@@ -765,10 +815,19 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     problem(ctx, "unresolved_argument", "find -files0-from: the starting points are read from a file", source);
     return;
   }
-  const rootPaths = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
-  if (rootPaths === null) return;
+  const listed = paths(ctx, roots.length === 0 ? [{ text: ".", raw: ".", glob: false, why: null }] : roots, cwd, source);
+  if (listed === null) return;
+  if (args.slice(i).some((w) => w.text === "-follow")) follow = "L";
+  // -H: a root that is a link is followed (its target's files are found; the link stays): both judged.
+  const rootPaths = follow !== "H" ? listed : [...new Set(listed.flatMap((r) => [r, followLinks(r)]))];
+  /** -L follows every link it meets: what it deletes or changes is also where links under the roots lead. */
+  const followsLinks = (what: string): boolean => {
+    if (follow === "L") problem(ctx, "unresolved_argument", `find -L (or -follow) ${what} through the symbolic links under its starting points: what they reach is not judged`, source);
+    return follow === "L";
+  };
   for (; i < args.length; i++) {
     const t = args[i]!.text;
+    if (t === "-delete" && followsLinks("deletes")) return;
     if (t === "-delete") {
       // Everything it may delete is under its roots: judged (and kept) as the roots.
       for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
@@ -790,6 +849,16 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
       // A read-only command that writes with some arguments (readOnlyUnless) gets them from find.
       if (ctx.cat.readOnly.has(innerName) && !ctx.cat.wrappers[innerName] && !ctx.cat.readOnlyUnless[innerName]) continue;
       const effect = ctx.cat.commands[innerName]?.effect;
+      if ((effect === "remove" || effect === "write" || effect === "sed") && followsLinks(`runs ${innerName}`)) return;
+      // chmod, chown, touch, truncate and shred act on what a link they are given points to (find gives
+      // them the links it finds): a link under the roots reaches what the roots do not hold.
+      if (effect === "write" || innerName === "shred") {
+        const link = linkUnder(rootPaths);
+        if (link !== null) {
+          problem(ctx, "unresolved_argument", `find -exec ${innerName}: ${link}, which ${innerName} follows: what it reaches is not judged`, source);
+          return;
+        }
+      }
       if (effect === "remove") for (const r of rootPaths) call(ctx, "fs_remove", { path: r }, source);
       else if (effect === "write" || effect === "sed") for (const r of rootPaths) call(ctx, "fs_write", { path: r }, source);
       else problem(ctx, "unresolved_argument", `find -exec ${innerName} acts on the files find lists`, source);
@@ -802,6 +871,41 @@ function find(ctx: Ctx, args: Word[], cwd: string | null, source: string): void 
     }
   }
 }
+
+/** The first symbolic link at or under the paths ("… is a link"), a walk over its bound, or null. */
+function linkUnder(roots: readonly string[]): string | null {
+  let n = 0;
+  const walk = (p: string): string | null => {
+    if (++n > MAX_LINK_WALK) return `more than ${MAX_LINK_WALK} entries under ${roots.join(", ")} (any may be a link)`;
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch {
+      return null; // (absent: nothing under it)
+    }
+    if (st.isSymbolicLink()) return `${p} is a symbolic link`;
+    if (!st.isDirectory()) return null;
+    let names: string[];
+    try {
+      names = readdirSync(p).sort();
+    } catch {
+      return `${p} cannot be read`;
+    }
+    for (const name of names) {
+      const found = walk(`${p === "/" ? "" : p}/${name}`);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  for (const r of roots) {
+    const found = walk(r);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** Entries linkUnder walks before it answers that one may be a link. */
+const MAX_LINK_WALK = 20_000;
 
 /** A repository's `.git`, its config (`config`, `config.worktree`) or a hook: what git runs in later
  * commands (a commit its hooks, `git status` a `core.fsmonitor`, any command an alias or pager). A write
@@ -987,8 +1091,19 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
     problem(ctx, "unresolved_argument", `git ${sub} ${p.raw}: git reads it as a pattern (a pathspec), and the paths it matches are not known`, source);
     return null;
   };
-  /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). */
+  /** fs_write of paths git writes from the index or the trees (no marker when a tree is not known). git
+   * does not write a tracked path through a link in its way (a folder of the path, inside the
+   * repository, that is a link now: `dir -> ../out/odir` for dir/a.txt): it removes the link and makes
+   * the folder, so each such link is written too (kept by a restore point as the link it is). */
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
+    let root: string | null = null;
+    for (let d = where ?? "/"; root === null; d = dirname(d)) {
+      if (pathExists(`${d === "/" ? "" : d}/.git`)) root = d;
+      if (d === "/") break;
+    }
+    const inTheWay: string[] = [];
+    if (root !== null) for (let a = dirname(p); a.startsWith(`${root === "/" ? "" : root}/`); a = dirname(a)) if (isLinkNow(a)) inTheWay.unshift(a);
+    for (const a of inTheWay) gitCall("fs_write", { path: a }, source);
     const before = ctx.out.calls.length;
     gitCall("fs_write", { path: p }, source);
     const c = ctx.out.calls[before];
@@ -1259,9 +1374,15 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
       const ps = pathList(ops);
       if (ps === null || ps.length < 2) return;
       const dest = ps[ps.length - 1]!;
-      // Several sources go into a directory (git refuses them otherwise).
-      const intoDir = isDirectory(dest);
-      for (const s of ps.slice(0, -1)) gitCall("fs_move", { source: s, destination: intoDir ? joinPath(dest, basename(s)) : dest }, source);
+      // Several sources go into a directory (git refuses them otherwise), or one an earlier mkdir of the line makes.
+      const intoDir = isDirectory(dest) || (madeByLine(ctx, dest) && !pathExists(dest));
+      for (const s of ps.slice(0, -1)) {
+        const d = intoDir ? joinPath(dest, basename(s)) : dest;
+        // What the moved path is or holds is reached under its new name (as for mv).
+        if (isLinkNow(s)) ctx.links.push(d);
+        ctx.moved.push({ from: s, to: d });
+        gitCall("fs_move", { source: s, destination: d }, source);
+      }
       gitCall("git_stage", { paths: ps }, source);
       return;
     }

@@ -206,6 +206,8 @@ interface Pending {
   repo: string | null;
   paths: string[];
   kinds: Record<string, string>;
+  /** The store's names of the restore point's files that have other names (RestoreStore.links). */
+  linked: string[];
 }
 
 const GIT_REPO_TOOLS = new Set(["git_discard", "git_clean", "git_stash_drop", "git_stash_push", "git_move_head", "git_commit", "git_switch", "git_stage", "git_fetch"]);
@@ -427,7 +429,7 @@ class ShellGuardImpl implements ShellGuard {
         message: point !== null ? `approved: restore point ${point.id} keeps what it would change; undo: ${inverse.map((s) => describeStep(s, this.cwd)).join("; ")}` : `approved: undo is ${inverse.map((s) => describeStep(s, this.cwd)).join("; ")}`,
         tier: tierOf(d), restorePoint: point === null ? null : this.store.summary(point), execution, inverse, core: d,
       };
-      return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) });
+      return this.finish(decision, { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths), linked: point === null ? [] : this.store.links(point) });
     }
     const reason = coreReason(d);
     // Advisory passes what was judged; a git call in no repository is not grounded wherever it stands
@@ -439,7 +441,7 @@ class ShellGuardImpl implements ShellGuard {
     const decision: Omit<ShellDecision, "route"> = {
       ...base, approved: advisory, action, reason, message: refusalText(reason, d), tier: tierOf(d), restorePoint: null, execution, inverse, core: d,
     };
-    return this.finish(decision, advisory ? { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths) } : null);
+    return this.finish(decision, advisory ? { call, calls: typed.calls, decision, repo: state.repo, paths: state.paths, kinds: this.kindsOf(state.paths), linked: [] } : null);
   }
 
   /** Indexes of the line's git calls that act in a repository an earlier `git init` of the line
@@ -562,12 +564,12 @@ class ShellGuardImpl implements ShellGuard {
     const p = this.pending.get(key);
     if (p === undefined) return { journaled: null };
     this.pending.delete(key);
-    const after = stateFingerprint(p.paths, p.repo);
+    const after = stateFingerprint(p.paths, p.repo, p.linked);
     const id = `u-${p.decision.seq}-${randomBytes(3).toString("hex")}`;
     this.journal.add({
       id, execution: key, call: JSON.parse(JSON.stringify(call ?? null)), calls: p.calls, tier: p.decision.tier ?? "T5",
       phi: p.decision.core?.verdict?.phi ?? 0, inverse: p.decision.inverse, restorePoint: p.decision.restorePoint,
-      paths: p.paths, kinds: p.kinds, repo: p.repo, after, cwd: this.cwd,
+      paths: p.paths, kinds: p.kinds, repo: p.repo, after, cwd: this.cwd, ...(p.linked.length > 0 ? { linked: p.linked } : {}),
     });
     return { journaled: id };
   }

@@ -376,6 +376,10 @@ const SETTERS = new Set<string | null | undefined>(["read", "printf", "mapfile",
 const DECLARERS = new Set<string | null | undefined>(["export", "declare", "typeset", "local", "readonly"]);
 /** Marks, among the variables, that a `shopt` or `set` (or a function that may run one) changed what a glob matches. */
 const GLOBS = " globs";
+/** Marks that a `cd` may resolve a `..` physically, on the filesystem, not in the text: after `cd -P`
+ * (bash's $PWD is then the physical path, and a later `cd ..` leaves from there) or a `set` that may
+ * turn on `-P` (`set -P`, `set -o physical`). */
+const PHYSICAL = " physical";
 
 /** `extra`: the words after the command's redirections (`rm 2>/dev/null x`), which tree-sitter files
  * under them (collectRedirects). */
@@ -415,7 +419,10 @@ function effects(cmd: SimpleCommand, scope: Scope): void {
   const name = argv[i]?.text;
   if (name === "cd") cd(cmd, argv.slice(i + 1), scope);
   else if (name === "pushd" || name === "popd") moved(scope, null);
-  else if (name === "shopt" || name === "set") scope.vars.set(GLOBS, null);
+  else if (name === "shopt" || name === "set") {
+    scope.vars.set(GLOBS, null);
+    if (name === "set" && physicalSet(argv.slice(i + 1))) scope.vars.set(PHYSICAL, null);
+  }
   else if (name === "eval" || name === "source" || name === ".") {
     // Runs code in this shell: anything may have changed.
     forget(scope);
@@ -457,16 +464,33 @@ function moved(scope: Scope, to: string | null): void {
   scope.vars.set("PWD", to);
 }
 
+/** May `set WORD…` turn on physical `cd` (`-P`, a bundle holding it, `-o physical`), or is a word not known? */
+function physicalSet(args: readonly Word[]): boolean {
+  return args.some((w, k) => w.text === null || /^[-+][A-Za-z]*P/.test(w.text) || (/^[-+]o$/.test(w.text) && args[k + 1]?.text === "physical"));
+}
+
 /** `cd [-L|-P|-e|-@]… [--] [DIR]`: the directory after it, when known. */
 function cd(cmd: SimpleCommand, args: Word[], scope: Scope): void {
   let i = 0;
-  while (args[i]?.text !== "-" && args[i]?.text !== "--" && args[i]?.text?.startsWith("-") === true) i++;
+  let physical = false;
+  while (args[i]?.text !== "-" && args[i]?.text !== "--" && args[i]?.text?.startsWith("-") === true) {
+    // (the last of -L and -P counts)
+    const t = args[i]!.text!;
+    if (t.lastIndexOf("P") > t.lastIndexOf("L")) physical = true;
+    else if (t.includes("L")) physical = false;
+    i++;
+  }
   if (args[i]?.text === "--") i++;
   const dest = args[i];
   // No operand: $HOME. `cd -` goes to $OLDPWD, not followed here.
   const to = dest === undefined ? scope.vars.get("HOME") ?? null : dest.glob || dest.text === "-" ? null : dest.text;
+  // `cd -P far/..` goes to the parent of where far leads, not to where the text says; after `cd -P` or
+  // `set -P` every `..` of a cd may be resolved so (bash's $PWD is then the physical path): not followed.
+  const upward = to !== null && to.split("/").includes("..");
+  const phys = physical || scope.vars.has(PHYSICAL);
+  if (physical) scope.vars.set(PHYSICAL, null);
   // A relative directory is searched in $CDPATH first (unless it starts with `.`).
-  if (to === null || (!to.startsWith("/") && (scope.cwd === null || (scope.vars.has("CDPATH") && !/^\.\.?(\/|$)/.test(to))))) moved(scope, null);
+  if (to === null || (phys && upward) || (!to.startsWith("/") && (scope.cwd === null || (scope.vars.has("CDPATH") && !/^\.\.?(\/|$)/.test(to))))) moved(scope, null);
   else {
     cmd.chdir = joinPath(scope.cwd ?? "/", to);
     moved(scope, cmd.chdir);

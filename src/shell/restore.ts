@@ -4,9 +4,10 @@
 // RepoScope: tracked paths, untracked paths, untracked and ignored paths, or the whole tree). Bounded in files and bytes: over
 // the bound the point is not taken (RestoreError "over_bound") and the call is asked, not approved.
 // Layout of the store: packs/<name>.pack + .idx (the new contents of each point, one pack per point),
-// objects/<sha256> (loose contents: written by stores before packs, still read), points/<id>.json (manifests).
+// objects/<sha256> (loose contents: written by stores before packs, still read), points/<id>.json (manifests),
+// links/<random> (another name of a kept file that has other names: hard links; see Entry.link).
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, existsSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, linkSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { git, gitPath } from "./workspace.js";
 
@@ -37,6 +38,11 @@ export interface Entry {
   mode: number;
   hash?: string;
   target?: string;
+  /** A file with other names (hard links: `ln`, `cp -l`, a pnpm store's files): the store's own name for
+   * it (`links/<random>`, a hard link made when the point was taken). A name removed or replaced by a
+   * new file (`rm`, `sed -i`, `mv` over it, git) is put back as that same file again, not as a file of
+   * its own that later writes through the other names no longer reach. */
+  link?: string;
 }
 
 export interface KeptPath {
@@ -205,6 +211,7 @@ export class RestoreStore {
     const budget = { files: 0, bytes: 0 };
     const kept: KeptPath[] = [];
     const pending = new Map<string, Buffer>();
+    const linked: string[] = [];
     try {
       const wanted = new Set(paths);
       const d = new Map<string, number | null>();
@@ -255,10 +262,10 @@ export class RestoreStore {
         }
         return true;
       });
-      for (const p of top) kept.push({ path: p, entries: this.keep(p, budget, null, pending) });
+      for (const p of top) kept.push({ path: p, entries: this.keep(p, budget, null, pending, linked) });
       let repo: RepoState | null = null;
       if (repoRoot !== null) {
-        if (scope.kind === "all" && !top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`, pending) });
+        if (scope.kind === "all" && !top.includes(repoRoot)) kept.push({ path: repoRoot, entries: this.keep(repoRoot, budget, `${repoRoot}/.git`, pending, linked) });
         repo = this.keepRepo(repoRoot, pending);
         if (scope.kind !== "all") repo.scope = scope.kind === "tracked" ? "tracked" : scope.ignored ? "untracked+ignored" : "untracked";
       }
@@ -270,12 +277,14 @@ export class RestoreStore {
       writeFileSync(`${this.dir}/points/${id}.json`, JSON.stringify(point));
       return point;
     } catch (e) {
+      // (a point not taken holds no file's name)
+      for (const l of linked) rmSync(`${this.dir}/${l}`, { force: true });
       if (e instanceof RestoreError) throw e;
       throw new RestoreError("restore_failed", `the restore point could not be taken: ${(e as Error).message}`);
     }
   }
 
-  private keep(p: string, budget: { files: number; bytes: number }, skip: string | null, pending: Map<string, Buffer>): Entry[] | null {
+  private keep(p: string, budget: { files: number; bytes: number }, skip: string | null, pending: Map<string, Buffer>, linked: string[]): Entry[] | null {
     let st;
     try {
       st = lstatSync(p);
@@ -298,11 +307,36 @@ export class RestoreStore {
       } else if (s!.isFile()) {
         budget.bytes += Number(s!.size);
         if (budget.bytes > this.bounds.maxBytes) throw new RestoreError("over_bound", `more than ${this.bounds.maxBytes} bytes to keep`);
-        entries.push({ rel, kind: "file", mode, hash: this.putObject(readFileSync(full), pending) });
+        const e: Entry = { rel, kind: "file", mode, hash: this.putObject(readFileSync(full), pending) };
+        if (s!.nlink > 1) e.link = this.linkFile(full, linked);
+        entries.push(e);
       } else throw new RestoreError("restore_failed", `${full} is not a file, directory or symbolic link`);
     };
     visit(p, "", st);
     return entries;
+  }
+
+  /** A name in the store for a file with other names (link(2): the same file, not a copy). A store on
+   * another filesystem (EXDEV) or a file the kernel will not link (EPERM under protected_hardlinks,
+   * EMLINK) cannot keep it: restore_failed, the call is asked (a name put back as a file of its own
+   * would not be the same file as the others). */
+  private linkFile(full: string, linked: string[]): string {
+    const name = `links/${randomBytes(12).toString("hex")}`;
+    try {
+      mkdirSync(`${this.dir}/links`, { recursive: true });
+      linkSync(full, `${this.dir}/${name}`);
+    } catch (e) {
+      throw new RestoreError("restore_failed", `${full} has other names (hard links) and the store cannot keep it as the same file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: is the store on another filesystem?); put back as a file of its own, it would no longer be the file its other names are`);
+    }
+    linked.push(name);
+    return name;
+  }
+
+  /** The store's names of the files of a point that have other names (absolute paths). */
+  links(point: RestorePoint): string[] {
+    const out: string[] = [];
+    for (const k of point.paths) for (const e of k.entries ?? []) if (e.link !== undefined) out.push(`${this.dir}/${e.link}`);
+    return out;
   }
 
   private keepRepo(root: string, pending: Map<string, Buffer>): RepoState {
@@ -368,9 +402,8 @@ export class RestoreStore {
     // others holding what the call wrote.
     // (One entry is the kept path itself; the repository's root, `skip`, is a folder.)
     const only = k.entries?.length === 1 ? k.entries[0]! : null;
-    if (only?.kind === "file" && hardLinked(k.path)) {
-      writeFileSync(k.path, this.object(only.hash!));
-      chmodSync(k.path, only.mode);
+    if (only?.kind === "file" && (only.link === undefined ? hardLinked(k.path) : this.sameFile(k.path, only.link))) {
+      this.writeInPlace(k.path, only);
       return;
     }
     if (skip === null) rmSync(k.path, { recursive: true, force: true });
@@ -390,12 +423,43 @@ export class RestoreStore {
         dirs.push([full, e.mode]);
       } else if (e.kind === "symlink") symlinkSync(e.target!, full);
       else {
-        writeFileSync(full, this.object(e.hash!));
-        chmodSync(full, e.mode);
+        // A file with other names: that file again (the store's name of it), its content and mode as kept.
+        if (e.link === undefined) {
+          writeFileSync(full, this.object(e.hash!));
+          chmodSync(full, e.mode);
+        } else {
+          linkSync(this.linkOf(e.link), full);
+          this.writeInPlace(full, e);
+        }
       }
     }
     // Deepest first: a folder's own mode may forbid what its children still need.
     for (const [full, mode] of dirs.reverse()) chmodSync(full, mode);
+  }
+
+  /** A file with other names gets its kept content and mode back in place (every name is that file).
+   * Written only where the content differs (a name removed, `rm`, left the file as it was), and made
+   * writable for the write: a read-only file (a pnpm store's are 0444) cannot be opened for writing by
+   * a user other than root, and its undo failed there. */
+  private writeInPlace(full: string, e: Entry): void {
+    const want = this.object(e.hash!);
+    chmodSync(full, e.mode | 0o600);
+    if (!readFileSync(full).equals(want)) writeFileSync(full, want);
+    chmodSync(full, e.mode);
+  }
+
+  /** The store's name of a kept file; restore_failed when it is gone. */
+  private linkOf(name: string): string {
+    const full = `${this.dir}/${name}`;
+    if (!/^links\/[0-9a-f]{24}$/.test(name) || lstatSync(full, { throwIfNoEntry: false })?.isFile() !== true) throw new RestoreError("restore_failed", `the store's name ${name} of a file with other names is missing`);
+    return full;
+  }
+
+  /** Is the path the file the store keeps under `name` (the same inode)? */
+  private sameFile(p: string, name: string): boolean {
+    const kept = lstatSync(this.linkOf(name));
+    const now = lstatSync(p, { throwIfNoEntry: false });
+    return now !== undefined && now.ino === kept.ino && now.dev === kept.dev;
   }
 
   private putBackRepo(r: RepoState): void {

@@ -36,6 +36,10 @@ export interface JournalEntry {
   after: string;
   /** The guard's working directory (absent in journals written before it was recorded). */
   cwd?: string;
+  /** The store's names of the restore point's files that have other names (hard links): in the
+   * fingerprint (a write through another name since the call is newer work the undo would write over),
+   * removed after the undo (the file then has exactly the names it had). */
+  linked?: string[];
 }
 
 export interface UndoEntry extends JournalEntry {
@@ -58,9 +62,11 @@ export interface UndoResult {
   steps: string[];
 }
 
-export function stateFingerprint(paths: readonly string[], repo: string | null): string {
+export function stateFingerprint(paths: readonly string[], repo: string | null, linked: readonly string[] = []): string {
   const h = createHash("sha256");
   h.update(fingerprint(paths));
+  // (a new digest only where there are such files: journals written before them fingerprint the same)
+  if (linked.length > 0) h.update(fingerprint(linked));
   if (repo !== null) {
     h.update(readFileSync(gitPath(repo, "HEAD")));
     // (Not the index file's bytes: every index change an undo can write over shows in status — each
@@ -345,7 +351,7 @@ export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, se
   }
   let now: string;
   try {
-    now = stateFingerprint(e.paths, e.repo);
+    now = stateFingerprint(e.paths, e.repo, e.linked ?? []);
   } catch (err) {
     return { ok: false, id: e.id, reason: "unknown_state", message: `the current state could not be read: ${(err as Error).message}`, steps };
   }
@@ -372,6 +378,8 @@ export function undoEntry(journal: Journal, store: RestoreStore, cwd: string, se
     return { ok: false, id: e.id, reason: "inverse_failed", message: `the undo of ${e.id} failed: ${(err as Error).message}`, steps };
   }
   journal.markUndone(e.id);
+  // The store's names of hard-linked files (their file has its names back; the point is spent).
+  for (const l of e.linked ?? []) rmSync(l, { force: true });
   after?.();
   return { ok: true, id: e.id, reason: "undone", message: `undid ${e.id}`, steps };
 }

@@ -210,7 +210,7 @@ export class Workspace {
         const c = changed.get(rel);
         if (c !== undefined) g = c;
         else if (!index.has(rel)) g = "untracked";
-        else g = this.modeMatches(p, index.get(rel)!) ? "clean" : "modified";
+        else g = this.gitGivesBack(p, index.get(rel)!) ? "clean" : "modified";
       }
       const facts: PathFacts = { ...prev, git: g };
       out.set(p, facts);
@@ -218,11 +218,14 @@ export class Workspace {
     }
   }
 
-  /** git checks out files with (0666 or 0777) & ~umask: any other mode is not given back by git. */
-  private modeMatches(p: string, indexMode: number): boolean {
+  /** Would git give the path back as it is? git checks out files with (0666 or 0777) & ~umask: any
+   * other mode is not given back by git. Nor a file with other names (hard links: `ln`, `cp -l`, a pnpm
+   * store's files): git writes a new file in its place, so a write through this name that git "undoes"
+   * stays in the others, and the names are no longer one file. */
+  private gitGivesBack(p: string, indexMode: number): boolean {
     const st = lstatSync(p);
     if (indexMode === 0o120000) return st.isSymbolicLink();
-    if (!st.isFile()) return false;
+    if (!st.isFile() || st.nlink > 1) return false;
     const want = (indexMode & 0o111 ? 0o777 : 0o666) & ~this.umask;
     return (st.mode & 0o777) === want;
   }
@@ -251,7 +254,7 @@ export class Workspace {
           if (!walk(full, `${rr}/`)) return false;
         } else {
           const mode = index.get(rr);
-          if (mode === undefined || !this.modeMatches(full, mode)) return false;
+          if (mode === undefined || !this.gitGivesBack(full, mode)) return false;
         }
       }
       return true;

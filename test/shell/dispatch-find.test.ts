@@ -7,12 +7,20 @@ useWorkspace();
 
 const FIND_START_CASES: Case[] = [
   // `-H`, `-L`, `-P`, `-D DEBUGOPTS`, `-OLEVEL` come before the starting points: the roots were `.` before.
-  ["find -L /tmp/elsewhere -delete", ["fs_remove path=/tmp/elsewhere"]],
+  // -L (and -follow) delete through the links under the roots (`find -L dir -delete` emptied the folder
+  // a link in dir points to, outside dir); -H follows a root that is a link (its target's files go).
+  ["find -L /tmp/elsewhere -delete", ["unresolved_argument: find -L (or -follow) deletes through the symbolic links under its starting points: what they reach is not judged"]],
+  ["find src -follow -delete", ["unresolved_argument: find -L (or -follow) deletes through the symbolic links under its starting points: what they reach is not judged"]],
+  ["find -L src -exec rm {} +", ["unresolved_argument: find -L (or -follow) runs rm through the symbolic links under its starting points: what they reach is not judged"]],
+  ["find -L src -exec grep x {} +", []],
+  ["find -L -P src -delete", ["fs_remove path=@/src"]],
   ["find -H src -delete", ["fs_remove path=@/src"]],
+  ["find -H srclink2 -delete", ["fs_remove path=@/srclink2", "fs_remove path=@/src"]],
+  ["find srclink2 -delete", ["fs_remove path=@/srclink2"]],
   ["find -P -O3 src out -delete", ["fs_remove path=@/src", "fs_remove path=@/out"]],
   ["find -D tree src -delete", ["fs_remove path=@/src"]],
   ["find -O src -delete", ["fs_remove path=@/src"]],
-  ["find -L -delete", ["fs_remove path=@"]],
+  ["find -L -delete", ["unresolved_argument: find -L (or -follow) deletes through the symbolic links under its starting points: what they reach is not judged"]],
   ["find -L", []],
   // A test named like an option still starts the expression.
   ["find -name x -delete", ["fs_remove path=@"]],
@@ -34,6 +42,11 @@ const FIND_EXEC_CASES: Case[] = [
   ["find src -exec grep x {} +", []],
   ["find src -okdir shred {} +", ["fs_remove path=@/src"]],
   ["find src -exec chmod 600 {} +", ["fs_write path=@/src"]],
+  // chmod, chown, touch, truncate, shred act on what a link they are given points to: a link under the
+  // roots (or a root that is one) reaches what they do not hold.
+  ["find . -exec chmod 600 {} +", ["unresolved_argument: find -exec chmod: @/link is a symbolic link, which chmod follows: what it reaches is not judged"]],
+  ["find srclink -exec truncate -s 0 {} +", ["unresolved_argument: find -exec truncate: @/srclink is a symbolic link, which truncate follows: what it reaches is not judged"]],
+  ["find . -exec shred {} +", ["unresolved_argument: find -exec shred: @/link is a symbolic link, which shred follows: what it reaches is not judged"]],
   ["find src -exec sed -i s/a/b/ {} +", ["fs_write path=@/src"]],
   ["find src -exec mv {} out \\;", ["unresolved_argument: find -exec mv acts on the files find lists"]],
   ["find src -exec", ["unresolved_argument: find -exec without a command"]],

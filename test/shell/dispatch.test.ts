@@ -237,6 +237,16 @@ const FILES_CASES: Case[] = [
     ["cp $X b.txt", ["unresolved_argument: $X: unset or unknown variable $X"]],
     ["cp a.txt $X", ["unresolved_argument: $X: unset or unknown variable $X"]],
     ["cp a.txt link", ["fs_write path=@/a.txt"]],
+    // A source written `dir/.` (or `.`) is its contents, merged into a destination folder itself; one
+    // written `dir/..` goes in under the name `..` (out/.. is not out/<name>).
+    ["cp -a src/. out", ["fs_write path=@/out"]],
+    ["cp -r . out", ["fs_write path=@/out"]],
+    ["cp -r src/. new", ["fs_write path=@/new"]],
+    ["cp -r src/.. out", ["unresolved_argument: cp src/..: a source ending in .. is copied under the name .."]],
+    // A destination an earlier mkdir of the line makes is a folder: the source goes in under its name.
+    ["mkdir into && mv a.txt into", ["fs_mkdir path=@/into","fs_move source=@/a.txt destination=@/into/a.txt"]],
+    ["mkdir -p into && cp -r src into", ["fs_mkdir path=@/into","fs_write path=@/into/src"]],
+    ["mkdir into; git mv a.txt into", ["fs_mkdir path=@/into","fs_move source=@/a.txt destination=@/into/a.txt","git_stage paths=[\"@/a.txt\",\"@/into\"] dir=@"]],
     ["cp b.txt l1", ["fs_write path=@/a.txt"]],
     ["mv a.txt c.txt", ["fs_move source=@/a.txt destination=@/c.txt"]],
     ["mv a.txt src", ["fs_move source=@/a.txt destination=@/src/a.txt"]],

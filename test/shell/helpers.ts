@@ -3,8 +3,9 @@
 // link target; git HEAD, refs, index entries, stash) to compare before and after.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createShellGuard } from "../../src/shell/index.js";
 
 export function sh(cwd: string, script: string): string {
   return execFileSync("bash", ["-c", script], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z", GIT_TERMINAL_PROMPT: "0" } });
@@ -26,8 +27,10 @@ export function tempDir(prefix: string): string {
 
 const GIT_INIT = "git init -q -b main && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false && git config core.hooksPath /dev/null";
 
-/** kinds: `rich` (every git state), `clean` (committed, nothing else), `plain` (no repository). */
-export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
+/** kinds: `rich` (every git state), `clean` (committed, nothing else), `plain` (no repository),
+ * `linked` (committed, with links out of the workspace and files that will be hard links: see
+ * linkTemplate, which makes what a copy cannot carry). */
+export function buildTemplate(kind: "rich" | "clean" | "plain" | "linked"): string {
   const d = tempDir(`polar-shell-tpl-${kind}-`);
   const w = (p: string, text: string, mode = 0o644) => {
     mkdirSync(`${d}/${p}`.replace(/\/[^/]+$/, ""), { recursive: true });
@@ -47,6 +50,19 @@ export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
   }
   w(".gitignore", ".env.local\nbuild/\n*.log\n");
   sh(d, `${GIT_INIT} && git add -A && git commit -qm init && git tag v1 && git branch old && echo more >> b.txt && git commit -qam second && git branch feature && git checkout -q -b topic && echo topic > topic.txt && git add topic.txt && git commit -qm topic && git checkout -q main`);
+  if (kind === "linked") {
+    // Committed: links to a file and a folder outside the workspace (`$OUT` is the case's `../out`), a
+    // link in a folder to a file outside it, one up to a file of the workspace, a dangling one; hard-a
+    // and hout hold what the files they are made hard links of hold (linkTemplate).
+    w("hard-a", "alpha\n");
+    w("hout", "out hard\n");
+    symlinkSync("../out/o.txt", `${d}/outl`);
+    symlinkSync("../out/odir", `${d}/outdir`);
+    symlinkSync("../../out/o.txt", `${d}/src/lnk-out`);
+    symlinkSync("../a.txt", `${d}/src/lnk-up`);
+    symlinkSync("nowhere", `${d}/dangling`);
+    sh(d, "git add -A && git commit -qm links");
+  }
   if (kind === "rich") {
     w("stashed.txt", "s0\n");
     sh(d, "git add stashed.txt && git stash -q");
@@ -63,14 +79,35 @@ export function buildTemplate(kind: "rich" | "clean" | "plain"): string {
   return d;
 }
 
+/** What a copy of the `linked` template cannot carry, made in the copy `ws` beside the folder outside
+ * it, `out` (made here): hard-a, a committed file, is a hard link of a.txt (same content: still clean
+ * to git status); hout one of out/hl.txt; hard-b, untracked, one of b.txt; abs-link an absolute link to
+ * out/o.txt. */
+export function linkTemplate(ws: string, out: string): void {
+  mkdirSync(`${out}/odir`, { recursive: true });
+  writeFileSync(`${out}/o.txt`, "outside\n");
+  writeFileSync(`${out}/odir/f.txt`, "f\n");
+  writeFileSync(`${out}/hl.txt`, "out hard\n");
+  rmSync(`${ws}/hard-a`);
+  linkSync(`${ws}/a.txt`, `${ws}/hard-a`);
+  rmSync(`${ws}/hout`);
+  linkSync(`${out}/hl.txt`, `${ws}/hout`);
+  linkSync(`${ws}/b.txt`, `${ws}/hard-b`);
+  symlinkSync(`${out}/o.txt`, `${ws}/abs-link`);
+}
+
 export function copyTemplate(tpl: string, into: string): string {
   cpSync(tpl, into, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
   return into;
 }
 
-/** Every path under the workspace (without .git) and the repository's HEAD, refs, index and stash. */
+/** Every path under the workspace (without .git; its kind, mode, content or link target, and for a file
+ * with other names, hard links, how many and which of the walk's paths are the same file) and the
+ * repository's HEAD, refs, index and stash. */
 export function manifest(ws: string): Map<string, string> {
   const m = new Map<string, string>();
+  // A file with other names (hard links): its count of names and the names of the walk that share it.
+  const inodes = new Map<string, string[]>();
   const walk = (full: string, rel: string): void => {
     for (const n of readdirSync(full).sort()) {
       if (rel === "" && n === ".git") continue;
@@ -82,10 +119,14 @@ export function manifest(ws: string): Map<string, string> {
       else if (s.isDirectory()) {
         m.set(r, `dir ${mode}`);
         walk(f, r);
-      } else m.set(r, `file ${mode} ${createHash("sha256").update(readFileSync(f)).digest("hex").slice(0, 16)}`);
+      } else {
+        m.set(r, `file ${mode} ${createHash("sha256").update(readFileSync(f)).digest("hex").slice(0, 16)}`);
+        if (s.nlink > 1) inodes.set(`${s.dev}:${s.ino}`, [...(inodes.get(`${s.dev}:${s.ino}`) ?? []), `${r} (${s.nlink} names)`]);
+      }
     }
   };
   walk(ws, "");
+  for (const names of inodes.values()) for (const n of names) m.set(`${n.slice(0, n.lastIndexOf(" ("))} (same file as)`, names.join(", "));
   let isRepo = true;
   try {
     lstatSync(`${ws}/.git`);
@@ -104,4 +145,33 @@ export function diffManifests(a: Map<string, string>, b: Map<string, string>): s
   for (const [k, v] of a) if (b.get(k) !== v) out.push(`${k}: ${v.slice(0, 300)} → ${(b.get(k) ?? "(absent)").slice(0, 300)}`);
   for (const [k, v] of b) if (!a.has(k)) out.push(`${k}: (absent) → ${v.slice(0, 300)}`);
   return out;
+}
+
+/** A workspace (a git repository when `git`) beside a folder outside it, built by `script` (run in the
+ * workspace; `$OUT` is the folder outside) and, after the commit, `then`; the line is checked under `snapshot`, run with bash when
+ * approved, observed and undone; `after`: how both folders' manifests differ from before (empty: undone
+ * exactly). Everything is removed after. */
+export async function undoneExactly(script: string, line: string, git: boolean, then = ""): Promise<{ approved: boolean; reason: string; message: string; undo: string; after: string[] }> {
+  const root = tempDir("polar-shell-undone-");
+  try {
+    const ws = `${root}/ws`;
+    mkdirSync(ws);
+    mkdirSync(`${root}/out`);
+    sh(ws, `export OUT=${root}/out; ${script}`);
+    if (git) sh(ws, `${GIT_INIT} && git add -A && git commit -qm init`);
+    // (what changes the workspace after the commit, before the guard is made)
+    if (then !== "") sh(ws, `export OUT=${root}/out; ${then}`);
+    const g = await createShellGuard({ cwd: ws, store: `${root}/store`, policy: "snapshot" });
+    const state = () => new Map([...manifest(ws), ...[...manifest(`${root}/out`)].map(([k, v]): [string, string] => [`$OUT/${k}`, v])]);
+    const before = state();
+    const call = { tool: "shell", args: { command: line } };
+    const d = g.check(call);
+    if (!d.approved) return { approved: false, reason: d.reason, message: d.message, undo: "", after: [] };
+    runBash(ws, line);
+    g.observe(call, { exitCode: 0 }, { execution: d.execution! });
+    const u = g.undo();
+    return { approved: true, reason: d.reason, message: d.message, undo: u.reason, after: diffManifests(before, state()) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }

@@ -338,6 +338,21 @@ const SHELL_STATE: Case[] = [
     ["cd -- -d; rm x", ["/w: cd -- -d","/w/-d: rm x"]],
     ["cd -P -- src; rm x", ["/w: cd -P -- src","/w/src: rm x"]],
     ["cd -L -e; rm x", ["/w: cd -L -e","/home/u: rm x"]],
+    // `cd -P` resolves a `..` on the filesystem (far/.. is the parent of where far leads), and bash's
+    // $PWD is then the physical path, so a later `cd ..` leaves from there; `set -P` / `set -o physical`
+    // make every cd physical: a `..` of a cd after them is not followed. `cd -P src` without one, `-L`
+    // last, and a `set` that cannot turn it on are followed.
+    ["cd -P far/..; rm x", ["/w: cd -P far/..","?: rm x"]],
+    ["cd -LP far/..; rm x", ["/w: cd -LP far/..","?: rm x"]],
+    ["cd -PL far/..; rm x", ["/w: cd -PL far/..","/w: rm x"]],
+    ["cd -P far; rm x; cd ..; rm y; cd src; rm z", ["/w: cd -P far","/w/far: rm x","/w/far: cd ..","?: rm y","?: cd src","?: rm z"]],
+    ["cd -P far; cd -L ../src; rm y", ["/w: cd -P far","/w/far: cd -L ../src","?: rm y"]],
+    ["cd -P far; cd /tmp; rm y", ["/w: cd -P far","/w/far: cd /tmp","/tmp: rm y"]],
+    ["set -P; cd far/..; rm x", ["/w: set -P","/w: cd far/..","?: rm x"]],
+    ["set -eP; cd ..; rm x", ["/w: set -eP","/w: cd ..","?: rm x"]],
+    ["set -o physical; cd ..; rm x", ["/w: set -o physical","/w: cd ..","?: rm x"]],
+    ["set $X; cd ..; rm x", ["/w: set ?$X{unset or unknown variable $X}","/w: cd ..","?: rm x"]],
+    ["set -euo pipefail; cd ..; rm x", ["/w: set -euo pipefail","/w: cd ..","/: rm x"]],
     ["cd $X; cd /tmp; rm x", ["/w: cd ?$X{unset or unknown variable $X}","?: cd /tmp","/tmp: rm x"]],
     ["cd \"\"; rm x", ["/w: cd ","/w: rm x"]],
     ["CDPATH=/etc; cd ssh; rm x", ["/w: cd ssh","?: rm x"]],
