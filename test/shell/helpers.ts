@@ -27,7 +27,7 @@ export function tempDir(prefix: string): string {
 
 const GIT_INIT = "git init -q -b main && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false && git config core.hooksPath /dev/null";
 
-/** kinds: `rich` (every git state), `clean` (committed, nothing else), `plain` (no repository),
+/** kinds: `rich` (every git state, and a clone's symbolic origin/HEAD), `clean` (committed, nothing else), `plain` (no repository),
  * `linked` (committed, with links out of the workspace and files that will be hard links: see
  * linkTemplate, which makes what a copy cannot carry). */
 export function buildTemplate(kind: "rich" | "clean" | "plain" | "linked"): string {
@@ -64,6 +64,8 @@ export function buildTemplate(kind: "rich" | "clean" | "plain" | "linked"): stri
     sh(d, "git add -A && git commit -qm links");
   }
   if (kind === "rich") {
+    // As in a clone: origin's branch and refs/remotes/origin/HEAD, a symbolic ref to it.
+    sh(d, "git update-ref refs/remotes/origin/main main && git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main");
     w("stashed.txt", "s0\n");
     sh(d, "git add stashed.txt && git stash -q");
     w("a.txt", "alpha modified\n");
@@ -134,7 +136,9 @@ export function manifest(ws: string): Map<string, string> {
     isRepo = false;
   }
   if (isRepo) {
-    const out = sh(ws, "cat .git/HEAD; echo '--refs'; git for-each-ref --format='%(refname) %(objectname)'; echo '--index'; git ls-files -s; echo '--stash'; if [ -f .git/logs/refs/stash ]; then git log -g --format=%H refs/stash --; fi");
+    // HEAD and the stash's reflog where git keeps them (`.git` may be a file: a linked worktree, a
+    // submodule); a symbolic ref with the ref it names.
+    const out = sh(ws, `cat "$(git rev-parse --git-path HEAD)"; echo '--refs'; git for-each-ref --format='%(refname) %(objectname) %(symref)'; echo '--index'; git ls-files -s; echo '--stash'; if [ -f "$(git rev-parse --git-path logs/refs/stash)" ]; then git log -g --format=%H refs/stash --; fi`);
     m.set(".git (HEAD, refs, index, stash)", out);
   }
   return m;
