@@ -17,7 +17,7 @@ import { loadBashParser } from "./parse.js";
 import { DEFAULT_BOUNDS, RestoreError, RestoreStore, type RepoScope, type RestoreBounds, type TrackedUnder, type RestorePoint, type RestoreSummary } from "./restore.js";
 import { describeStep, Journal, stateFingerprint, undoEntry, type InverseStep, type UndoEntry, type UndoResult, type UndoSelector } from "./undo.js";
 export { undoEntry };
-import { kindOf, Workspace, WorkspaceReadError } from "./workspace.js";
+import { kindOf, physicalPath, Workspace, WorkspaceReadError } from "./workspace.js";
 import { creationOnly } from "./creation.js";
 
 export type ShellPolicy = "snapshot" | "escalate" | "veto" | "advisory";
@@ -609,11 +609,12 @@ export function repoScope(calls: readonly TypedCall[]): RepoScope {
 function overlapping(calls: TypedCall[], hasRepo: boolean): boolean {
   const repoCalls = calls.filter((c) => GIT_REPO_TOOLS.has(c.name)).length;
   if (hasRepo && (repoCalls > 1 || (repoCalls === 1 && calls.some((c) => !GIT_REPO_TOOLS.has(c.name) && !c.name.startsWith("git_ref"))))) return true;
+  // Each path where it is: two spellings of one place through a link to a folder (alink/x, zdir/x) overlap.
   const touched: { i: number; p: string; mk: boolean }[] = [];
   calls.forEach((c, i) => {
     const a = PATH_ARGS[c.name];
-    if (a !== undefined) touched.push({ i, p: String(c.arguments[a]), mk: c.name === "fs_mkdir" });
-    if (c.name === "fs_move") touched.push({ i, p: String(c.arguments.source), mk: false });
+    if (a !== undefined) touched.push({ i, p: physicalPath(String(c.arguments[a])), mk: c.name === "fs_mkdir" });
+    if (c.name === "fs_move") touched.push({ i, p: physicalPath(String(c.arguments.source)), mk: false });
   });
   for (const x of touched) {
     for (const y of touched) {

@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, linkSync, openSync, readSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
-import { git, gitPath } from "./workspace.js";
+import { git, gitPath, physicalPath } from "./workspace.js";
 
 export const RESTORE_FORMAT = "polar-restore-point/1";
 
@@ -213,7 +213,10 @@ export class RestoreStore {
     const pending = new Map<string, Buffer>();
     const linked: string[] = [];
     try {
-      const wanted = new Set(paths);
+      // Each path where it is (physicalPath): two spellings of one place through a link to a folder
+      // (alink/x, zdir/x) are one kept path, and one under another kept folder is inside it (put back
+      // through the link first, before its folder was, the undo failed halfway).
+      const wanted = new Set(paths.map(physicalPath));
       const d = new Map<string, number | null>();
       /** Keeps root/rel for each rel, with each directory above it (up to the root): kept as it is
        * (mode) or as absent; a file or link where a directory would go is kept whole. */

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, lstatSync, readFileSync, readdirSync, renam
 import { dirname, relative } from "node:path";
 import type { TypedCall } from "./dispatch.js";
 import { fingerprint, RestoreError, type RestoreStore, type RestoreSummary } from "./restore.js";
-import { assumedUnchanged, git, gitPath } from "./workspace.js";
+import { assumedUnchanged, git, gitPath, physicalPath } from "./workspace.js";
 
 export interface InverseStep {
   tool: string;
@@ -257,7 +257,9 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
       // The source absent before the call, still there, or the destination not there: the move did
       // not happen.
       const point = s.tool === "fs_move_back_restore" ? store.load(str("point")) : null;
-      const keptSource = point !== null && point.paths.some((k) => k.path === src || src.startsWith(`${k.path}/`));
+      // (a point keeps each path where it is: physicalPath)
+      const at = physicalPath(src);
+      const keptSource = point !== null && point.paths.some((k) => k.path === src || src.startsWith(`${k.path}/`) || k.path === at || at.startsWith(`${k.path}/`));
       const moved = !keptSource && kinds[src] !== "absent" && !lexists(src) && lexists(dest);
       if (moved) renameSync(dest, src);
       if (s.tool === "fs_move_back_git") gitRestore(dest);

@@ -5,7 +5,7 @@
 // approved. Git facts are cached per session until observe() (the guard clears the cache).
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, relative, resolve, sep } from "node:path";
+import { basename, dirname, relative, resolve, sep } from "node:path";
 
 export class WorkspaceReadError extends Error {
   constructor(message: string) {
@@ -323,6 +323,26 @@ export function assumedUnchanged(out: string): string[] {
   const paths: string[] = [];
   for (const rec of out.split("\0")) if (rec.charAt(0) !== rec.charAt(0).toUpperCase()) paths.push(rec.slice(2));
   return paths;
+}
+
+/** Where a path is on the filesystem: its longest existing folder resolved (links followed, as the
+ * kernel resolves every part but the last) and the rest as written. Two spellings of one place
+ * (`alink/x` and `zdir/x`, alink -> zdir) give the same; the last part is not followed (a link itself
+ * stays a link). */
+export function physicalPath(p: string): string {
+  let head = dirname(p);
+  let tail = basename(p);
+  if (p === "/" || tail === "") return p;
+  for (;;) {
+    try {
+      const real = realpathSync(head);
+      return `${real === "/" ? "" : real}/${tail}`;
+    } catch {
+      if (head === "/") return p;
+      tail = `${basename(head)}/${tail}`;
+      head = dirname(head);
+    }
+  }
 }
 
 /** Is `p` a directory that exists (stat follows links)? */

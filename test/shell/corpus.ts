@@ -59,6 +59,7 @@ const single: fc.Arbitrary<string> = fc.oneof(
     // links inside what a line moves or copies, find and cd through links, copies into a link's folder
     "mv src moved && echo text > moved/lnk-out", "cp -r src copy && echo text > copy/lnk-up", "cp -a src/. outdir/", "find -L src -delete",
     "find src -exec chmod 600 {} +", "cd -P outdir/.. && rm -f o.txt", "rm -rf outdir/", "echo text > outdir/new.txt", "ln -f b.txt hard-a",
+    "echo text > srcl/x.ts && rm -rf src", "echo text > srcl/n && mv src/n m", "rm -f srcl/x.ts; git checkout -q -- src",
   ),
   file.map((f) => `git checkout -q -- ${f}`),
   file.map((f) => `git restore ${f}`),

@@ -3,8 +3,10 @@
 // relative or absolute, dangling) reaches what the link points to, which the check, reading the
 // destination as it is before the line (absent), could not see. Before, `mv dir other && echo x >
 // other/l` (l -> ../../out/f) was approved, and the undo left out/f holding "x".
+import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { undoneExactly } from "./helpers.js";
+import { createShellGuard } from "../../src/shell/index.js";
+import { sh, tempDir, undoneExactly } from "./helpers.js";
 
 const TREE = [
   "mkdir -p dir into $OUT/odir && printf 'in\\n' > dir/in.txt && printf 'work\\n' > u.txt && printf 'outside\\n' > $OUT/o.txt && printf 'f\\n' > $OUT/odir/f.txt",
@@ -138,5 +140,38 @@ describe("git writing a tracked path with a link in its way", () => {
     expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
     expect(r.undo).toBe("undone");
     expect(r.after).toEqual([]);
+  });
+});
+
+describe("two spellings of one place (alink -> zdir)", () => {
+  // Calls of a line reaching one file or folder by two spellings were not seen to overlap (the paths
+  // were compared as text), and a restore point kept both spellings, putting back alink/in.txt before
+  // zdir existed again: the undo failed halfway (inverse_failed) and zdir stayed removed. Or each call
+  // was undone alone on the state before the line: `echo a > alink/n && mv zdir/n m` left m behind.
+  const TWO = "mkdir zdir && printf 'in\\n' > zdir/in.txt && ln -s zdir alink";
+  it.each([
+    "echo x > alink/in.txt && rm -rf zdir",
+    "rm -f alink/in.txt; rm -rf zdir",
+    "echo a > alink/n && mv zdir/n m",
+    "mv zdir/in.txt alink/m && mv alink/m zdir/k",
+    "mv alink/in.txt x && echo y > zdir/in.txt",
+  ])("%s: undone exactly", async (line) => {
+    for (const git of [false, true]) {
+      const r = await undoneExactly(TWO, line, git);
+      expect(r.approved, `${r.reason} ${r.message}`).toBe(true);
+      expect(r.undo).toBe("undone");
+      expect(r.after).toEqual([]);
+    }
+  });
+
+  it("under veto they overlap (their undo depends on their order)", async () => {
+    const root = tempDir("polar-shell-spellings-");
+    try {
+      sh(root, `mkdir ws && cd ws && ${TWO}`);
+      const g = await createShellGuard({ cwd: `${root}/ws`, store: `${root}/store`, policy: "veto" });
+      expect(g.check({ tool: "shell", args: { command: "echo a > alink/n && mv zdir/n m" } }).reason).toBe("overlap");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -52,7 +52,8 @@ export function buildTemplate(kind: "rich" | "clean" | "plain" | "linked"): stri
   sh(d, `${GIT_INIT} && git add -A && git commit -qm init && git tag v1 && git branch old && echo more >> b.txt && git commit -qam second && git branch feature && git checkout -q -b topic && echo topic > topic.txt && git add topic.txt && git commit -qm topic && git checkout -q main`);
   if (kind === "linked") {
     // Committed: links to a file and a folder outside the workspace (`$OUT` is the case's `../out`), a
-    // link in a folder to a file outside it, one up to a file of the workspace, a dangling one; hard-a
+    // link in a folder to a file outside it, one up to a file of the workspace, a dangling one, one to a
+    // folder of the workspace (srcl -> src: two spellings of one place); hard-a
     // and hout hold what the files they are made hard links of hold (linkTemplate).
     w("hard-a", "alpha\n");
     w("hout", "out hard\n");
@@ -61,6 +62,7 @@ export function buildTemplate(kind: "rich" | "clean" | "plain" | "linked"): stri
     symlinkSync("../../out/o.txt", `${d}/src/lnk-out`);
     symlinkSync("../a.txt", `${d}/src/lnk-up`);
     symlinkSync("nowhere", `${d}/dangling`);
+    symlinkSync("src", `${d}/srcl`);
     sh(d, "git add -A && git commit -qm links");
   }
   if (kind === "rich") {
