@@ -332,13 +332,16 @@ describe("take and apply: a repository", () => {
     expect(p.paths[0]!.entries!.some((e) => e.rel === ".git" || e.rel.startsWith(".git/"))).toBe(false);
     expect(p.repo).toMatchObject({ root: ws, head: "ref: refs/heads/main", index: sha(readFileSync(`${ws}/.git/index`)) });
     expect(p.repo!.scope).toBeUndefined();
-    expect(p.repo!.refs.map((x) => x.name)).toEqual(["refs/heads/feature", "refs/heads/main", "refs/heads/old", "refs/heads/topic", "refs/tags/v1"]);
+    expect(p.repo!.refs.map((x) => x.name)).toEqual(["refs/heads/feature", "refs/heads/main", "refs/heads/old", "refs/heads/topic", "refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/tags/v1"]);
+    // A clone's origin/HEAD is kept as the symbolic ref it is; the others are plain.
+    expect(p.repo!.refs.filter((x) => x.symref !== undefined)).toEqual([{ name: "refs/remotes/origin/HEAD", target: git(ws, ["rev-parse", "main"]).trim(), symref: "refs/remotes/origin/main" }]);
     expect(p.repo!.refs.every((x) => /^[0-9a-f]{40}$/.test(x.target))).toBe(true);
     expect(p.repo!.stash).toEqual([{ id: git(ws, ["rev-parse", "refs/stash"]).trim(), message: "WIP on main: " + git(ws, ["log", "-1", "--format=%h %s", "main"]).trim() }]);
     // Everything changes: work tree, index, HEAD, refs, stash.
-    bash(ws, "git stash -q && git add -A && git commit -qm x && git branch -q made && git tag -d v1 && git checkout -q -b other && echo z > z.txt && git stash -q -u");
+    bash(ws, "git stash -q && git add -A && git commit -qm x && git branch -q made && git tag -d v1 && git checkout -q -b other && echo z > z.txt && git stash -q -u && git update-ref refs/remotes/origin/main HEAD && git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/other");
     s.apply(s.load(p.id));
     expect(diffManifests(before, manifest(ws))).toEqual([]);
+    expect(git(ws, ["symbolic-ref", "refs/remotes/origin/HEAD"]).trim()).toBe("refs/remotes/origin/main");
   });
 
   it("a detached HEAD, no stash, no index: kept as they were", () => {
