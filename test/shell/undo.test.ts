@@ -4,7 +4,8 @@
 // each answer.
 import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { RestoreError, RestoreStore, DEFAULT_BOUNDS } from "../../src/shell/restore.js";
+import { createHash } from "node:crypto";
+import { fingerprint, RestoreError, RestoreStore, DEFAULT_BOUNDS } from "../../src/shell/restore.js";
 import { describeStep, entryIn, Journal, latestSession, runStep, stateFingerprint, undoEntry, workspaceOf, type InverseStep, type JournalEntry } from "../../src/shell/undo.js";
 import { git } from "../../src/shell/workspace.js";
 import { buildTemplate, copyTemplate, sh as bash, tempDir } from "./helpers.js";
@@ -523,6 +524,71 @@ describe("undoEntry: judged on the current state, then run", () => {
     bash(ws, "git checkout -q --detach");
     j.add(entry({ id: "u-det", repo: ws, inverse: [step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add"), step("git_ref_create", { ref: "refs/heads/main", target: at }, "git_ref_delete")], after: stateFingerprint([], ws) }));
     expect(undoEntry(j, s, r, { id: "u-det" }, false).reason).toBe("undone");
+  });
+
+  it("the store's names of hard-linked files (`linked`): in the fingerprint only when there are some (older journals' digests unchanged), a write through them since is newer work, and they are removed after the undo", () => {
+    const { r, j, s } = setup([], []);
+    const f = `${r}/f.txt`;
+    writeFileSync(f, "f\n");
+    const kept = `${r}/kept-name`;
+    writeFileSync(kept, "k\n");
+    // No linked names: the digest of the paths alone, as journals written before them have it.
+    expect(stateFingerprint([f], null, [])).toBe(createHash("sha256").update(fingerprint([f])).digest("hex"));
+    expect(stateFingerprint([f], null)).toBe(stateFingerprint([f], null, []));
+    const withLinked = stateFingerprint([f], null, [kept]);
+    expect(withLinked).not.toBe(stateFingerprint([f], null));
+    // A write through the store's name since the call: refused as newer work.
+    j.add(entry({ id: "u-l1", paths: [f], linked: [kept], after: withLinked }));
+    writeFileSync(kept, "written since\n");
+    expect(undoEntry(j, s, r, { id: "u-l1" }, false).reason).toBe("changed_since");
+    expect(existsSync(kept)).toBe(true);
+    // Unchanged: undone, and the store's name is gone.
+    j.add(entry({ id: "u-l2", paths: [f], linked: [kept], after: stateFingerprint([f], null, [kept]) }));
+    expect(undoEntry(j, s, r, { id: "u-l2" }, false).reason).toBe("undone");
+    expect(existsSync(kept)).toBe(false);
+  });
+
+  it("a restore point that holds the repository puts HEAD back as it kept it: the HEAD check follows it through the steps in order (was: `git checkout -b x` in a dirty work tree, undone by the point and then deleting x, was refused as leaving HEAD on x)", () => {
+    const { r, j, s } = setup([], []);
+    const ws = repo();
+    const at = git(ws, ["rev-parse", "HEAD"]).trim();
+    const onMain = s.take([`${ws}/a.txt`], ws);
+    expect(onMain.repo!.head).toBe("ref: refs/heads/main");
+    const add = (id: string, inverse: InverseStep[], repoOf = ws): void => j.add(entry({ id, repo: repoOf, inverse, after: stateFingerprint([], repoOf) }));
+    const apply = (p: { id: string }) => step("restore_point_apply", { point: p.id }, "git_switch");
+    // The point first, then the new branch deleted: HEAD is on main again when nb goes.
+    bash(ws, "git checkout -q -b nb");
+    add("u-pt", [apply(onMain), step("git_ref_delete", { ref: "refs/heads/nb" }, "git_ref_add")]);
+    expect(undoEntry(j, s, r, { id: "u-pt" }, true).steps).not.toContain("git symbolic-ref HEAD refs/heads/main");
+    expect(undoEntry(j, s, r, { id: "u-pt" }, false).reason).toBe("undone");
+    expect([git(ws, ["symbolic-ref", "HEAD"]).trim(), git(ws, ["for-each-ref", "refs/heads/nb"])]).toEqual(["refs/heads/main", ""]);
+    // The branch deleted first, then the point: the point puts HEAD (and every ref it kept) back.
+    bash(ws, "git checkout -q -b nb2");
+    add("u-del-pt", [step("git_ref_delete", { ref: "refs/heads/nb2" }, "git_ref_add"), apply(onMain)]);
+    expect(undoEntry(j, s, r, { id: "u-del-pt" }, false).reason).toBe("undone");
+    expect(git(ws, ["symbolic-ref", "HEAD"]).trim()).toBe("refs/heads/main");
+    // A step after the point that deletes the branch the point put HEAD on: refused, nothing run.
+    add("u-pt-del", [apply(onMain), step("git_ref_delete", { ref: "refs/heads/main" }, "git_ref_add")]);
+    expect(undoEntry(j, s, r, { id: "u-pt-del" }, false)).toMatchObject({ ok: false, reason: "inverse_failed", message: expect.stringContaining("it deletes refs/heads/main, the branch HEAD is on") });
+    // A point of another repository says nothing of this one's HEAD.
+    const other = repo();
+    const otherPoint = s.take([`${other}/a.txt`], other);
+    bash(ws, "git checkout -q -b nb3");
+    add("u-other", [apply(otherPoint), step("git_ref_delete", { ref: "refs/heads/nb3" }, "git_ref_add")]);
+    expect(undoEntry(j, s, r, { id: "u-other" }, false).message).toContain("it deletes refs/heads/nb3, the branch HEAD is on");
+    // A point that kept a detached HEAD: no branch for a later delete to take from under it.
+    bash(ws, "git checkout -q --detach main");
+    const detached = s.take([`${ws}/a.txt`], ws);
+    expect(detached.repo!.head).toBe(at);
+    bash(ws, "git checkout -q nb3");
+    add("u-det-pt", [apply(detached), step("git_ref_delete", { ref: "refs/heads/nb3" }, "git_ref_add")]);
+    expect(undoEntry(j, s, r, { id: "u-det-pt" }, false).reason).toBe("undone");
+    expect(git(ws, ["rev-parse", "--symbolic-full-name", "HEAD"]).trim()).toBe("HEAD");
+    // A point without the repository (a path outside it): HEAD stays as it is, and the delete is judged on it.
+    bash(ws, "git checkout -q -b nb4");
+    const noRepo = s.take([`${r}/outside.txt`], null);
+    add("u-norepo", [apply(noRepo), step("git_ref_delete", { ref: "refs/heads/nb4" }, "git_ref_add")]);
+    expect(undoEntry(j, s, r, { id: "u-norepo" }, false).message).toContain("it deletes refs/heads/nb4, the branch HEAD is on");
   });
 
   it("a repository whose HEAD cannot be read as a branch or a commit (no commit yet) is unknown_state for an undo that deletes a ref, nothing run", () => {
