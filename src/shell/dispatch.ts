@@ -7,6 +7,7 @@ import { basename, dirname } from "node:path";
 import { expandGlob } from "./glob.js";
 import { joinPath, parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./parse.js";
 import { codeVariable } from "./variables.js";
+import { perProcess } from "./workspace.js";
 
 export interface TypedCall {
   name: string;
@@ -149,6 +150,14 @@ function paths(ctx: Ctx, words: Word[], cwd: string | null, source: string): str
     };
     if (!w.glob && upIn([w.text], base)) return null;
     const at = joinPath(base, w.text);
+    // Under /proc (by its text or a link on the way) a path is the opening process's: /proc/self/cwd is
+    // bash's directory there, the guard's here (followLinks and globs would read the guard's).
+    // (The standard streams and devices, /dev/stderr -> /proc/self/fd/2, are what they were: no file.)
+    const proc = DEVICES.test(w.text) ? null : perProcess(at);
+    if (proc !== null) {
+      problem(ctx, "unresolved_argument", `${w.raw}: ${proc}`, source);
+      return null;
+    }
     const through = (p: string): boolean => {
       const why = lineLink(ctx, p);
       if (why !== null) problem(ctx, "unresolved_argument", `${w.raw}: ${why}: what it reaches is not known at check time`, source);

@@ -4,7 +4,7 @@
 // fails or times out throws a WorkspaceReadError: what it was for is unknown, and the call is not
 // approved. Git facts are cached per session until observe() (the guard clears the cache).
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, relative, resolve, sep } from "node:path";
 
 export class WorkspaceReadError extends Error {
@@ -153,6 +153,8 @@ export class Workspace {
         out.set(p, cached);
         continue;
       }
+      const proc = perProcess(p);
+      if (proc !== null) throw new WorkspaceReadError(proc);
       const kind = kindOf(p);
       const inside = this.isInside(p);
       const repo = this.repoOf(kind === "directory" ? p : dirname(p));
@@ -343,6 +345,40 @@ export function physicalPath(p: string): string {
       head = dirname(head);
     }
   }
+}
+
+/** Links followed at most (Linux's MAXSYMLINKS): past them the kernel answers ELOOP. */
+const MAX_HOPS = 40;
+
+/**
+ * Why `p` names a file the kernel answers per process, or null. Under /proc, `self`, `thread-self` and
+ * `<pid>` are whoever opens the path, and `cwd`, `root`, `fd/N`, `exe` are that process's: the guard
+ * resolving `/proc/self/cwd/a.txt` reads its own directory, while bash writes the agent's. So a path
+ * that is under /proc, by its text or through a link on the way (`/dev/fd` is one, a workspace's
+ * `ln -s /proc/self/cwd pc` another), is not known at check time.
+ */
+export function perProcess(p: string): string | null {
+  const under = (x: string): boolean => x === "/proc" || x.startsWith("/proc/");
+  if (under(p)) return `${p} is under /proc, which names the files of whichever process opens it`;
+  let rest = p.split("/").filter((x) => x !== "");
+  let cur = "";
+  for (let hops = 0; rest.length > 0; ) {
+    const seg = rest.shift()!;
+    cur = seg === "." ? cur : seg === ".." ? (cur === "" ? "" : dirname(cur) === "/" ? "" : dirname(cur)) : `${cur}/${seg}`;
+    if (under(cur)) return `${p} leads under /proc (${cur}), which names the files of whichever process opens it`;
+    let target: string;
+    try {
+      target = readlinkSync(cur === "" ? "/" : cur);
+    } catch {
+      continue; // not a link, or not there (nothing further to follow)
+    }
+    if (++hops > MAX_HOPS) return null; // a loop: the call fails there, as bash's would
+    const from = target.startsWith("/") ? "" : dirname(cur) === "/" ? "" : dirname(cur);
+    if (under(target.startsWith("/") ? target : `${from}/${target}`)) return `${p} leads under /proc (${cur} -> ${target}), which names the files of whichever process opens it`;
+    rest = [...`${from}/${target}`.split("/").filter((x) => x !== ""), ...rest];
+    cur = "";
+  }
+  return null;
 }
 
 /** Is `p` a directory that exists (stat follows links)? */
