@@ -2,7 +2,7 @@
 // a point keeps (every entry's kind, mode, content, link target; a repository's HEAD, index, refs,
 // stash and the part of the work tree its scope names), its bounds, its store (packs, loose objects,
 // manifests with a digest), and that applying it puts back exactly what was there.
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname } from "node:path";
 import { createHash } from "node:crypto";
@@ -156,6 +156,90 @@ describe("take and apply: paths", () => {
     s.apply(p);
     expect(diffManifests(before, manifest(r))).toEqual([]);
     expect(readlinkSync(`${d}/sub/link`)).toBe("../a.txt");
+  });
+
+  it("a file with other names is kept under a name of its own in the store: `links` lists exactly those names; a name replaced by a new file comes back as that same file; a store name that is missing, not a file or not one of the store's is restore_failed; a point not taken leaves no store name", () => {
+    const r = root();
+    writeFileSync(`${r}/work.txt`, "hours of work");
+    execFileSync("ln", [`${r}/work.txt`, `${r}/other`]);
+    writeFileSync(`${r}/single.txt`, "one name");
+    const ino = lstatSync(`${r}/work.txt`).ino;
+    const s = store();
+    const p = s.take([`${r}/other`, `${r}/single.txt`], null);
+    const names = s.links(p);
+    expect(names).toHaveLength(1);
+    expect(names[0]).toMatch(/\/store\/links\/[0-9a-f]{24}$/);
+    expect(lstatSync(names[0]!).ino).toBe(ino);
+    expect(s.links(s.take([`${r}/single.txt`], null))).toEqual([]);
+    // Replaced by a new file with the same content (`sed -i` writes a new file): the name is the kept
+    // file again, one file with work.txt.
+    rmSync(`${r}/other`);
+    writeFileSync(`${r}/other`, "hours of work");
+    expect(lstatSync(`${r}/other`).ino).not.toBe(ino);
+    s.apply(p);
+    expect(lstatSync(`${r}/other`).ino).toBe(ino);
+    expect(lstatSync(`${r}/other`).nlink).toBe(3); // work.txt, other and the store's name
+    // The store's name gone, or a point naming something else: restore_failed, nothing written.
+    const entry = p.paths.find((k) => k.path === `${r}/other`)!.entries![0]!;
+    const withLink = (link: string) => ({ ...p, paths: p.paths.map((k) => (k.path === `${r}/other` ? { ...k, entries: [{ ...entry, link }] } : k)) });
+    rmSync(`${r}/other`);
+    for (const bad of ["links/../points", "x/links/0123456789abcdef01234567", "links/0123456789abcdef01234567/x", "links/0123456789abcdef0123456", "links/0123456789abcdef01234567"]) {
+      let e: unknown = null;
+      try {
+        s.apply(withLink(bad));
+      } catch (x) {
+        e = x;
+      }
+      expect([bad, e instanceof RestoreError && (e as RestoreError).code, (e as Error).message]).toEqual([bad, "restore_failed", `the store's name ${bad} of a file with other names is missing`]);
+    }
+    mkdirSync(`${s.dir}/links/0123456789abcdef01234567`);
+    expect(() => s.apply(withLink("links/0123456789abcdef01234567"))).toThrow("the store's name links/0123456789abcdef01234567 of a file with other names is missing");
+    rmSync(names[0]!);
+    expect(() => s.apply(p)).toThrow(/of a file with other names is missing/);
+    // The store cannot make the name (here `links` is a file): restore_failed with the error's code, and
+    // a point that fails after keeping a name leaves none behind.
+    execFileSync("ln", [`${r}/work.txt`, `${r}/other`]);
+    const s2 = store();
+    rmSync(`${s2.dir}/links`, { recursive: true, force: true });
+    writeFileSync(`${s2.dir}/links`, "not a folder");
+    let err: unknown = null;
+    try {
+      s2.take([`${r}/work.txt`], null);
+    } catch (x) {
+      err = x;
+    }
+    expect((err as RestoreError).code).toBe("restore_failed");
+    expect((err as Error).message).toMatch(/^\S+ has other names \(hard links\) and the store cannot keep it as the same file \((EEXIST|ENOTDIR): is the store on another filesystem\?\)/);
+    const s3 = store({ ...DEFAULT_BOUNDS, maxFiles: 2 });
+    writeFileSync(`${r}/third`, "3");
+    expect(() => s3.take([`${r}/other`, `${r}/single.txt`, `${r}/third`], null)).toThrow(RestoreError);
+    expect(existsSync(`${s3.dir}/links`) ? readdirSync(`${s3.dir}/links`) : []).toEqual([]);
+  });
+
+  it("a point kept before store names (an entry without `link`) writes a file that has other names now in place, and makes a single-name file anew", () => {
+    const r = root();
+    writeFileSync(`${r}/f`, "kept");
+    const s = store();
+    const p = s.take([`${r}/f`, `${r}/g`], null);
+    writeFileSync(`${r}/g`, "absent before");
+    rmSync(`${r}/g`);
+    writeFileSync(`${r}/f`, "changed");
+    execFileSync("ln", [`${r}/f`, `${r}/f2`]);
+    const old = { ...p, paths: p.paths.map((k) => ({ ...k, entries: k.entries?.map(({ link: _l, ...e }) => e) ?? null })) };
+    s.apply(old);
+    expect([readFileSync(`${r}/f`, "utf8"), readFileSync(`${r}/f2`, "utf8"), lstatSync(`${r}/f`).ino === lstatSync(`${r}/f2`).ino]).toEqual(["kept", "kept", true]);
+    // One name again: made anew (a descriptor open on the file before still reads what it held).
+    rmSync(`${r}/f2`);
+    writeFileSync(`${r}/f`, "changed again");
+    const fd = openSync(`${r}/f`, "r");
+    try {
+      s.apply(old);
+      const buf = Buffer.alloc(64);
+      expect(buf.subarray(0, readSync(fd, buf, 0, 64, 0)).toString()).toBe("changed again");
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(`${r}/f`, "utf8")).toBe("kept");
   });
 
   it("a file with other names (hard links) is written back in place, so every name gets its content back (was: a new file, the other names kept what the call wrote)", () => {
