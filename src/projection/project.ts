@@ -1,6 +1,6 @@
 // The interpreter of projection rules: a document → Layer B, and an executed tool call's result →
 // updates of the entities it describes.
-import { emptyContext, getKey, type EvalContext } from "./expr.js";
+import { emptyContext, getKey, memoEpoch, type EvalContext } from "./expr.js";
 import { ProjectionError } from "./errors.js";
 import { LayerB } from "./layer-b.js";
 import { sameOwnedJson } from "../util/owned-json.js";
@@ -148,10 +148,14 @@ function projectRecord(rule: EntityRule, ctx: EvalContext): Record<string, unkno
     }
   }
   ctx.slots = slots;
+  // One memo epoch for the derived slots (sharedSubexpressions): meanwhile nothing writes Layer B or
+  // changes `$`. It ends here (a throw leaves it on a context nothing uses again).
+  ctx.memo = memoEpoch();
   for (const [name, ev] of rule.slots) {
     const v = ev(ctx);
     if (v !== undefined) slots[name] = v;
   }
+  ctx.memo = 0;
   return slots;
 }
 
