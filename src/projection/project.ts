@@ -291,7 +291,6 @@ function applyEffects(
   ctx.text = text ?? (typeof value === "string" ? value : undefined);
   ctx.tool = call.name;
   effects.forEach((eff, n) => {
-    const base = `effect ${n} of \`${call.name}\``;
     ctx.self = value;
     ctx.slots = undefined;
     ctx.before = ctx.beforeOf = undefined;
@@ -310,7 +309,7 @@ function applyEffects(
       if (eff.when !== undefined && eff.when(ctx) !== true) return;
       const rawId = eff.id(ctx);
       if ((typeof rawId !== "string" || rawId === "") && (typeof rawId !== "number" || !Number.isFinite(rawId))) {
-        report.skipped.push(`${base}: no entity id (got \`${shown(rawId)}\`)`);
+        report.skipped.push(`effect ${n} of \`${call.name}\`: no entity id (got \`${shown(rawId)}\`)`);
         return;
       }
       const id = String(rawId);
@@ -327,7 +326,7 @@ function applyEffects(
       if (eff.record !== undefined) {
         const rec = eff.record(ctx);
         if (rec === null || typeof rec !== "object" || Array.isArray(rec)) {
-          report.skipped.push(`${base}: \`record\` is not an object`);
+          report.skipped.push(`effect ${n} of \`${call.name}\`: \`record\` is not an object`);
           return;
         }
         ctx.self = rec;
