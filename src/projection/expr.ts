@@ -258,25 +258,21 @@ export function memoEpoch(): number {
 /** `ev` remembering, within one memo epoch, its values for the first 8 values of `$item`, `$index` and
  * `$` it meets (by identity: a number `$` or `$item` is not remembered, as 0 and -0 are one to `===`). */
 function remembered(ev: Evaluator): Evaluator {
-  const m: unknown[] = [];
+  // A new list per epoch: the last record's values are let go, and the list is young like them (no
+  // old-to-young write barrier).
+  let m: unknown[] = [];
   let epoch = 0;
-  let n = 0;
   return (c) => {
     const { memo, self, item, index } = c;
     if (memo === 0 || typeof self === "number" || typeof item === "number") return ev(c);
     if (memo !== epoch) {
       epoch = memo;
-      n = 0;
+      m = [];
     }
+    const n = m.length;
     for (let k = 0; k < n; k += 4) if (m[k] === item && m[k + 1] === index && m[k + 2] === self) return m[k + 3];
     const v = ev(c);
-    if (n < 32) {
-      m[n] = item;
-      m[n + 1] = index;
-      m[n + 2] = self;
-      m[n + 3] = v;
-      n += 4;
-    }
+    if (n < 32) m.push(item, index, self, v);
     return v;
   };
 }
