@@ -183,13 +183,15 @@ let sharing: Map<object, string> | undefined;
 /** The evaluator of each shared text, compiled at its first place. */
 let sharedEvaluators = new Map<string, Evaluator>();
 
-/** A JSON value with one text only: -0, a non-finite number, a hole, `undefined`, a function, an object
- * of a class (or with a toJSON) and a bigint have none (JSON.stringify writes -0 as 0, drops or throws). */
+/** A JSON value whose JSON text says all a compilation reads of it: -0, a non-finite number, a hole,
+ * `undefined`, a function, a bigint, an object of a class (an array's too) or with a toJSON, and a
+ * property JSON.stringify does not write (not enumerable, a symbol) make it not. */
 function plainJson(v: unknown): boolean {
   if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0);
   if (typeof v !== "object" || v === null) return v === null || typeof v === "string" || typeof v === "boolean";
   const proto = Object.getPrototypeOf(v);
-  if (Array.isArray(v) ? Object.keys(v).length !== v.length : proto !== Object.prototype && proto !== null) return false;
+  const own = Reflect.ownKeys(v).length;
+  if (Array.isArray(v) ? proto !== Array.prototype || own !== v.length + 1 : (proto !== Object.prototype && proto !== null) || own !== Object.keys(v).length) return false;
   return Object.values(v).every(plainJson);
 }
 

@@ -164,6 +164,25 @@ describe("derived slots sharing a sub-expression", () => {
     if (!r.ok) expect(r.issues.map((i) => i.path)).toEqual(["/entities/r/slots/a/id/template", "/entities/r/slots/b/not/id/template"]);
   });
 
+  it("an expression whose JSON text does not say all of it is compiled at each place", () => {
+    // A property JSON.stringify does not write (not enumerable) is still read by the compilation.
+    const whole = { entity: "f", id: { const: "F1" } };
+    const hidden = Object.defineProperty({ entity: "f", id: { const: "F1" } }, "slot", { value: "s", enumerable: false });
+    // A list of a class of its own, with its own `some`.
+    class Always extends Array<unknown> {
+      override some(): boolean {
+        return true;
+      }
+    }
+    const inPlain = { in: { entity: "f", id: { const: "F1" }, slot: "s" }, values: ["x"] };
+    const inClass = { in: { entity: "f", id: { const: "F1" }, slot: "s" }, values: Always.from(["x"]) };
+    const b = projectDocument(rulesOf({ a: whole, b: hidden }), { recs: { x: {} } }, fares());
+    expect(b.slot("r", "x", "a")).toEqual({ p: { eco: 101, biz: 501 }, s: "available" });
+    expect(b.slot("r", "x", "b")).toBe("available");
+    const c = projectDocument(rulesOf({ c: inPlain, d: inClass }), { recs: { x: {} } }, fares());
+    expect([c.slot("r", "x", "c"), c.slot("r", "x", "d")]).toEqual([false, true]);
+  });
+
   it("`exists` of a shared entity asks whether it exists, without copying its record", () => {
     const e = { entity: "f", id: "$.id" };
     const b = fares();
