@@ -254,7 +254,7 @@ export function callKey(call: ToolCall): string {
  * parseToolResult) made what frozenJsonSafe would make of it, without copying it: frozen in place when
  * it is already exactly that copy's data (plain objects and arrays, finite numbers other than -0,
  * within the depth and size bounds); otherwise the frozen copy. Parts frozen already (adopted by
- * Layer B) are checked, not refrozen. Never given a caller's object.
+ * Layer B) are checked too (freezing one again changes nothing). Never given a caller's object.
  */
 export function freezeParsed(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return frozenJsonSafe(value);
@@ -271,10 +271,11 @@ function parsedIsCopy(v: object, depth: number, budget: { nodes: number }): bool
     for (let i = 0; i < v.length; i++) if (!parsedChild(v[i], depth, budget)) return false;
   } else {
     if (Object.getPrototypeOf(v) !== Object.prototype) return false;
-    const keys = Object.keys(v);
-    for (let i = 0; i < keys.length; i++) if (!parsedChild((v as Record<string, unknown>)[keys[i]], depth, budget)) return false;
+    // One Object.values, not a keyed load per key (megamorphic: every object of every result).
+    const values = Object.values(v);
+    for (let i = 0; i < values.length; i++) if (!parsedChild(values[i], depth, budget)) return false;
   }
-  if (!Object.isFrozen(v)) Object.freeze(v);
+  Object.freeze(v);
   return true;
 }
 

@@ -24,6 +24,9 @@ export interface EvalContext {
   beforeOf?: () => Record<string, unknown> | undefined; // makes `before` when `$before` is first read
   tool: unknown; // `$tool`: the tool name
   state: EntityLookup | undefined;
+  /** Non-zero while one record's derived slots are evaluated (memoEpoch): a sub-expression several
+   * slots share remembers its values until it changes (sharedSubexpressions). */
+  memo: number;
 }
 
 export interface EntityLookup {
@@ -47,7 +50,7 @@ export function emptyContext(state?: EntityLookup): EvalContext {
     item: undefined, index: undefined, args: undefined, result: undefined, text: undefined,
     // `beforeOf` too, though optional: a context that gains it later changes shape, and every
     // expression reading the context would then see two.
-    before: undefined, beforeOf: undefined, tool: undefined, state,
+    before: undefined, beforeOf: undefined, tool: undefined, state, memo: 0,
   };
 }
 
@@ -118,6 +121,12 @@ const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnPropert
  * Recursion is bounded by the rules document's depth (MAX_RULES_DEPTH, checked before compiling). */
 export function compileExpr(src: unknown, at: string, issues: RuleIssue[]): Evaluator {
   if (typeof src === "string") return compilePath(src, at, issues);
+  const text = typeof src === "object" && src !== null ? sharing?.get(src) : undefined;
+  if (text !== undefined) return sharedExpr(text, src as object, at, issues);
+  return compileObject(src, at, issues);
+}
+
+function compileObject(src: unknown, at: string, issues: RuleIssue[]): Evaluator {
   if (typeof src !== "object" || src === null || Array.isArray(src)) {
     issues.push({
       code: "bad-expression",
@@ -166,6 +175,109 @@ function isModifierOfAnother(k: string, keys: string[]): boolean {
 }
 
 const missing: Evaluator = () => undefined;
+
+/** While the derived slots of one entity rule compile (sharedSubexpressions): its shared operator
+ * objects, each to its JSON text. */
+let sharing: Map<object, string> | undefined;
+
+/** The evaluator of each shared text, compiled at its first place. */
+let sharedEvaluators = new Map<string, Evaluator>();
+
+/** A JSON value whose JSON text says all a compilation reads of it: -0, a non-finite number, a hole,
+ * `undefined`, a function, a bigint, an object of a class (an array's too) or with a toJSON, and a
+ * property JSON.stringify does not write (not enumerable, a symbol) make it not. */
+function plainJson(v: unknown): boolean {
+  if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0);
+  if (typeof v !== "object" || v === null) return v === null || typeof v === "string" || typeof v === "boolean";
+  const proto = Object.getPrototypeOf(v);
+  const own = Reflect.ownKeys(v).length;
+  if (Array.isArray(v) ? proto !== Array.prototype || own !== v.length + 1 : (proto !== Object.prototype && proto !== null) || own !== Object.keys(v).length) return false;
+  return Object.values(v).every(plainJson);
+}
+
+/**
+ * Compiles the derived slots of one entity rule (`fn`, which compiles `slots`, the rule's map from slot
+ * name to expression) with their common sub-expressions shared. An operator object whose JSON text
+ * occurs twice or more among them, that reads Layer B (`entity`) or builds an id (`template`), reads
+ * neither `$slots` (which grows while a record's slots are derived) nor `$before` (read when first
+ * needed), and holds no operator whose evaluation error names its place (`sum`, `min`, `max`,
+ * `append`, `without`), is compiled once; while one record's slots are derived (EvalContext.memo) its
+ * value for a given `$`, `$item` and `$index` is computed once. The airline's flight-date of a segment,
+ * which six slots read eight times through a template-built id, is then read three times (status,
+ * seats, the cabin's price) through one id string, built once. The rules, and what they derive, are
+ * unchanged. Slots that are not plain JSON share nothing.
+ */
+export function sharedSubexpressions<T>(slots: unknown, fn: () => T): T {
+  const texts = new Map<object, string>();
+  const count = new Map<string, number>();
+  const walk = (v: unknown): void => {
+    if (typeof v !== "object" || v === null) return;
+    if (!Array.isArray(v)) {
+      const t = JSON.stringify(v);
+      // (A string holding such a name only shares less.)
+      if ((t.includes('"entity":') || t.includes('"template":')) && !/\$slots|\$before|"(sum|min|max|append|without)":/.test(t)) {
+        texts.set(v, t);
+        count.set(t, (count.get(t) ?? 0) + 1);
+      }
+    }
+    Object.values(v).forEach(walk);
+  };
+  if (plainJson(slots)) walk(slots);
+  for (const [o, t] of texts) if (count.get(t)! < 2) texts.delete(o);
+  const was = sharing;
+  sharing = texts;
+  sharedEvaluators = new Map();
+  try {
+    return fn();
+  } finally {
+    sharing = was;
+  }
+}
+
+/** The evaluator shared by every place of `text`. A first compilation with issues is not shared (each
+ * place then compiles, and reports, its own). */
+function sharedExpr(text: string, src: object, at: string, issues: RuleIssue[]): Evaluator {
+  let ev = sharedEvaluators.get(text);
+  if (ev !== undefined) return ev;
+  const known = issues.length;
+  const own = compileObject(src, at, issues);
+  if (issues.length > known) return own;
+  ev = remembered(own);
+  const presence = ENTITY_PRESENCE.get(own);
+  if (presence !== undefined) ENTITY_PRESENCE.set(ev, presence);
+  sharedEvaluators.set(text, ev);
+  return ev;
+}
+
+let memoEpochs = 0;
+
+/** A new memo epoch: while a context carries it (EvalContext.memo), the state it reads and its
+ * variables other than `$slots`, `$before`, `$item` and `$index` do not change. */
+export function memoEpoch(): number {
+  return ++memoEpochs;
+}
+
+/** `ev` remembering, within one memo epoch, its values for the first 8 values of `$item`, `$index` and
+ * `$` it meets (by identity: a number `$` or `$item` is not remembered, as 0 and -0 are one to `===`). */
+function remembered(ev: Evaluator): Evaluator {
+  // A new list per epoch: the last record's values are let go, and the list is young like them (no
+  // old-to-young write barrier).
+  let m: unknown[] = [];
+  let epoch = 0;
+  return (c) => {
+    const { memo, self, item, index } = c;
+    if (memo === 0 || typeof self === "number" || typeof item === "number") return ev(c);
+    if (memo !== epoch) {
+      epoch = memo;
+      m = [];
+    }
+    const n = m.length;
+    for (let k = 0; k < n; k += 4) if (m[k] === item && m[k + 1] === index && m[k + 2] === self) return m[k + 3];
+    const v = ev(c);
+    if (n < 32) m.push(item, index, self, v);
+    return v;
+  };
+}
 
 function issue(issues: RuleIssue[], at: string, message: string, help?: string): void {
   issues.push({ code: "bad-expression", message, path: at, help });
@@ -605,7 +717,6 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         issue(issues, `${at}/template`, "`template` must be a string");
         return missing;
       }
-      const known = issues.length;
       const parts: (string | Evaluator)[] = [];
       const re = /\{([^{}]+)\}/g;
       let last = 0;
@@ -615,15 +726,7 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
         last = m.index + m[0].length;
       }
       if (last < t.length) parts.push(t.slice(last));
-      // One evaluator per template text (its parts are paths, the same for the same text), so that the
-      // same id built by several expressions is remembered once (templateOf).
-      if (issues.length > known) return templateOf(parts);
-      let ev = TEMPLATES.get(t);
-      if (ev === undefined) {
-        ev = templateOf(parts);
-        if (TEMPLATES.size < MAX_TEMPLATES) TEMPLATES.set(t, ev);
-      }
-      return ev;
+      return (c) => joinParts(parts, c);
     }
     case "concat": {
       const parts = compileList(o.concat, `${at}/concat`, issues);
@@ -802,53 +905,6 @@ function compileOperator(op: string, o: Record<string, unknown>, at: string, iss
   }
   issue(issues, at, `unknown operator \`${op}\``);
   return missing;
-}
-
-/** The evaluators of the template texts compiled so far (at most MAX_TEMPLATES are kept). */
-const TEMPLATES = new Map<string, Evaluator>();
-const MAX_TEMPLATES = 1024;
-
-/** How many strings a template remembers (a power of two). */
-const TEMPLATE_MEMORY = 8;
-
-/** A template's evaluator. The string built from the same part values is the same string: the last few
- * built are remembered with their parts' values, and a template evaluated again over the same values
- * (a rule set that builds one entity id in several derived slots: the airline's flight-date id, eight
- * times per segment) returns the string it built, whose hash Layer B's maps and comparisons have
- * already computed, instead of building, flattening and hashing a new one. A part that is not a string
- * or number is never remembered. */
-function templateOf(parts: (string | Evaluator)[]): Evaluator {
-  const evs = parts.filter((p): p is Evaluator => typeof p !== "string");
-  const n = evs.length;
-  if (n === 0) return (c) => joinParts(parts, c);
-  const values: unknown[] = new Array<unknown>(TEMPLATE_MEMORY * n).fill(undefined);
-  const built: string[] = new Array<string>(TEMPLATE_MEMORY).fill("");
-  const now: unknown[] = new Array<unknown>(n).fill(undefined);
-  let count = 0;
-  let next = 0;
-  return (c) => {
-    for (let j = 0; j < n; j++) {
-      const v = evs[j](c);
-      if (typeof v !== "string" && typeof v !== "number") return joinParts(parts, c);
-      now[j] = v;
-    }
-    // `!==`, not Object.is (a builtin call per part): the parts are strings or numbers, and where the
-    // two differ the text does not: 0 and -0 make "0", and NaN, never found, is built again as "NaN".
-    search: for (let k = 0; k < count; k++) {
-      for (let j = 0; j < n; j++) if (values[k * n + j] !== now[j]) continue search;
-      return built[k];
-    }
-    let s = "";
-    for (let i = 0, j = 0; i < parts.length; i++) {
-      const p = parts[i];
-      s += typeof p === "string" ? p : String(now[j++]);
-    }
-    for (let j = 0; j < n; j++) values[next * n + j] = now[j];
-    built[next] = s;
-    next = (next + 1) & (TEMPLATE_MEMORY - 1);
-    if (count < TEMPLATE_MEMORY) count++;
-    return s;
-  };
 }
 
 function joinParts(parts: (string | Evaluator)[], c: EvalContext): string | undefined {

@@ -1,6 +1,6 @@
 // The interpreter of projection rules: a document → Layer B, and an executed tool call's result →
 // updates of the entities it describes.
-import { emptyContext, getKey, type EvalContext } from "./expr.js";
+import { emptyContext, getKey, memoEpoch, type EvalContext } from "./expr.js";
 import { ProjectionError } from "./errors.js";
 import { LayerB } from "./layer-b.js";
 import { sameOwnedJson } from "../util/owned-json.js";
@@ -148,10 +148,14 @@ function projectRecord(rule: EntityRule, ctx: EvalContext): Record<string, unkno
     }
   }
   ctx.slots = slots;
+  // One memo epoch for the derived slots (sharedSubexpressions): meanwhile nothing writes Layer B or
+  // changes `$`. It ends here (a throw leaves it on a context nothing uses again).
+  ctx.memo = memoEpoch();
   for (const [name, ev] of rule.slots) {
     const v = ev(ctx);
     if (v !== undefined) slots[name] = v;
   }
+  ctx.memo = 0;
   return slots;
 }
 
@@ -287,7 +291,6 @@ function applyEffects(
   ctx.text = text ?? (typeof value === "string" ? value : undefined);
   ctx.tool = call.name;
   effects.forEach((eff, n) => {
-    const base = `effect ${n} of \`${call.name}\``;
     ctx.self = value;
     ctx.slots = undefined;
     ctx.before = ctx.beforeOf = undefined;
@@ -306,7 +309,7 @@ function applyEffects(
       if (eff.when !== undefined && eff.when(ctx) !== true) return;
       const rawId = eff.id(ctx);
       if ((typeof rawId !== "string" || rawId === "") && (typeof rawId !== "number" || !Number.isFinite(rawId))) {
-        report.skipped.push(`${base}: no entity id (got \`${shown(rawId)}\`)`);
+        report.skipped.push(`effect ${n} of \`${call.name}\`: no entity id (got \`${shown(rawId)}\`)`);
         return;
       }
       const id = String(rawId);
@@ -323,7 +326,7 @@ function applyEffects(
       if (eff.record !== undefined) {
         const rec = eff.record(ctx);
         if (rec === null || typeof rec !== "object" || Array.isArray(rec)) {
-          report.skipped.push(`${base}: \`record\` is not an object`);
+          report.skipped.push(`effect ${n} of \`${call.name}\`: \`record\` is not an object`);
           return;
         }
         ctx.self = rec;

@@ -2,7 +2,7 @@
 // that says how a document (τ²-bench db.json, db.toml, user_db.toml) and tool results become Layer B.
 // The format is in docs/projection.md; parseProjectionRules validates a rules document completely
 // (every problem, with a JSON pointer) and compiles its expressions once.
-import { compileExpr, type Evaluator } from "./expr.js";
+import { compileExpr, sharedSubexpressions, type Evaluator } from "./expr.js";
 import { ProjectionError, type RuleIssue } from "./errors.js";
 
 export const PROJECTION_FORMAT = "polar-projection/1";
@@ -228,7 +228,9 @@ function parseEntity(c: Checker, v: unknown, p: string, name: string): EntityRul
   let exclude: string[] = [];
   if (Array.isArray(v.exclude) && v.exclude.every((f) => typeof f === "string")) exclude = v.exclude as string[];
   else if (v.exclude !== undefined) c.add("bad-type", `${p}/exclude`, "`exclude` must be a list of field names");
-  const slots = c.slotMap(v.slots, `${p}/slots`);
+  // A record's derived slots are derived together (projectRecord): what several of them compute alike
+  // is compiled once and computed once per record.
+  const slots = sharedSubexpressions(v.slots, () => c.slotMap(v.slots, `${p}/slots`));
   return { name, fields, exclude: new Set(exclude), slots };
 }
 

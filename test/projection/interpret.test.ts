@@ -135,8 +135,9 @@ describe("expressions", () => {
   });
 
   it("a template text used by several expressions builds each id from its own values, however many in a row", () => {
-    // The same template in three derived slots over 20 items (more than the strings a template
-    // remembers), numbers, a -0, a boolean and a missing part among them: every id is its item's.
+    // The same template in three derived slots over 20 items (more than a shared sub-expression
+    // remembers per record), numbers, a -0, a boolean and a missing part among them: every id is its
+    // item's.
     const items = Array.from({ length: 20 }, (_, i) => ({ a: i % 3 === 0 ? `f${i}` : i, b: i === 7 ? -0 : i === 9 ? true : i === 11 ? undefined : `d${i % 4}` }));
     const expected = items.map((x) => (x.b === undefined ? null : `${String(x.a)}/${String(x.b)}`));
     const ids = { map: "items", to: { template: "{$item.a}/{$item.b}" } };
