@@ -115,9 +115,9 @@ export const MODULES: readonly MutationModule[] = [
   { name: "shell-guard", file: "src/shell/guard.ts", threshold: 95, timeoutMS: 20_000 }, // the 58 left equivalent (docs/testing.md)
   // The shell guard's parser, restore points, undo, workspace and variables (h-m28shell, 7 Dec, issue 28;
   // rows in docs/testing.md, "The shell guard's parser, restore points, undo, workspace and variables").
-  { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // 93.9% (7 Dec 12:00, 885 mutants, after the unset fix and the functions a line defines; 54 undetected not yet sorted; 95.7% before)
-  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 95, timeoutMS: 20_000 }, // 98.0% (7 Dec 12:03, 608 mutants, main 8f9af95, with the hard-linked write-back; 97.6% before)
-  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 95, timeoutMS: 20_000 }, // 97.5% (7 Dec 11:45, 565 mutants, main 1a7df9c; 98.5% before HEAD-follows): survivors listed in docs/testing.md
+  { name: "shell-parse", file: "src/shell/parse.ts", threshold: 90, timeoutMS: 30_000 }, // 93.0% (7 Dec 14:16, 945 mutants, main 6a15426, with the physical cd; 66 undetected not yet sorted; 95.7% before the unset fix)
+  { name: "shell-restore", file: "src/shell/restore.ts", threshold: 95, timeoutMS: 20_000 }, // 97.0% (7 Dec 14:36, 689 mutants, main c8351ff, with the hard-linked store names and symbolic refs; its set takes in guard-hardlinks and guard-clone): docs/testing.md
+  { name: "shell-undo", file: "src/shell/undo.ts", threshold: 95, timeoutMS: 20_000 }, // 96.5% (7 Dec 13:50, 606 mutants, main b8119f6, with the HEAD check through restore points): survivors listed in docs/testing.md
   { name: "shell-workspace", file: "src/shell/workspace.ts", threshold: 90, timeoutMS: 20_000 }, // 93.4% (7 Dec 02:45, after the sorting; 89.9% first run)
   { name: "shell-variables", file: "src/shell/variables.ts", threshold: 95, timeoutMS: 20_000 }, // 100.0% (7 Dec 05:58, 88 mutants, after LESSKEY*; 02:35 first run, 85)
   // The agent hooks (issue 28; h-m28hooks, 7 Dec): what a PreToolUse/BeforeTool hook answers in each agent's
