@@ -1104,12 +1104,16 @@ function git(ctx0: Ctx, args: Word[], cwd: string | null, source: string): void 
    * does not write a tracked path through a link in its way (a folder of the path, inside the
    * repository, that is a link now: `dir -> ../out/odir` for dir/a.txt): it removes the link and makes
    * the folder, so each such link is written too (kept by a restore point as the link it is). */
+  let repoTop: string | null | undefined; // the repository git runs in: found at the first tracked write
   const trackedWrite = (p: string, trees: (string | null)[]): void => {
-    let root: string | null = null;
-    for (let d = where ?? "/"; root === null; d = dirname(d)) {
-      if (pathExists(`${d === "/" ? "" : d}/.git`)) root = d;
-      if (d === "/") break;
+    if (repoTop === undefined) {
+      repoTop = null;
+      for (let d = where ?? "/"; repoTop === null; d = dirname(d)) {
+        if (pathExists(`${d === "/" ? "" : d}/.git`)) repoTop = d;
+        if (d === "/") break;
+      }
     }
+    const root = repoTop;
     const inTheWay: string[] = [];
     if (root !== null) for (let a = dirname(p); a.startsWith(`${root === "/" ? "" : root}/`); a = dirname(a)) if (isLinkNow(a)) inTheWay.unshift(a);
     for (const a of inTheWay) gitCall("fs_write", { path: a }, source);

@@ -474,7 +474,7 @@ export class RestoreStore {
     // refs/remotes/origin/HEAD names origin's branch, and updating both through it is refused ("multiple
     // updates … via symref"). The symbolic refs are set again after the plain ones exist.
     const now = git(r.root, ["for-each-ref", "--format=%(refname)"]).split("\n").filter((l) => l !== "");
-    const want = new Map(r.refs.map((x) => [x.name, x]));
+    const want = new Set(r.refs.map((x) => x.name));
     const lines: string[] = [];
     for (const n of now) if (!want.has(n)) lines.push("option no-deref", `delete ${n}`);
     for (const x of r.refs) if (x.symref === undefined) lines.push("option no-deref", `update ${x.name} ${x.target}`);

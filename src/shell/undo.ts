@@ -307,8 +307,7 @@ export function runStep(s: InverseStep, store: RestoreStore, repo: string | null
  * repository or a point cannot be read. */
 function headAfterUndo(inverse: readonly InverseStep[], repo: string | null, pointHead: (id: string) => string | null): { ok: true; ref: string | null } | { ok: false; why: string } {
   if (repo === null || inverse.some((s) => s.tool === "git_switch_to")) return { ok: true, ref: null };
-  const now = git(repo, ["rev-parse", "--symbolic-full-name", "HEAD"]).trim();
-  let head = now;
+  let head = git(repo, ["rev-parse", "--symbolic-full-name", "HEAD"]).trim();
   let deleted = false;
   for (const s of inverse) {
     if (s.tool === "restore_point_apply") {

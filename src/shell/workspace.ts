@@ -70,10 +70,11 @@ export function kindOf(p: string): PathKind {
 
 /** A file of the repository at `root`'s git folder (`HEAD`, `index`, `logs/refs/stash`): in `.git`, or,
  * where `.git` is a file (a linked worktree, a submodule), where git says it is (a worktree's HEAD and
- * index are its own, in the shared folder's worktrees/NAME; its refs and stash are the shared ones). */
-export function gitPath(root: string, name: string): string {
+ * index are its own, in the shared folder's worktrees/NAME; its refs and stash are the shared ones).
+ * `run` runs git (a Workspace passes its own, which counts the processes). */
+export function gitPath(root: string, name: string, run: (root: string, args: string[]) => string = git): string {
   if (kindOf(`${root}/.git`) !== "file") return `${root}/.git/${name}`;
-  return resolve(root, git(root, ["rev-parse", "--git-path", name]).trim());
+  return resolve(root, run(root, ["rev-parse", "--git-path", name]).trim());
 }
 
 /** The workspace's view: one per shell guard. */
@@ -292,8 +293,7 @@ export class Workspace {
     if (!dirty) dirty = assumedUnchanged(this.run(root, ["ls-files", "-v", "-z"])).length > 0;
     // The stash's reflog is in the repository's .git folder, or, where `.git` is a file (a linked
     // worktree, a submodule), in the git folder git names: never "no stash" for a stash kept there.
-    if (kindOf(`${root}/.git`) === "file") this.gitCalls++;
-    const log = gitPath(root, "logs/refs/stash");
+    const log = gitPath(root, "logs/refs/stash", (r, a) => this.run(r, a));
     const stash = existsSync(log) ? this.run(root, ["rev-list", "--walk-reflogs", "--count", "refs/stash", "--"]) : "0";
     // A count git did not give (empty or not a number) stays NaN: never read as "no stash" (0).
     const facts: RepoFacts = { root, head, branch, upstream, ahead, dirty, untracked, ignored, stashes: parseInt(stash, 10) };

@@ -652,10 +652,11 @@ class SqlGuardImpl implements SqlGuard {
     const rows: string[] = [];
     const keys: string[] = [];
     const seen = new Set<string>();
-    const pk = info.pk!;
+    const at = info.pk!.map((c) => info.columns.indexOf(c));
     for (const x of await this.db.read(`SELECT * FROM (${sel})`)) {
       const row = sqliteRowText(x, info.columns);
-      const key = JSON.stringify(pk.map((c) => JSON.parse(row)[info.columns.indexOf(c)]));
+      const values = JSON.parse(row) as unknown[];
+      const key = JSON.stringify(at.map((i) => values[i]));
       if (seen.has(key)) continue;
       seen.add(key);
       rows.push(row);
